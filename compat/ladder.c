@@ -1,0 +1,122 @@
+/*
+ * ladder: the fallback ladders of the tools, and the choice of a rung.
+ *
+ * The tables below are the whole policy: a tool never tests the kernel
+ * itself, it asks for its ladder's first usable rung.  A requirement that
+ * does not parse (a typo in a table) makes its rung unusable with a reason
+ * saying so; the unit test checks every table entry parses.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ladder.h"
+
+static const char *const brk_tracepoint_needs[] = { "tp:syscalls:sys_enter_brk", NULL };
+static const char *const uprobe_needs[] = { "feat:uprobes", "feat:uretprobes", NULL };
+
+static const struct rung brk_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoint syscalls:sys_enter_brk",
+	  .needs = brk_tracepoint_needs, .loses = "" },
+	{ .key = "uprobe", .label = "uprobe libc brk", .needs = uprobe_needs,
+	  .loses = "only brk calls made through libc's brk/sbrk (not raw syscalls)" },
+};
+
+static const char *const mmap_tracepoint_needs[] = {
+	"tp:syscalls:sys_enter_mmap", "tp:syscalls:sys_exit_mmap",
+	"tp:syscalls:sys_enter_munmap", "tp:syscalls:sys_exit_munmap", NULL
+};
+
+static const struct rung mmap_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoint syscalls:sys_{enter,exit}_{mmap,munmap}",
+	  .needs = mmap_tracepoint_needs, .loses = "" },
+	{ .key = "uprobe", .label = "uprobe+uretprobe libc mmap/munmap", .needs = uprobe_needs,
+	  .loses = "only calls made through libc" },
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct ladder ladders[] = {
+	{ .tool = "brk", .rungs = brk_rungs, .n = ARRAY_SIZE(brk_rungs) },
+	{ .tool = "mmap", .rungs = mmap_rungs, .n = ARRAY_SIZE(mmap_rungs) },
+};
+
+const struct ladder *ladder__find(const char *tool)
+{
+	size_t i;
+
+	for (i = 0; tool && i < ARRAY_SIZE(ladders); i++)
+		if (strcmp(ladders[i].tool, tool) == 0)
+			return &ladders[i];
+	return NULL;
+}
+
+const struct ladder *ladder__all(size_t *n)
+{
+	*n = ARRAY_SIZE(ladders);
+	return ladders;
+}
+
+/* One requirement; on failure the reason goes into why. */
+static bool need_met(const char *need, const struct features *f, char *why, size_t n)
+{
+	char system[128], detail[256];
+	const char *colon;
+	size_t len;
+	int id;
+
+	if (strncmp(need, "tp:", 3) == 0) {
+		colon = strchr(need + 3, ':');
+		len = colon ? (size_t)(colon - (need + 3)) : 0;
+		if (!colon || !len || len >= sizeof(system) || !colon[1])
+			goto bad;
+		memcpy(system, need + 3, len);
+		system[len] = '\0';
+		if (features__tracepoint_why(f, system, colon + 1, detail, sizeof(detail)))
+			return true;
+		snprintf(why, n, "tracepoint %s:%s absent (%s)", system, colon + 1, detail);
+		return false;
+	}
+	if (strncmp(need, "feat:", 5) == 0) {
+		id = feature__from_name(need + 5);
+		if (id < 0)
+			goto bad;
+		if (features__has(f, id))
+			return true;
+		snprintf(why, n, "%s absent (%s)", need + 5, features__why(f, id));
+		return false;
+	}
+bad:
+	snprintf(why, n, "unknown requirement '%s'", need);
+	return false;
+}
+
+bool ladder__rung_ready(const struct rung *r, const struct features *f, char *why, size_t n)
+{
+	char dummy[1];
+	size_t i;
+
+	if (!why || !n) {
+		why = dummy;
+		n = sizeof(dummy);
+	}
+	why[0] = '\0';
+	/* The first unmet need is enough: the rest usually follow from it. */
+	for (i = 0; r->needs && r->needs[i]; i++)
+		if (!need_met(r->needs[i], f, why, n))
+			return false;
+	return true;
+}
+
+int ladder__choose(const struct ladder *l, const struct features *f, char (*why)[256], size_t nwhy)
+{
+	int chosen = -ENOTSUP;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		if (ladder__rung_ready(&l->rungs[i], f, why && i < nwhy ? why[i] : NULL, sizeof(why[0])) &&
+		    chosen < 0)
+			chosen = (int)i;
+	}
+	return chosen;
+}

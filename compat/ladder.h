@@ -1,0 +1,60 @@
+/*
+ * ladder: each tool's event sources as data, best first.
+ *
+ * A rung names what it needs ("tp:syscalls:sys_enter_brk",
+ * "feat:uprobes") and what it loses against the best rung.  Tools switch
+ * on the chosen rung's key; `faultline features` prints the choice and why
+ * better rungs were refused.  Keeping this as data means adding a kernel
+ * workaround is a table row, and the choice is testable on fixture trees.
+ */
+#ifndef FAULTLINE_LADDER_H
+#define FAULTLINE_LADDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "features.h"
+
+/*
+ * key:   stable string the tool switches on ("tracepoint", "uprobe")
+ * label: what `features` prints ("tracepoint syscalls:sys_enter_brk")
+ * needs: NULL-terminated requirements: "tp:<system>:<event>" or
+ *        "feat:<feature name>" (see feature__name())
+ * loses: what this rung loses against the best one; "" for the best
+ */
+struct rung {
+	const char *key, *label, *const *needs, *loses;
+};
+
+struct ladder {
+	const char *tool;
+	const struct rung *rungs;
+	size_t n;
+};
+
+/** ladder__find() - the ladder of @tool ("brk", "mmap"), NULL if unknown. Static data. */
+const struct ladder *ladder__find(const char *tool);
+
+/** ladder__all() - every ladder; *@n receives how many.  Static data. */
+const struct ladder *ladder__all(size_t *n);
+
+/**
+ * ladder__rung_ready() - whether every need of @r is met by @f
+ * @why: when not, receives the first unmet need's reason, e.g.
+ *       "tracepoint syscalls:sys_enter_brk absent (masked by FAULTLINE_MASK)";
+ *       "" when ready.  May be NULL.
+ * @n:   size of @why
+ */
+bool ladder__rung_ready(const struct rung *r, const struct features *f, char *why, size_t n);
+
+/**
+ * ladder__choose() - pick the first rung of @l whose needs are all met
+ * @why:  NULL, or an array of @nwhy strings; why[i] receives the reason
+ *        rung i is unusable, "" when it is usable.  Every rung is
+ *        evaluated, so rungs below the chosen one are reported too.
+ *
+ * Return: the chosen rung's index, or -ENOTSUP when none is usable.
+ */
+int ladder__choose(const struct ladder *l, const struct features *f, char (*why)[256], size_t nwhy);
+
+#endif

@@ -1,0 +1,142 @@
+/*
+ * addrspace: the memory maps of every traced process, kept current from perf
+ * side-band records.
+ *
+ * A stack is symbolized at report time, often after its process exited, so
+ * /proc/PID/maps cannot be read then: maps are loaded once when a process is
+ * first seen and then follow PERF_RECORD_MMAP2 (new mapping), FORK (copy)
+ * and COMM|exec (drop).  EXIT keeps them, on purpose.  Keyed by tgid: all
+ * threads share one address space.
+ *
+ * Deleted files: the kernel appends " (deleted)" to the path of a mapped
+ * file that was unlinked, both in /proc/PID/maps and in MMAP2 records.  We
+ * strip that suffix from the path and set map.deleted instead, so the path
+ * stays the file's real name and the symbolizer knows not to open a new file
+ * that now has that name.
+ */
+#ifndef FAULTLINE_ADDRSPACE_H
+#define FAULTLINE_ADDRSPACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct map {
+	uint64_t start, end;	/* [start, end) */
+	uint64_t pgoff;		/* file offset of start, bytes */
+	uint32_t prot;		/* PROT_READ|PROT_WRITE|PROT_EXEC */
+	uint32_t flags;		/* MAP_SHARED or MAP_PRIVATE */
+	uint32_t maj, min;	/* device of the file, 0:0 for anonymous */
+	uint64_t ino;
+	char *path;		/* NULL for anonymous; "[heap]", "[stack]", "[vdso]" kept */
+	bool deleted;		/* the file was unlinked; " (deleted)" is not in path */
+};
+
+/**
+ * map__parse_line() - parse one /proc/PID/maps line
+ * @line: "start-end perms offset maj:min inode [path]", with or without '\n'
+ * @m: out; m->path is malloc'ed (or NULL), release with map__clear()
+ *
+ * Paths may contain spaces (everything after the inode, leading padding
+ * dropped, is the path).  A trailing " (deleted)" sets m->deleted.
+ *
+ * Return: 0, -EINVAL on a malformed line (*m untouched), -ENOMEM.
+ */
+int map__parse_line(const char *line, struct map *m);
+
+/**
+ * map__clear() - free m->path and zero *m
+ * @m: may be NULL
+ */
+void map__clear(struct map *m);
+
+struct addrspaces;
+
+/**
+ * addrspaces__new() - empty set of address spaces
+ * @out: out; free with addrspaces__free()
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int addrspaces__new(struct addrspaces **out);
+
+/**
+ * addrspaces__free() - free every process's maps
+ * @as: may be NULL
+ */
+void addrspaces__free(struct addrspaces *as);
+
+/**
+ * addrspaces__load_pid() - (re)load a process's maps from procfs
+ * @as: address spaces
+ * @pid: tgid
+ * @procfs: procfs root; NULL for "/proc" (tests pass fixture trees)
+ *
+ * Replaces whatever was known for @pid; on error what was known stays.  A
+ * line that does not parse is skipped rather than failing the whole load:
+ * one odd mapping must not cost a process all its symbols.  A process
+ * without mappings (kernel thread, zombie) becomes known with none.
+ *
+ * Return: 0, -ESRCH when the process is gone, -ENOMEM, other -errno on
+ * read errors.
+ */
+int addrspaces__load_pid(struct addrspaces *as, pid_t pid, const char *procfs);
+
+/**
+ * addrspaces__add() - record a new mapping (PERF_RECORD_MMAP2 or MMAP)
+ * @as: address spaces
+ * @pid: tgid; becomes known if it was not
+ * @m: the mapping; copied (the path too), so the caller keeps ownership.
+ *     A path ending in " (deleted)" is normalised as in map__parse_line().
+ *
+ * Whatever overlapped [m->start, m->end) is replaced: mappings partly
+ * covered are trimmed or split, with the pgoff of a right-hand remainder
+ * advanced as the kernel does when it splits a VMA.
+ *
+ * Return: 0, -EINVAL when m->end <= m->start, -ENOMEM (nothing changed).
+ */
+int addrspaces__add(struct addrspaces *as, pid_t pid, const struct map *m);
+
+/**
+ * addrspaces__fork() - a new process starts with a copy of its parent's maps
+ * @as: address spaces
+ * @parent: tgid of the parent
+ * @child: tgid of the child; what was known for it is replaced
+ *
+ * A new thread (perf FORK with pid == ppid) shares its maps: @parent ==
+ * @child is a no-op.
+ *
+ * Return: 0, -ESRCH when @parent is not known (load the child from procfs
+ * instead), -ENOMEM (nothing changed).
+ */
+int addrspaces__fork(struct addrspaces *as, pid_t parent, pid_t child);
+
+/**
+ * addrspaces__exec() - the process replaced its image
+ * @as: address spaces
+ * @pid: tgid
+ *
+ * Its maps are dropped; it stays known (with none), since the MMAP2
+ * records of the new image follow the COMM|exec record.
+ */
+void addrspaces__exec(struct addrspaces *as, pid_t pid);
+
+/**
+ * addrspaces__find() - the mapping covering an address
+ * @as: address spaces
+ * @pid: tgid
+ * @addr: user address
+ *
+ * Return: the mapping, owned by @as and valid until the next change to
+ * @pid's maps; NULL when @pid is unknown or nothing covers @addr.
+ */
+const struct map *addrspaces__find(const struct addrspaces *as, pid_t pid, uint64_t addr);
+
+/**
+ * addrspaces__known() - whether @pid has maps on record (possibly none)
+ * @as: address spaces
+ * @pid: tgid
+ */
+bool addrspaces__known(const struct addrspaces *as, pid_t pid);
+
+#endif

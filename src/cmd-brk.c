@@ -1,0 +1,310 @@
+/*
+ * faultline brk: brk(2) calls counted by user stack and process, with the
+ * requested break (brkstack.bt, stackcount on sys_enter_brk), then per
+ * process the break it started and ended with.
+ *
+ * Sources (compat/ladder.c "brk"): the syscalls:sys_enter_brk/sys_exit_brk
+ * tracepoints; else uprobes on libc's brk (probes/libc-syscalls.probes).
+ * Both deliver fields "brk" (requested) and "ret" (resulting break).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "event-fields.h"
+#include "lib/hashmap.h"
+#include "probe-spec.h"
+#include "report.h"
+#include "session.h"
+#include "tool-opts.h"
+
+#define TOOL "brk"
+
+static const char usage[] =
+	"faultline brk [-p PID | -c CMD | -a] [-T] [--json | --folded] [-m PAGES] [duration]";
+static const char help[] =
+	"  -p PID       trace this process (all its threads, and threads it creates)\n"
+	"  -c CMD       run CMD and trace it from its first instruction\n"
+	"  -a           trace every process (the default without -p and -c)\n"
+	"  -T           also print each call as it completes, with a timestamp\n"
+	"  --json       one JSON object per line\n"
+	"  --folded     FlameGraph folded stacks weighted by calls\n"
+	"  -m PAGES     ring buffer pages per CPU (power of two, default 64)\n"
+	"  duration     stop after this many seconds\n";
+
+struct site {
+	pid_t pid;
+	uint32_t stack;
+	uint64_t count;
+	uint64_t req_min, req_max;
+};
+
+struct proc {
+	pid_t pid;
+	uint64_t calls;
+	uint64_t first_ret, last_ret;
+	bool have_ret;
+};
+
+struct brk_state {
+	struct tool_opts *o;
+	struct tp_field f_req, f_ret;
+	struct site *sites;
+	size_t nsites;
+	struct proc *procs;
+	size_t nprocs;
+	struct hashmap *site_idx;	/* pid << 32 | stack -> index + 1 */
+	struct hashmap *proc_idx;	/* pid -> index + 1 */
+	struct hashmap *pending;	/* tid -> requested break, for -T */
+	int err;
+};
+
+static struct proc *proc_of(struct brk_state *st, pid_t pid)
+{
+	uint64_t idx;
+	struct proc *nv;
+
+	if (hashmap__get(st->proc_idx, (uint64_t)pid, &idx))
+		return &st->procs[idx - 1];
+	nv = realloc(st->procs, (st->nprocs + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	st->procs = nv;
+	memset(&nv[st->nprocs], 0, sizeof(*nv));
+	nv[st->nprocs].pid = pid;
+	if (hashmap__set(st->proc_idx, (uint64_t)pid, st->nprocs + 1))
+		return NULL;
+	return &st->procs[st->nprocs++];
+}
+
+static struct site *site_of(struct brk_state *st, pid_t pid, uint32_t stack)
+{
+	uint64_t key = (uint64_t)(uint32_t)pid << 32 | stack, idx;
+	struct site *nv;
+
+	if (hashmap__get(st->site_idx, key, &idx))
+		return &st->sites[idx - 1];
+	nv = realloc(st->sites, (st->nsites + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	st->sites = nv;
+	nv[st->nsites] = (struct site){ .pid = pid, .stack = stack, .req_min = UINT64_MAX };
+	if (hashmap__set(st->site_idx, key, st->nsites + 1))
+		return NULL;
+	return &st->sites[st->nsites++];
+}
+
+static void on_enter(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct brk_state *st = ctx;
+	uint64_t req = 0;
+	uint32_t stack = 0;
+	struct site *site;
+	struct proc *p;
+
+	if (tp_field__u64(&st->f_req, smp->raw, smp->raw_size, &req))
+		return;
+	if (session__user_stack(s, smp, &stack)) {
+		st->err = -ENOMEM;
+		return;
+	}
+	site = site_of(st, (pid_t)smp->pid, stack);
+	p = proc_of(st, (pid_t)smp->pid);
+	if (!site || !p || hashmap__set(st->pending, smp->tid, req)) {
+		st->err = -ENOMEM;
+		return;
+	}
+	site->count++;
+	if (req < site->req_min)
+		site->req_min = req;
+	if (req > site->req_max)
+		site->req_max = req;
+	p->calls++;
+}
+
+static void on_exit_call(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct brk_state *st = ctx;
+	uint64_t ret = 0, req = 0;
+	bool have_req;
+	struct proc *p;
+
+	if (tp_field__u64(&st->f_ret, smp->raw, smp->raw_size, &ret))
+		return;
+	have_req = hashmap__delete(st->pending, smp->tid, &req);
+	p = proc_of(st, (pid_t)smp->pid);
+	if (!p) {
+		st->err = -ENOMEM;
+		return;
+	}
+	if (!p->have_ret)
+		p->first_ret = ret;
+	p->last_ret = ret;
+	p->have_ret = true;
+	if (!st->o->timestamps || !have_req)
+		return;
+	if (st->o->json) {
+		printf("{\"type\":\"call\",\"time\":%.6f,\"pid\":%u,\"tid\":%u,\"comm\":",
+		       session__elapsed(s, smp->time), smp->pid, smp->tid);
+		report__json_str(stdout, session__comm(s, (pid_t)smp->pid));
+		printf(",\"requested\":\"0x%" PRIx64 "\",\"result\":\"0x%" PRIx64 "\"}\n", req, ret);
+	} else if (!st->o->folded) {
+		printf("%-12.6f %-7u %-16s 0x%-16" PRIx64 " 0x%" PRIx64 "\n",
+		       session__elapsed(s, smp->time), smp->pid,
+		       session__comm(s, (pid_t)smp->pid), req, ret);
+	}
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static void print_report(struct session *s, struct brk_state *st)
+{
+	struct report r;
+
+	report__init(&r, s, stdout);
+	qsort(st->sites, st->nsites, sizeof(*st->sites), cmp_site);
+	for (size_t i = 0; i < st->nsites; i++) {
+		const struct site *site = &st->sites[i];
+		const char *comm = session__comm(s, site->pid);
+
+		if (st->o->folded) {
+			report__folded(&r, site->pid, comm, site->stack, site->count);
+		} else if (st->o->json) {
+			printf("{\"type\":\"stack\",\"pid\":%d,\"comm\":", (int)site->pid);
+			report__json_str(stdout, comm);
+			printf(",\"count\":%" PRIu64 ",\"requested_min\":\"0x%" PRIx64
+			       "\",\"requested_max\":\"0x%" PRIx64 "\",\"stack\":",
+			       site->count, site->req_min, site->req_max);
+			report__stack_json(&r, site->pid, site->stack);
+			printf("}\n");
+		} else {
+			report__stack(&r, site->pid, site->stack, "  ", false);
+			printf("    %s [%d]\n", comm, (int)site->pid);
+			if (site->req_min == site->req_max)
+				printf("    %" PRIu64 " calls, requested break 0x%" PRIx64 "\n\n",
+				       site->count, site->req_min);
+			else
+				printf("    %" PRIu64 " calls, requested break 0x%" PRIx64 " .. 0x%" PRIx64
+				       "\n\n", site->count, site->req_min, site->req_max);
+		}
+	}
+	if (!st->o->folded) {
+		if (!st->o->json)
+			printf("%-7s %-16s %9s %-18s %-18s %s\n", "PID", "COMM", "BRK_CALLS",
+			       "FIRST_BREAK", "LAST_BREAK", "GROWTH(B)");
+		for (size_t i = 0; i < st->nprocs; i++) {
+			const struct proc *p = &st->procs[i];
+			int64_t growth = p->have_ret ? (int64_t)(p->last_ret - p->first_ret) : 0;
+
+			if (st->o->json) {
+				printf("{\"type\":\"process\",\"pid\":%d,\"comm\":", (int)p->pid);
+				report__json_str(stdout, session__comm(s, p->pid));
+				printf(",\"calls\":%" PRIu64 ",\"first_break\":\"0x%" PRIx64
+				       "\",\"last_break\":\"0x%" PRIx64 "\",\"growth\":%" PRId64 "}\n",
+				       p->calls, p->first_ret, p->last_ret, growth);
+			} else {
+				printf("%-7d %-16s %9" PRIu64 " 0x%-16" PRIx64 " 0x%-16" PRIx64 " %" PRId64
+				       "\n", (int)p->pid, session__comm(s, p->pid), p->calls,
+				       p->first_ret, p->last_ret, growth);
+			}
+		}
+	}
+	if (!st->o->folded)
+		report__footer(&r, st->o->json);
+}
+
+static int add_events(struct session *s, struct brk_state *st, const char *rung,
+		      struct errbuf *eb)
+{
+	struct tp_event *enter = NULL, *exit_ev = NULL;
+	struct probe_set *set = NULL;
+	int err;
+
+	if (!strcmp(rung, "tracepoint")) {
+		err = session__add_tracepoint(s, "syscalls", "sys_enter_brk", SESSION_USER_STACK,
+					      on_enter, st, &enter, eb);
+		if (!err)
+			err = session__add_tracepoint(s, "syscalls", "sys_exit_brk", 0, on_exit_call,
+						      st, &exit_ev, eb);
+	} else {
+		err = probe_set__load_named("libc-syscalls", &set, eb);
+		if (!err) {
+			const struct probe_spec *pe = probe_set__find(set, "brk_enter");
+			const struct probe_spec *pr = probe_set__find(set, "brk_return");
+
+			if (!pe || !pr)
+				err = errbuf__set(eb, -ENOENT,
+						  "probes 'brk_enter'/'brk_return' missing from libc-syscalls.probes");
+			if (!err)
+				err = session__add_uprobe(s, pe, SESSION_USER_STACK, on_enter, st,
+							  &enter, eb);
+			if (!err)
+				err = session__add_uprobe(s, pr, 0, on_exit_call, st, &exit_ev, eb);
+		}
+	}
+	if (!err && (tp_event__field(enter, "brk", &st->f_req) ||
+		     tp_event__field(exit_ev, "ret", &st->f_ret)))
+		err = errbuf__set(eb, -ENOENT, "the brk events lack the fields 'brk'/'ret'");
+	probe_set__free(set);
+	return err;
+}
+
+int cmd_brk(int argc, char **argv)
+{
+	struct brk_state st = { 0 };
+	struct tool_opts o;
+	struct errbuf eb = { "" };
+	struct session *s = NULL;
+	const char *rung, *label;
+	int ret, err;
+
+	ret = tool_opts__parse(&o, TOOL, TOOL_OPT_T | TOOL_OPT_FOLDED, usage, help, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	st.o = &o;
+	st.site_idx = hashmap__new();
+	st.proc_idx = hashmap__new();
+	st.pending = hashmap__new();
+	ret = EXIT_FAIL;
+	if (!st.site_idx || !st.proc_idx || !st.pending) {
+		fprintf(stderr, "faultline " TOOL ": out of memory\n");
+		goto out;
+	}
+	s = tool__start(&o, TOOL, &rung, &label);
+	if (!s)
+		goto out;
+	err = add_events(s, &st, rung, &eb);
+	if (err) {
+		ret = tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	if (o.timestamps && !o.json && !o.folded)
+		printf("%-12s %-7s %-16s %-18s %s\n", "TIME(s)", "PID", "COMM", "REQUESTED", "RESULT");
+	if (tool__run(s, &o, TOOL, "brk() calls", label))
+		goto out;
+	if (st.err) {
+		ret = tool__fail(TOOL, NULL, st.err);
+		goto out;
+	}
+	print_report(s, &st);
+	ret = EXIT_OK;
+out:
+	session__free(s);
+	hashmap__free(st.site_idx);
+	hashmap__free(st.proc_idx);
+	hashmap__free(st.pending);
+	free(st.sites);
+	free(st.procs);
+	return ret;
+}

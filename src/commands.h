@@ -1,0 +1,19 @@
+/*
+ * commands: the subcommands of faultline.  Each parses its own options,
+ * orchestrates modules and prints; each returns the process exit status
+ * (see EXIT_* below).  Only commands print.
+ */
+#ifndef FAULTLINE_COMMANDS_H
+#define FAULTLINE_COMMANDS_H
+
+/* Exit statuses, as eu-stack documents its own: */
+#define EXIT_OK		0	/* done */
+#define EXIT_FAIL	1	/* could not do it (the reason is on stderr) */
+#define EXIT_USAGE	2	/* bad command line */
+
+int cmd_features(int argc, char **argv);
+int cmd_cleanup(int argc, char **argv);
+int cmd_brk(int argc, char **argv);
+int cmd_mmap(int argc, char **argv);
+
+#endif

@@ -1,0 +1,225 @@
+/*
+ * event-fields: libtraceevent format parsing, field lookup, bounded reads.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <traceevent/event-parse.h>
+
+#include "event-fields.h"
+
+struct tp_event {
+	struct tep_event *tep_ev;
+	char name[128];
+};
+
+struct tp_catalog {
+	char *dir;
+	struct tep_handle *tep;
+	struct tp_event **events;
+	size_t n;
+};
+
+int tp_catalog__new(const char *tracing_dir, struct tp_catalog **out)
+{
+	struct tp_catalog *cat = calloc(1, sizeof(*cat));
+
+	if (!cat)
+		return -ENOMEM;
+	cat->dir = strdup(tracing_dir);
+	cat->tep = tep_alloc();
+	if (!cat->dir || !cat->tep) {
+		tp_catalog__free(cat);
+		return -ENOMEM;
+	}
+	/* Formats come from the running kernel: host byte order and long size. */
+	tep_set_file_bigendian(cat->tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(cat->tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(cat->tep, sizeof(long));
+	*out = cat;
+	return 0;
+}
+
+void tp_catalog__free(struct tp_catalog *cat)
+{
+	if (!cat)
+		return;
+	for (size_t i = 0; i < cat->n; i++)
+		free(cat->events[i]);
+	free(cat->events);
+	if (cat->tep)
+		tep_free(cat->tep);
+	free(cat->dir);
+	free(cat);
+}
+
+static int read_file(const char *path, char **buf, size_t *len)
+{
+	size_t cap = 8192, n = 0;
+	char *b = malloc(cap);
+	int fd, err = 0;
+
+	if (!b)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(b);
+		return -errno;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= cap) {
+			char *nb = realloc(b, cap * 2);
+
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (err) {
+		free(b);
+		return err;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+int tp_catalog__load(struct tp_catalog *cat, const char *system, const char *event,
+		     struct tp_event **out, struct errbuf *eb)
+{
+	struct tep_event *tev;
+	struct tp_event *ev, **nv;
+	char path[4096], *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	tev = tep_find_event_by_name(cat->tep, system, event);
+	if (tev) {
+		for (size_t i = 0; i < cat->n; i++) {
+			if (cat->events[i]->tep_ev == tev) {
+				*out = cat->events[i];
+				return 0;
+			}
+		}
+	}
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", cat->dir, system, event);
+	err = read_file(path, &buf, &len);
+	if (err == -ENOENT)
+		return errbuf__set(eb, err, "this kernel has no event '%s:%s'", system, event);
+	if (err)
+		return errbuf__set(eb, err, "cannot read '%s': %s", path, strerror(-err));
+	if (tep_parse_event(cat->tep, buf, len, system) != TEP_ERRNO__SUCCESS) {
+		free(buf);
+		return errbuf__set(eb, -EINVAL, "cannot parse the format of '%s:%s'", system, event);
+	}
+	free(buf);
+	tev = tep_find_event_by_name(cat->tep, system, event);
+	if (!tev)
+		return errbuf__set(eb, -EINVAL, "format of '%s:%s' names another event", system, event);
+	ev = calloc(1, sizeof(*ev));
+	nv = realloc(cat->events, (cat->n + 1) * sizeof(*nv));
+	if (!ev || !nv) {
+		free(ev);
+		if (nv)
+			cat->events = nv;
+		return -ENOMEM;
+	}
+	cat->events = nv;
+	ev->tep_ev = tev;
+	snprintf(ev->name, sizeof(ev->name), "%s:%s", system, event);
+	cat->events[cat->n++] = ev;
+	*out = ev;
+	return 0;
+}
+
+uint64_t tp_event__id(const struct tp_event *ev)
+{
+	return (uint64_t)ev->tep_ev->id;
+}
+
+const char *tp_event__name(const struct tp_event *ev)
+{
+	return ev->name;
+}
+
+int tp_event__field(const struct tp_event *ev, const char *name, struct tp_field *f)
+{
+	struct tep_format_field *tf = tep_find_field(ev->tep_ev, name);
+
+	memset(f, 0, sizeof(*f));
+	if (!tf)
+		return -ENOENT;
+	f->offset = tf->offset;
+	f->size = tf->size;
+	f->is_signed = tf->flags & TEP_FIELD_IS_SIGNED;
+	f->is_dynamic = tf->flags & TEP_FIELD_IS_DYNAMIC;
+	f->is_relative = tf->flags & TEP_FIELD_IS_RELATIVE;
+	f->present = true;
+	return 0;
+}
+
+static bool in_bounds(int off, int size, size_t raw_size)
+{
+	return off >= 0 && size >= 0 && (size_t)off + (size_t)size <= raw_size;
+}
+
+int tp_field__u64(const struct tp_field *f, const void *raw, size_t raw_size, uint64_t *val)
+{
+	const unsigned char *p = (const unsigned char *)raw + f->offset;
+
+	if (!f->present || !in_bounds(f->offset, f->size, raw_size))
+		return -ERANGE;
+	switch (f->size) {
+	case 1: { int8_t v; memcpy(&v, p, 1); *val = f->is_signed ? (uint64_t)(int64_t)v : (uint8_t)v; break; }
+	case 2: { int16_t v; memcpy(&v, p, 2); *val = f->is_signed ? (uint64_t)(int64_t)v : (uint16_t)v; break; }
+	case 4: { int32_t v; memcpy(&v, p, 4); *val = f->is_signed ? (uint64_t)(int64_t)v : (uint32_t)v; break; }
+	case 8: memcpy(val, p, 8); break;
+	default: return -ERANGE;
+	}
+	return 0;
+}
+
+int tp_field__str(const struct tp_field *f, const void *raw, size_t raw_size, char *buf, size_t n)
+{
+	int off = f->offset, len = f->size;
+	size_t copy;
+
+	if (!f->present || !n || !in_bounds(f->offset, f->size, raw_size))
+		return -ERANGE;
+	if (f->is_dynamic) {
+		uint32_t loc;
+
+		memcpy(&loc, (const unsigned char *)raw + f->offset, 4);
+		off = (int)(loc & 0xffff);
+		len = (int)(loc >> 16);
+		if (f->is_relative)
+			off += f->offset + f->size;
+		if (!in_bounds(off, len, raw_size))
+			return -ERANGE;
+	}
+	copy = strnlen((const char *)raw + off, (size_t)len);
+	if (copy >= n)
+		copy = n - 1;
+	memcpy(buf, (const char *)raw + off, copy);
+	buf[copy] = '\0';
+	return 0;
+}

@@ -1,0 +1,52 @@
+/*
+ * faultline: which line of code leaks memory, grows the heap, maps memory or
+ * faults it in, without BPF.  This file is only the command table (as git's
+ * git.c and perf's perf.c): each subcommand lives in src/cmd-<name>.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "brk", cmd_brk, "brk(2) calls counted by user stack and process (brkstack)" },
+	{ "mmap", cmd_mmap, "every mmap/munmap with flags, file and stack; net bytes per process" },
+	{ "features", cmd_features, "what this kernel offers and which event source each tool uses" },
+	{ "cleanup", cmd_cleanup, "remove probes left by faultline processes that died" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: faultline <command> [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\n'faultline <command> -h' shows a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("faultline %s\n", PACKAGE_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "faultline: '%s' is not a faultline command (see 'faultline --help')\n",
+		argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,135 @@
+/*
+ * report: shared output of stacks and accounting.
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+#include "session.h"
+#include "stackdb.h"
+#include "symbolize.h"
+
+void report__init(struct report *r, struct session *s, FILE *out)
+{
+	memset(r, 0, sizeof(*r));
+	r->s = s;
+	r->out = out;
+}
+
+static void frame_text(struct report *r, pid_t pid, uint64_t ip, char *buf, size_t n)
+{
+	struct sym_result res;
+
+	memset(&res, 0, sizeof(res));
+	r->frames++;
+	if (symbolizer__user(session__symbolizer(r->s), session__addrspaces(r->s), pid, ip, &res)) {
+		res.addr = ip;
+		res.func = NULL;
+		res.module = NULL;
+	}
+	if (!res.func)
+		r->unknown++;
+	sym_result__format(&res, buf, n);
+}
+
+void report__stack(struct report *r, pid_t pid, uint32_t stack_id, const char *indent, bool addrs)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(r->s), stack_id, &nr);
+	char buf[1024];
+
+	if (!ips || !nr) {
+		fprintf(r->out, "%s[stack information lost]\n", indent);
+		return;
+	}
+	for (uint32_t i = 0; i < nr; i++) {
+		frame_text(r, pid, ips[i], buf, sizeof(buf));
+		if (addrs)
+			fprintf(r->out, "%s0x%016" PRIx64 "\t%s\n", indent, ips[i], buf);
+		else
+			fprintf(r->out, "%s%s\n", indent, buf);
+	}
+}
+
+void report__folded(struct report *r, pid_t pid, const char *comm, uint32_t stack_id,
+		    uint64_t weight)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(r->s), stack_id, &nr);
+	char buf[1024];
+
+	fputs(comm, r->out);
+	for (uint32_t i = nr; ips && i-- > 0;) {
+		char *sp;
+
+		frame_text(r, pid, ips[i], buf, sizeof(buf));
+		/* Folded frames are "func" (or "[unknown]"): drop offset and module,
+		 * and keep ';' and ' ' out of names. */
+		sp = strpbrk(buf, "+ ");
+		if (sp)
+			*sp = '\0';
+		for (char *p = buf; *p; p++)
+			if (*p == ';')
+				*p = ':';
+		fprintf(r->out, ";%s", buf);
+	}
+	fprintf(r->out, " %" PRIu64 "\n", weight);
+}
+
+void report__json_str(FILE *out, const char *str)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+void report__stack_json(struct report *r, pid_t pid, uint32_t stack_id)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(r->s), stack_id, &nr);
+	char buf[1024];
+
+	fputc('[', r->out);
+	for (uint32_t i = 0; ips && i < nr; i++) {
+		frame_text(r, pid, ips[i], buf, sizeof(buf));
+		fprintf(r->out, "%s{\"addr\":\"0x%" PRIx64 "\",\"sym\":", i ? "," : "", ips[i]);
+		report__json_str(r->out, buf);
+		fputc('}', r->out);
+	}
+	fputc(']', r->out);
+}
+
+void report__clock(const struct session *s, uint64_t sample_time, char *buf, size_t n)
+{
+	uint64_t ns = session__realtime(s, sample_time);
+	time_t secs = (time_t)(ns / 1000000000ULL);
+	struct tm tm;
+
+	localtime_r(&secs, &tm);
+	strftime(buf, n, "%H:%M:%S", &tm);
+}
+
+void report__footer(struct report *r, bool json)
+{
+	if (json) {
+		fprintf(r->out,
+			"{\"type\":\"summary\",\"samples\":%" PRIu64 ",\"lost\":%" PRIu64
+			",\"bad_records\":%" PRIu64 ",\"frames\":%" PRIu64
+			",\"unknown_frames\":%" PRIu64 "}\n",
+			session__samples(r->s), session__lost(r->s), session__bad_records(r->s),
+			r->frames, r->unknown);
+		return;
+	}
+	fprintf(r->out, "%" PRIu64 " samples, lost %" PRIu64 " events, %" PRIu64
+		" unknown frames of %" PRIu64 "%s\n",
+		session__samples(r->s), session__lost(r->s), r->unknown, r->frames,
+		session__bad_records(r->s) ? ", some records malformed" : "");
+}

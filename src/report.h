@@ -1,0 +1,43 @@
+/*
+ * report: output pieces every tool shares: symbolized stacks in BCC's text
+ * layout, FlameGraph folded lines, JSON strings, wall-clock stamps, and the
+ * footer that accounts for what was lost.  Symbolization happens here, at
+ * report time, only for what is printed.
+ */
+#ifndef FAULTLINE_REPORT_H
+#define FAULTLINE_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct session;
+
+struct report {
+	struct session *s;
+	FILE *out;
+	uint64_t frames;	/* frames printed */
+	uint64_t unknown;	/* of which not named */
+};
+
+void report__init(struct report *r, struct session *s, FILE *out);
+
+/* Frames of a stack, innermost first, each on its own line after indent;
+ * with addrs, "0x%016lx\t" before the symbol as BCC memleak does.  An empty
+ * stack prints "[stack information lost]". */
+void report__stack(struct report *r, pid_t pid, uint32_t stack_id, const char *indent, bool addrs);
+/* "comm;outermost;...;innermost count\n" (FlameGraph's stackcollapse form). */
+void report__folded(struct report *r, pid_t pid, const char *comm, uint32_t stack_id,
+		    uint64_t weight);
+/* A JSON array of {"addr":"0x..","sym":".."} frames. */
+void report__stack_json(struct report *r, pid_t pid, uint32_t stack_id);
+/* A JSON string literal with escapes. */
+void report__json_str(FILE *out, const char *str);
+/* HH:MM:SS of a sample time. */
+void report__clock(const struct session *s, uint64_t sample_time, char *buf, size_t n);
+/* The accounting footer: samples, lost events, bad records, unknown frames
+ * (text: one line "N samples, lost N events, ..."; json: a summary object). */
+void report__footer(struct report *r, bool json);
+
+#endif

@@ -1,0 +1,34 @@
+/*
+ * ring: reader of one perf mmap ring buffer.
+ *
+ * The kernel writes records at data_head; we read from data_tail and
+ * publish how far we got by storing data_tail.  A record that wraps the end
+ * of the data area is copied into a scratch buffer so callers always see it
+ * contiguous.  Callers must not keep the record pointer beyond the callback.
+ */
+#ifndef FAULTLINE_RING_H
+#define FAULTLINE_RING_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+
+struct ring;
+
+/*
+ * Map the ring of perf event fd with 2^k data pages (pages must be a power of
+ * two).  The ring does not own fd.  0 / -errno (-EPERM with a hint when the
+ * mlock limit perf_event_mlock_kb is hit).
+ */
+int ring__new(int fd, unsigned int pages, struct ring **out);
+/* Unmap.  NULL is fine. */
+void ring__free(struct ring *r);
+int ring__fd(const struct ring *r);
+
+/*
+ * Consume every record available now, calling cb for each.  A non-zero
+ * return from cb stops the read (the record is consumed) and is returned.
+ */
+typedef int (*ring_cb)(const struct perf_event_header *hdr, void *ctx);
+int ring__read(struct ring *r, ring_cb cb, void *ctx);
+
+#endif

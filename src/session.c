@@ -1,0 +1,917 @@
+/*
+ * session: one tracing run, from setup to the last byte of teardown.
+ *
+ * Layout of the kernel side: for each CPU (system-wide) or each (task, CPU)
+ * pair (-p: every thread; -c: the command, inherited by its threads and
+ * children), a dummy software event carries the side-band records (MMAP2,
+ * COMM, FORK, EXIT) and owns the CPU's ring; every traced event opened on
+ * that CPU is redirected into the same ring with PERF_EVENT_IOC_SET_OUTPUT.
+ * All events share one sample_id layout (TID|TIME|CPU|IDENTIFIER) so any
+ * record's trailer can be decoded before its event is known.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+
+#include "session.h"
+#include "addrspace.h"
+#include "elf-sym.h"
+#include "event-fields.h"
+#include "features.h"
+#include "lib/hashmap.h"
+#include "ordered.h"
+#include "perf-event.h"
+#include "probe-spec.h"
+#include "ring.h"
+#include "stackdb.h"
+#include "symbolize.h"
+#include "target.h"
+#include "tracefs-probes.h"
+
+#define SB_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+			PERF_SAMPLE_CPU)
+#define MAX_USER_FRAMES 127
+#define DEFAULT_PAGES 64
+
+struct evsel {
+	char name[128];
+	uint64_t sample_type;
+	session_sample_fn fn;
+	void *ctx;
+};
+
+struct session {
+	struct session_opts opts;
+	struct features *features;
+	struct target *target;
+	struct probe_group *probes;
+	struct tp_catalog *catalog;
+	struct addrspaces *as;
+	struct stackdb *stacks;
+	struct symbolizer *sym;
+	struct ordered *queue;
+	struct hashmap *comms;		/* pid -> char * */
+	struct hashmap *ids;		/* kernel event id -> evsel index + 1 */
+	char tracing_dir[PATH_MAX];
+	char uprobe_events_path[PATH_MAX + 32];
+	char kprobe_events_path[PATH_MAX + 32];
+
+	int *cpus;
+	int ncpus;
+	pid_t *tasks;		/* -p: threads; -c: the child; -a: {-1} */
+	size_t ntasks;
+
+	int *fds;		/* every perf fd, side-band first */
+	size_t nfds, capfds;
+	struct ring **rings;	/* one per CPU */
+	int *ring_owner;	/* fd owning each CPU's ring */
+
+	struct evsel *evsels;
+	size_t nevsels;
+
+	size_t stale;
+	bool use_clockid;
+	uint64_t start_mono_ns, start_real_ns;
+	enum session_stop stop;
+	uint64_t lost, samples, bad;
+};
+
+/* ---- signals ---------------------------------------------------------- */
+
+/* The only mutable globals: what a signal handler may touch. */
+static volatile sig_atomic_t stop_requested;
+static struct session *volatile emergency;
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+static struct sigaction old_stop[4], old_fatal[5];
+
+static void on_stop_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+static void write_all(const char *path, const char *text)
+{
+	size_t len;
+	int fd;
+
+	if (!text || !path[0])
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	len = strlen(text);
+	/* One line per write: the kernel parses one command per write. */
+	for (const char *p = text; len;) {
+		const char *nl = memchr(p, '\n', len);
+		size_t l = nl ? (size_t)(nl - p) + 1 : len;
+
+		if (write(fd, p, l) < 0) {
+			/* keep going: remove what we can */
+		}
+		p += l;
+		len -= l;
+	}
+	close(fd);
+}
+
+/*
+ * Async-signal-safe teardown of kernel state for a dying process: close
+ * every perf fd (a probe in use cannot be removed), then remove the probes
+ * by writing "-:group/event" lines.  No malloc, no stdio.
+ */
+static void on_fatal_signal(int sig)
+{
+	struct session *s = emergency;
+	size_t i;
+
+	if (s) {
+		emergency = NULL;
+		for (i = 0; i < s->nfds; i++)
+			close(s->fds[i]);
+		s->nfds = 0;
+		if (s->probes) {
+			write_all(s->uprobe_events_path, probe_group__removal_lines(s->probes, false));
+			write_all(s->kprobe_events_path, probe_group__removal_lines(s->probes, true));
+		}
+	}
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		if (fatal_signals[i] == sig)
+			sigaction(sig, &old_fatal[i], NULL);
+	raise(sig);
+}
+
+static void signals_install(struct session *s)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop_signal;	/* no SA_RESTART: poll() must wake */
+	stop_requested = 0;
+	for (size_t i = 0; i < 4; i++)
+		sigaction(stop_signals[i], &sa, &old_stop[i]);
+	sa.sa_handler = on_fatal_signal;
+	sa.sa_flags = SA_RESETHAND;
+	for (size_t i = 0; i < 5; i++)
+		sigaction(fatal_signals[i], &sa, &old_fatal[i]);
+	emergency = s;
+}
+
+static void signals_restore(void)
+{
+	emergency = NULL;
+	for (size_t i = 0; i < 4; i++)
+		sigaction(stop_signals[i], &old_stop[i], NULL);
+	for (size_t i = 0; i < 5; i++)
+		sigaction(fatal_signals[i], &old_fatal[i], NULL);
+}
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int track_fd(struct session *s, int fd)
+{
+	if (s->nfds == s->capfds) {
+		size_t cap = s->capfds ? s->capfds * 2 : 64;
+		int *nv = realloc(s->fds, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		s->fds = nv;
+		s->capfds = cap;
+	}
+	s->fds[s->nfds++] = fd;
+	return 0;
+}
+
+static int perf_open_error(struct session *s, int err, const char *what, struct errbuf *eb)
+{
+	if (err == -EACCES || err == -EPERM)
+		return errbuf__set(eb, err,
+				   "perf_event_open of '%s' refused (perf_event_paranoid is %d): "
+				   "run as root, or with CAP_PERFMON and CAP_SYS_ADMIN",
+				   what, features__paranoid(s->features));
+	if (err == -EMFILE || err == -ENFILE)
+		return errbuf__set(eb, err, "out of file descriptors opening '%s': raise 'ulimit -n'",
+				   what);
+	if (err == -ESRCH)
+		return errbuf__set(eb, err, "the traced process exited while '%s' was being opened",
+				   what);
+	return errbuf__set(eb, err, "perf_event_open of '%s' failed: %s", what, strerror(-err));
+}
+
+static void base_attr(struct session *s, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->sample_period = 1;
+	a->sample_id_all = 1;
+	a->disabled = 1;
+	a->inherit = s->target && target__kind(s->target) != TARGET_ALL;
+	a->enable_on_exec = s->target && target__kind(s->target) == TARGET_CMD;
+	a->use_clockid = s->use_clockid;
+	a->clockid = CLOCK_MONOTONIC;
+	a->watermark = 1;
+	a->wakeup_watermark = 4096;
+}
+
+/*
+ * Open attr on every (task, CPU) and route it into that CPU's ring; the
+ * first event opened (the side-band one) creates the rings.
+ */
+static int open_everywhere(struct session *s, struct perf_event_attr *attr, const char *what,
+			   size_t evsel_idx, struct errbuf *eb)
+{
+	bool first = s->ring_owner == NULL;
+	int err;
+
+	if (first) {
+		s->rings = calloc((size_t)s->ncpus, sizeof(*s->rings));
+		s->ring_owner = malloc((size_t)s->ncpus * sizeof(*s->ring_owner));
+		if (!s->rings || !s->ring_owner)
+			return -ENOMEM;
+		for (int c = 0; c < s->ncpus; c++)
+			s->ring_owner[c] = -1;
+	}
+	for (size_t t = 0; t < s->ntasks; t++) {
+		for (int c = 0; c < s->ncpus; c++) {
+			int fd = perf_event__open(attr, s->tasks[t], s->cpus[c], -1);
+
+			if (fd == -EINVAL && attr->use_clockid) {
+				/* Kernels before 4.1 lack use_clockid: perf clock it is. */
+				attr->use_clockid = 0;
+				s->use_clockid = false;
+				fd = perf_event__open(attr, s->tasks[t], s->cpus[c], -1);
+			}
+			if (fd == -ESRCH && s->ntasks > 1 && t > 0)
+				continue;	/* a thread that exited meanwhile */
+			if (fd < 0)
+				return perf_open_error(s, fd, what, eb);
+			err = track_fd(s, fd);
+			if (err) {
+				close(fd);
+				return err;
+			}
+			if (evsel_idx) {
+				/* Each fd has its own id; all map to the one evsel. */
+				uint64_t id;
+
+				err = perf_event__id(fd, &id);
+				if (err)
+					return errbuf__set(eb, err, "cannot read the id of '%s'", what);
+				if (hashmap__set(s->ids, id, evsel_idx))
+					return -ENOMEM;
+			}
+			if (s->ring_owner[c] < 0) {
+				err = ring__new(fd, s->opts.mmap_pages, &s->rings[c]);
+				if (err == -EPERM)
+					return errbuf__set(eb, err,
+							   "cannot map a ring of %u pages: over the locked-memory limit "
+							   "(kernel.perf_event_mlock_kb); use a smaller -m",
+							   s->opts.mmap_pages);
+				if (err)
+					return errbuf__set(eb, err, "cannot map the perf ring: %s",
+							   strerror(-err));
+				s->ring_owner[c] = fd;
+			} else {
+				err = perf_event__set_output(fd, s->ring_owner[c]);
+				if (err)
+					return errbuf__set(eb, err, "cannot redirect '%s' into the ring: %s",
+							   what, strerror(-err));
+			}
+		}
+	}
+	return 0;
+}
+
+static int load_tasks(struct session *s, struct errbuf *eb)
+{
+	int err;
+
+	free(s->tasks);
+	s->tasks = NULL;
+	s->ntasks = 0;
+	switch (target__kind(s->target)) {
+	case TARGET_PID:
+		err = target__threads(s->target, &s->tasks, &s->ntasks);
+		if (err)
+			return errbuf__set(eb, err, "no process with pid %d", (int)target__pid(s->target));
+		return 0;
+	case TARGET_CMD:
+	case TARGET_ALL:
+		s->tasks = malloc(sizeof(*s->tasks));
+		if (!s->tasks)
+			return -ENOMEM;
+		s->tasks[0] = target__pid(s->target);
+		s->ntasks = 1;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static void set_comm(struct session *s, pid_t pid, const char *comm)
+{
+	char *copy = strdup(comm), *prev;
+	uint64_t old;
+
+	if (!copy)
+		return;
+	if (hashmap__get(s->comms, (uint64_t)pid, &old)) {
+		prev = (char *)(uintptr_t)old;
+		free(prev);
+	}
+	if (hashmap__set(s->comms, (uint64_t)pid, (uint64_t)(uintptr_t)copy))
+		free(copy);
+}
+
+static void learn_process(struct session *s, pid_t pid)
+{
+	char path[64], comm[64];
+	FILE *f;
+
+	if (!hashmap__get(s->comms, (uint64_t)pid, NULL)) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f)) {
+				comm[strcspn(comm, "\n")] = '\0';
+				set_comm(s, pid, comm);
+			}
+			fclose(f);
+		}
+	}
+	if (!addrspaces__known(s->as, pid))
+		addrspaces__load_pid(s->as, pid, NULL);
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+int session__new(const struct session_opts *o, struct session **out, struct errbuf *eb)
+{
+	struct fl_roots roots = { 0 };
+	struct perf_event_attr sb;
+	struct stale_group *stale = NULL;
+	struct session *s;
+	int err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->opts = *o;
+	if (!s->opts.mmap_pages)
+		s->opts.mmap_pages = DEFAULT_PAGES;
+	s->use_clockid = true;
+	signals_install(s);
+
+	if (geteuid() != 0) {
+		err = errbuf__set(eb, -EPERM,
+				  "faultline must run as root: it creates probes in tracefs and reads "
+				  "tracepoint payloads (perf_event_paranoid alone cannot grant that)");
+		goto fail;
+	}
+	err = features__probe(&roots, &s->features, eb);
+	if (err)
+		goto fail;
+	snprintf(s->tracing_dir, sizeof(s->tracing_dir), "%s", features__tracefs_dir(s->features));
+	if (!features__has(s->features, FEAT_TRACEFS)) {
+		err = errbuf__set(eb, -ENOENT, "no usable tracefs: %s",
+				  features__why(s->features, FEAT_TRACEFS));
+		goto fail;
+	}
+	if (tracefs_set_tracing_dir(s->tracing_dir) < 0) {
+		err = errbuf__set(eb, -ENOMEM, "cannot use tracing dir '%s'", s->tracing_dir);
+		goto fail;
+	}
+	snprintf(s->uprobe_events_path, sizeof(s->uprobe_events_path), "%s/uprobe_events",
+		 s->tracing_dir);
+	snprintf(s->kprobe_events_path, sizeof(s->kprobe_events_path), "%s/kprobe_events",
+		 s->tracing_dir);
+
+	if (!probe_groups__find_stale(&stale, &s->stale, NULL))
+		free(stale);
+
+	err = -ENOMEM;
+	s->comms = hashmap__new();
+	s->ids = hashmap__new();
+	if (!s->comms || !s->ids)
+		goto fail;
+	if ((err = tp_catalog__new(s->tracing_dir, &s->catalog)) ||
+	    (err = addrspaces__new(&s->as)) || (err = stackdb__new(&s->stacks)) ||
+	    (err = symbolizer__new(&s->sym)) || (err = ordered__new(&s->queue)) ||
+	    (err = probe_group__new(&s->probes)))
+		goto fail;
+	err = perf_cpus__online(&s->cpus, &s->ncpus);
+	if (err) {
+		errbuf__set(eb, err, "cannot read the online CPUs");
+		goto fail;
+	}
+
+	if (o->pid > 0 && o->cmd) {
+		err = errbuf__set(eb, -EINVAL, "-p and -c exclude each other");
+		goto fail;
+	}
+	if (o->pid > 0)
+		err = target__new_pid(o->pid, &s->target, eb);
+	else if (o->cmd)
+		err = target__new_cmd(o->cmd, &s->target, eb);
+	else
+		err = target__new_all(&s->target);
+	if (err)
+		goto fail;
+	err = load_tasks(s, eb);
+	if (err)
+		goto fail;
+
+	base_attr(s, &sb);
+	sb.type = PERF_TYPE_SOFTWARE;
+	sb.config = PERF_COUNT_SW_DUMMY;
+	sb.sample_type = SB_SAMPLE_TYPE;
+	sb.mmap = 1;
+	sb.mmap2 = 1;
+	sb.mmap_data = 1;
+	sb.comm = 1;
+	sb.comm_exec = 1;
+	sb.task = 1;
+	err = open_everywhere(s, &sb, "side-band", 0, eb);
+	if (err)
+		goto fail;
+	if (target__kind(s->target) == TARGET_PID) {
+		/* Threads born between listing and opening: open them too. */
+		size_t before = s->ntasks;
+		pid_t *old = s->tasks;
+
+		s->tasks = NULL;
+		s->ntasks = 0;
+		err = load_tasks(s, eb);
+		if (!err && s->ntasks != before) {
+			/* Open the side-band for the new ones only. */
+			pid_t *all = s->tasks;
+			size_t nall = s->ntasks;
+			pid_t *fresh = malloc(nall * sizeof(*fresh));
+			size_t nfresh = 0;
+
+			if (!fresh) {
+				err = -ENOMEM;
+			} else {
+				for (size_t i = 0; i < nall; i++) {
+					bool seen = false;
+
+					for (size_t j = 0; j < before; j++)
+						seen |= old[j] == all[i];
+					if (!seen)
+						fresh[nfresh++] = all[i];
+				}
+				s->tasks = fresh;
+				s->ntasks = nfresh;
+				err = open_everywhere(s, &sb, "side-band", 0, eb);
+				s->tasks = all;
+				s->ntasks = nall;
+				free(fresh);
+			}
+		}
+		free(old);
+		if (err)
+			goto fail;
+		learn_process(s, target__pid(s->target));
+	}
+	*out = s;
+	return 0;
+fail:
+	session__free(s);
+	return err;
+}
+
+void session__free(struct session *s)
+{
+	uint64_t key, val;
+	size_t pos = 0;
+
+	if (!s)
+		return;
+	emergency = NULL;
+	for (size_t i = 0; i < s->nfds; i++)
+		perf_event__disable(s->fds[i]);
+	if (s->rings)
+		for (int c = 0; c < s->ncpus; c++)
+			ring__free(s->rings[c]);
+	for (size_t i = 0; i < s->nfds; i++)
+		close(s->fds[i]);
+	/* fds closed first: the kernel refuses to remove a probe in use. */
+	probe_group__free(s->probes);
+	target__free(s->target);
+	signals_restore();
+	if (s->comms) {
+		while (hashmap__next(s->comms, &pos, &key, &val))
+			free((void *)(uintptr_t)val);
+		hashmap__free(s->comms);
+	}
+	hashmap__free(s->ids);
+	ordered__free(s->queue);
+	symbolizer__free(s->sym);
+	stackdb__free(s->stacks);
+	addrspaces__free(s->as);
+	tp_catalog__free(s->catalog);
+	features__free(s->features);
+	free(s->rings);
+	free(s->ring_owner);
+	free(s->fds);
+	free(s->tasks);
+	free(s->cpus);
+	free(s->evsels);
+	free(s);
+}
+
+size_t session__stale_groups(const struct session *s)
+{
+	return s->stale;
+}
+
+const struct features *session__features(const struct session *s)
+{
+	return s->features;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static int add_evsel(struct session *s, struct tp_event *tev, unsigned int flags,
+		     session_sample_fn fn, void *ctx, struct errbuf *eb)
+{
+	struct perf_event_attr attr;
+	struct evsel *nv;
+
+	nv = realloc(s->evsels, (s->nevsels + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	s->evsels = nv;
+	memset(&s->evsels[s->nevsels], 0, sizeof(*nv));
+	snprintf(s->evsels[s->nevsels].name, sizeof(nv->name), "%s", tp_event__name(tev));
+	s->evsels[s->nevsels].fn = fn;
+	s->evsels[s->nevsels].ctx = ctx;
+
+	base_attr(s, &attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = tp_event__id(tev);
+	attr.sample_type = SB_SAMPLE_TYPE | PERF_SAMPLE_RAW;
+	if (flags & SESSION_USER_STACK) {
+		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr.exclude_callchain_kernel = 1;
+	}
+	s->evsels[s->nevsels].sample_type = attr.sample_type;
+	s->nevsels++;
+	return open_everywhere(s, &attr, tp_event__name(tev), s->nevsels, eb);
+}
+
+int session__add_tracepoint(struct session *s, const char *system, const char *event,
+			    unsigned int flags, session_sample_fn fn, void *ctx,
+			    struct tp_event **ev, struct errbuf *eb)
+{
+	struct tp_event *tev;
+	int err;
+
+	err = tp_catalog__load(s->catalog, system, event, &tev, eb);
+	if (err)
+		return err;
+	err = add_evsel(s, tev, flags, fn, ctx, eb);
+	if (err)
+		return err;
+	if (ev)
+		*ev = tev;
+	return 0;
+}
+
+int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			session_sample_fn fn, void *ctx, struct tp_event **ev,
+			struct errbuf *eb)
+{
+	char path[PATH_MAX];
+	uint64_t off = 0;
+	pid_t pid = target__kind(s->target) == TARGET_PID ? target__pid(s->target) : 0;
+	int err = -ENOENT;
+
+	err = elf_sym__resolve_library(pid, spec->library, path, sizeof(path), eb);
+	if (err)
+		return err;
+	for (size_t i = 0; i < spec->nsymbols; i++) {
+		err = elf_sym__offset(path, spec->symbols[i], &off, eb);
+		if (err != -ENOENT)
+			break;
+	}
+	if (err == -ENOENT)
+		return errbuf__set(eb, err, "no symbol '%s' in '%s'", spec->symbols[0], path);
+	if (err)
+		return err;
+	off += spec->sym_offset;
+	err = probe_group__add_uprobe(s->probes, spec->name, path, off,
+				      spec->kind == PROBE_RETURN, spec->fetchargs, eb);
+	if (err)
+		return err;
+	return session__add_tracepoint(s, probe_group__name(s->probes), spec->name, flags, fn, ctx,
+				       ev, eb);
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+static uint64_t record_time(struct session *s, const struct perf_event_header *hdr)
+{
+	struct sample smp;
+	struct sb_id sid;
+	uint64_t id, idx;
+
+	if (hdr->type == PERF_RECORD_SAMPLE) {
+		if (sample__peek_id(hdr, &id) || !hashmap__get(s->ids, id, &idx) ||
+		    sample__parse(hdr, s->evsels[idx - 1].sample_type, 0, &smp))
+			return 0;
+		return smp.time;
+	}
+	if (sample__parse_id(hdr, SB_SAMPLE_TYPE, &sid))
+		return 0;
+	return sid.time;
+}
+
+static int deliver(const struct perf_event_header *hdr, void *ctx)
+{
+	struct session *s = ctx;
+	struct sb_mmap2 m2;
+	struct sb_comm cm;
+	struct sb_task tk;
+	struct sb_lost lo;
+	struct sample smp;
+	uint64_t id, idx;
+
+	switch (hdr->type) {
+	case PERF_RECORD_SAMPLE:
+		if (sample__peek_id(hdr, &id) || !hashmap__get(s->ids, id, &idx) ||
+		    sample__parse(hdr, s->evsels[idx - 1].sample_type, 0, &smp)) {
+			s->bad++;
+			return 0;
+		}
+		s->samples++;
+		learn_process(s, (pid_t)smp.pid);
+		s->evsels[idx - 1].fn(s, &smp, s->evsels[idx - 1].ctx);
+		return 0;
+	case PERF_RECORD_MMAP2:
+		if (sample__parse_mmap2(hdr, &m2)) {
+			s->bad++;
+			return 0;
+		} else {
+			struct map m = {
+				.start = m2.addr, .end = m2.addr + m2.len, .pgoff = m2.pgoff,
+				.prot = m2.prot, .flags = m2.flags, .maj = m2.maj, .min = m2.min,
+				.ino = m2.ino, .path = (char *)m2.filename,
+			};
+
+			addrspaces__add(s->as, (pid_t)m2.pid, &m);
+		}
+		return 0;
+	case PERF_RECORD_COMM:
+		if (sample__parse_comm(hdr, &cm)) {
+			s->bad++;
+			return 0;
+		}
+		if (cm.pid == cm.tid) {
+			if (cm.exec)
+				addrspaces__exec(s->as, (pid_t)cm.pid);
+			set_comm(s, (pid_t)cm.pid, cm.comm);
+		}
+		return 0;
+	case PERF_RECORD_FORK:
+		if (sample__parse_task(hdr, &tk)) {
+			s->bad++;
+			return 0;
+		}
+		if (tk.pid != tk.ppid) {
+			uint64_t pcomm;
+
+			addrspaces__fork(s->as, (pid_t)tk.ppid, (pid_t)tk.pid);
+			if (hashmap__get(s->comms, tk.ppid, &pcomm))
+				set_comm(s, (pid_t)tk.pid, (const char *)(uintptr_t)pcomm);
+		}
+		return 0;
+	case PERF_RECORD_LOST:
+		if (sample__parse_lost(hdr, &lo)) {
+			s->bad++;
+			return 0;
+		}
+		s->lost += lo.lost;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+struct round {
+	struct session *s;
+	uint64_t last;
+	int err;
+};
+
+static int enqueue(const struct perf_event_header *hdr, void *ctx)
+{
+	struct round *r = ctx;
+	uint64_t t = record_time(r->s, hdr);
+	int err;
+
+	/* Time 0 (undecodable): deliver it now rather than hold it forever. */
+	if (!t) {
+		deliver(hdr, r->s);
+		return 0;
+	}
+	err = ordered__push(r->s->queue, t, hdr);
+	if (err)
+		return err;
+	if (t > r->last)
+		r->last = t;
+	return 0;
+}
+
+/* Read every ring, then deliver what is safely in order. */
+static int read_round(struct session *s, bool final)
+{
+	uint64_t limit = UINT64_MAX;
+	int err;
+
+	for (int c = 0; c < s->ncpus; c++) {
+		struct round r = { .s = s };
+
+		if (!s->rings[c])
+			continue;
+		err = ring__read(s->rings[c], enqueue, &r);
+		if (err == -EIO)
+			s->bad++;
+		else if (err)
+			return err;
+		if (r.last && r.last < limit)
+			limit = r.last;
+	}
+	return ordered__flush(s->queue, final ? UINT64_MAX : limit, deliver, s);
+}
+
+int session__run(struct session *s, struct errbuf *eb)
+{
+	struct pollfd *pfd;
+	uint64_t deadline = 0;
+	int err = 0;
+
+	pfd = calloc((size_t)s->ncpus, sizeof(*pfd));
+	if (!pfd)
+		return -ENOMEM;
+	for (int c = 0; c < s->ncpus; c++) {
+		pfd[c].fd = s->ring_owner[c];
+		pfd[c].events = POLLIN;
+	}
+	s->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	s->start_real_ns = clock_ns(CLOCK_REALTIME);
+	if (target__kind(s->target) != TARGET_CMD) {
+		for (size_t i = 0; i < s->nfds; i++) {
+			err = perf_event__enable(s->fds[i]);
+			if (err) {
+				errbuf__set(eb, err, "cannot enable events: %s", strerror(-err));
+				goto out;
+			}
+		}
+	}
+	err = target__release(s->target, eb);
+	if (err)
+		goto out;
+	if (s->opts.duration > 0)
+		deadline = s->start_mono_ns + (uint64_t)(s->opts.duration * 1e9);
+
+	while (!s->stop) {
+		int timeout = 100;
+
+		if (stop_requested) {
+			s->stop = SESSION_STOP_SIGNAL;
+			break;
+		}
+		if (deadline) {
+			uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+			if (now >= deadline) {
+				s->stop = SESSION_STOP_DURATION;
+				break;
+			}
+			if ((deadline - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((deadline - now) / 1000000) + 1;
+		}
+		if (poll(pfd, (nfds_t)s->ncpus, timeout) < 0 && errno != EINTR) {
+			err = errbuf__set(eb, -errno, "poll failed: %s", strerror(errno));
+			goto out;
+		}
+		err = read_round(s, false);
+		if (err) {
+			errbuf__set(eb, err, "reading events failed: %s", strerror(-err));
+			goto out;
+		}
+		if (target__exited(s->target))
+			s->stop = SESSION_STOP_TARGET_EXIT;
+	}
+	for (size_t i = 0; i < s->nfds; i++)
+		perf_event__disable(s->fds[i]);
+	err = read_round(s, true);
+	if (err)
+		errbuf__set(eb, err, "reading events failed: %s", strerror(-err));
+out:
+	free(pfd);
+	return err;
+}
+
+enum session_stop session__stop_reason(const struct session *s)
+{
+	return s->stop;
+}
+
+int session__cmd_status(const struct session *s)
+{
+	return target__status(s->target);
+}
+
+int session__user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
+{
+	uint64_t ips[MAX_USER_FRAMES];
+	uint32_t n = sample__user_ips(smp, ips, MAX_USER_FRAMES);
+
+	return stackdb__intern(s->stacks, ips, n, stack_id);
+}
+
+const char *session__comm(struct session *s, pid_t pid)
+{
+	uint64_t v;
+
+	if (hashmap__get(s->comms, (uint64_t)pid, &v))
+		return (const char *)(uintptr_t)v;
+	return "?";
+}
+
+pid_t session__target_pid(const struct session *s)
+{
+	return target__pid(s->target);
+}
+
+bool session__is_cmd(const struct session *s)
+{
+	return target__kind(s->target) == TARGET_CMD;
+}
+
+uint64_t session__lost(const struct session *s)
+{
+	return s->lost;
+}
+
+uint64_t session__samples(const struct session *s)
+{
+	return s->samples;
+}
+
+uint64_t session__bad_records(const struct session *s)
+{
+	return s->bad;
+}
+
+uint64_t session__realtime(const struct session *s, uint64_t t)
+{
+	/* With CLOCK_MONOTONIC sample times the offset is exact; without (old
+	 * kernels) the perf clock is close enough for HH:MM:SS. */
+	if (t >= s->start_mono_ns || !s->use_clockid)
+		return s->start_real_ns + (t - s->start_mono_ns);
+	return s->start_real_ns - (s->start_mono_ns - t);
+}
+
+double session__elapsed(const struct session *s, uint64_t t)
+{
+	if (t <= s->start_mono_ns)
+		return 0.0;
+	return (double)(t - s->start_mono_ns) / 1e9;
+}
+
+struct addrspaces *session__addrspaces(struct session *s)
+{
+	return s->as;
+}
+
+struct stackdb *session__stackdb(struct session *s)
+{
+	return s->stacks;
+}
+
+struct symbolizer *session__symbolizer(struct session *s)
+{
+	return s->sym;
+}

@@ -1,0 +1,107 @@
+/*
+ * session: one tracing run.  It owns everything that touches the kernel
+ * (the probe group, perf fds, ring mmaps, the held child) and gives all of
+ * it back in one place, session__free(), whatever path led there: normal
+ * end, Ctrl-C/SIGTERM/SIGHUP/SIGPIPE, a failed setup step, or the traced
+ * command dying.  A fatal signal (SIGSEGV...) still closes the perf fds and
+ * removes the probes with async-signal-safe writes before the process dies;
+ * only SIGKILL leaves probes behind, for `faultline cleanup`.
+ *
+ * Life cycle: session__new() (tracefs located or mounted, target set up and
+ * held, side-band events and rings open), session__add_*() for each event a
+ * tool wants, session__run() (enable, release the command, read until the
+ * stop condition, drain), then the tool reports from its aggregates with
+ * the session's address spaces, stacks and symbolizer, then
+ * session__free().
+ */
+#ifndef FAULTLINE_SESSION_H
+#define FAULTLINE_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/errbuf.h"
+#include "sample.h"
+
+struct session;
+struct tp_event;
+struct probe_spec;
+struct features;
+struct addrspaces;
+struct stackdb;
+struct symbolizer;
+
+struct session_opts {
+	pid_t pid;			/* -p PID; 0 = none */
+	const char *cmd;		/* -c "CMD ARGS"; NULL = none */
+	unsigned int mmap_pages;	/* -m: data pages per ring, power of two; 0 = 64 */
+	double duration;		/* seconds; 0 = until stopped */
+};
+
+enum session_stop {
+	SESSION_STOP_NONE,
+	SESSION_STOP_SIGNAL,
+	SESSION_STOP_DURATION,
+	SESSION_STOP_TARGET_EXIT,
+};
+
+/* Flags for session__add_*(). */
+#define SESSION_USER_STACK	(1u << 0)	/* record the user stack */
+
+typedef void (*session_sample_fn)(struct session *s, const struct sample *smp, void *ctx);
+
+/*
+ * Set up a session.  With neither pid nor cmd, traces every process (-a).
+ * Errors (-errno, detail in eb): no privilege, tracefs missing and not
+ * mountable, no such pid, a command line that does not parse.
+ */
+int session__new(const struct session_opts *o, struct session **out, struct errbuf *eb);
+/* Release everything (see above).  NULL is fine. */
+void session__free(struct session *s);
+
+/* Number of stale faultline probe groups seen at start (left by a faultline
+ * killed with SIGKILL); `faultline cleanup` removes them. */
+size_t session__stale_groups(const struct session *s);
+
+const struct features *session__features(const struct session *s);
+
+/* Trace tracepoint <system>:<event>; fn is called for each of its samples,
+ * in time order.  *ev (may be NULL) gets the parsed format for field reads. */
+int session__add_tracepoint(struct session *s, const char *system, const char *event,
+			    unsigned int flags, session_sample_fn fn, void *ctx,
+			    struct tp_event **ev, struct errbuf *eb);
+/* Create a uprobe or uretprobe from a probe spec (library resolved as the
+ * target maps it, first symbol candidate that exists) and trace it. */
+int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			session_sample_fn fn, void *ctx, struct tp_event **ev,
+			struct errbuf *eb);
+
+/* Run until Ctrl-C/signal, the duration, or the target's exit. */
+int session__run(struct session *s, struct errbuf *eb);
+enum session_stop session__stop_reason(const struct session *s);
+/* Exit status of a -c command (waitpid status), or -1. */
+int session__cmd_status(const struct session *s);
+
+/* Intern the user stack of a sample taken with SESSION_USER_STACK. */
+int session__user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id);
+
+/* Command name of a process (as of its last exec), "?" if never known. */
+const char *session__comm(struct session *s, pid_t pid);
+/* Target description for messages: "PID 123 (\"comm\")", "all processes"... */
+pid_t session__target_pid(const struct session *s);
+bool session__is_cmd(const struct session *s);
+
+uint64_t session__lost(const struct session *s);
+uint64_t session__samples(const struct session *s);
+uint64_t session__bad_records(const struct session *s);
+/* Wall-clock time (CLOCK_REALTIME ns) of a sample timestamp (perf clock). */
+uint64_t session__realtime(const struct session *s, uint64_t sample_time);
+/* Seconds since tracing started, for a sample timestamp. */
+double session__elapsed(const struct session *s, uint64_t sample_time);
+
+struct addrspaces *session__addrspaces(struct session *s);
+struct stackdb *session__stackdb(struct session *s);
+struct symbolizer *session__symbolizer(struct session *s);
+
+#endif

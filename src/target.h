@@ -1,0 +1,52 @@
+/*
+ * target: what a session traces: every process (-a), one running process
+ * (-p PID) or a command faultline starts (-c "CMD ARGS").
+ *
+ * A command is forked at once but held before exec(2) until the session
+ * has every event in place and calls target__release(), so the command's
+ * first instruction is traced.  An exec failure is reported back through a
+ * close-on-exec pipe, so "cannot execute" is an error, not a silent exit.
+ */
+#ifndef FAULTLINE_TARGET_H
+#define FAULTLINE_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "lib/errbuf.h"
+
+enum target_kind { TARGET_ALL, TARGET_PID, TARGET_CMD };
+
+struct target;
+
+int target__new_all(struct target **out);
+/* -ESRCH with "no process with pid N" when it does not exist. */
+int target__new_pid(pid_t pid, struct target **out, struct errbuf *eb);
+/* Split cmdline like a shell would (quotes, no expansion of commands), fork
+ * and hold the child.  -EINVAL for an empty or unparsable command line. */
+int target__new_cmd(const char *cmdline, struct target **out, struct errbuf *eb);
+
+enum target_kind target__kind(const struct target *t);
+/* The pid traced (-p) or started (-c); -1 for -a. */
+pid_t target__pid(const struct target *t);
+const char *target__cmdline(const struct target *t);
+
+/* Let a held command exec.  -errno with "cannot execute 'X': ..." when exec
+ * failed (the child has then exited and been reaped). */
+int target__release(struct target *t, struct errbuf *eb);
+
+/* Threads of a -p target now (from /proc/PID/task).  *tids malloc'ed. */
+int target__threads(const struct target *t, pid_t **tids, size_t *n);
+
+/* Has the traced process ended?  For a command, reaps it (non-blocking) and
+ * records its exit status. */
+bool target__exited(struct target *t);
+/* Exit status of a reaped command (as from waitpid), or -1. */
+int target__status(const struct target *t);
+
+/* A command still running is terminated (SIGTERM, then SIGKILL) and reaped;
+ * a -p process is left alone.  NULL is fine. */
+void target__free(struct target *t);
+
+#endif

@@ -1,0 +1,197 @@
+/*
+ * tool-opts: shared option parsing for the tracing tools.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool-opts.h"
+
+static int bad(const char *tool, const char *usage, const char *what, const char *arg)
+{
+	fprintf(stderr, "faultline %s: %s '%s'\n", tool, what, arg);
+	fprintf(stderr, "usage: %s\n", usage);
+	return -EINVAL;
+}
+
+static bool power_of_two(unsigned long v)
+{
+	return v && !(v & (v - 1));
+}
+
+int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts,
+		     const char *usage, const char *help, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "command", required_argument, NULL, 'c' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "timestamp", no_argument, NULL, 'T' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:c:am:Tgh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': {
+			long pid;
+
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (errno || *end || pid <= 0 || pid > INT_MAX)
+				return bad(tool, usage, "invalid pid", optarg);
+			o->sess.pid = (pid_t)pid;
+			break;
+		}
+		case 'c':
+			o->sess.cmd = optarg;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'm': {
+			unsigned long pages;
+
+			errno = 0;
+			pages = strtoul(optarg, &end, 10);
+			if (errno || *end || !power_of_two(pages) || pages > (1u << 20))
+				return bad(tool, usage, "-m wants a power of two number of pages, not",
+					   optarg);
+			o->sess.mmap_pages = (unsigned int)pages;
+			break;
+		}
+		case 'T':
+			if (!(accepts & TOOL_OPT_T))
+				return bad(tool, usage, "unknown option", "-T");
+			o->timestamps = true;
+			break;
+		case 'g':
+			if (!(accepts & TOOL_OPT_G))
+				return bad(tool, usage, "unknown option", "-g");
+			o->stacks = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'f':
+			if (!(accepts & TOOL_OPT_FOLDED))
+				return bad(tool, usage, "unknown option", "--folded");
+			o->folded = true;
+			break;
+		case 'h':
+			printf("usage: %s\n%s", usage, help);
+			return 1;
+		default:
+			return bad(tool, usage, optopt ? "option needs a value or is unknown:" :
+				   "unknown option", argv[optind - 1]);
+		}
+	}
+	if ((o->sess.pid > 0) + !!o->sess.cmd + o->all > 1)
+		return bad(tool, usage, "choose one of -p, -c and -a, not", "several");
+	if (o->json && o->folded)
+		return bad(tool, usage, "choose one output format, not", "--json and --folded");
+	if (optind < argc) {
+		double d;
+
+		errno = 0;
+		d = strtod(argv[optind], &end);
+		if (errno || *end || !(d > 0) || d > 1e7)
+			return bad(tool, usage, "invalid duration", argv[optind]);
+		o->sess.duration = d;
+		optind++;
+	}
+	if (optind < argc)
+		return bad(tool, usage, "unexpected argument", argv[optind]);
+	return 0;
+}
+
+void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
+{
+	if (o->sess.pid > 0)
+		snprintf(buf, n, "PID %d", (int)o->sess.pid);
+	else if (o->sess.cmd)
+		snprintf(buf, n, "'%s'", o->sess.cmd);
+	else
+		snprintf(buf, n, "all processes");
+}
+
+#include "commands.h"
+#include "features.h"
+#include "ladder.h"
+
+int tool__fail(const char *tool, const struct errbuf *eb, int err)
+{
+	fprintf(stderr, "faultline %s: %s\n", tool, errbuf__str(eb, err));
+	return EXIT_FAIL;
+}
+
+struct session *tool__start(struct tool_opts *o, const char *tool, const char **rung_key,
+			    const char **rung_label)
+{
+	const struct ladder *l = ladder__find(tool);
+	char why[8][256];
+	struct errbuf eb = { "" };
+	struct session *s = NULL;
+	int err, idx;
+
+	err = session__new(&o->sess, &s, &eb);
+	if (err) {
+		tool__fail(tool, &eb, err);
+		return NULL;
+	}
+	if (session__stale_groups(s))
+		fprintf(stderr, "faultline %s: warning: %zu probe group(s) left by faultline "
+			"processes that died; remove them with 'faultline cleanup'\n", tool,
+			session__stale_groups(s));
+	if (!l) {
+		fprintf(stderr, "faultline %s: no event-source ladder for this tool\n", tool);
+		session__free(s);
+		return NULL;
+	}
+	memset(why, 0, sizeof(why));
+	idx = ladder__choose(l, session__features(s), why, 8);
+	if (idx < 0) {
+		fprintf(stderr, "faultline %s: this kernel offers no event source for it", tool);
+		for (size_t i = 0; i < l->n && i < 8; i++)
+			fprintf(stderr, "%s%s", i ? "; " : ": ", why[i]);
+		fprintf(stderr, " (see 'faultline features')\n");
+		session__free(s);
+		return NULL;
+	}
+	*rung_key = l->rungs[idx].key;
+	*rung_label = l->rungs[idx].label;
+	if (idx > 0)
+		fprintf(stderr, "faultline %s: falling back to %s (%s): %s\n", tool,
+			l->rungs[idx].label, why[0], l->rungs[idx].loses);
+	return s;
+}
+
+int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
+	      const char *what, const char *source)
+{
+	struct errbuf eb = { "" };
+	char target[256];
+	int err;
+
+	tool_opts__describe(o, target, sizeof(target));
+	if (o->sess.cmd)
+		fprintf(stderr, "Executing '%s' and tracing %s with %s.\n", o->sess.cmd, what, source);
+	else
+		fprintf(stderr, "Tracing %s of %s with %s... Hit Ctrl-C to end.\n", what, target,
+			source);
+	err = session__run(s, &eb);
+	if (err)
+		return tool__fail(tool, &eb, err);
+	return 0;
+}

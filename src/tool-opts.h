@@ -1,0 +1,59 @@
+/*
+ * tool-opts: the command-line options every tracing tool shares, parsed
+ * one way, with perf's and BCC's spellings: -p PID, -c "CMD", -a, -m PAGES,
+ * -T, -g, --json, --folded, and a trailing [duration] in seconds.
+ */
+#ifndef FAULTLINE_TOOL_OPTS_H
+#define FAULTLINE_TOOL_OPTS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "session.h"
+
+struct tool_opts {
+	struct session_opts sess;
+	bool all;		/* -a given */
+	bool timestamps;	/* -T */
+	bool stacks;		/* -g */
+	bool json;		/* --json */
+	bool folded;		/* --folded */
+};
+
+/* Which shared options a tool takes, beyond -p/-c/-a/-m/--json/duration. */
+#define TOOL_OPT_T	(1u << 0)
+#define TOOL_OPT_G	(1u << 1)
+#define TOOL_OPT_FOLDED	(1u << 2)
+
+/*
+ * Parse argv.  Returns 0, 1 when help was printed (exit 0), or -EINVAL after
+ * printing "faultline TOOL: <what>" and the usage line to stderr (exit 2).
+ * usage is the tool's one-line synopsis, help its option list.
+ */
+int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts,
+		     const char *usage, const char *help, int argc, char **argv);
+
+/* "PID 123 (\"comm\")", "command 'cmd'", "all processes" for messages. */
+void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n);
+
+#endif
+
+struct ladder;
+struct features;
+
+/*
+ * Start a tool: open the session for o (printing one clear line and
+ * returning NULL on failure), warn about stale probe groups, and choose the
+ * tool's event source from its fallback ladder (compat/).  *rung_key gets
+ * the chosen rung's key, *rung_label its description.
+ */
+struct session *tool__start(struct tool_opts *o, const char *tool, const char **rung_key,
+			    const char **rung_label);
+
+/* Print the "Tracing ..." line (stderr), run the session, report errors.
+ * 0 on success, EXIT_FAIL after printing the error. */
+int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
+	      const char *what, const char *source);
+
+/* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
+int tool__fail(const char *tool, const struct errbuf *eb, int err);

@@ -1,0 +1,69 @@
+#!/bin/sh
+# Bad input: each case gets one clear line on stderr naming the cause, a
+# non-zero exit, no crash and no probe left behind.
+. "$top_srcdir/tests/system/lib.sh"
+need_root
+
+one_line_error() {	# WHAT EXPECTED_RC REGEX
+	expect_eq "$rc" "$2" "$1: exit status"
+	n=$(grep -c . "$T/err")
+	expect_eq "$n" 1 "$1: lines on stderr"
+	expect_line "$3" "$T/err"
+	grep -q 'AddressSanitizer\|runtime error' "$T/err" && fail "$1: sanitizer report"
+	return 0
+}
+
+# A pid that does not exist.
+run_fl brk -p 999999999
+one_line_error "bad pid" 2 "invalid pid"
+run_fl brk -p 4194303
+one_line_error "nonexistent pid" 1 "^faultline brk: no process with pid 4194303$"
+
+# A command that cannot be executed.
+run_fl mmap -c /nonexistent/program
+one_line_error "missing command" 1 "cannot execute '/nonexistent/program': No such file or directory"
+run_fl brk -c "$top_srcdir/README.md"
+one_line_error "non-executable command" 1 "cannot execute .*: Permission denied"
+run_fl brk -c ""
+one_line_error "empty command" 1 "empty command"
+
+# Usage errors.
+run_fl brk -m 3
+one_line_error "-m not a power of two" 2 "power of two"
+run_fl brk -p 1 -c true
+one_line_error "-p with -c" 2 "choose one of -p, -c and -a"
+run_fl brk 0
+one_line_error "zero duration" 2 "invalid duration"
+run_fl nosuchtool
+one_line_error "unknown command" 2 "'nosuchtool' is not a faultline command"
+
+# Not root (perf_event_paranoid cannot grant tracefs): run as nobody.
+if command -v setpriv >/dev/null 2>&1; then
+	rc=0
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$FAULTLINE" brk -a 1 \
+		>"$T/out" 2>"$T/err" || rc=$?
+	one_line_error "not root" 1 "must run as root"
+fi
+
+# A kernel that offers no event source for the tool (every rung masked:
+# the same path a kernel without syscall tracepoints and uprobes takes).
+FAULTLINE_MASK='syscalls:*,uprobes' run_fl brk -a 1
+one_line_error "no event source" 1 "offers no event source"
+
+# tracefs absent and not mountable: in a private mount namespace, hide
+# /sys/kernel under a read-only tmpfs so there is nothing to find and
+# nowhere to mount it.
+if command -v unshare >/dev/null 2>&1; then
+	rc=0
+	unshare -m --propagation private sh -c \
+		'mount -t tmpfs -o ro none /sys/kernel && exec "$0" brk -a 1' "$FAULTLINE" \
+		>"$T/out" 2>"$T/err" || rc=$?
+	one_line_error "no tracefs" 1 "tracefs"
+fi
+
+# A pid that exits while traced: the trace ends, the report prints, exit 0.
+spawn victim "$(target brk-target)" --delay-ms 300
+run_fl brk -p "$spawned"
+expect_eq "$rc" 0 "pid exiting while traced: exit status"
+expect_line "lost 0 events" "$T/out"
+pass_or_fail

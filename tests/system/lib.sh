@@ -1,0 +1,301 @@
+# Shared shell library of faultline's system tests.
+#
+# Sourced (". "$top_srcdir/tests/system/lib.sh"") by every tests/system/*.sh,
+# which automake's harness runs with /bin/sh (dash on Debian and Ubuntu), so
+# this file is plain POSIX sh plus `local`, and is safe under `set -eu`.
+# Environment from Makefile.am: FAULTLINE, top_srcdir, top_builddir,
+# FAULTLINE_PROBES_DIR. Exit status: 0 pass, 1 fail, 77 skip.
+#
+# Sourcing it creates a per-test temp dir $T and an EXIT trap which stops the
+# processes the test started with `spawn`, checks that no faultline probe
+# group of a dead process is left in tracefs (a leftover uprobe keeps firing
+# in every process that maps the library, so a leak is a test failure
+# wherever it happens), prints the temp files on failure and removes $T.
+#
+# API:
+#   need_root                  skip (77) unless uid 0
+#   skip MSG                   skip (77) with a reason
+#   fail MSG                   record a failure and go on
+#   pass_or_fail               end of test: exit 0, or 1 after any fail
+#   tracing_dir                print the tracefs directory (status 1: none)
+#   faultline_probes           lines of faultline probe groups in tracefs
+#   assert_no_probes_of PID    fail if group faultline_PID exists
+#   assert_no_stale_probes     fail if a faultline_N group's N is not alive
+#   run_fl ARGS...             run "$FAULTLINE" ARGS, stdout in $T/out,
+#                              stderr in $T/err, status in $rc (a run is
+#                              killed after $FL_TIMEOUT seconds, default 120)
+#   spawn NAME CMD...          start CMD in the background, output in
+#                              $T/NAME.out and $T/NAME.err, pid in $spawned;
+#                              stopped (TERM, then KILL) at exit
+#   wait_until SECS CMD...     poll CMD every 0.1 s; status 1 on timeout
+#   expect_eq ACTUAL EXPECTED WHAT
+#   expect_line REGEX FILE     an extended regex matches a line of FILE
+#   expect_no_line REGEX FILE
+#   expect_json_lines FILE     every non-empty line is a JSON object
+#   target NAME                print $top_builddir/tests/targets/NAME
+
+: "${top_srcdir:?top_srcdir must be set (run through make check)}"
+if [ -z "${top_builddir:-}" ]; then
+	# Run by hand from the source tree: prefer the scripts/check build.
+	if [ -x "$top_srcdir/build/faultline" ]; then
+		top_builddir=$top_srcdir/build
+	else
+		top_builddir=$top_srcdir
+	fi
+fi
+: "${FAULTLINE:=$top_builddir/faultline}"
+: "${FAULTLINE_PROBES_DIR:=$top_srcdir/probes}"
+: "${FL_TIMEOUT:=120}"
+export top_srcdir top_builddir FAULTLINE FAULTLINE_PROBES_DIR
+
+fl_test=${0##*/}
+_fl_failed=0
+_fl_spawned=
+rc=0
+spawned=
+# tracefs-clean.sh clears it: its own check is stricter.
+fl_exit_probe_check=1
+_fl_self_cmdline=$(tr '\0' ' ' </proc/$$/cmdline)
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/faultline-${fl_test%.sh}.XXXXXX") || {
+	echo "$fl_test: cannot create a temp dir" >&2
+	exit 99
+}
+
+skip() {
+	echo "SKIP: $fl_test: $*"
+	exit 77
+}
+
+fail() {
+	echo "FAIL: $fl_test: $*"
+	_fl_failed=1
+	return 0
+}
+
+pass_or_fail() {
+	if [ "$_fl_failed" -ne 0 ]; then
+		exit 1
+	fi
+	exit 0
+}
+
+need_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (tracefs and uprobes)"
+}
+
+# Same order as faultline itself (KERNEL-COMPAT.md, implication 2): a
+# tracefs mount listed in /proc/mounts, then the two usual paths. An
+# unmounted /sys/kernel/tracing is an empty directory, hence the file test.
+# FL_TRACING_DIR overrides the search; it exists to test this file against a
+# fake tree without touching the live kernel's probes.
+tracing_dir() {
+	local d
+	if [ -n "${FL_TRACING_DIR:-}" ]; then
+		echo "$FL_TRACING_DIR"
+		return 0
+	fi
+	d=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts 2>/dev/null) || d=
+	if [ -n "$d" ] && [ -e "$d/trace" ]; then
+		echo "$d"
+		return 0
+	fi
+	for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		if [ -e "$d/trace" ]; then
+			echo "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# Lines whose probe group starts with "faultline", from every file that
+# lists dynamic events; dynamic_events repeats the other two, hence sort -u.
+# Line format: "p:GROUP/EVENT TARGET ...", "r10:GROUP/EVENT ...".
+faultline_probes() {
+	local d f
+	d=$(tracing_dir) || return 0
+	for f in uprobe_events kprobe_events dynamic_events; do
+		[ -r "$d/$f" ] && cat "$d/$f"
+	done | grep -E '^[^ :]+:faultline' | sort -u
+	return 0
+}
+
+# The distinct group names of faultline_probes.
+_fl_groups() {
+	faultline_probes | sed 's|^[^ :]*:\([^/ ]*\)/.*|\1|' | sort -u
+}
+
+assert_no_probes_of() {
+	local g bad=
+	for g in $(_fl_groups); do
+		[ "$g" = "faultline_$1" ] && bad=1
+	done
+	if [ -n "$bad" ]; then
+		fail "probes of faultline pid $1 left in tracefs:"
+		faultline_probes | grep -F ":faultline_$1/" | sed 's/^/  /'
+	fi
+	return 0
+}
+
+# A group whose name is not faultline_<pid> has no owner that could remove
+# it, so it counts as stale too.
+assert_no_stale_probes() {
+	local g pid
+	for g in $(_fl_groups); do
+		pid=${g#faultline_}
+		case $pid in
+		'' | *[!0-9]*) ;;
+		*) [ -d "/proc/$pid" ] && continue ;;
+		esac
+		fail "stale faultline probe group '$g' left in tracefs:"
+		faultline_probes | grep -F ":$g/" | sed 's/^/  /'
+	done
+	return 0
+}
+
+run_fl() {
+	echo "+ faultline $*"
+	rc=0
+	timeout -k 10 "$FL_TIMEOUT" "$FAULTLINE" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	if [ "$rc" -eq 124 ]; then
+		fail "'faultline $*' timed out after $FL_TIMEOUT s"
+	fi
+	return 0
+}
+
+# Returns once the child has exec'd: until then it runs with this shell's
+# signal traps, and a signal sent to it (by the test, or by the exit trap
+# when the test ends early) would be swallowed. exec shows as a change of
+# /proc/PID/cmdline; a child already gone has no cmdline to read.
+spawn() {
+	local name=$1 n=200 c
+	shift
+	"$@" >"$T/$name.out" 2>"$T/$name.err" &
+	spawned=$!
+	_fl_spawned="$_fl_spawned $spawned"
+	while [ "$n" -gt 0 ]; do
+		c=$(tr '\0' ' ' 2>/dev/null <"/proc/$spawned/cmdline") || break
+		[ -n "$c" ] && [ "$c" != "$_fl_self_cmdline" ] && break
+		sleep 0.01
+		n=$((n - 1))
+	done
+	return 0
+}
+
+wait_until() {
+	local n
+	n=$(($1 * 10))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
+expect_eq() {
+	[ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
+	return 0
+}
+
+expect_line() {
+	if ! grep -Eq -- "$1" "$2" 2>/dev/null; then
+		fail "no line matching '$1' in ${2#"$T"/}"
+	fi
+	return 0
+}
+
+expect_no_line() {
+	if grep -Eq -- "$1" "$2" 2>/dev/null; then
+		fail "unexpected line matching '$1' in ${2#"$T"/}:"
+		grep -E -- "$1" "$2" | head -n 5 | sed 's/^/  /'
+	fi
+	return 0
+}
+
+expect_json_lines() {
+	local msg
+	msg=$(python3 -c '
+import json, sys
+with open(sys.argv[1]) as f:
+    for n, line in enumerate(f, 1):
+        if not line.strip():
+            continue
+        try:
+            v = json.loads(line)
+        except ValueError as e:
+            sys.exit("line %d: %s" % (n, e))
+        if not isinstance(v, dict):
+            sys.exit("line %d: not an object" % n)
+' "$1" 2>&1) || fail "bad JSON in ${1#"$T"/}: $msg"
+	return 0
+}
+
+target() {
+	echo "$top_builddir/tests/targets/$1"
+}
+
+# Stop what the test started: TERM first so that a faultline among them
+# removes its probes, KILL only for what ignores it.
+_fl_stop_spawned() {
+	local p n alive
+	[ -n "$_fl_spawned" ] || return 0
+	for p in $_fl_spawned; do
+		kill -TERM "$p" 2>/dev/null || :
+	done
+	n=50
+	while [ "$n" -gt 0 ]; do
+		alive=
+		for p in $_fl_spawned; do
+			kill -0 "$p" 2>/dev/null && alive=1
+		done
+		[ -n "$alive" ] || break
+		sleep 0.1
+		n=$((n - 1))
+	done
+	for p in $_fl_spawned; do
+		if kill -0 "$p" 2>/dev/null; then
+			fail "pid $p ignored SIGTERM at test exit; killed"
+			kill -KILL "$p" 2>/dev/null || :
+		fi
+		wait "$p" 2>/dev/null || :
+	done
+	_fl_spawned=
+	return 0
+}
+
+_fl_dump_temp() {
+	local f
+	for f in "$T"/*; do
+		[ -s "$f" ] || continue
+		echo "--- ${f#"$T"/} (last 40 lines)"
+		tail -n 40 "$f"
+	done
+}
+
+_fl_exit() {
+	local st=$?
+	trap - EXIT
+	set +e
+	_fl_stop_spawned
+	if [ "$fl_exit_probe_check" = 1 ] && [ "$st" -ne 77 ] &&
+		[ "$(id -u)" -eq 0 ]; then
+		assert_no_stale_probes
+	fi
+	if [ "$_fl_failed" -ne 0 ] && { [ "$st" -eq 0 ] || [ "$st" -eq 77 ]; }; then
+		st=1
+	fi
+	if [ "$st" -ne 0 ] && [ "$st" -ne 77 ]; then
+		_fl_dump_temp
+	fi
+	rm -rf "$T"
+	exit "$st"
+}
+
+trap _fl_exit EXIT
+# A signal would skip the EXIT trap in dash; turn it into an exit.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
