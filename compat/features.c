@@ -732,8 +732,21 @@ static void probe_function_tracer(struct features *f)
 	/* Whole words: "function_graph" alone is not the function tracer. */
 	for (tok = strtok_r(text, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
 		if (strcmp(tok, "function") == 0) {
-			set(f, FEAT_FUNCTION_TRACER, true, "\"function\" in %s/available_tracers",
-			    f->tracing);
+			char *funcs = NULL;
+
+			/* Listed is not usable: a kernel can name the tracer yet
+			 * refuse its function list (as this project's own test
+			 * machine does, EPERM).  A tree without the file (fixtures,
+			 * old kernels) keeps the listing's word. */
+			err = read_text(f->tracing, "available_filter_functions", 64, &funcs);
+			free(funcs);
+			if (err && err != -ENOENT)
+				set(f, FEAT_FUNCTION_TRACER, false,
+				    "\"function\" listed but %s/available_filter_functions: %s",
+				    f->tracing, strerror(-err));
+			else
+				set(f, FEAT_FUNCTION_TRACER, true, "\"function\" in %s/available_tracers",
+				    f->tracing);
 			goto out;
 		}
 	}

@@ -14,13 +14,8 @@
 #ifndef FAULTLINE_FEATURES_H
 #define FAULTLINE_FEATURES_H
 
-/*
- * The build passes -I.../compat, so this file also answers every system
- * header's #include <features.h>: hand those glibc's own first.  Harmless
- * when the build uses -iquote instead.
- */
-#include_next <features.h>
-
+/* The build names src/ and compat/ with -iquote, so this header never
+ * shadows glibc's <features.h>. */
 #include <stdbool.h>
 #include <stddef.h>
 

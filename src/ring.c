@@ -51,11 +51,20 @@ int ring__new(int fd, unsigned int pages, struct ring **out)
 	return 0;
 }
 
+void ring__unmap_in_signal(struct ring *r)
+{
+	if (r && r->base) {
+		munmap(r->base, r->map_len);
+		r->base = NULL;
+	}
+}
+
 void ring__free(struct ring *r)
 {
 	if (!r)
 		return;
-	munmap(r->base, r->map_len);
+	if (r->base)
+		munmap(r->base, r->map_len);
 	free(r->scratch);
 	free(r);
 }

@@ -20,6 +20,9 @@ struct ring;
  * mlock limit perf_event_mlock_kb is hit).
  */
 int ring__new(int fd, unsigned int pages, struct ring **out);
+/* Unmap now, from a fatal-signal handler: async-signal-safe (munmap only);
+ * the struct itself is left to leak with the dying process. */
+void ring__unmap_in_signal(struct ring *r);
 /* Unmap.  NULL is fine. */
 void ring__free(struct ring *r);
 int ring__fd(const struct ring *r);

@@ -147,7 +147,9 @@ uint32_t sample__user_ips(const struct sample *s, uint64_t *ips, uint32_t max)
 			user = ip == (uint64_t)PERF_CONTEXT_USER;
 			continue;
 		}
-		if (user)
+		/* A zero is where a frame-pointer walk ran off its chain,
+		 * never a frame. */
+		if (user && ip)
 			ips[n++] = ip;
 	}
 	return n;

@@ -137,6 +137,9 @@ static void on_fatal_signal(int sig)
 
 	if (s) {
 		emergency = NULL;
+		/* A mapped ring holds its event alive past close(): unmap too. */
+		for (i = 0; s->rings && i < (size_t)s->ncpus; i++)
+			ring__unmap_in_signal(s->rings[i]);
 		for (i = 0; i < s->nfds; i++)
 			close(s->fds[i]);
 		s->nfds = 0;
@@ -700,6 +703,7 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 		if (tk.pid != tk.ppid) {
 			uint64_t pcomm;
 
+			learn_process(s, (pid_t)tk.ppid);
 			addrspaces__fork(s->as, (pid_t)tk.ppid, (pid_t)tk.pid);
 			if (hashmap__get(s->comms, tk.ppid, &pcomm))
 				set_comm(s, (pid_t)tk.pid, (const char *)(uintptr_t)pcomm);

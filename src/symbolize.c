@@ -47,7 +47,9 @@ struct module {
 	GElf_Addr bias;
 	struct load *loads;
 	size_t nloads;
+	struct hashmap *best;		/* function start -> symtab index of its best alias */
 	pid_t failed_pid;		/* last pid for which opening failed */
+	unsigned attempts;		/* opens tried, bounded: see get_module() */
 };
 
 /* Interned strings (names of mappings that are not binaries: "[heap]"). */
@@ -79,12 +81,15 @@ struct symbolizer {
 
 static const char kernel_module[] = "kernel.kallsyms";
 
+enum { MAX_OPEN_ATTEMPTS = 4 };
+
 int symbolizer__new(struct symbolizer **out)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
+	int err = -ENOMEM;
 
 	if (!s)
-		goto fail;
+		goto out;
 	/* Standard callbacks: separate debuginfo by build-id and
 	 * .gnu_debuglink, as every elfutils tool finds it. */
 	s->dwfl_callbacks.find_elf = dwfl_build_id_find_elf;
@@ -94,18 +99,20 @@ int symbolizer__new(struct symbolizer **out)
 	s->modules = hashmap__new();
 	s->names = hashmap__new();
 	if (!s->modules || !s->names)
-		goto fail;
+		goto out;
 	*out = s;
-	return 0;
-fail:
+	s = NULL;
+	err = 0;
+out:
 	symbolizer__free(s);
-	return -ENOMEM;
+	return err;
 }
 
 static void module__free(struct module *m)
 {
 	if (m->dwfl)
 		dwfl_end(m->dwfl);
+	hashmap__free(m->best);
 	free(m->loads);
 	free(m->name);
 	free(m->path);
@@ -182,6 +189,21 @@ static uint64_t module_key(const struct map *m)
 	return hash_bytes(m->path, strlen(m->path)) ^ (hash_bytes(id, sizeof(id)) * 31);
 }
 
+/* Which of two aliases at one address names it best, as a reader knows it:
+ * fewer leading underscores (malloc over __libc_malloc, brk over __brk),
+ * then global or weak over local, then the shorter name (mmap over mmap64),
+ * else the first seen. */
+static bool better_alias(bool global_a, const char *a, bool global_b, const char *b)
+{
+	size_t ua = strspn(a, "_"), ub = strspn(b, "_");
+
+	if (ua != ub)
+		return ua < ub;
+	if (global_a != global_b)
+		return global_a;
+	return strlen(a) < strlen(b);
+}
+
 /* Open @path if it is the mapping's file: a candidate whose inode is not
  * the mapping's is another file (a recycled pid, a replaced library). */
 static int open_if_same(const char *path, const struct map *m)
@@ -219,6 +241,48 @@ static int open_mapped_file(pid_t pid, const struct map *m, char *opened)
 	return fd;
 }
 
+static bool is_function(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && sym->st_size > 0;
+}
+
+static bool is_global(const GElf_Sym *sym)
+{
+	return GELF_ST_BIND(sym->st_info) != STB_LOCAL;
+}
+
+/* libdw answers with whichever alias its table holds first (__libc_malloc
+ * for malloc); note the best-named function symbol of every start address
+ * once, so lookups can print the name people know. */
+static int module__index_aliases(struct module *mod)
+{
+	int n = dwfl_module_getsymtab(mod->mod);
+
+	mod->best = hashmap__new();
+	if (!mod->best)
+		return -ENOMEM;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym, osym;
+		GElf_Addr addr, oaddr;
+		const char *name, *oname;
+		uint64_t idx;
+
+		name = dwfl_module_getsym_info(mod->mod, i, &sym, &addr, NULL, NULL, NULL);
+		if (!name || !*name || !is_function(&sym))
+			continue;
+		if (hashmap__get(mod->best, addr, &idx)) {
+			oname = dwfl_module_getsym_info(mod->mod, (int)idx, &osym, &oaddr, NULL, NULL, NULL);
+			if (oname && !better_alias(is_global(&sym), name, is_global(&osym), oname))
+				continue;
+		}
+		if (hashmap__set(mod->best, addr, (uint64_t)i))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Report the binary to a fresh Dwfl and note its PT_LOADs.  Failure is not
  * an error: the module stays without symbols. */
 static void module__load(struct module *mod, const Dwfl_Callbacks *cb, pid_t pid, const struct map *m)
@@ -230,6 +294,7 @@ static void module__load(struct module *mod, const Dwfl_Callbacks *cb, pid_t pid
 	int fd;
 
 	mod->failed_pid = pid;
+	mod->attempts++;
 	fd = open_mapped_file(pid, m, opened);
 	if (fd < 0)
 		return;
@@ -257,6 +322,8 @@ static void module__load(struct module *mod, const Dwfl_Callbacks *cb, pid_t pid
 			continue;
 		mod->loads[mod->nloads++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
 	}
+	if (module__index_aliases(mod))
+		goto fail;
 	mod->failed_pid = 0;
 	return;
 fail:
@@ -269,10 +336,15 @@ fail:
 	free(mod->loads);
 	mod->loads = NULL;
 	mod->nloads = 0;
+	hashmap__free(mod->best);
+	mod->best = NULL;
 }
 
-/* The cached module for @m, loading it on first use (or retrying for a
- * different pid when an earlier one could not open it); NULL on ENOMEM. */
+/* The cached module for @m, loading it on first use; NULL on ENOMEM.  A
+ * file one process could not give us (it exited, its root is elsewhere)
+ * may open through another that maps it, so a failed module is retried for
+ * a different pid, a bounded number of times so that a file nobody can open
+ * does not cost an open per frame. */
 static struct module *get_module(struct symbolizer *s, pid_t pid, const struct map *m)
 {
 	uint64_t key = module_key(m), v;
@@ -283,7 +355,7 @@ static struct module *get_module(struct symbolizer *s, pid_t pid, const struct m
 	for (mod = head; mod; mod = mod->next_same) {
 		if (mod->ino == m->ino && mod->maj == m->maj && mod->min == m->min &&
 		    strcmp(mod->path, m->path) == 0) {
-			if (!mod->dwfl && mod->failed_pid != pid)
+			if (!mod->dwfl && mod->failed_pid != pid && mod->attempts < MAX_OPEN_ATTEMPTS)
 				module__load(mod, &s->dwfl_callbacks, pid, m);
 			return mod;
 		}
@@ -317,8 +389,10 @@ int symbolizer__user(struct symbolizer *s, const struct addrspaces *as, pid_t pi
 	*res = (struct sym_result){ .addr = addr };
 	if (!m || !m->path)
 		return 0;
-	/* [heap], [stack], [vdso] and other special mappings: a name, no file. */
-	if (m->path[0] != '/' || !m->ino) {
+	/* [heap], [stack], [vdso] and other special mappings: a name, no file.
+	 * (A file with inode 0 is still a file: MMAP2 records that carry a
+	 * build-id instead of dev/inode look like that.) */
+	if (m->path[0] != '/') {
 		res->module = intern(s, m->path);
 		return res->module ? 0 : -ENOMEM;
 	}
@@ -337,27 +411,25 @@ int symbolizer__user(struct symbolizer *s, const struct addrspaces *as, pid_t pi
 
 		if (off < l->offset || off - l->offset >= l->filesz)
 			continue;
-		name = dwfl_module_addrinfo(mod->mod, off - l->offset + l->vaddr + mod->bias, &symoff, &sym,
-					    NULL, NULL, NULL);
+		GElf_Addr daddr = off - l->offset + l->vaddr + mod->bias;
+		uint64_t idx;
+
+		name = dwfl_module_addrinfo(mod->mod, daddr, &symoff, &sym, NULL, NULL, NULL);
 		if (name && *name) {
+			if (hashmap__get(mod->best, daddr - symoff, &idx)) {
+				GElf_Addr start;
+				const char *alias = dwfl_module_getsym_info(mod->mod, (int)idx, &sym, &start,
+									    NULL, NULL, NULL);
+
+				if (alias)
+					name = alias;
+			}
 			res->func = name;
 			res->offset = symoff;
 		}
 		break;
 	}
 	return 0;
-}
-
-/* Which of two aliases at one address names it best: global over local,
- * then fewer leading underscores (do_sys_open over __do_sys_open). */
-static bool better_alias(char type_a, const char *a, char type_b, const char *b)
-{
-	bool ga = type_a == 'T' || type_a == 'W', gb = type_b == 'T' || type_b == 'W';
-	size_t ua = strspn(a, "_"), ub = strspn(b, "_");
-
-	if (ga != gb)
-		return ga;
-	return ua < ub;
 }
 
 struct kline {
@@ -481,8 +553,8 @@ static int load_kallsyms(struct symbolizer *s)
 		size_t best = i;
 
 		for (j = i + 1; j < n && lines[j].sym.addr == lines[i].sym.addr; j++)
-			if (better_alias(lines[j].type, lines[j].sym.name, lines[best].type,
-					 lines[best].sym.name))
+			if (better_alias(lines[j].type == 'T' || lines[j].type == 'W', lines[j].sym.name,
+					 lines[best].type == 'T' || lines[best].type == 'W', lines[best].sym.name))
 				best = j;
 		s->ksyms[out++] = lines[best].sym;
 	}

@@ -56,7 +56,7 @@ void symbolizer__free(struct symbolizer *s);
  *
  * The binary is opened through /proc/@pid/root/PATH (containers), then
  * /proc/@pid/map_files/START-END (deleted files), then PATH itself, and only
- * accepted when its inode is the mapping's.  Its .symtab (or a separate
+ * accepted when its inode is the mapping's (when the mapping has one).  Its .symtab (or a separate
  * debuginfo's, found as libdw's standard search does) and .dynsym are used.
  *
  * Return: 0 (res->func may be NULL), or -ENOMEM.

@@ -86,6 +86,34 @@ int target__new_pid(pid_t pid, struct target **out, struct errbuf *eb)
 	return 0;
 }
 
+/*
+ * Can argv0 be executed, as execvp would find it?  Checked before forking
+ * so a typo is one clear error, not a traced child that dies at once.
+ * 0, or -errno of the most telling failure (EACCES beats ENOENT, as execvp).
+ */
+static int check_executable(const char *argv0)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+	int err = -ENOENT;
+
+	if (strchr(argv0, '/'))
+		return access(argv0, X_OK) == 0 ? 0 : -errno;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+
+		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, path, len ? "/" : "", argv0);
+		if (access(buf, X_OK) == 0)
+			return 0;
+		if (errno == EACCES)
+			err = -EACCES;
+		path += len + (path[len] == ':');
+	}
+	return err;
+}
+
 /* Child side: wait for the go byte (or EOF: the parent gave up), exec. */
 static void __attribute__((noreturn)) child_run(int go_rd, int err_wr, char **argv)
 {
@@ -126,6 +154,11 @@ int target__new_cmd(const char *cmdline, struct target **out, struct errbuf *eb)
 	}
 	if (we.we_wordc == 0) {
 		err = errbuf__set(eb, -EINVAL, "empty command");
+		goto out;
+	}
+	err = check_executable(we.we_wordv[0]);
+	if (err) {
+		errbuf__set(eb, err, "cannot execute '%s': %s", we.we_wordv[0], strerror(-err));
 		goto out;
 	}
 	t = alloc_target(TARGET_CMD);

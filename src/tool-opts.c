@@ -11,8 +11,8 @@
 
 static int bad(const char *tool, const char *usage, const char *what, const char *arg)
 {
-	fprintf(stderr, "faultline %s: %s '%s'\n", tool, what, arg);
-	fprintf(stderr, "usage: %s\n", usage);
+	(void)usage;
+	fprintf(stderr, "faultline %s: %s '%s' (see 'faultline %s -h')\n", tool, what, arg, tool);
 	return -EINVAL;
 }
 
@@ -145,6 +145,9 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 	struct session *s = NULL;
 	int err, idx;
 
+	/* Whole lines, promptly: live output must not sit in a buffer, nor be
+	 * cut mid-line by the output of a -c command sharing the terminal. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	err = session__new(&o->sess, &s, &eb);
 	if (err) {
 		tool__fail(tool, &eb, err);

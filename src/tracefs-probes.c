@@ -150,7 +150,8 @@ int probe_group__remove_all(struct probe_group *g, struct errbuf *eb)
 	int first = 0;
 
 	for (size_t i = g->n; i-- > 0;) {
-		if (tracefs_dynevent_destroy(g->ev[i], true) < 0 && !first)
+		errno = 0;
+		if (tracefs_dynevent_destroy(g->ev[i], true) < 0 && errno != ENOENT && !first)
 			first = errbuf__set(eb, -(errno ? errno : EBUSY),
 					    "cannot remove a probe of group '%s'", g->name);
 		tracefs_dynevent_free(g->ev[i]);
@@ -222,13 +223,24 @@ int probe_groups__find_stale(struct stale_group **out, size_t *n, struct errbuf 
 		return errno && errno != ENOENT ?
 			errbuf__set(eb, -errno, "cannot list dynamic events: %s", strerror(errno)) : 0;
 	for (size_t i = 0; all[i]; i++) {
-		char *sys = NULL;
+		char *sys = NULL, *name = NULL;
+		bool dup = false;
 		pid_t pid;
 		size_t j;
 
-		tracefs_dynevent_info(all[i], &sys, NULL, NULL, NULL, NULL);
+		tracefs_dynevent_info(all[i], &sys, &name, NULL, NULL, NULL);
 		pid = sys ? probe_group__parse_pid(sys) : -1;
-		if (pid < 0 || owner_alive(pid)) {
+		/* The same event can be listed twice (see probe_groups__remove). */
+		for (size_t k = 0; k < i && !dup && pid >= 0; k++) {
+			char *ks = NULL, *kn = NULL;
+
+			tracefs_dynevent_info(all[k], &ks, &kn, NULL, NULL, NULL);
+			dup = ks && kn && name && !strcmp(ks, sys) && !strcmp(kn, name);
+			free(ks);
+			free(kn);
+		}
+		free(name);
+		if (pid < 0 || dup || owner_alive(pid)) {
 			free(sys);
 			continue;
 		}
@@ -269,7 +281,10 @@ int probe_groups__remove(const char *group, struct errbuf *eb)
 		return errno && errno != ENOENT ?
 			errbuf__set(eb, -errno, "cannot list dynamic events of '%s'", group) : 0;
 	for (size_t i = 0; all[i]; i++) {
-		if (tracefs_dynevent_destroy(all[i], true) < 0 && !first)
+		/* libtracefs lists an event once per file that shows it
+		 * (uprobe_events and dynamic_events): gone already is fine. */
+		errno = 0;
+		if (tracefs_dynevent_destroy(all[i], true) < 0 && errno != ENOENT && !first)
 			first = errbuf__set(eb, -(errno ? errno : EBUSY),
 					    "cannot remove a probe of group '%s': %s", group,
 					    strerror(errno ? errno : EBUSY));

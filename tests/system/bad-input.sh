@@ -14,7 +14,7 @@ one_line_error() {	# WHAT EXPECTED_RC REGEX
 }
 
 # A pid that does not exist.
-run_fl brk -p 999999999
+run_fl brk -p 12abc
 one_line_error "bad pid" 2 "invalid pid"
 run_fl brk -p 4194303
 one_line_error "nonexistent pid" 1 "^faultline brk: no process with pid 4194303$"

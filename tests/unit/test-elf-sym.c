@@ -5,7 +5,9 @@
  * checked against the note the loader mapped, and "not found" kept distinct
  * from errors.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE	/* config.h (-include) may define it already */
+#define _GNU_SOURCE 1
+#endif
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>

@@ -3,7 +3,9 @@
  * code in them, and the MMAP2/FORK/exec updates (overlap splitting, copy,
  * drop).
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE	/* config.h (-include) may define it already */
+#define _GNU_SOURCE 1
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
