@@ -394,8 +394,9 @@ int features__locate_tracefs(const char *procfs, bool mount_if_absent, char *out
 
 	/* A listed tracefs mount is taken even if events/ cannot be stat'ed:
 	 * tracefs is 0700, and an unprivileged caller should hear "permission
-	 * denied" from the probe, not "not mounted". */
-	if (tracefs_mnt[0]) {
+	 * denied" from the probe, not "not mounted".  But a listed mount whose
+	 * path is gone (hidden under another mount) is no mount at all. */
+	if (tracefs_mnt[0] && access(tracefs_mnt, F_OK) == 0) {
 		err = copy_path(out, n, tracefs_mnt, NULL, eb);
 		goto out;
 	}

@@ -232,8 +232,10 @@ static void base_attr(struct session *s, struct perf_event_attr *a)
 	a->enable_on_exec = s->target && target__kind(s->target) == TARGET_CMD;
 	a->use_clockid = s->use_clockid;
 	a->clockid = CLOCK_MONOTONIC;
+	/* Wake the reader when a quarter of the ring is used: rare wakeups,
+	 * yet room left for the burst that arrives while it reads. */
 	a->watermark = 1;
-	a->wakeup_watermark = 4096;
+	a->wakeup_watermark = s->opts.mmap_pages * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
 }
 
 /*
@@ -386,8 +388,8 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 
 	if (geteuid() != 0) {
 		err = errbuf__set(eb, -EPERM,
-				  "faultline must run as root: it creates probes in tracefs and reads "
-				  "tracepoint payloads (perf_event_paranoid alone cannot grant that)");
+				  "must run as root: faultline creates probes in tracefs and reads "
+				  "tracepoint payloads, which perf_event_paranoid alone cannot grant");
 		goto fail;
 	}
 	err = features__probe(&roots, &s->features, eb);
@@ -768,7 +770,7 @@ static int read_round(struct session *s, bool final)
 	return ordered__flush(s->queue, final ? UINT64_MAX : limit, deliver, s);
 }
 
-int session__run(struct session *s, struct errbuf *eb)
+int session__run(struct session *s, void (*ready)(void *ctx), void *ctx, struct errbuf *eb)
 {
 	struct pollfd *pfd;
 	uint64_t deadline = 0;
@@ -797,6 +799,8 @@ int session__run(struct session *s, struct errbuf *eb)
 		goto out;
 	if (s->opts.duration > 0)
 		deadline = s->start_mono_ns + (uint64_t)(s->opts.duration * 1e9);
+	if (ready)
+		ready(ctx);
 
 	while (!s->stop) {
 		int timeout = 100;

@@ -77,8 +77,10 @@ int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsign
 			session_sample_fn fn, void *ctx, struct tp_event **ev,
 			struct errbuf *eb);
 
-/* Run until Ctrl-C/signal, the duration, or the target's exit. */
-int session__run(struct session *s, struct errbuf *eb);
+/* Run until Ctrl-C/signal, the duration, or the target's exit.  ready (may
+ * be NULL) is called once every event is enabled and a -c command released:
+ * the moment a user may start the workload. */
+int session__run(struct session *s, void (*ready)(void *ctx), void *ctx, struct errbuf *eb);
 enum session_stop session__stop_reason(const struct session *s);
 /* Exit status of a -c command (waitpid status), or -1. */
 int session__cmd_status(const struct session *s);

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "tool-opts.h"
 
@@ -93,8 +94,8 @@ int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts
 			printf("usage: %s\n%s", usage, help);
 			return 1;
 		default:
-			return bad(tool, usage, optopt ? "option needs a value or is unknown:" :
-				   "unknown option", argv[optind - 1]);
+			return bad(tool, usage, optopt && strchr("pcm", optopt) ?
+				   "option needs a value:" : "unknown option", argv[optind - 1]);
 		}
 	}
 	if ((o->sess.pid > 0) + !!o->sess.cmd + o->all > 1)
@@ -180,21 +181,44 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 	return s;
 }
 
+struct banner {
+	const struct tool_opts *o;
+	const char *what, *source;
+};
+
+/* Said when tracing is live, not before: scripts wait for this line. */
+static void print_banner(void *ctx)
+{
+	const struct banner *b = ctx;
+	char target[256];
+
+	tool_opts__describe(b->o, target, sizeof(target));
+	if (b->o->sess.cmd)
+		fprintf(stderr, "Executing '%s' and tracing %s with %s.\n", b->o->sess.cmd, b->what,
+			b->source);
+	else
+		fprintf(stderr, "Tracing %s of %s with %s... Hit Ctrl-C to end.\n", b->what, target,
+			b->source);
+}
+
 int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
 	      const char *what, const char *source)
 {
+	struct banner b = { o, what, source };
 	struct errbuf eb = { "" };
-	char target[256];
-	int err;
+	int err, st;
 
-	tool_opts__describe(o, target, sizeof(target));
-	if (o->sess.cmd)
-		fprintf(stderr, "Executing '%s' and tracing %s with %s.\n", o->sess.cmd, what, source);
-	else
-		fprintf(stderr, "Tracing %s of %s with %s... Hit Ctrl-C to end.\n", what, target,
-			source);
-	err = session__run(s, &eb);
+	err = session__run(s, print_banner, &b, &eb);
 	if (err)
 		return tool__fail(tool, &eb, err);
+	st = session__cmd_status(s);
+	if (o->sess.cmd && st != -1) {
+		if (WIFEXITED(st) && WEXITSTATUS(st))
+			fprintf(stderr, "faultline %s: '%s' exited with status %d\n", tool, o->sess.cmd,
+				WEXITSTATUS(st));
+		else if (WIFSIGNALED(st))
+			fprintf(stderr, "faultline %s: '%s' was killed by signal %d (%s)\n", tool,
+				o->sess.cmd, WTERMSIG(st), strsignal(WTERMSIG(st)));
+	}
 	return 0;
 }
