@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "features.h"
+#include "lib/file.h"
 
 #define WHY_LEN 256
 #define MASKED "masked by FAULTLINE_MASK"
@@ -259,10 +260,7 @@ static bool is_dir(const char *dir, const char *rel)
 static int read_text(const char *dir, const char *rel, size_t max, char **out)
 {
 	char path[PATH_MAX];
-	char *buf = NULL;
-	size_t len = 0;
-	ssize_t got;
-	int fd = -1, err = 0, plen;
+	int plen;
 
 	*out = NULL;
 	if (rel)
@@ -271,36 +269,7 @@ static int read_text(const char *dir, const char *rel, size_t max, char **out)
 		plen = snprintf(path, sizeof(path), "%s", dir);
 	if (plen < 0 || (size_t)plen >= sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	buf = malloc(max + 1);
-	if (!buf) {
-		err = -ENOMEM;
-		goto out;
-	}
-	while (len < max) {
-		got = read(fd, buf + len, max - len);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto out;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	buf = NULL;
-out:
-	free(buf);
-	if (fd >= 0)
-		close(fd);
-	return err;
+	return read_file(path, max, out, NULL);
 }
 
 /* Parse a decimal int file (sysctl, PMU type); -errno or -EINVAL. */
@@ -384,7 +353,9 @@ int features__locate_tracefs(const char *procfs, bool mount_if_absent, char *out
 		unescape_mount_path(mnt);
 		if (strlen(mnt) >= sizeof(tracefs_mnt))
 			continue;
-		if (strcmp(type, "tracefs") == 0) {
+		/* A listed mount whose path is gone (hidden under another
+		 * mount) is no mount at all. */
+		if (strcmp(type, "tracefs") == 0 && access(mnt, F_OK) == 0) {
 			strcpy(tracefs_mnt, mnt);
 			break;
 		}
@@ -394,9 +365,8 @@ int features__locate_tracefs(const char *procfs, bool mount_if_absent, char *out
 
 	/* A listed tracefs mount is taken even if events/ cannot be stat'ed:
 	 * tracefs is 0700, and an unprivileged caller should hear "permission
-	 * denied" from the probe, not "not mounted".  But a listed mount whose
-	 * path is gone (hidden under another mount) is no mount at all. */
-	if (tracefs_mnt[0] && access(tracefs_mnt, F_OK) == 0) {
+	 * denied" from the probe, not "not mounted". */
+	if (tracefs_mnt[0]) {
 		err = copy_path(out, n, tracefs_mnt, NULL, eb);
 		goto out;
 	}

@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "event-fields.h"
+#include "lib/file.h"
 
 struct tp_event {
 	struct tep_event *tep_ev;
@@ -57,52 +58,6 @@ void tp_catalog__free(struct tp_catalog *cat)
 	free(cat);
 }
 
-static int read_file(const char *path, char **buf, size_t *len)
-{
-	size_t cap = 8192, n = 0;
-	char *b = malloc(cap);
-	int fd, err = 0;
-
-	if (!b)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(b);
-		return -errno;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (n + 1 >= cap) {
-			char *nb = realloc(b, cap * 2);
-
-			if (!nb) {
-				err = -ENOMEM;
-				break;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		r = read(fd, b + n, cap - n - 1);
-		if (r < 0) {
-			err = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (err) {
-		free(b);
-		return err;
-	}
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
 int tp_catalog__load(struct tp_catalog *cat, const char *system, const char *event,
 		     struct tp_event **out, struct errbuf *eb)
 {
@@ -122,7 +77,7 @@ int tp_catalog__load(struct tp_catalog *cat, const char *system, const char *eve
 		}
 	}
 	snprintf(path, sizeof(path), "%s/events/%s/%s/format", cat->dir, system, event);
-	err = read_file(path, &buf, &len);
+	err = read_file(path, 1 << 20, &buf, &len);
 	if (err == -ENOENT)
 		return errbuf__set(eb, err, "this kernel has no event '%s:%s'", system, event);
 	if (err)

@@ -30,6 +30,7 @@
 
 #include "lib/hashmap.h"
 #include "symbolize.h"
+#include "lib/file.h"
 
 struct load {
 	uint64_t offset, filesz, vaddr;
@@ -447,52 +448,10 @@ static int cmp_kline(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* Read all of /proc/kallsyms (its size reads as 0, so grow as we go). */
+/* All of /proc/kallsyms (a few MiB; its size reads as 0). */
 static int read_kallsyms(char **out)
 {
-	size_t len = 0, cap = 1 << 20;
-	char *buf = malloc(cap), *nb;
-	int err = 0, fd = -1;
-	ssize_t r;
-
-	if (!buf)
-		return -ENOMEM;
-	fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	for (;;) {
-		if (cap - len < 65536) {
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			goto out;
-		}
-		if (r == 0)
-			break;
-		len += (size_t)r;
-	}
-	buf[len] = '\0';
-out:
-	if (fd >= 0)
-		close(fd);
-	if (err) {
-		free(buf);
-		buf = NULL;
-	}
-	*out = buf;
-	return err;
+	return read_file("/proc/kallsyms", 256u << 20, out, NULL);
 }
 
 /* Parse kallsyms once.  An unreadable file leaves no symbols, which makes

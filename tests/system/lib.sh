@@ -50,6 +50,7 @@ export top_srcdir top_builddir FAULTLINE FAULTLINE_PROBES_DIR
 
 fl_test=${0##*/}
 _fl_failed=0
+_fl_msgs=
 _fl_spawned=
 rc=0
 spawned=
@@ -67,9 +68,13 @@ skip() {
 	exit 77
 }
 
+# The messages are repeated at exit, after the temp files, so that the end
+# of the test's log (what scripts/check shows) names every failure.
 fail() {
 	echo "FAIL: $fl_test: $*"
 	_fl_failed=1
+	_fl_msgs="$_fl_msgs
+FAIL: $fl_test: $*"
 	return 0
 }
 
@@ -270,8 +275,8 @@ _fl_dump_temp() {
 	local f
 	for f in "$T"/*; do
 		[ -s "$f" ] || continue
-		echo "--- ${f#"$T"/} (last 40 lines)"
-		tail -n 40 "$f"
+		echo "--- ${f#"$T"/} (last 30 lines)"
+		tail -n 30 "$f"
 	done
 }
 
@@ -289,12 +294,24 @@ _fl_exit() {
 	fi
 	if [ "$st" -ne 0 ] && [ "$st" -ne 77 ]; then
 		_fl_dump_temp
+		if [ -n "$_fl_msgs" ]; then
+			echo "--- failures"
+			echo "${_fl_msgs#?}"
+		fi
 	fi
 	rm -rf "$T"
 	exit "$st"
 }
 
 trap _fl_exit EXIT
+
+# System tests share one kernel: a test's "no stale probes" check must not
+# see another test's deliberately killed faultline.  Run them one at a time
+# even under make -j (unit tests still run in parallel).
+if command -v flock >/dev/null 2>&1; then
+	exec 9>"${TMPDIR:-/tmp}/faultline-system-tests.lock"
+	flock 9
+fi
 # A signal would skip the EXIT trap in dash; turn it into an exit.
 trap 'exit 130' INT
 trap 'exit 143' TERM

@@ -464,19 +464,29 @@ static void test_locate(void)
 	}
 	snprintf(path, sizeof(path), "%s/mounts", dir);
 
-	/* A listed tracefs mount wins, with /proc/mounts octal escapes undone. */
-	fp = fopen(path, "w");
-	CHECK(fp != NULL);
-	if (fp) {
-		fputs("proc /proc proc rw 0 0\n"
-		      "debugfs /sys/kernel/debug debugfs rw 0 0\n"
-		      "nodev /srv/my\\040trace tracefs rw,relatime 0 0\n"
-		      "nodev /sys/kernel/tracing tracefs rw 0 0\n", fp);
-		fclose(fp);
+	/* A listed tracefs mount wins, with /proc/mounts octal escapes undone;
+	 * one whose path does not exist (hidden under another mount) is
+	 * passed over. */
+	{
+		char spaced[PATH_MAX];
+
+		snprintf(spaced, sizeof(spaced), "%s/my trace", dir);
+		CHECK(mkdir(spaced, 0700) == 0);
+		fp = fopen(path, "w");
+		CHECK(fp != NULL);
+		if (fp) {
+			fprintf(fp, "proc /proc proc rw 0 0\n"
+				"debugfs /sys/kernel/debug debugfs rw 0 0\n"
+				"nodev /nonexistent/hidden tracefs rw 0 0\n"
+				"nodev %s/my\\040trace tracefs rw,relatime 0 0\n"
+				"nodev /sys/kernel/tracing tracefs rw 0 0\n", dir);
+			fclose(fp);
+		}
+		err = features__locate_tracefs(dir, false, out, sizeof(out), &mounted, &eb);
+		CHECK_EQ_U64(err, 0);
+		CHECK_STR(out, spaced);
+		rmdir(spaced);
 	}
-	err = features__locate_tracefs(dir, false, out, sizeof(out), &mounted, &eb);
-	CHECK_EQ_U64(err, 0);
-	CHECK_STR(out, "/srv/my trace");
 	CHECK(!mounted);
 	CHECK_EQ_U64(features__locate_tracefs(dir, false, out, 5, NULL, &eb), -ENAMETOOLONG);
 

@@ -1,0 +1,57 @@
+/*
+ * file: whole-file reads for pseudo-filesystems.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lib/file.h"
+
+int read_file(const char *path, size_t max, char **out, size_t *outlen)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = NULL, *nb;
+	int fd, err = 0;
+	ssize_t r;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (len < max) {
+		if (cap - len < 2) {
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				err = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, (cap - len - 1 < max - len) ? cap - len - 1 : max - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	buf = NULL;
+	if (outlen)
+		*outlen = len;
+out:
+	free(buf);
+	close(fd);
+	return err;
+}

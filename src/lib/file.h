@@ -1,0 +1,19 @@
+/*
+ * file: read a whole file into memory.  procfs, sysfs and tracefs files
+ * report a size of 0 (or 4096) whatever they hold, so the buffer grows as
+ * the reads come, never trusting stat().
+ */
+#ifndef FAULTLINE_FILE_H
+#define FAULTLINE_FILE_H
+
+#include <stddef.h>
+
+/*
+ * Read at most max bytes of path into a malloc'ed, NUL-terminated buffer
+ * (*buf, owned by the caller; *len excludes the NUL, may be NULL).  A file
+ * longer than max is cut at max.  0, or -errno of open/read (-ENOENT,
+ * -EACCES...), or -ENOMEM.
+ */
+int read_file(const char *path, size_t max, char **buf, size_t *len);
+
+#endif

@@ -1,0 +1,1 @@
+/* truth.h: shared helpers of the test targets (being written). */

@@ -1,0 +1,1 @@
+/* elf-fixture.h (being written) */
