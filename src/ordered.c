@@ -70,7 +70,8 @@ int ordered__flush(struct ordered *q, uint64_t upto, ring_cb cb, void *ctx)
 	size_t i;
 	int ret = 0;
 
-	qsort(q->v, q->n, sizeof(*q->v), cmp_entry);
+	if (q->n)
+		qsort(q->v, q->n, sizeof(*q->v), cmp_entry);
 	for (i = 0; i < q->n && q->v[i].time <= upto; i++) {
 		if (!ret)
 			ret = cb(q->v[i].rec, ctx);

@@ -17,17 +17,26 @@ void report__init(struct report *r, struct session *s, FILE *out)
 	r->out = out;
 }
 
-static void frame_text(struct report *r, pid_t pid, uint64_t ip, char *buf, size_t n)
+/*
+ * Every frame but the innermost is a return address: the instruction after
+ * a call.  A call that ends its function returns to the next function's
+ * first byte, so look up ip - 1 and print the offset of ip itself.
+ */
+static void frame_text(struct report *r, pid_t pid, uint64_t ip, bool is_return, char *buf,
+		       size_t n)
 {
+	uint64_t look = is_return && ip ? ip - 1 : ip;
 	struct sym_result res;
 
 	memset(&res, 0, sizeof(res));
 	r->frames++;
-	if (symbolizer__user(session__symbolizer(r->s), session__addrspaces(r->s), pid, ip, &res)) {
-		res.addr = ip;
+	if (symbolizer__user(session__symbolizer(r->s), session__addrspaces(r->s), pid, look, &res)) {
 		res.func = NULL;
 		res.module = NULL;
 	}
+	res.addr = ip;
+	if (res.func)
+		res.offset += ip - look;
 	if (!res.func)
 		r->unknown++;
 	sym_result__format(&res, buf, n);
@@ -44,7 +53,7 @@ void report__stack(struct report *r, pid_t pid, uint32_t stack_id, const char *i
 		return;
 	}
 	for (uint32_t i = 0; i < nr; i++) {
-		frame_text(r, pid, ips[i], buf, sizeof(buf));
+		frame_text(r, pid, ips[i], i > 0, buf, sizeof(buf));
 		if (addrs)
 			fprintf(r->out, "%s0x%016" PRIx64 "\t%s\n", indent, ips[i], buf);
 		else
@@ -63,7 +72,7 @@ void report__folded(struct report *r, pid_t pid, const char *comm, uint32_t stac
 	for (uint32_t i = nr; ips && i-- > 0;) {
 		char *sp;
 
-		frame_text(r, pid, ips[i], buf, sizeof(buf));
+		frame_text(r, pid, ips[i], i > 0, buf, sizeof(buf));
 		/* Folded frames are "func" (or "[unknown]"): drop offset and module,
 		 * and keep ';' and ' ' out of names. */
 		sp = strpbrk(buf, "+ ");
@@ -99,7 +108,7 @@ void report__stack_json(struct report *r, pid_t pid, uint32_t stack_id)
 
 	fputc('[', r->out);
 	for (uint32_t i = 0; ips && i < nr; i++) {
-		frame_text(r, pid, ips[i], buf, sizeof(buf));
+		frame_text(r, pid, ips[i], i > 0, buf, sizeof(buf));
 		fprintf(r->out, "%s{\"addr\":\"0x%" PRIx64 "\",\"sym\":", i ? "," : "", ips[i]);
 		report__json_str(r->out, buf);
 		fputc('}', r->out);

@@ -162,7 +162,7 @@ assert_no_stale_probes() {
 run_fl() {
 	echo "+ faultline $*"
 	rc=0
-	timeout -k 10 "$FL_TIMEOUT" "$FAULTLINE" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	timeout -k 10 "$FL_TIMEOUT" "$FAULTLINE" "$@" >"$T/out" 2>"$T/err" 9>&- || rc=$?
 	if [ "$rc" -eq 124 ]; then
 		fail "'faultline $*' timed out after $FL_TIMEOUT s"
 	fi
@@ -176,7 +176,7 @@ run_fl() {
 spawn() {
 	local name=$1 n=200 c
 	shift
-	"$@" >"$T/$name.out" 2>"$T/$name.err" &
+	"$@" >"$T/$name.out" 2>"$T/$name.err" 9>&- &
 	spawned=$!
 	_fl_spawned="$_fl_spawned $spawned"
 	while [ "$n" -gt 0 ]; do
@@ -307,7 +307,9 @@ trap _fl_exit EXIT
 
 # System tests share one kernel: a test's "no stale probes" check must not
 # see another test's deliberately killed faultline.  Run them one at a time
-# even under make -j (unit tests still run in parallel).
+# even under make -j (unit tests still run in parallel).  run_fl and spawn
+# close fd 9 in their children, so that a process outliving its test cannot
+# hold the lock and hang the rest of the suite.
 if command -v flock >/dev/null 2>&1; then
 	exec 9>"${TMPDIR:-/tmp}/faultline-system-tests.lock"
 	flock 9

@@ -1,3 +1,4 @@
+#!/bin/sh
 # System test: after the other tests, tracefs holds no faultline probes.
 #
 # Listed last in Makefile.am's SYSTEM_TESTS, so with the serial harness it
