@@ -46,6 +46,7 @@ struct proc {
 	uint64_t calls;
 	uint64_t first_ret, last_ret;
 	bool have_ret;
+	uint32_t image;		/* exec count when first_ret was taken */
 };
 
 struct brk_state {
@@ -139,8 +140,11 @@ static void on_exit_call(struct session *s, const struct sample *smp, void *ctx)
 		st->err = -ENOMEM;
 		return;
 	}
-	if (!p->have_ret)
+	/* A new image (exec) has a new heap: growth starts over. */
+	if (!p->have_ret || p->image != session__exec_count(s, (pid_t)smp->pid)) {
 		p->first_ret = ret;
+		p->image = session__exec_count(s, (pid_t)smp->pid);
+	}
 	p->last_ret = ret;
 	p->have_ret = true;
 	if (!st->o->timestamps || !have_req)
@@ -173,7 +177,8 @@ static void print_report(struct session *s, struct brk_state *st)
 	struct report r;
 
 	report__init(&r, s, stdout);
-	qsort(st->sites, st->nsites, sizeof(*st->sites), cmp_site);
+	if (st->nsites)
+		qsort(st->sites, st->nsites, sizeof(*st->sites), cmp_site);
 	for (size_t i = 0; i < st->nsites; i++) {
 		const struct site *site = &st->sites[i];
 		const char *comm = session__comm(s, site->pid);

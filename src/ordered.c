@@ -77,7 +77,8 @@ int ordered__flush(struct ordered *q, uint64_t upto, ring_cb cb, void *ctx)
 			ret = cb(q->v[i].rec, ctx);
 		free(q->v[i].rec);
 	}
-	memmove(q->v, q->v + i, (q->n - i) * sizeof(*q->v));
+	if (i < q->n)
+		memmove(q->v, q->v + i, (q->n - i) * sizeof(*q->v));
 	q->n -= i;
 	return ret;
 }

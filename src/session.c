@@ -61,6 +61,7 @@ struct session {
 	struct ordered *queue;
 	struct hashmap *comms;		/* pid -> char * */
 	struct hashmap *ids;		/* kernel event id -> evsel index + 1 */
+	struct hashmap *execs;		/* pid -> exec count */
 	char tracing_dir[PATH_MAX];
 	char uprobe_events_path[PATH_MAX + 32];
 	char kprobe_events_path[PATH_MAX + 32];
@@ -416,7 +417,8 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	err = -ENOMEM;
 	s->comms = hashmap__new();
 	s->ids = hashmap__new();
-	if (!s->comms || !s->ids)
+	s->execs = hashmap__new();
+	if (!s->comms || !s->ids || !s->execs)
 		goto fail;
 	if ((err = tp_catalog__new(s->tracing_dir, &s->catalog)) ||
 	    (err = addrspaces__new(&s->as)) || (err = stackdb__new(&s->stacks)) ||
@@ -529,6 +531,7 @@ void session__free(struct session *s)
 		hashmap__free(s->comms);
 	}
 	hashmap__free(s->ids);
+	hashmap__free(s->execs);
 	ordered__free(s->queue);
 	symbolizer__free(s->sym);
 	stackdb__free(s->stacks);
@@ -692,8 +695,13 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 			return 0;
 		}
 		if (cm.pid == cm.tid) {
-			if (cm.exec)
+			if (cm.exec) {
+				uint64_t n = 0;
+
+				hashmap__get(s->execs, cm.pid, &n);
+				hashmap__set(s->execs, cm.pid, n + 1);
 				addrspaces__exec(s->as, (pid_t)cm.pid);
+			}
 			set_comm(s, (pid_t)cm.pid, cm.comm);
 		}
 		return 0;
@@ -857,6 +865,14 @@ int session__user_stack(struct session *s, const struct sample *smp, uint32_t *s
 	uint32_t n = sample__user_ips(smp, ips, MAX_USER_FRAMES);
 
 	return stackdb__intern(s->stacks, ips, n, stack_id);
+}
+
+uint32_t session__exec_count(const struct session *s, pid_t pid)
+{
+	uint64_t n = 0;
+
+	hashmap__get(s->execs, (uint64_t)pid, &n);
+	return (uint32_t)n;
 }
 
 const char *session__comm(struct session *s, pid_t pid)

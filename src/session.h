@@ -88,6 +88,9 @@ int session__cmd_status(const struct session *s);
 /* Intern the user stack of a sample taken with SESSION_USER_STACK. */
 int session__user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id);
 
+/* How many times pid has exec'd since tracing began: a new image, a new
+ * heap and new mappings. */
+uint32_t session__exec_count(const struct session *s, pid_t pid);
 /* Command name of a process (as of its last exec), "?" if never known. */
 const char *session__comm(struct session *s, pid_t pid);
 /* Target description for messages: "PID 123 (\"comm\")", "all processes"... */
