@@ -20,10 +20,12 @@
 struct proc {
 	struct map *maps;	/* sorted by start, non-overlapping */
 	size_t nr, cap;
+	uint64_t gen;		/* changes with every change of maps */
 };
 
 struct addrspaces {
 	struct hashmap *procs;	/* tgid -> struct proc * */
+	uint64_t next_gen;
 };
 
 /* Strictly 1-16 hex digits (strtoull would accept spaces, signs and "0x"). */
@@ -227,6 +229,15 @@ static int set_proc(struct addrspaces *as, pid_t pid, struct proc *p)
 	return 0;
 }
 
+/* A pid's maps changed: unwinders keyed by its generation start over. */
+static void touch(struct addrspaces *as, pid_t pid)
+{
+	struct proc *p = get_proc(as, pid);
+
+	if (p)
+		p->gen = ++as->next_gen;
+}
+
 int addrspaces__new(struct addrspaces **out)
 {
 	struct addrspaces *as = calloc(1, sizeof(*as));
@@ -310,8 +321,10 @@ int addrspaces__load_pid(struct addrspaces *as, pid_t pid, const char *procfs)
 	if (p->nr)
 		qsort(p->maps, p->nr, sizeof(*p->maps), cmp_start);
 	err = set_proc(as, pid, p);
-	if (!err)
+	if (!err) {
 		p = NULL;
+		touch(as, pid);
+	}
 out:
 	proc__free(p);
 	free(line);
@@ -395,6 +408,7 @@ int addrspaces__add(struct addrspaces *as, pid_t pid, const struct map *m)
 		p->maps[k] = right;
 	nm.path = NULL;
 	right_path = NULL;
+	touch(as, pid);
 out:
 	free(right_path);
 	free(nm.path);
@@ -427,8 +441,10 @@ int addrspaces__fork(struct addrspaces *as, pid_t parent, pid_t child)
 		c->maps[c->nr++] = m;
 	}
 	err = set_proc(as, child, c);
-	if (!err)
+	if (!err) {
 		c = NULL;
+		touch(as, child);
+	}
 out:
 	proc__free(c);
 	return err;
@@ -443,11 +459,13 @@ void addrspaces__exec(struct addrspaces *as, pid_t pid)
 		p = calloc(1, sizeof(*p));
 		if (p && set_proc(as, pid, p))
 			proc__free(p);
+		touch(as, pid);
 		return;
 	}
 	for (size_t i = 0; i < p->nr; i++)
 		free(p->maps[i].path);
 	p->nr = 0;
+	touch(as, pid);
 }
 
 const struct map *addrspaces__find(const struct addrspaces *as, pid_t pid, uint64_t addr)
@@ -466,4 +484,19 @@ const struct map *addrspaces__find(const struct addrspaces *as, pid_t pid, uint6
 bool addrspaces__known(const struct addrspaces *as, pid_t pid)
 {
 	return get_proc(as, pid) != NULL;
+}
+
+uint64_t addrspaces__generation(const struct addrspaces *as, pid_t pid)
+{
+	const struct proc *p = get_proc(as, pid);
+
+	return p ? p->gen : 0;
+}
+
+const struct map *addrspaces__maps(const struct addrspaces *as, pid_t pid, size_t *n)
+{
+	const struct proc *p = get_proc(as, pid);
+
+	*n = p ? p->nr : 0;
+	return p ? p->maps : NULL;
 }

@@ -139,4 +139,15 @@ const struct map *addrspaces__find(const struct addrspaces *as, pid_t pid, uint6
  */
 bool addrspaces__known(const struct addrspaces *as, pid_t pid);
 
+/*
+ * A number that changes whenever pid's maps change (load, add, fork, exec),
+ * 0 for an unknown pid: per-process caches (unwinding contexts) compare it
+ * to know when to rebuild.
+ */
+uint64_t addrspaces__generation(const struct addrspaces *as, pid_t pid);
+
+/* All of pid's maps, sorted by start (*n = 0 and NULL when unknown).  Valid
+ * until the next change of that pid. */
+const struct map *addrspaces__maps(const struct addrspaces *as, pid_t pid, size_t *n);
+
 #endif

@@ -23,16 +23,13 @@
 #define TOOL "brk"
 
 static const char usage[] =
-	"faultline brk [-p PID | -c CMD | -a] [-T] [--json | --folded] [-m PAGES] [duration]";
+	"faultline brk [-p PID | -c CMD | -a] [--call-graph dwarf[,SIZE]|fp] [--unwinder U] [-T]\n"
+	"                     [--json | --folded] [-m PAGES] [duration]";
 static const char help[] =
-	"  -p PID       trace this process (all its threads, and threads it creates)\n"
-	"  -c CMD       run CMD and trace it from its first instruction\n"
-	"  -a           trace every process (the default without -p and -c)\n"
+	TOOL_OPTS_HELP
+	TOOL_OPTS_STACK_HELP
 	"  -T           also print each call as it completes, with a timestamp\n"
-	"  --json       one JSON object per line\n"
-	"  --folded     FlameGraph folded stacks weighted by calls\n"
-	"  -m PAGES     ring buffer pages per CPU (power of two, default 64)\n"
-	"  duration     stop after this many seconds\n";
+	"  --folded     FlameGraph folded stacks weighted by calls\n";
 
 struct site {
 	pid_t pid;
@@ -176,7 +173,7 @@ static void print_report(struct session *s, struct brk_state *st)
 {
 	struct report r;
 
-	report__init(&r, s, stdout);
+	report__init(&r, s, stdout, st->o->srcline);
 	if (st->nsites)
 		qsort(st->sites, st->nsites, sizeof(*st->sites), cmp_site);
 	for (size_t i = 0; i < st->nsites; i++) {

@@ -30,16 +30,13 @@
 #define TOOL "mmap"
 
 static const char usage[] =
-	"faultline mmap [-p PID | -c CMD | -a] [-T] [-g] [--json] [-m PAGES] [duration]";
+	"faultline mmap [-p PID | -c CMD | -a] [-g] [--call-graph dwarf[,SIZE]|fp] [--unwinder U]\n"
+	"                      [-T] [--json] [-m PAGES] [duration]";
 static const char help[] =
-	"  -p PID       trace this process (all its threads, and threads it creates)\n"
-	"  -c CMD       run CMD and trace it from its first instruction\n"
-	"  -a           trace every process (the default without -p and -c)\n"
+	TOOL_OPTS_HELP
+	TOOL_OPTS_STACK_HELP
 	"  -T           TIME(s) since tracing began instead of wall-clock HH:MM:SS\n"
-	"  -g           print the user stack of each call\n"
-	"  --json       one JSON object per line\n"
-	"  -m PAGES     ring buffer pages per CPU (power of two, default 64)\n"
-	"  duration     stop after this many seconds\n";
+	"  -g           print the user stack of each call\n";
 
 enum call_kind { CALL_MMAP, CALL_MUNMAP };
 
@@ -374,7 +371,7 @@ int cmd_mmap(int argc, char **argv)
 	s = tool__start(&o, TOOL, &rung, &label);
 	if (!s)
 		goto out;
-	report__init(&st.r, s, stdout);
+	report__init(&st.r, s, stdout, o.srcline);
 	err = add_events(s, &st, rung, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);

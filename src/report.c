@@ -9,12 +9,35 @@
 #include "session.h"
 #include "stackdb.h"
 #include "symbolize.h"
+#include "unwind.h"
 
-void report__init(struct report *r, struct session *s, FILE *out)
+void report__init(struct report *r, struct session *s, FILE *out, bool srcline)
 {
 	memset(r, 0, sizeof(*r));
 	r->s = s;
 	r->out = out;
+	r->srcline = srcline;
+}
+
+#define MAX_INLINES 16
+
+/* The inline chain at a frame (innermost first, the containing function
+ * last); 0 entries when there is no line information. */
+static size_t frame_lines(struct report *r, pid_t pid, uint64_t ip, bool is_return,
+			  struct sym_inline *lines)
+{
+	size_t n = 0;
+
+	if (!r->srcline ||
+	    symbolizer__srcline(session__symbolizer(r->s), session__addrspaces(r->s), pid,
+				is_return && ip ? ip - 1 : ip, lines, MAX_INLINES, &n))
+		return 0;
+	return n;
+}
+
+static void print_pos(FILE *out, const struct sym_inline *l)
+{
+	fprintf(out, " %s:%u", l->file ? l->file : "??", l->line);
 }
 
 /*
@@ -53,11 +76,25 @@ void report__stack(struct report *r, pid_t pid, uint32_t stack_id, const char *i
 		return;
 	}
 	for (uint32_t i = 0; i < nr; i++) {
+		struct sym_inline lines[MAX_INLINES];
+		size_t nl = frame_lines(r, pid, ips[i], i > 0, lines);
+
+		/* Inlined callees first, as perf shows them: they are the
+		 * innermost code at this address. */
+		for (size_t k = 0; k + 1 < nl; k++) {
+			fprintf(r->out, "%s%s%s (inlined)", indent, addrs ? "                  \t" : "",
+				lines[k].func ? lines[k].func : "[unknown]");
+			print_pos(r->out, &lines[k]);
+			fputc('\n', r->out);
+		}
 		frame_text(r, pid, ips[i], i > 0, buf, sizeof(buf));
 		if (addrs)
-			fprintf(r->out, "%s0x%016" PRIx64 "\t%s\n", indent, ips[i], buf);
+			fprintf(r->out, "%s0x%016" PRIx64 "\t%s", indent, ips[i], buf);
 		else
-			fprintf(r->out, "%s%s\n", indent, buf);
+			fprintf(r->out, "%s%s", indent, buf);
+		if (nl)
+			print_pos(r->out, &lines[nl - 1]);
+		fputc('\n', r->out);
 	}
 }
 
@@ -108,9 +145,25 @@ void report__stack_json(struct report *r, pid_t pid, uint32_t stack_id)
 
 	fputc('[', r->out);
 	for (uint32_t i = 0; ips && i < nr; i++) {
+		struct sym_inline lines[MAX_INLINES];
+		size_t nl = frame_lines(r, pid, ips[i], i > 0, lines);
+
 		frame_text(r, pid, ips[i], i > 0, buf, sizeof(buf));
 		fprintf(r->out, "%s{\"addr\":\"0x%" PRIx64 "\",\"sym\":", i ? "," : "", ips[i]);
 		report__json_str(r->out, buf);
+		if (nl) {
+			fprintf(r->out, ",\"file\":");
+			report__json_str(r->out, lines[nl - 1].file ? lines[nl - 1].file : "");
+			fprintf(r->out, ",\"line\":%u,\"inlined\":[", lines[nl - 1].line);
+			for (size_t k = 0; k + 1 < nl; k++) {
+				fprintf(r->out, "%s{\"func\":", k ? "," : "");
+				report__json_str(r->out, lines[k].func ? lines[k].func : "");
+				fprintf(r->out, ",\"file\":");
+				report__json_str(r->out, lines[k].file ? lines[k].file : "");
+				fprintf(r->out, ",\"line\":%u}", lines[k].line);
+			}
+			fputc(']', r->out);
+		}
 		fputc('}', r->out);
 	}
 	fputc(']', r->out);
@@ -128,17 +181,36 @@ void report__clock(const struct session *s, uint64_t sample_time, char *buf, siz
 
 void report__footer(struct report *r, bool json)
 {
+	bool first = true;
+
 	if (json) {
 		fprintf(r->out,
 			"{\"type\":\"summary\",\"samples\":%" PRIu64 ",\"lost\":%" PRIu64
 			",\"bad_records\":%" PRIu64 ",\"frames\":%" PRIu64
-			",\"unknown_frames\":%" PRIu64 "}\n",
+			",\"unknown_frames\":%" PRIu64 ",\"call_graph\":\"%s\"",
 			session__samples(r->s), session__lost(r->s), session__bad_records(r->s),
-			r->frames, r->unknown);
+			r->frames, r->unknown, session__dwarf(r->s) ? "dwarf" : "fp");
+		if (session__dwarf(r->s)) {
+			fprintf(r->out, ",\"unwind\":{");
+			for (int i = 0; i < UNWIND__COUNT; i++)
+				fprintf(r->out, "%s\"%s\":%" PRIu64, i ? "," : "", unwind_stop__name(i),
+					session__unwind_stops(r->s, i));
+			fputc('}', r->out);
+		}
+		fprintf(r->out, "}\n");
 		return;
 	}
 	fprintf(r->out, "%" PRIu64 " samples, lost %" PRIu64 " events, %" PRIu64
-		" unknown frames of %" PRIu64 "%s\n",
+		" unknown frames of %" PRIu64 "%s",
 		session__samples(r->s), session__lost(r->s), r->unknown, r->frames,
 		session__bad_records(r->s) ? ", some records malformed" : "");
+	/* Walks that ended early, by reason: what a short stack is owed to. */
+	for (int i = 0; session__dwarf(r->s) && i < UNWIND__COUNT; i++) {
+		if (!session__unwind_stops(r->s, i))
+			continue;
+		fprintf(r->out, "%s%" PRIu64 " %s", first ? "; stacks: " : ", ",
+			session__unwind_stops(r->s, i), unwind_stop__name(i));
+		first = false;
+	}
+	fputc('\n', r->out);
 }

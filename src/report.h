@@ -19,9 +19,10 @@ struct report {
 	FILE *out;
 	uint64_t frames;	/* frames printed */
 	uint64_t unknown;	/* of which not named */
+	bool srcline;		/* --srcline: file:line and inlined frames */
 };
 
-void report__init(struct report *r, struct session *s, FILE *out);
+void report__init(struct report *r, struct session *s, FILE *out, bool srcline);
 
 /* Frames of a stack, innermost first, each on its own line after indent;
  * with addrs, "0x%016lx\t" before the symbol as BCC memleak does.  An empty

@@ -36,15 +36,23 @@
 #include "symbolize.h"
 #include "target.h"
 #include "tracefs-probes.h"
+#include "unwind.h"
 
 #define SB_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			PERF_SAMPLE_CPU)
 #define MAX_USER_FRAMES 127
-#define DEFAULT_PAGES 64
+/* Ring pages per CPU when -m is not given.  A DWARF sample carries its
+ * stack copy (8 KiB by default), so its ring must be larger to absorb the
+ * same burst. */
+#define DEFAULT_PAGES_FP 64
+#define DEFAULT_PAGES_DWARF 256
 
 struct evsel {
 	char name[128];
 	uint64_t sample_type;
+	uint64_t regs_mask;		/* sample_regs_user */
+	unsigned int nr_regs;		/* popcount of it */
+	bool entry_fix;			/* fp at a function entry: caller at *sp */
 	session_sample_fn fn;
 	void *ctx;
 };
@@ -54,6 +62,8 @@ struct session {
 	struct features *features;
 	struct target *target;
 	struct probe_group *probes;
+	struct unwinder *unwinder;	/* dwarf mode only */
+	uint64_t unwind_stops[UNWIND__COUNT];
 	struct tp_catalog *catalog;
 	struct addrspaces *as;
 	struct stackdb *stacks;
@@ -383,7 +393,12 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 		return -ENOMEM;
 	s->opts = *o;
 	if (!s->opts.mmap_pages)
-		s->opts.mmap_pages = DEFAULT_PAGES;
+		s->opts.mmap_pages = s->opts.callgraph == CALLGRAPH_DWARF ? DEFAULT_PAGES_DWARF :
+									   DEFAULT_PAGES_FP;
+	if (!s->opts.stack_size)
+		s->opts.stack_size = SESSION_DEFAULT_STACK_SIZE;
+	if (!s->opts.unwinder)
+		s->opts.unwinder = "libdw";
 	s->use_clockid = true;
 	signals_install(s);
 
@@ -422,6 +437,8 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 		goto fail;
 	if ((err = tp_catalog__new(s->tracing_dir, &s->catalog)) ||
 	    (err = addrspaces__new(&s->as)) || (err = stackdb__new(&s->stacks)) ||
+	    (s->opts.callgraph == CALLGRAPH_DWARF &&
+	     (err = unwinder__new(s->opts.unwinder, s->as, &s->unwinder))) ||
 	    (err = symbolizer__new(&s->sym)) || (err = ordered__new(&s->queue)) ||
 	    (err = probe_group__new(&s->probes)))
 		goto fail;
@@ -524,6 +541,7 @@ void session__free(struct session *s)
 	/* fds closed first: the kernel refuses to remove a probe in use. */
 	probe_group__free(s->probes);
 	target__free(s->target);
+	unwinder__free(s->unwinder);
 	signals_restore();
 	if (s->comms) {
 		while (hashmap__next(s->comms, &pos, &key, &val))
@@ -578,11 +596,26 @@ static int add_evsel(struct session *s, struct tp_event *tev, unsigned int flags
 	attr.type = PERF_TYPE_TRACEPOINT;
 	attr.config = tp_event__id(tev);
 	attr.sample_type = SB_SAMPLE_TYPE | PERF_SAMPLE_RAW;
-	if (flags & SESSION_USER_STACK) {
+	if ((flags & SESSION_USER_STACK) && s->opts.callgraph == CALLGRAPH_DWARF) {
+		attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		attr.sample_regs_user = UNWIND_REGS_MASK;
+		attr.sample_stack_user = s->opts.stack_size;
+	} else if (flags & SESSION_USER_STACK) {
 		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		attr.exclude_callchain_kernel = 1;
+		if (flags & SESSION_FUNC_ENTRY) {
+			/* At a function's first instruction the frame pointer
+			 * is still the caller's: the walk would skip the direct
+			 * caller, whose return address sits at *sp. */
+			attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			attr.sample_regs_user = 1ULL << PERF_REG_X86_SP;
+			attr.sample_stack_user = 8;
+			s->evsels[s->nevsels].entry_fix = true;
+		}
 	}
 	s->evsels[s->nevsels].sample_type = attr.sample_type;
+	s->evsels[s->nevsels].regs_mask = attr.sample_regs_user;
+	s->evsels[s->nevsels].nr_regs = (unsigned int)__builtin_popcountll(attr.sample_regs_user);
 	s->nevsels++;
 	return open_everywhere(s, &attr, tp_event__name(tev), s->nevsels, eb);
 }
@@ -631,6 +664,8 @@ int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsign
 				      spec->kind == PROBE_RETURN, spec->fetchargs, eb);
 	if (err)
 		return err;
+	if (spec->kind == PROBE_ENTRY && spec->sym_offset == 0)
+		flags |= SESSION_FUNC_ENTRY;
 	return session__add_tracepoint(s, probe_group__name(s->probes), spec->name, flags, fn, ctx,
 				       ev, eb);
 }
@@ -645,7 +680,7 @@ static uint64_t record_time(struct session *s, const struct perf_event_header *h
 
 	if (hdr->type == PERF_RECORD_SAMPLE) {
 		if (sample__peek_id(hdr, &id) || !hashmap__get(s->ids, id, &idx) ||
-		    sample__parse(hdr, s->evsels[idx - 1].sample_type, 0, &smp))
+		    sample__parse(hdr, s->evsels[idx - 1].sample_type, s->evsels[idx - 1].nr_regs, &smp))
 			return 0;
 		return smp.time;
 	}
@@ -667,7 +702,7 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 	switch (hdr->type) {
 	case PERF_RECORD_SAMPLE:
 		if (sample__peek_id(hdr, &id) || !hashmap__get(s->ids, id, &idx) ||
-		    sample__parse(hdr, s->evsels[idx - 1].sample_type, 0, &smp)) {
+		    sample__parse(hdr, s->evsels[idx - 1].sample_type, s->evsels[idx - 1].nr_regs, &smp)) {
 			s->bad++;
 			return 0;
 		}
@@ -859,12 +894,61 @@ int session__cmd_status(const struct session *s)
 	return target__status(s->target);
 }
 
+/* Which evsel produced a sample (NULL if none). */
+static const struct evsel *evsel_of(const struct session *s, const struct sample *smp)
+{
+	uint64_t idx;
+
+	return hashmap__get(s->ids, smp->id, &idx) ? &s->evsels[idx - 1] : NULL;
+}
+
 int session__user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
 {
+	const struct evsel *ev = evsel_of(s, smp);
 	uint64_t ips[MAX_USER_FRAMES];
-	uint32_t n = sample__user_ips(smp, ips, MAX_USER_FRAMES);
+	uint32_t n = 0;
+	int err;
 
+	if (s->unwinder && ev && (ev->sample_type & PERF_SAMPLE_STACK_USER)) {
+		struct unwind_input in = {
+			.pid = (pid_t)smp->pid,
+			.regs = smp->regs,
+			.regs_mask = smp->regs_abi ? ev->regs_mask : 0,
+			.stack = smp->stack,
+			.stack_size = smp->stack_size,
+		};
+		enum unwind_stop stop = UNWIND_ERROR;
+
+		err = unwinder__unwind(s->unwinder, &in, ips, MAX_USER_FRAMES, &n, &stop);
+		if (err == -ENOMEM)
+			return err;
+		s->unwind_stops[err ? UNWIND_ERROR : stop]++;
+		if (err)
+			n = 0;
+	} else {
+		n = sample__user_ips(smp, ips, MAX_USER_FRAMES);
+		if (ev && ev->entry_fix && n >= 1 && smp->stack && smp->stack_size >= 8) {
+			uint64_t ret;
+
+			uint32_t keep = n < MAX_USER_FRAMES ? n - 1 : n - 2;
+
+			memcpy(&ret, smp->stack, 8);
+			memmove(ips + 2, ips + 1, keep * sizeof(*ips));
+			ips[1] = ret;
+			n = keep + 2;
+		}
+	}
 	return stackdb__intern(s->stacks, ips, n, stack_id);
+}
+
+uint64_t session__unwind_stops(const struct session *s, int reason)
+{
+	return reason >= 0 && reason < UNWIND__COUNT ? s->unwind_stops[reason] : 0;
+}
+
+bool session__dwarf(const struct session *s)
+{
+	return s->unwinder != NULL;
 }
 
 uint32_t session__exec_count(const struct session *s, pid_t pid)

@@ -32,12 +32,26 @@ struct addrspaces;
 struct stackdb;
 struct symbolizer;
 
+enum callgraph {
+	CALLGRAPH_DWARF,	/* registers + stack copy, unwound with CFI (default) */
+	CALLGRAPH_FP,		/* the kernel's frame-pointer walk */
+};
+
 struct session_opts {
 	pid_t pid;			/* -p PID; 0 = none */
 	const char *cmd;		/* -c "CMD ARGS"; NULL = none */
-	unsigned int mmap_pages;	/* -m: data pages per ring, power of two; 0 = 64 */
+	unsigned int mmap_pages;	/* -m: data pages per ring, power of two; 0 = default */
 	double duration;		/* seconds; 0 = until stopped */
+	enum callgraph callgraph;	/* --call-graph */
+	unsigned int stack_size;	/* dwarf: bytes of stack copied; 0 = default */
+	const char *unwinder;		/* "libdw" (default) or "libunwind" */
 };
+
+/* Default bytes of user stack copied per DWARF sample: see README
+ * ("Stack copy size") for the measurement behind it. */
+#define SESSION_DEFAULT_STACK_SIZE 8192
+/* The kernel's limit for sample_stack_user (u16, 8-byte multiple). */
+#define SESSION_MAX_STACK_SIZE 65528
 
 enum session_stop {
 	SESSION_STOP_NONE,
@@ -48,6 +62,7 @@ enum session_stop {
 
 /* Flags for session__add_*(). */
 #define SESSION_USER_STACK	(1u << 0)	/* record the user stack */
+#define SESSION_FUNC_ENTRY	(1u << 1)	/* the event fires at a function's first instruction */
 
 typedef void (*session_sample_fn)(struct session *s, const struct sample *smp, void *ctx);
 
@@ -85,8 +100,14 @@ enum session_stop session__stop_reason(const struct session *s);
 /* Exit status of a -c command (waitpid status), or -1. */
 int session__cmd_status(const struct session *s);
 
-/* Intern the user stack of a sample taken with SESSION_USER_STACK. */
+/* Intern the user stack of a sample taken with SESSION_USER_STACK: the
+ * kernel's frame-pointer chain, or a DWARF unwind of the copied stack. */
 int session__user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id);
+
+/* How many stack walks ended for each reason (enum unwind_stop), for the
+ * footer; NULL-safe index < UNWIND__COUNT. */
+uint64_t session__unwind_stops(const struct session *s, int reason);
+bool session__dwarf(const struct session *s);
 
 /* How many times pid has exec'd since tracing began: a new image, a new
  * heap and new mappings. */

@@ -1,15 +1,29 @@
 /*
- * symbolize: user addresses through libdw, kernel addresses through
- * /proc/kallsyms.
+ * symbolize: user addresses through libdw, JIT addresses through perf map
+ * files, kernel addresses through /proc/kallsyms.
  *
  * User: mapping -> file offset (addr - start + pgoff) -> ELF vaddr through
  * the PT_LOAD holding that offset -> symbol.  Each binary gets its own Dwfl
  * with the file reported at base 0, so Dwfl addresses are ELF vaddrs (plus
  * the module's bias, non-zero only for prelinked objects) whatever address
  * each process loaded it at: one handle serves every process that maps the
- * file.  libdw rather than a hand-sorted symtab, because it already finds
- * separate debuginfo and .gnu_debugdata, and source lines and inlines come
- * later from the same handle.
+ * file.  libdw rather than a hand-sorted symtab, because it reads
+ * .gnu_debugdata (MiniDebugInfo) and dwz alt files, and source lines and
+ * inlines come from the same handle.
+ *
+ * Two levels of cache.  A "mapfile" is a file as mappings name it (path,
+ * device, inode): the lookup every frame makes, without a system call.  A
+ * "binary" is the opened ELF, keyed by build-id when it has one: the same
+ * library seen through a container's /proc/PID/root and through the host,
+ * or two copies of one file, is parsed once.
+ *
+ * Separate debug info is found by our own search rather than libdwfl's
+ * standard one, for three reasons: the file we opened may be
+ * /proc/PID/map_files/... or /proc/PID/root/..., whose directory says
+ * nothing about where the debug file lives; a container's own
+ * /usr/lib/debug has to be searched; and extra debug directories (tests,
+ * --symfs) come first.  Only the dwz alt file, whose lookup depends on
+ * state libdwfl keeps to itself, is left to libdwfl's standard search.
  *
  * Kernel: kallsyms text symbols, sorted, one per address (the best-named
  * alias), binary-searched.
@@ -25,6 +39,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
@@ -36,27 +53,65 @@ struct load {
 	uint64_t offset, filesz, vaddr;
 };
 
-struct module {
-	struct module *next_same;	/* same key hash */
-	struct module *next_all;
-	uint32_t maj, min;
-	uint64_t ino;
-	char *path;			/* key: the mapping's path */
-	char *name;			/* basename, handed out in results */
-	Dwfl *dwfl;			/* NULL when the binary could not be opened */
+/* One opened ELF file, shared by every mapping of it. */
+struct binary {
+	struct binary *next_all;
+	struct binary *next_same;	/* same build-id hash */
+	struct symbolizer *s;		/* for the debug directories */
+	unsigned char *build_id;	/* NULL when the file has none */
+	size_t build_id_len;
+	/* Where to look for its debug file: the root it was opened in
+	 * ("/proc/PID/root" for a process in another root, else "") and the
+	 * path there.  Its own .gnu_debuglink, to tell the main debug lookup
+	 * from the dwz alt-file lookup that comes through the same callback. */
+	char *root;
+	char *path;
+	char *debuglink;
+	GElf_Word debuglink_crc;
+	dev_t dev;			/* of the opened file: never its own debug file */
+	ino_t ino;
+	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	GElf_Addr bias;
 	struct load *loads;
 	size_t nloads;
 	struct hashmap *best;		/* function start -> symtab index of its best alias */
-	pid_t failed_pid;		/* last pid for which opening failed */
-	unsigned attempts;		/* opens tried, bounded: see get_module() */
 };
 
-/* Interned strings (names of mappings that are not binaries: "[heap]"). */
+/* A mapped file as mappings name it. */
+struct mapfile {
+	struct mapfile *next_same;	/* same key hash */
+	struct mapfile *next_all;
+	uint32_t maj, min;
+	uint64_t ino;
+	char *path;			/* key: the mapping's path */
+	char *name;			/* basename, handed out in results */
+	struct binary *bin;		/* NULL until an open succeeded */
+	pid_t failed_pid;		/* last pid for which opening failed */
+	unsigned attempts;		/* opens tried, bounded: see get_mapfile() */
+};
+
+/* Interned strings (names of mappings that are not binaries: "[heap]";
+ * JIT symbol names; joined source paths). */
 struct name {
 	struct name *next;
 	char str[];
+};
+
+struct jitsym {
+	uint64_t start, size;
+	const char *name;		/* into jitmap.buf */
+	size_t order;			/* line number: later lines win */
+};
+
+/* A process's /tmp/perf-PID.map. */
+struct jitmap {
+	char path[PATH_MAX];		/* "" when the process has none */
+	const char *module;		/* interned basename of path */
+	off_t size;			/* file size when read: reread when it grew */
+	char *buf;
+	struct jitsym *syms;
+	size_t n;
 };
 
 struct ksym {
@@ -66,14 +121,19 @@ struct ksym {
 };
 
 struct symbolizer {
-	/* libdwfl keeps a pointer to its callbacks, and reads the default
-	 * debuginfo path through a char **: both live here, so nothing is a
-	 * global. */
+	/* libdwfl keeps a pointer to its callbacks, and reads the debuginfo
+	 * path of its standard search through a char **: both live here, so
+	 * nothing is a global. */
 	Dwfl_Callbacks dwfl_callbacks;
-	char *debuginfo_path;		/* NULL: libdw's default search */
-	struct hashmap *modules;	/* key hash -> struct module * chain */
-	struct module *all;
+	char *debuginfo_path;		/* for the dwz alt-file lookup only */
+	char **debug_dirs;		/* extra directories, searched before /usr/lib/debug */
+	size_t ndebug_dirs;
+	struct hashmap *mapfiles;	/* key hash -> struct mapfile * chain */
+	struct mapfile *all_mapfiles;
+	struct hashmap *binaries;	/* build-id hash -> struct binary * chain */
+	struct binary *all_binaries;
 	struct hashmap *names;		/* hash -> struct name * chain */
+	struct hashmap *jitmaps;	/* pid -> struct jitmap * */
 	bool kloaded;
 	struct ksym *ksyms;
 	size_t nksyms;
@@ -81,8 +141,12 @@ struct symbolizer {
 };
 
 static const char kernel_module[] = "kernel.kallsyms";
+static const char system_debug_dir[] = "/usr/lib/debug";
 
 enum { MAX_OPEN_ATTEMPTS = 4 };
+
+static int find_debuginfo(Dwfl_Module *dmod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name);
 
 int symbolizer__new(struct symbolizer **out)
 {
@@ -91,15 +155,18 @@ int symbolizer__new(struct symbolizer **out)
 
 	if (!s)
 		goto out;
-	/* Standard callbacks: separate debuginfo by build-id and
-	 * .gnu_debuglink, as every elfutils tool finds it. */
+	/* We read build-ids with libelf before libdwfl (which does this
+	 * itself) is ever called. */
+	elf_version(EV_CURRENT);
 	s->dwfl_callbacks.find_elf = dwfl_build_id_find_elf;
-	s->dwfl_callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->dwfl_callbacks.find_debuginfo = find_debuginfo;
 	s->dwfl_callbacks.section_address = dwfl_offline_section_address;
 	s->dwfl_callbacks.debuginfo_path = &s->debuginfo_path;
-	s->modules = hashmap__new();
+	s->mapfiles = hashmap__new();
+	s->binaries = hashmap__new();
 	s->names = hashmap__new();
-	if (!s->modules || !s->names)
+	s->jitmaps = hashmap__new();
+	if (!s->mapfiles || !s->binaries || !s->names || !s->jitmaps)
 		goto out;
 	*out = s;
 	s = NULL;
@@ -109,15 +176,31 @@ out:
 	return err;
 }
 
-static void module__free(struct module *m)
+static void binary__free(struct binary *b)
 {
-	if (m->dwfl)
-		dwfl_end(m->dwfl);
-	hashmap__free(m->best);
-	free(m->loads);
-	free(m->name);
-	free(m->path);
-	free(m);
+	if (b->dwfl)
+		dwfl_end(b->dwfl);
+	hashmap__free(b->best);
+	free(b->loads);
+	free(b->debuglink);
+	free(b->path);
+	free(b->root);
+	free(b->build_id);
+	free(b);
+}
+
+static void mapfile__free(struct mapfile *mf)
+{
+	free(mf->name);
+	free(mf->path);
+	free(mf);
+}
+
+static void jitmap__free(struct jitmap *j)
+{
+	free(j->syms);
+	free(j->buf);
+	free(j);
 }
 
 void symbolizer__free(struct symbolizer *s)
@@ -127,12 +210,23 @@ void symbolizer__free(struct symbolizer *s)
 
 	if (!s)
 		return;
-	while (s->all) {
-		struct module *next = s->all->next_all;
+	while (s->all_mapfiles) {
+		struct mapfile *next = s->all_mapfiles->next_all;
 
-		module__free(s->all);
-		s->all = next;
+		mapfile__free(s->all_mapfiles);
+		s->all_mapfiles = next;
 	}
+	while (s->all_binaries) {
+		struct binary *next = s->all_binaries->next_all;
+
+		binary__free(s->all_binaries);
+		s->all_binaries = next;
+	}
+	if (s->jitmaps) {
+		while (hashmap__next(s->jitmaps, &pos, &key, &value))
+			jitmap__free((struct jitmap *)(uintptr_t)value);
+	}
+	pos = 0;
 	if (s->names) {
 		while (hashmap__next(s->names, &pos, &key, &value)) {
 			struct name *n = (struct name *)(uintptr_t)value;
@@ -145,11 +239,52 @@ void symbolizer__free(struct symbolizer *s)
 			}
 		}
 	}
+	for (size_t i = 0; i < s->ndebug_dirs; i++)
+		free(s->debug_dirs[i]);
+	free(s->debug_dirs);
+	free(s->debuginfo_path);
+	hashmap__free(s->jitmaps);
 	hashmap__free(s->names);
-	hashmap__free(s->modules);
+	hashmap__free(s->binaries);
+	hashmap__free(s->mapfiles);
 	free(s->ksyms);
 	free(s->kbuf);
 	free(s);
+}
+
+int symbolizer__add_debug_dir(struct symbolizer *s, const char *dir)
+{
+	size_t len = dir ? strlen(dir) : 0;
+	char **dirs = NULL, *copy = NULL, *path = NULL;
+	int err = -EINVAL;
+
+	/* libdwfl's path syntax separates directories with ':'. */
+	if (!len || strchr(dir, ':'))
+		goto out;
+	err = -ENOMEM;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	copy = strndup(dir, len);
+	if (!copy)
+		goto out;
+	dirs = realloc(s->debug_dirs, (s->ndebug_dirs + 1) * sizeof(*dirs));
+	if (!dirs)
+		goto out;
+	s->debug_dirs = dirs;
+	/* The standard search (dwz alt files) sees them too. */
+	if (asprintf(&path, "%s:%s", s->debuginfo_path ? s->debuginfo_path : ":.debug:/usr/lib/debug",
+		     copy) < 0) {
+		path = NULL;
+		goto out;
+	}
+	free(s->debuginfo_path);
+	s->debuginfo_path = path;
+	s->debug_dirs[s->ndebug_dirs++] = copy;
+	copy = NULL;
+	err = 0;
+out:
+	free(copy);
+	return err;
 }
 
 /* Interned copy of @str, valid for the symbolizer's life; NULL on ENOMEM. */
@@ -183,7 +318,7 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static uint64_t module_key(const struct map *m)
+static uint64_t mapfile_key(const struct map *m)
 {
 	uint64_t id[3] = { m->maj, m->min, m->ino };
 
@@ -220,6 +355,22 @@ static int open_if_same(const char *path, const struct map *m)
 	return -1;
 }
 
+/* "/proc/PID/root" when @pid lives in another root than ours (a
+ * container), "" when in ours or gone: where its debug files may be. */
+static const char *other_root(pid_t pid, char *buf, size_t n)
+{
+	struct stat mine, theirs;
+
+	if (pid <= 0)
+		return "";
+	snprintf(buf, n, "/proc/%d/root/", (int)pid);
+	if (stat(buf, &theirs) != 0 || stat("/", &mine) != 0 ||
+	    (theirs.st_dev == mine.st_dev && theirs.st_ino == mine.st_ino))
+		return "";
+	snprintf(buf, n, "/proc/%d/root", (int)pid);
+	return buf;
+}
+
 /* Open the file behind @m as process @pid sees it; -1 when no way works.
  * @opened (PATH_MAX bytes) gets the path that worked. */
 static int open_mapped_file(pid_t pid, const struct map *m, char *opened)
@@ -242,6 +393,175 @@ static int open_mapped_file(pid_t pid, const struct map *m, char *opened)
 	return fd;
 }
 
+/* The GNU build-id of an open ELF; 0 when it has none. */
+static size_t elf_build_id(Elf *elf, const unsigned char **id)
+{
+	const void *p = NULL;
+	ssize_t len = dwelf_elf_gnu_build_id(elf, &p);
+
+	*id = p;
+	return len > 0 ? (size_t)len : 0;
+}
+
+/* CRC-32 (IEEE, reflected), as .gnu_debuglink records it. */
+static int file_crc32(int fd, uint32_t *out)
+{
+	uint32_t table[256], crc = 0xffffffffu;
+	unsigned char buf[65536];
+	off_t pos = 0;
+	ssize_t got;
+
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		table[i] = c;
+	}
+	while ((got = pread(fd, buf, sizeof(buf), pos)) > 0) {
+		for (ssize_t i = 0; i < got; i++)
+			crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+		pos += got;
+	}
+	if (got < 0)
+		return -errno;
+	*out = crc ^ 0xffffffffu;
+	return 0;
+}
+
+/* Open @path as @b's debug file: a regular ELF file other than @b itself
+ * whose build-id is @b's (when both have one), and, when @check_crc, whose
+ * CRC is @crc.  A file named only by .gnu_debuglink without a build-id on
+ * either side has the CRC as its only proof.  -1 when it is not. */
+static int open_debug_candidate(const struct binary *b, const char *path, bool check_crc, uint32_t crc)
+{
+	const unsigned char *id = NULL;
+	struct stat st;
+	size_t id_len;
+	Elf *elf = NULL;
+	uint32_t got;
+	bool ok = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_dev == b->dev && st.st_ino == b->ino))
+		goto out;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	id_len = elf_build_id(elf, &id);
+	if (b->build_id && id_len && (id_len != b->build_id_len || memcmp(id, b->build_id, id_len) != 0))
+		goto out;
+	if (check_crc && (file_crc32(fd, &got) != 0 || got != crc))
+		goto out;
+	/* By build-id: only an equal build-id proves it. */
+	if (!check_crc && (!b->build_id || !id_len))
+		goto out;
+	ok = true;
+out:
+	if (elf)
+		elf_end(elf);
+	if (!ok && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Try @path; on success hand libdwfl its name too. */
+static int try_debug(const struct binary *b, const char *path, bool check_crc, uint32_t crc, char **debug_name)
+{
+	int fd = open_debug_candidate(b, path, check_crc, crc);
+
+	if (fd >= 0) {
+		*debug_name = strdup(path);
+		if (!*debug_name) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	return fd;
+}
+
+/* The debug directories in search order: the extra ones, the process
+ * root's /usr/lib/debug when it has its own root, ours. */
+static size_t debug_dir(const struct binary *b, size_t i, char *buf, size_t n, const char **dir)
+{
+	size_t nextra = b->s->ndebug_dirs, total = nextra + 1 + (b->root[0] != '\0');
+
+	if (i >= total)
+		return 0;
+	if (i < nextra)
+		*dir = b->s->debug_dirs[i];
+	else if (i == nextra && b->root[0]) {
+		snprintf(buf, n, "%s%s", b->root, system_debug_dir);
+		*dir = buf;
+	} else
+		*dir = system_debug_dir;
+	return total;
+}
+
+/* The separate debug file of @b: by build-id under each debug directory's
+ * .build-id/, then by .gnu_debuglink in the binary's directory, its
+ * .debug/ subdirectory and each debug directory plus the binary's
+ * directory, as gdb searches.  -1 when none. */
+static int find_separate_debug(const struct binary *b, const char *debuglink, GElf_Word crc,
+			       char **debug_name)
+{
+	char path[PATH_MAX], rootdir[PATH_MAX], hex[2 * 64 + 1], *dir = NULL;
+	const char *ddir, *roots[2] = { b->root, "" };
+	int fd = -1;
+
+	if (b->build_id && b->build_id_len >= 2 && b->build_id_len <= 64) {
+		for (size_t i = 0; i < b->build_id_len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", b->build_id[i]);
+		for (size_t i = 0; fd < 0 && debug_dir(b, i, rootdir, sizeof(rootdir), &ddir); i++) {
+			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", ddir, hex, hex + 2);
+			fd = try_debug(b, path, false, 0, debug_name);
+		}
+	}
+	if (fd >= 0 || !debuglink || !*debuglink)
+		goto out;
+	dir = strdup(b->path);
+	if (!dir)
+		goto out;
+	*strrchr(dir, '/') = '\0';	/* b->path is absolute: "" for "/" */
+	for (size_t r = 0; fd < 0 && r < 2; r++) {
+		if (r == 1 && !b->root[0])
+			break;
+		snprintf(path, sizeof(path), "%s%s/%s", roots[r], dir, debuglink);
+		fd = try_debug(b, path, true, crc, debug_name);
+		if (fd < 0) {
+			snprintf(path, sizeof(path), "%s%s/.debug/%s", roots[r], dir, debuglink);
+			fd = try_debug(b, path, true, crc, debug_name);
+		}
+	}
+	for (size_t i = 0; fd < 0 && debug_dir(b, i, rootdir, sizeof(rootdir), &ddir); i++) {
+		snprintf(path, sizeof(path), "%s%s/%s", ddir, dir, debuglink);
+		fd = try_debug(b, path, true, crc, debug_name);
+	}
+out:
+	free(dir);
+	return fd;
+}
+
+/* libdwfl's find_debuginfo callback.  It comes twice per module at most:
+ * for the debug file (with the binary's own .gnu_debuglink, if any), and
+ * for the dwz alt file named by the DWARF's .gnu_debugaltlink. */
+static int find_debuginfo(Dwfl_Module *dmod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name)
+{
+	const struct binary *b = *userdata;
+
+	if (!b)
+		return -1;
+	if (debuglink && (!b->debuglink || strcmp(debuglink, b->debuglink) != 0 || crc != b->debuglink_crc))
+		return dwfl_standard_find_debuginfo(dmod, userdata, modname, base, file_name, debuglink, crc,
+						    debug_name);
+	return find_separate_debug(b, debuglink, crc, debug_name);
+}
+
 static bool is_function(const GElf_Sym *sym)
 {
 	int type = GELF_ST_TYPE(sym->st_info);
@@ -257,12 +577,12 @@ static bool is_global(const GElf_Sym *sym)
 /* libdw answers with whichever alias its table holds first (__libc_malloc
  * for malloc); note the best-named function symbol of every start address
  * once, so lookups can print the name people know. */
-static int module__index_aliases(struct module *mod)
+static int binary__index_aliases(struct binary *b)
 {
-	int n = dwfl_module_getsymtab(mod->mod);
+	int n = dwfl_module_getsymtab(b->mod);
 
-	mod->best = hashmap__new();
-	if (!mod->best)
+	b->best = hashmap__new();
+	if (!b->best)
 		return -ENOMEM;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym, osym;
@@ -270,125 +590,440 @@ static int module__index_aliases(struct module *mod)
 		const char *name, *oname;
 		uint64_t idx;
 
-		name = dwfl_module_getsym_info(mod->mod, i, &sym, &addr, NULL, NULL, NULL);
+		name = dwfl_module_getsym_info(b->mod, i, &sym, &addr, NULL, NULL, NULL);
 		if (!name || !*name || !is_function(&sym))
 			continue;
-		if (hashmap__get(mod->best, addr, &idx)) {
-			oname = dwfl_module_getsym_info(mod->mod, (int)idx, &osym, &oaddr, NULL, NULL, NULL);
+		if (hashmap__get(b->best, addr, &idx)) {
+			oname = dwfl_module_getsym_info(b->mod, (int)idx, &osym, &oaddr, NULL, NULL, NULL);
 			if (oname && !better_alias(is_global(&sym), name, is_global(&osym), oname))
 				continue;
 		}
-		if (hashmap__set(mod->best, addr, (uint64_t)i))
+		if (hashmap__set(b->best, addr, (uint64_t)i))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-/* Report the binary to a fresh Dwfl and note its PT_LOADs.  Failure is not
- * an error: the module stays without symbols. */
-static void module__load(struct module *mod, const Dwfl_Callbacks *cb, pid_t pid, const struct map *m)
+/* The binary already open with this build-id, if any. */
+static struct binary *find_binary(struct symbolizer *s, const unsigned char *id, size_t len)
 {
-	char opened[PATH_MAX];
+	uint64_t v;
+
+	if (!hashmap__get(s->binaries, hash_bytes(id, len), &v))
+		return NULL;
+	for (struct binary *b = (struct binary *)(uintptr_t)v; b; b = b->next_same)
+		if (b->build_id_len == len && memcmp(b->build_id, id, len) == 0)
+			return b;
+	return NULL;
+}
+
+/* Report the binary open as @fd (@opened) to a fresh Dwfl, note its
+ * PT_LOADs and aliases.  @fd is consumed.  NULL when it is not usable (or
+ * on ENOMEM: the frame is then as unknown as a stripped one). */
+static struct binary *binary__open(struct symbolizer *s, int fd, const char *opened, const char *root,
+				   const struct map *m, const unsigned char *id, size_t id_len,
+				   const char *debuglink, GElf_Word crc)
+{
+	struct binary *b = calloc(1, sizeof(*b));
+	struct stat st;
 	GElf_Ehdr ehdr;
 	size_t nph;
+	void **userdata;
 	Elf *elf;
-	int fd;
 
-	mod->failed_pid = pid;
-	mod->attempts++;
-	fd = open_mapped_file(pid, m, opened);
-	if (fd < 0)
-		return;
-	mod->dwfl = dwfl_begin(cb);
-	if (!mod->dwfl)
+	if (!b || fstat(fd, &st) != 0)
 		goto fail;
-	dwfl_report_begin(mod->dwfl);
+	b->s = s;
+	b->dev = st.st_dev;
+	b->ino = st.st_ino;
+	b->root = strdup(root);
+	b->path = strdup(m->path);
+	if (!b->root || !b->path)
+		goto fail;
+	if (id_len) {
+		b->build_id = malloc(id_len);
+		if (!b->build_id)
+			goto fail;
+		memcpy(b->build_id, id, id_len);
+		b->build_id_len = id_len;
+	}
+	if (debuglink) {
+		b->debuglink = strdup(debuglink);
+		if (!b->debuglink)
+			goto fail;
+		b->debuglink_crc = crc;
+	}
+	b->dwfl = dwfl_begin(&s->dwfl_callbacks);
+	if (!b->dwfl)
+		goto fail;
+	dwfl_report_begin(b->dwfl);
 	/* base 0: Dwfl addresses are the file's own vaddrs. */
-	mod->mod = dwfl_report_elf(mod->dwfl, mod->name, opened, fd, 0, false);
-	if (!mod->mod)
+	b->mod = dwfl_report_elf(b->dwfl, basename_of(m->path), opened, fd, 0, false);
+	if (!b->mod)
 		goto fail;
 	fd = -1;	/* consumed */
-	if (dwfl_report_end(mod->dwfl, NULL, NULL) != 0)
+	if (dwfl_report_end(b->dwfl, NULL, NULL) != 0)
 		goto fail;
-	elf = dwfl_module_getelf(mod->mod, &mod->bias);
+	/* Before anything asks for symbols: the debug search needs it. */
+	dwfl_module_info(b->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = b;
+	elf = dwfl_module_getelf(b->mod, &b->bias);
 	if (!elf || !gelf_getehdr(elf, &ehdr) || elf_getphdrnum(elf, &nph) != 0)
 		goto fail;
-	mod->loads = calloc(nph ? nph : 1, sizeof(*mod->loads));
-	if (!mod->loads)
+	b->loads = calloc(nph ? nph : 1, sizeof(*b->loads));
+	if (!b->loads)
 		goto fail;
 	for (size_t i = 0; i < nph; i++) {
 		GElf_Phdr ph;
 
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
-		mod->loads[mod->nloads++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+		b->loads[b->nloads++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
 	}
-	if (module__index_aliases(mod))
+	if (binary__index_aliases(b))
 		goto fail;
-	mod->failed_pid = 0;
-	return;
+	if (id_len) {
+		uint64_t h = hash_bytes(id, id_len), v;
+
+		if (hashmap__get(s->binaries, h, &v))
+			b->next_same = (struct binary *)(uintptr_t)v;
+		if (hashmap__set(s->binaries, h, (uint64_t)(uintptr_t)b))
+			goto fail;
+	}
+	b->next_all = s->all_binaries;
+	s->all_binaries = b;
+	return b;
 fail:
 	if (fd >= 0)
 		close(fd);
-	if (mod->dwfl)
-		dwfl_end(mod->dwfl);
-	mod->dwfl = NULL;
-	mod->mod = NULL;
-	free(mod->loads);
-	mod->loads = NULL;
-	mod->nloads = 0;
-	hashmap__free(mod->best);
-	mod->best = NULL;
+	if (b)
+		binary__free(b);
+	return NULL;
 }
 
-/* The cached module for @m, loading it on first use; NULL on ENOMEM.  A
- * file one process could not give us (it exited, its root is elsewhere)
- * may open through another that maps it, so a failed module is retried for
- * a different pid, a bounded number of times so that a file nobody can open
- * does not cost an open per frame. */
-static struct module *get_module(struct symbolizer *s, pid_t pid, const struct map *m)
+/* Open the file of @mf as @pid sees it and find or make its binary. */
+static void mapfile__load(struct symbolizer *s, struct mapfile *mf, pid_t pid, const struct map *m)
 {
-	uint64_t key = module_key(m), v;
-	struct module *head = NULL, *mod;
+	char opened[PATH_MAX], rootbuf[64];
+	const unsigned char *id = NULL;
+	const char *root, *link = NULL;
+	GElf_Word crc = 0;
+	size_t id_len = 0;
+	Elf *elf = NULL;
+	int fd;
 
-	if (hashmap__get(s->modules, key, &v))
-		head = (struct module *)(uintptr_t)v;
-	for (mod = head; mod; mod = mod->next_same) {
-		if (mod->ino == m->ino && mod->maj == m->maj && mod->min == m->min &&
-		    strcmp(mod->path, m->path) == 0) {
-			if (!mod->dwfl && mod->failed_pid != pid && mod->attempts < MAX_OPEN_ATTEMPTS)
-				module__load(mod, &s->dwfl_callbacks, pid, m);
-			return mod;
+	mf->failed_pid = pid;
+	mf->attempts++;
+	fd = open_mapped_file(pid, m, opened);
+	if (fd < 0)
+		return;
+	root = strncmp(opened, "/proc/", 6) == 0 ? other_root(pid, rootbuf, sizeof(rootbuf)) : "";
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	id_len = elf_build_id(elf, &id);
+	if (id_len && (mf->bin = find_binary(s, id, id_len)))
+		goto out;
+	link = dwelf_elf_gnu_debuglink(elf, &crc);
+	mf->bin = binary__open(s, fd, opened, root, m, id, id_len, link, crc);
+	fd = -1;
+out:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	if (mf->bin)
+		mf->failed_pid = 0;
+}
+
+/* The cached mapfile for @m, opening it on first use; NULL on ENOMEM.  A
+ * file one process could not give us (it exited, its root is elsewhere)
+ * may open through another that maps it, so a failed one is retried for a
+ * different pid, a bounded number of times so that a file nobody can open
+ * does not cost an open per frame. */
+static struct mapfile *get_mapfile(struct symbolizer *s, pid_t pid, const struct map *m)
+{
+	uint64_t key = mapfile_key(m), v;
+	struct mapfile *head = NULL, *mf;
+
+	if (hashmap__get(s->mapfiles, key, &v))
+		head = (struct mapfile *)(uintptr_t)v;
+	for (mf = head; mf; mf = mf->next_same) {
+		if (mf->ino == m->ino && mf->maj == m->maj && mf->min == m->min &&
+		    strcmp(mf->path, m->path) == 0) {
+			if (!mf->bin && mf->failed_pid != pid && mf->attempts < MAX_OPEN_ATTEMPTS)
+				mapfile__load(s, mf, pid, m);
+			return mf;
 		}
 	}
-	mod = calloc(1, sizeof(*mod));
-	if (!mod)
+	mf = calloc(1, sizeof(*mf));
+	if (!mf)
 		return NULL;
-	mod->maj = m->maj;
-	mod->min = m->min;
-	mod->ino = m->ino;
-	mod->path = strdup(m->path);
-	mod->name = strdup(basename_of(m->path));
-	if (!mod->path || !mod->name || hashmap__set(s->modules, key, (uint64_t)(uintptr_t)mod)) {
-		module__free(mod);
+	mf->maj = m->maj;
+	mf->min = m->min;
+	mf->ino = m->ino;
+	mf->path = strdup(m->path);
+	mf->name = strdup(basename_of(m->path));
+	if (!mf->path || !mf->name || hashmap__set(s->mapfiles, key, (uint64_t)(uintptr_t)mf)) {
+		mapfile__free(mf);
 		return NULL;
 	}
-	mod->next_same = head;
-	mod->next_all = s->all;
-	s->all = mod;
-	module__load(mod, &s->dwfl_callbacks, pid, m);
-	return mod;
+	mf->next_same = head;
+	mf->next_all = s->all_mapfiles;
+	s->all_mapfiles = mf;
+	mapfile__load(s, mf, pid, m);
+	return mf;
+}
+
+/* Mappings whose code can only be named by a JIT's map file: anonymous
+ * ones, and those named by prctl(PR_SET_VMA_ANON_NAME) or perf's //anon. */
+static bool is_anon(const struct map *m)
+{
+	return !m->path || strncmp(m->path, "[anon", 5) == 0 || strncmp(m->path, "//anon", 6) == 0;
+}
+
+static int cmp_jitsym(const void *a, const void *b)
+{
+	const struct jitsym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Parse a perf map file ("START SIZE name", hex, one a line) into @j,
+ * replacing what it held.  Malformed lines are skipped. */
+static int jitmap__parse(struct jitmap *j, char *buf)
+{
+	struct jitsym *syms = NULL, *ns;
+	size_t n = 0, cap = 0, out = 0;
+	char *line, *save = NULL;
+
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end, *name;
+		uint64_t start = strtoull(line, &end, 16), size;
+		size_t len;
+
+		if (end == line || (*end != ' ' && *end != '\t'))
+			continue;
+		name = end;
+		size = strtoull(name, &end, 16);
+		if (end == name || (*end != ' ' && *end != '\t') || !size)
+			continue;
+		name = end + strspn(end, " \t");
+		len = strlen(name);
+		while (len && (name[len - 1] == '\r' || name[len - 1] == ' '))
+			name[--len] = '\0';
+		if (!len)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			ns = realloc(syms, cap * sizeof(*syms));
+			if (!ns) {
+				free(syms);
+				return -ENOMEM;
+			}
+			syms = ns;
+		}
+		syms[n] = (struct jitsym){ start, size, name, n };
+		n++;
+	}
+	if (n)
+		qsort(syms, n, sizeof(*syms), cmp_jitsym);
+	/* Code moved or recompiled at one address: the later line wins. */
+	for (size_t i = 0; i < n; i++) {
+		if (out && syms[out - 1].start == syms[i].start)
+			out--;
+		syms[out++] = syms[i];
+	}
+	free(j->syms);
+	free(j->buf);
+	j->syms = syms;
+	j->n = out;
+	j->buf = buf;
+	return 0;
+}
+
+/* (Re)read @j's file. */
+static int jitmap__read(struct jitmap *j)
+{
+	struct stat st;
+	char *buf = NULL;
+	int err;
+
+	if (stat(j->path, &st) != 0)
+		return 0;
+	err = read_file(j->path, 1u << 30, &buf, NULL);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	j->size = st.st_size;
+	err = jitmap__parse(j, buf);
+	if (err)
+		free(buf);
+	return err;
+}
+
+/* Where @pid's perf map file is: /tmp/perf-PID.map, or in its container
+ * under its own pid there.  "" when neither exists. */
+static void jitmap_path(pid_t pid, char *path, size_t n)
+{
+	char status[64], *buf = NULL, *ns;
+	long nspid = 0;
+
+	snprintf(path, n, "/tmp/perf-%d.map", (int)pid);
+	if (access(path, R_OK) == 0)
+		return;
+	path[0] = '\0';
+	snprintf(status, sizeof(status), "/proc/%d/status", (int)pid);
+	if (read_file(status, 1 << 16, &buf, NULL) != 0)
+		return;
+	ns = strstr(buf, "\nNSpid:");
+	if (ns) {
+		char *end = ns + 7 + strcspn(ns + 7, "\n");
+
+		while (end > ns && (end[-1] < '0' || end[-1] > '9'))
+			end--;
+		while (end > ns && end[-1] >= '0' && end[-1] <= '9')
+			end--;
+		nspid = strtol(end, NULL, 10);
+	}
+	free(buf);
+	if (nspid > 0) {
+		snprintf(path, n, "/proc/%d/root/tmp/perf-%ld.map", (int)pid, nspid);
+		if (access(path, R_OK) != 0)
+			path[0] = '\0';
+	}
+}
+
+/* Name @addr from @pid's perf map file, read on first use and reread
+ * when it grew since.  Return 0 (res untouched when not found) or
+ * -ENOMEM. */
+static int jit_lookup(struct symbolizer *s, pid_t pid, uint64_t addr, struct sym_result *res)
+{
+	struct jitmap *j = NULL;
+	uint64_t v;
+	int err = 0;
+
+	if (pid <= 0)
+		return 0;
+	if (hashmap__get(s->jitmaps, (uint64_t)pid, &v)) {
+		j = (struct jitmap *)(uintptr_t)v;
+	} else {
+		/* Known from now on, with or without a file: looked for once. */
+		j = calloc(1, sizeof(*j));
+		if (!j)
+			return -ENOMEM;
+		if (hashmap__set(s->jitmaps, (uint64_t)pid, (uint64_t)(uintptr_t)j)) {
+			free(j);
+			return -ENOMEM;
+		}
+		jitmap_path(pid, j->path, sizeof(j->path));
+		if (j->path[0]) {
+			j->module = intern(s, basename_of(j->path));
+			if (!j->module)
+				j->path[0] = '\0';
+			err = j->module ? jitmap__read(j) : -ENOMEM;
+			if (err)
+				return err;
+		}
+	}
+	for (int pass = 0; j->path[0] && pass < 2; pass++) {
+		size_t lo = 0, hi = j->n;
+		struct stat st;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (j->syms[mid].start <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && addr - j->syms[lo - 1].start < j->syms[lo - 1].size) {
+			res->func = intern(s, j->syms[lo - 1].name);
+			if (!res->func)
+				return -ENOMEM;
+			res->offset = addr - j->syms[lo - 1].start;
+			res->module = j->module;
+			return 0;
+		}
+		/* A JIT appends as it compiles: a miss may be news. */
+		if (pass || stat(j->path, &st) != 0 || st.st_size == j->size)
+			break;
+		if ((err = jitmap__read(j)))
+			return err;
+	}
+	return 0;
+}
+
+/* The binary holding @addr of @pid, and the address in its Dwfl; NULL
+ * (with *mfp still set when a file mapping covers @addr) when none. */
+static struct binary *resolve(struct symbolizer *s, const struct map *m, pid_t pid, uint64_t addr,
+			      struct mapfile **mfp, GElf_Addr *daddr, int *err)
+{
+	struct mapfile *mf;
+	uint64_t off;
+
+	*mfp = NULL;
+	*err = 0;
+	mf = get_mapfile(s, pid, m);
+	if (!mf) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*mfp = mf;
+	if (!mf->bin)
+		return NULL;
+	off = addr - m->start + m->pgoff;
+	for (size_t i = 0; i < mf->bin->nloads; i++) {
+		const struct load *l = &mf->bin->loads[i];
+
+		if (off < l->offset || off - l->offset >= l->filesz)
+			continue;
+		*daddr = off - l->offset + l->vaddr + mf->bin->bias;
+		return mf->bin;
+	}
+	return NULL;
+}
+
+/* The best-named symbol at @daddr of @b; NULL when none covers it. */
+static const char *binary__symbol(struct binary *b, GElf_Addr daddr, GElf_Off *offset)
+{
+	GElf_Off symoff = 0;
+	GElf_Sym sym;
+	GElf_Addr start;
+	uint64_t idx;
+	const char *name = dwfl_module_addrinfo(b->mod, daddr, &symoff, &sym, NULL, NULL, NULL);
+
+	if (!name || !*name)
+		return NULL;
+	if (hashmap__get(b->best, daddr - symoff, &idx)) {
+		const char *alias = dwfl_module_getsym_info(b->mod, (int)idx, &sym, &start, NULL, NULL, NULL);
+
+		if (alias)
+			name = alias;
+	}
+	*offset = symoff;
+	return name;
 }
 
 int symbolizer__user(struct symbolizer *s, const struct addrspaces *as, pid_t pid, uint64_t addr,
 		     struct sym_result *res)
 {
 	const struct map *m = addrspaces__find(as, pid, addr);
-	struct module *mod;
-	uint64_t off;
+	struct mapfile *mf;
+	struct binary *b;
+	GElf_Addr daddr = 0;
+	GElf_Off off = 0;
+	int err;
 
 	*res = (struct sym_result){ .addr = addr };
-	if (!m || !m->path)
+	if (!m || is_anon(m)) {
+		err = jit_lookup(s, pid, addr, res);
+		if (err || res->func || !m)
+			return err;
+	}
+	if (!m->path)
 		return 0;
 	/* [heap], [stack], [vdso] and other special mappings: a name, no file.
 	 * (A file with inode 0 is still a file: MMAP2 records that carry a
@@ -397,40 +1032,130 @@ int symbolizer__user(struct symbolizer *s, const struct addrspaces *as, pid_t pi
 		res->module = intern(s, m->path);
 		return res->module ? 0 : -ENOMEM;
 	}
-	mod = get_module(s, pid, m);
-	if (!mod)
-		return -ENOMEM;
-	res->module = mod->name;
-	if (!mod->mod)
-		return 0;
-	off = addr - m->start + m->pgoff;
-	for (size_t i = 0; i < mod->nloads; i++) {
-		const struct load *l = &mod->loads[i];
-		GElf_Off symoff = 0;
-		GElf_Sym sym;
-		const char *name;
-
-		if (off < l->offset || off - l->offset >= l->filesz)
-			continue;
-		GElf_Addr daddr = off - l->offset + l->vaddr + mod->bias;
-		uint64_t idx;
-
-		name = dwfl_module_addrinfo(mod->mod, daddr, &symoff, &sym, NULL, NULL, NULL);
-		if (name && *name) {
-			if (hashmap__get(mod->best, daddr - symoff, &idx)) {
-				GElf_Addr start;
-				const char *alias = dwfl_module_getsym_info(mod->mod, (int)idx, &sym, &start,
-									    NULL, NULL, NULL);
-
-				if (alias)
-					name = alias;
-			}
-			res->func = name;
-			res->offset = symoff;
-		}
-		break;
-	}
+	b = resolve(s, m, pid, addr, &mf, &daddr, &err);
+	if (err)
+		return err;
+	res->module = mf->name;
+	if (b && (res->func = binary__symbol(b, daddr, &off)))
+		res->offset = off;
 	return 0;
+}
+
+/* The name a reader knows a function DIE by, through abstract origins and
+ * specifications: its source name (glibc's linkage names are internal
+ * aliases such as __GI___libc_malloc), else its linkage name. */
+static const char *die_function_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name = dwarf_diename(die);
+
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	return name;
+}
+
+/* @file as a full path: joined to the CU's compilation directory when
+ * DWARF left it relative.  NULL on ENOMEM. */
+static const char *full_source_path(struct symbolizer *s, Dwarf_Die *cudie, const char *file, int *err)
+{
+	Dwarf_Attribute attr;
+	const char *comp_dir, *full;
+	char *joined;
+
+	if (!file || file[0] == '/')
+		return file;
+	comp_dir = cudie ? dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &attr)) : NULL;
+	/* A relative compilation directory (Debian's -fdebug-prefix-map
+	 * makes it "./malloc") adds nothing. */
+	if (!comp_dir || comp_dir[0] != '/')
+		return file;
+	if (asprintf(&joined, "%s/%s", comp_dir, file) < 0) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	full = intern(s, joined);
+	free(joined);
+	if (!full)
+		*err = -ENOMEM;
+	return full;
+}
+
+static bool is_function_scope(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_entry_point;
+}
+
+int symbolizer__srcline(struct symbolizer *s, const struct addrspaces *as, pid_t pid, uint64_t addr,
+			struct sym_inline *frames, size_t max, size_t *n)
+{
+	const struct map *m = addrspaces__find(as, pid, addr);
+	Dwarf_Die *scopes = NULL, *cudie, innermost;
+	Dwarf_Files *files = NULL;
+	Dwfl_Line *dline;
+	struct mapfile *mf;
+	struct binary *b;
+	GElf_Addr daddr = 0;
+	Dwarf_Addr bias = 0;
+	const char *file = NULL;
+	int line = 0, nscopes = 0, err = 0;
+
+	*n = 0;
+	if (!m || !m->path || m->path[0] != '/' || !max)
+		return 0;
+	b = resolve(s, m, pid, addr, &mf, &daddr, &err);
+	if (!b)
+		return err;
+	cudie = dwfl_module_addrdie(b->mod, daddr, &bias);
+	dline = dwfl_module_getsrc(b->mod, daddr);
+	if (dline)
+		file = dwfl_lineinfo(dline, NULL, &line, NULL, NULL, NULL);
+	file = full_source_path(s, cudie, file, &err);
+	if (err)
+		goto out;
+	/* The innermost scope at the address, then every scope around it as
+	 * nested in the code (dwarf_getscopes alone would continue with the
+	 * abstract definition's scopes past an inlined subroutine). */
+	if (cudie && dwarf_getscopes(cudie, daddr - bias, &scopes) > 0) {
+		innermost = scopes[0];
+		free(scopes);
+		scopes = NULL;
+		nscopes = dwarf_getscopes_die(&innermost, &scopes);
+		dwarf_getsrcfiles(cudie, &files, NULL);
+	}
+	for (int i = 0; i < nscopes && *n < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		Dwarf_Attribute attr;
+		Dwarf_Word val;
+
+		if (!is_function_scope(tag))
+			continue;
+		frames[(*n)++] = (struct sym_inline){ die_function_name(&scopes[i]), file, line > 0 ? line : 0 };
+		if (tag != DW_TAG_inlined_subroutine)
+			break;
+		/* The caller's position is where this one was inlined. */
+		file = NULL;
+		line = 0;
+		if (files && dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &val) == 0)
+			file = full_source_path(s, cudie, dwarf_filesrc(files, val, NULL, NULL), &err);
+		if (err)
+			goto out;
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &val) == 0)
+			line = (int)val;
+	}
+	/* No DWARF scopes (assembly, a CU without them) but a line: one frame
+	 * named by the symbol table. */
+	if (!*n && (file || line > 0)) {
+		GElf_Off off;
+
+		frames[(*n)++] = (struct sym_inline){ binary__symbol(b, daddr, &off), file, line > 0 ? line : 0 };
+	}
+out:
+	free(scopes);
+	if (err)
+		*n = 0;
+	return err;
 }
 
 struct kline {
@@ -555,12 +1280,17 @@ void sym_result__format(const struct sym_result *r, char *buf, size_t n)
 	bool bracketed = r->module && r->module[0] == '[';
 	const char *lb = bracketed ? "" : "[", *rb = bracketed ? "" : "]";
 
+	/* Symbol versions ("__libc_start_main@@GLIBC_2.34") are not part of
+	 * the name users know, nor of what BCC and perf print. */
+	int flen = r->func ? (int)strcspn(r->func, "@") : 0;
+
 	if (!n)
 		return;
 	if (r->func && r->module)
-		snprintf(buf, n, "%s+0x%" PRIx64 " %s%s%s", r->func, r->offset, lb, r->module, rb);
+		snprintf(buf, n, "%.*s+0x%" PRIx64 " %s%s%s", flen, r->func, r->offset, lb, r->module,
+			 rb);
 	else if (r->func)
-		snprintf(buf, n, "%s+0x%" PRIx64, r->func, r->offset);
+		snprintf(buf, n, "%.*s+0x%" PRIx64, flen, r->func, r->offset);
 	else if (r->module)
 		snprintf(buf, n, "[unknown] %s%s%s", lb, r->module, rb);
 	else

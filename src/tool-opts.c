@@ -31,9 +31,12 @@ int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "timestamp", no_argument, NULL, 'T' },
-		{ "call-graph", no_argument, NULL, 'g' },
+		{ "stacks", no_argument, NULL, 'g' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "folded", no_argument, NULL, 'f' },
+		{ "call-graph", required_argument, NULL, 'G' },
+		{ "unwinder", required_argument, NULL, 'U' },
+		{ "srcline", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -84,6 +87,37 @@ int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts
 			break;
 		case 'j':
 			o->json = true;
+			break;
+		case 'G': {
+			char *comma = strchr(optarg, ',');
+			size_t len = comma ? (size_t)(comma - optarg) : strlen(optarg);
+
+			if (len == 2 && !strncmp(optarg, "fp", 2) && !comma) {
+				o->sess.callgraph = CALLGRAPH_FP;
+			} else if (len == 5 && !strncmp(optarg, "dwarf", 5)) {
+				o->sess.callgraph = CALLGRAPH_DWARF;
+				if (comma) {
+					unsigned long size;
+
+					errno = 0;
+					size = strtoul(comma + 1, &end, 0);
+					if (errno || *end || size < 8 || size > SESSION_MAX_STACK_SIZE)
+						return bad(tool, usage, "--call-graph dwarf,SIZE wants 8 to 65528 bytes, not",
+							   comma + 1);
+					o->sess.stack_size = (unsigned int)(size + 7) & ~7u;
+				}
+			} else {
+				return bad(tool, usage, "--call-graph is fp or dwarf[,SIZE], not", optarg);
+			}
+			break;
+		}
+		case 'S':
+			o->srcline = true;
+			break;
+		case 'U':
+			if (strcmp(optarg, "libdw") && strcmp(optarg, "libunwind"))
+				return bad(tool, usage, "--unwinder is libdw or libunwind, not", optarg);
+			o->sess.unwinder = optarg;
 			break;
 		case 'f':
 			if (!(accepts & TOOL_OPT_FOLDED))

@@ -18,7 +18,25 @@ struct tool_opts {
 	bool stacks;		/* -g */
 	bool json;		/* --json */
 	bool folded;		/* --folded */
+	bool srcline;		/* --srcline */
 };
+
+/* Help lines of the options every tracing tool takes. */
+#define TOOL_OPTS_HELP \
+	"  -p PID       trace this process (all its threads, and threads it creates)\n" \
+	"  -c CMD       run CMD and trace it from its first instruction\n" \
+	"  -a           trace every process (the default without -p and -c)\n" \
+	"  --json       one JSON object per line\n" \
+	"  -m PAGES     ring buffer pages per CPU (power of two; default 256 with\n" \
+	"               dwarf stacks, 64 with fp)\n" \
+	"  duration     stop after this many seconds\n"
+#define TOOL_OPTS_STACK_HELP \
+	"  --call-graph dwarf[,SIZE] | fp\n" \
+	"               user stacks unwound with DWARF CFI from SIZE bytes of copied\n" \
+	"               stack (default dwarf,8192), or the kernel's frame-pointer walk\n" \
+	"  --unwinder libdw | libunwind\n" \
+	"               the DWARF unwinder (default libdw)\n" \
+	"  --srcline    add file:line to each frame, and the functions inlined there\n"
 
 /* Which shared options a tool takes, beyond -p/-c/-a/-m/--json/duration. */
 #define TOOL_OPT_T	(1u << 0)

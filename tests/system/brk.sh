@@ -102,7 +102,7 @@ awk '/^  grow_heap_by_brk\+0x[0-9a-f]+ \[brk-target\]$/ { g = NR }
 expect_line "^    brk-target \[$pid\]$" "$T/out"
 expect_line "^    5 calls, requested break $(hex_add "$(truth initial_break "$T/out")" 8192) \.\. $final$" "$T/out"
 expect_line "^$pid +brk-target +[0-9]+ 0x[0-9a-f]+ +$final " "$T/out"
-expect_line "^[0-9]+ samples, lost 0 events, 0 unknown frames of [0-9]+$" "$T/out"
+expect_line "^[0-9]+ samples, lost 0 events, 0 unknown frames of [0-9]+; stacks: [0-9]+ complete(, [0-9]+ no-cfi)?$" "$T/out"
 
 # 3. -p, with threads created after faultline attached.
 spawn bt "$BT" --delay-ms 1500 --threads 3 --count 4
@@ -131,11 +131,37 @@ expect_line "^brk-target;.*main;run_brk_scenario;grow_heap_by_brk 6$" "$T/out"
 
 # 6. The uprobe rung (as on a kernel without syscall tracepoints): only
 #    calls through libc's brk are seen: sbrk's priming brk(0) and the 7.
+#    DWARF stacks walk through libc (no frame pointers) to the caller.
 FAULTLINE_MASK='syscalls:*' run_fl brk --json -c "$BT --libc"
 expect_eq "$rc" 0 "uprobe rung status"
 expect_line "falling back to uprobe libc brk" "$T/err"
 pid=$(truth pid "$T/out")
+init=$(truth initial_break "$T/out")
 final=$(truth final_break "$T/out")
-check_stack "$T/out" "$pid" 8 0x0 "$final" brk
+check_stack "$T/out" "$pid" 7 "$(hex_add "$init" 65536)" "$final" \
+	brk sbrk grow_heap_by_sbrk run_brk_scenario main
+check_stack "$T/out" "$pid" 1 0x0 0x0 brk sbrk main
 check_process "$T/out" "$pid" "$final"
+
+# 7. The same with frame pointers: the probe fires at brk's first
+#    instruction, where the walk would skip brk's caller; faultline reads
+#    the return address at the stack pointer and puts sbrk back.  (sbrk
+#    itself keeps no frame pointer, so the walk stops there.)
+FAULTLINE_MASK='syscalls:*' run_fl brk --json --call-graph fp -c "$BT --libc"
+expect_eq "$rc" 0 "uprobe rung, fp: status"
+pid=$(truth pid "$T/out")
+n=$(python3 - "$T/out" "$pid" <<'PY'
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    if line.startswith("{"):
+        o = json.loads(line)
+        if o.get("type") == "stack" and o["pid"] == int(sys.argv[2]):
+            names = [f["sym"].split("+")[0] for f in o["stack"]]
+            if names[:2] == ["brk", "sbrk"]:
+                n += o["count"]
+print(n)
+PY
+)
+expect_eq "$n" 8 "fp calls whose stack keeps brk's caller sbrk"
 pass_or_fail

@@ -61,6 +61,10 @@ for t in truth:
     if mode == "fn":
         if not names or names[0] != t["fn"]:
             errs.append("%#x innermost frame %s, want %s" % (addr, names[:1], t["fn"]))
+    elif mode == "dwarf-libc":
+        # DWARF walks through the wrapper to the named function.
+        if len(names) < 2 or "libc.so" not in r["stack"][0]["sym"] or names[1] != t["fn"]:
+            errs.append("%#x stack %s, want libc wrapper then %s" % (addr, names[:3], t["fn"]))
     else:
         # The wrapper has no frame pointer, so the walk skips the named
         # function and resumes at its caller.
@@ -85,7 +89,10 @@ if errs:
 PY
 }
 
-# 1. Raw syscalls, tracepoint rung, with stacks.
+# 1. Raw syscalls, tracepoint rung, with stacks (both call graphs).
+run_fl mmap --json -g --call-graph fp -c "$MT --raw"
+expect_eq "$rc" 0 "mmap --raw fp status"
+check_calls "$T/out" fn
 run_fl mmap --json -g -c "$MT --raw"
 expect_eq "$rc" 0 "mmap --raw status"
 grep '^{' "$T/out" >"$T/json"
@@ -93,16 +100,20 @@ expect_json_lines "$T/json"
 check_calls "$T/out" fn
 expect_line '"type":"summary".*"lost":0' "$T/out"
 
-# 2. Through libc, tracepoint rung.
+# 2. Through libc, tracepoint rung: DWARF (the default) walks through the
+#    wrapper; frame pointers lose the named function.
 run_fl mmap --json -g -c "$MT"
 expect_eq "$rc" 0 "mmap libc status"
+check_calls "$T/out" dwarf-libc
+run_fl mmap --json -g --call-graph fp -c "$MT"
+expect_eq "$rc" 0 "mmap libc fp status"
 check_calls "$T/out" libc
 
 # 3. The uprobe rung: libc's mmap/munmap entry and return probes.
 FAULTLINE_MASK='syscalls:*' run_fl mmap --json -g -c "$MT"
 expect_eq "$rc" 0 "mmap uprobe rung status"
 expect_line "falling back to uprobe\+uretprobe libc mmap/munmap" "$T/err"
-check_calls "$T/out" libc
+check_calls "$T/out" dwarf-libc
 
 # 4. Text output: the columns a user reads.
 run_fl mmap -c "$MT --raw"

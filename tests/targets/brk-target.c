@@ -48,15 +48,18 @@
  * Built -O0 -fno-omit-frame-pointer -fno-inline; functions are noinline
  * anyway so the stacks hold whatever the compiler flags.
  */
-#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
+
+#define TRUTH_PROG "brk-target"
+#define TRUTH_USAGE "usage: brk-target [--count N] [--step BYTES] [--libc] " \
+		    "[--threads T] [--delay-ms N] [--hold-ms N]\n"
+#include "truth.h"
 
 #define NOINLINE __attribute__((noinline))
 #define MAX_RECORDS 4096
@@ -99,90 +102,6 @@ static unsigned long ndropped;
 static unsigned long count = 7;
 static unsigned long step = 65536;
 static int failed;
-
-/* ---- output without stdio ---- */
-
-struct out {
-	char buf[1 << 16];
-	size_t len;
-};
-
-static void out_flush(struct out *o)
-{
-	size_t off = 0;
-
-	while (off < o->len) {
-		ssize_t w = write(1, o->buf + off, o->len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	o->len = 0;
-}
-
-static void out_str(struct out *o, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (o->len + n > sizeof(o->buf))
-		out_flush(o);
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-}
-
-static void out_num(struct out *o, unsigned long long v, unsigned int base)
-{
-	char tmp[24];
-	int i = (int)sizeof(tmp);
-
-	tmp[--i] = '\0';
-	do {
-		tmp[--i] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
-	if (base == 16)
-		out_str(o, "0x");
-	out_str(o, tmp + i);
-}
-
-static void die_usage(const char *msg)
-{
-	const char *usage = "usage: brk-target [--count N] [--step BYTES] [--libc] "
-			    "[--threads T] [--delay-ms N] [--hold-ms N]\n";
-
-	if (msg) {
-		(void)!write(2, "brk-target: ", 12);
-		(void)!write(2, msg, strlen(msg));
-		(void)!write(2, "\n", 1);
-	}
-	(void)!write(2, usage, strlen(usage));
-	exit(2);
-}
-
-static void sleep_ms(unsigned long ms)
-{
-	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static unsigned long parse_num(const char *s, const char *opt)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s)
-		die_usage(opt);
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end)
-		die_usage(opt);
-	return v;
-}
 
 /* ---- the known calls ---- */
 
@@ -298,16 +217,10 @@ int main(int argc, char **argv)
 			step = parse_num(argv[++a], "--step needs a number of bytes");
 		else if (strcmp(argv[a], "--threads") == 0)
 			nthreads = parse_num(argv[++a], "--threads needs a number");
-		else if (strcmp(argv[a], "--delay-ms") == 0)
-			delay_ms = parse_num(argv[++a], "--delay-ms needs a number");
-		else if (strcmp(argv[a], "--hold-ms") == 0)
-			hold_ms = parse_num(argv[++a], "--hold-ms needs a number");
 		else if (strcmp(argv[a], "--libc") == 0)
 			use_libc = 1;
-		else if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0)
-			die_usage(NULL);
 		else
-			die_usage("unknown option");
+			parse_shared_opt(argv, &a, &delay_ms, &hold_ms);
 	}
 	if (nthreads > MAX_THREADS)
 		die_usage("--threads: at most 64");
@@ -316,8 +229,9 @@ int main(int argc, char **argv)
 
 	if (nthreads) {
 		/* pthread_create callocs the new thread's DTV: make that come
-		 * from a heap that already exists, and never trim it. */
-		void *p;
+		 * from a heap that already exists, and never trim it.  volatile:
+		 * at -O2 the compiler may drop a malloc whose block is unused. */
+		void *volatile p;
 
 		mallopt(M_TRIM_THRESHOLD, 1 << 30);
 		p = malloc(1);
@@ -331,9 +245,7 @@ int main(int argc, char **argv)
 	initial = query_break();
 	current_break = initial;
 	if (run_brk_scenario(nthreads) < 0) {
-		const char *msg = "brk-target: cannot create threads\n";
-
-		(void)!write(2, msg, strlen(msg));
+		say("brk-target: cannot create threads\n");
 		return 1;
 	}
 
@@ -348,28 +260,19 @@ int main(int argc, char **argv)
 		out_num(&o, (unsigned long long)records[i].tid, 10);
 		out_str(&o, "\n");
 	}
-	if (ndropped) {
-		out_str(&o, "brk_records_dropped=");
-		out_num(&o, ndropped, 10);
-		out_str(&o, "\n");
-	}
-	out_str(&o, "brk_calls_grow=");
-	out_num(&o, count * (nthreads ? nthreads : 1), 10);
-	out_str(&o, "\nbrk_calls_query=1\ninitial_break=");
-	out_num(&o, initial, 16);
-	out_str(&o, "\nfinal_break=");
-	out_num(&o, current_break, 16);
-	out_str(&o, "\nthreads=");
-	out_num(&o, nthreads, 10);
-	out_str(&o, use_libc ? "\nmode=libc\npid=" : "\nmode=raw\npid=");
-	out_num(&o, (unsigned long long)getpid(), 10);
-	out_str(&o, "\n");
+	if (ndropped)
+		out_kv(&o, "brk_records_dropped", ndropped, 10);
+	out_kv(&o, "brk_calls_grow", count * (nthreads ? nthreads : 1), 10);
+	out_kv(&o, "brk_calls_query", 1, 10);
+	out_kv(&o, "initial_break", initial, 16);
+	out_kv(&o, "final_break", current_break, 16);
+	out_kv(&o, "threads", nthreads, 10);
+	out_str(&o, use_libc ? "mode=libc\n" : "mode=raw\n");
+	out_kv(&o, "pid", (unsigned long long)getpid(), 10);
 	out_flush(&o);
 
 	if (failed) {
-		const char *msg = "brk-target: a brk call did not move the break as asked\n";
-
-		(void)!write(2, msg, strlen(msg));
+		say("brk-target: a brk call did not move the break as asked\n");
 		return 1;
 	}
 	sleep_ms(hold_ms);

@@ -32,13 +32,15 @@
  * appear with DWARF unwinding (user stack copies), which is what the
  * quickstart demonstrates.
  */
-#include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
+
+#define TRUTH_PROG "demo"
+#define TRUTH_USAGE "usage: demo [--delay-ms N] [--hold-ms N]\n"
+#include "truth.h"
 
 #define NOINLINE __attribute__((noinline))
 #define NIMAGES 24
@@ -61,14 +63,6 @@ static int leaked_thumbs;
 static unsigned long long leaked_thumb_bytes;
 static unsigned long long leaked_decode_bytes;
 static unsigned long checksum;
-
-static void sleep_ms(unsigned long ms)
-{
-	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 NOINLINE static unsigned char *load_thumbnail(int id, size_t *size)
 {
@@ -171,58 +165,6 @@ static void cache_destroy(void)
 	cache_len = 0;
 }
 
-/* ---- output without stdio ---- */
-
-struct out {
-	char buf[1024];
-	size_t len;
-};
-
-static void out_str(struct out *o, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (o->len + n >= sizeof(o->buf))
-		n = sizeof(o->buf) - 1 - o->len;
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-}
-
-static void out_num(struct out *o, unsigned long long v)
-{
-	char tmp[24];
-	int i = (int)sizeof(tmp);
-
-	tmp[--i] = '\0';
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	out_str(o, tmp + i);
-}
-
-static void usage_exit(void)
-{
-	const char *msg = "usage: demo [--delay-ms N] [--hold-ms N]\n";
-
-	(void)!write(2, msg, strlen(msg));
-	exit(2);
-}
-
-static unsigned long parse_num(const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s)
-		usage_exit();
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end)
-		usage_exit();
-	return v;
-}
-
 int main(int argc, char **argv)
 {
 	static struct out o;
@@ -230,12 +172,13 @@ int main(int argc, char **argv)
 	int id, a, failed = 0;
 
 	for (a = 1; a < argc; a++) {
+		/* demo reports every error as the usage alone: no message. */
 		if (strcmp(argv[a], "--delay-ms") == 0)
-			delay_ms = parse_num(argv[++a]);
+			delay_ms = parse_num(argv[++a], NULL);
 		else if (strcmp(argv[a], "--hold-ms") == 0)
-			hold_ms = parse_num(argv[++a]);
+			hold_ms = parse_num(argv[++a], NULL);
 		else
-			usage_exit();
+			die_usage(NULL);
 	}
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	sleep_ms(delay_ms);
@@ -248,25 +191,19 @@ int main(int argc, char **argv)
 	cache_destroy();
 
 	out_str(&o, "demo: loaded ");
-	out_num(&o, NIMAGES);
+	out_num(&o, NIMAGES, 10);
 	out_str(&o, " thumbnails, decoded ");
-	out_num(&o, (unsigned long long)ndecoded);
+	out_num(&o, (unsigned long long)ndecoded, 10);
 	out_str(&o, " images; leaked on purpose ");
-	out_num(&o, (unsigned long long)leaked_thumbs);
-	out_str(&o, " thumbnails and 1 decode buffer\nimages=");
-	out_num(&o, NIMAGES);
-	out_str(&o, "\ndecoded=");
-	out_num(&o, (unsigned long long)ndecoded);
-	out_str(&o, "\nleaked_thumbnails=");
-	out_num(&o, (unsigned long long)leaked_thumbs);
-	out_str(&o, "\nleaked_thumbnail_bytes=");
-	out_num(&o, leaked_thumb_bytes);
-	out_str(&o, "\nleaked_decode_bytes=");
-	out_num(&o, leaked_decode_bytes);
-	out_str(&o, "\npid=");
-	out_num(&o, (unsigned long long)getpid());
-	out_str(&o, "\n");
-	(void)!write(1, o.buf, o.len);
+	out_num(&o, (unsigned long long)leaked_thumbs, 10);
+	out_str(&o, " thumbnails and 1 decode buffer\n");
+	out_kv(&o, "images", NIMAGES, 10);
+	out_kv(&o, "decoded", (unsigned long long)ndecoded, 10);
+	out_kv(&o, "leaked_thumbnails", (unsigned long long)leaked_thumbs, 10);
+	out_kv(&o, "leaked_thumbnail_bytes", leaked_thumb_bytes, 10);
+	out_kv(&o, "leaked_decode_bytes", leaked_decode_bytes, 10);
+	out_kv(&o, "pid", (unsigned long long)getpid(), 10);
+	out_flush(&o);
 
 	sleep_ms(hold_ms);
 	return failed;

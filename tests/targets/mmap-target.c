@@ -46,15 +46,17 @@
  * function, which is then the innermost frame:
  * map_anon_rw <- run_mmap_scenario <- main.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
+
+#define TRUTH_PROG "mmap-target"
+#define TRUTH_USAGE "usage: mmap-target [--raw] [--delay-ms N] [--hold-ms N]\n"
+#include "truth.h"
 
 #define NOINLINE __attribute__((noinline))
 #define PAGE 4096UL
@@ -138,102 +140,6 @@ static void note(int is_mmap, unsigned long len, const char *prot, const char *f
 	c->off = off;
 	c->addr = addr;
 	c->fn = fn;
-}
-
-/* ---- output without stdio ---- */
-
-struct out {
-	char buf[8192];
-	size_t len;
-};
-
-static void out_flush(struct out *o)
-{
-	size_t off = 0;
-
-	while (off < o->len) {
-		ssize_t w = write(1, o->buf + off, o->len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	o->len = 0;
-}
-
-static void out_str(struct out *o, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (o->len + n > sizeof(o->buf))
-		out_flush(o);
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-}
-
-static void out_num(struct out *o, unsigned long long v, unsigned int base)
-{
-	char tmp[24];
-	int i = (int)sizeof(tmp);
-
-	tmp[--i] = '\0';
-	do {
-		tmp[--i] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v);
-	if (base == 16)
-		out_str(o, "0x");
-	out_str(o, tmp + i);
-}
-
-static void out_int(struct out *o, long long v)
-{
-	if (v < 0) {
-		out_str(o, "-");
-		out_num(o, (unsigned long long)-v, 10);
-	} else {
-		out_num(o, (unsigned long long)v, 10);
-	}
-}
-
-static void say(const char *msg)
-{
-	(void)!write(2, msg, strlen(msg));
-}
-
-static void die_usage(const char *msg)
-{
-	if (msg) {
-		say("mmap-target: ");
-		say(msg);
-		say("\n");
-	}
-	say("usage: mmap-target [--raw] [--delay-ms N] [--hold-ms N]\n");
-	exit(2);
-}
-
-static void sleep_ms(unsigned long ms)
-{
-	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static unsigned long parse_num(const char *s, const char *opt)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s)
-		die_usage(opt);
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || end == s || *end)
-		die_usage(opt);
-	return v;
 }
 
 /* ---- the known calls ---- */
@@ -328,14 +234,8 @@ int main(int argc, char **argv)
 	for (a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--raw") == 0)
 			use_raw = 1;
-		else if (strcmp(argv[a], "--delay-ms") == 0)
-			delay_ms = parse_num(argv[++a], "--delay-ms needs a number");
-		else if (strcmp(argv[a], "--hold-ms") == 0)
-			hold_ms = parse_num(argv[++a], "--hold-ms needs a number");
-		else if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0)
-			die_usage(NULL);
 		else
-			die_usage("unknown option");
+			parse_shared_opt(argv, &a, &delay_ms, &hold_ms);
 	}
 
 	sleep_ms(delay_ms);
@@ -373,17 +273,13 @@ int main(int argc, char **argv)
 	}
 	out_str(&o, "file=");
 	out_str(&o, file_path);
-	out_str(&o, "\nmmap_calls=");
-	out_num(&o, nmmap, 10);
-	out_str(&o, "\nmunmap_calls=");
-	out_num(&o, nmunmap, 10);
-	out_str(&o, "\nmapped_bytes=");
-	out_num(&o, mapped, 10);
-	out_str(&o, "\nunmapped_bytes=");
-	out_num(&o, unmapped, 10);
-	out_str(&o, use_raw ? "\nmode=raw\npid=" : "\nmode=libc\npid=");
-	out_num(&o, (unsigned long long)getpid(), 10);
 	out_str(&o, "\n");
+	out_kv(&o, "mmap_calls", nmmap, 10);
+	out_kv(&o, "munmap_calls", nmunmap, 10);
+	out_kv(&o, "mapped_bytes", mapped, 10);
+	out_kv(&o, "unmapped_bytes", unmapped, 10);
+	out_str(&o, use_raw ? "mode=raw\n" : "mode=libc\n");
+	out_kv(&o, "pid", (unsigned long long)getpid(), 10);
 	out_flush(&o);
 
 	if (!failed)

@@ -1,1 +1,164 @@
-/* truth.h: shared helpers of the test targets (being written). */
+/*
+ * truth.h: what the test targets share around their measured calls:
+ * option parsing, sleeping, and printing the ground truth.
+ *
+ * Nothing here calls malloc or stdio.  glibc's stdio mallocs (or mmaps) a
+ * buffer on first use, and malloc may call brk or mmap: either would add
+ * calls to the exact counts a target prints.  Output is gathered in a
+ * caller's static buffer and leaves with write(2).  None of these helpers
+ * runs inside a measured phase, so none appears in a measured stack.
+ *
+ * The including file first defines TRUTH_PROG, its name for error
+ * messages, and TRUTH_USAGE, its usage text.  The helpers are static
+ * inline (as in check.h) so that a target need not use all of them.
+ */
+#ifndef FAULTLINE_TRUTH_H
+#define FAULTLINE_TRUTH_H
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#if !defined(TRUTH_PROG) || !defined(TRUTH_USAGE)
+#error "define TRUTH_PROG and TRUTH_USAGE before including truth.h"
+#endif
+
+/* ---- messages and options ---- */
+
+/* A message on stderr, unbuffered. */
+static inline void say(const char *msg)
+{
+	(void)!write(2, msg, strlen(msg));
+}
+
+/* Exits 2 after "PROG: MSG" (when MSG is not NULL) and the usage text. */
+static inline void die_usage(const char *msg)
+{
+	if (msg) {
+		say(TRUTH_PROG ": ");
+		say(msg);
+		say("\n");
+	}
+	say(TRUTH_USAGE);
+	exit(2);
+}
+
+/* S as a whole number (decimal, 0x hex or 0 octal); anything else, or a
+ * missing S, is a usage error reported as OPT. */
+static inline unsigned long parse_num(const char *s, const char *opt)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s)
+		die_usage(opt);
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || end == s || *end)
+		die_usage(opt);
+	return v;
+}
+
+/* The options after a target's own: --delay-ms N, --hold-ms N and
+ * --help/-h.  Consumes argv[*a] and its value; anything else is an
+ * unknown option. */
+static inline void parse_shared_opt(char **argv, int *a, unsigned long *delay_ms,
+				    unsigned long *hold_ms)
+{
+	const char *opt = argv[*a];
+
+	if (strcmp(opt, "--delay-ms") == 0)
+		*delay_ms = parse_num(argv[++*a], "--delay-ms needs a number");
+	else if (strcmp(opt, "--hold-ms") == 0)
+		*hold_ms = parse_num(argv[++*a], "--hold-ms needs a number");
+	else if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0)
+		die_usage(NULL);
+	else
+		die_usage("unknown option");
+}
+
+/* Sleeps MS milliseconds in full, across signal interruptions. */
+static inline void sleep_ms(unsigned long ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* ---- output without stdio ---- */
+
+/* Large enough that a target's usual ground truth leaves in one write;
+ * longer output is flushed as the buffer fills.  Keep it static: it is
+ * too large for a thread's stack to carry lightly. */
+struct out {
+	char buf[1 << 16];
+	size_t len;
+};
+
+/* Writes out what is buffered to stdout, across short writes and EINTR. */
+static inline void out_flush(struct out *o)
+{
+	size_t off = 0;
+
+	while (off < o->len) {
+		ssize_t w = write(1, o->buf + off, o->len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	o->len = 0;
+}
+
+static inline void out_str(struct out *o, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (o->len + n > sizeof(o->buf))
+		out_flush(o);
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+/* V in BASE 10 or 16; base 16 gets a 0x prefix. */
+static inline void out_num(struct out *o, unsigned long long v, unsigned int base)
+{
+	char tmp[24];
+	int i = (int)sizeof(tmp);
+
+	tmp[--i] = '\0';
+	do {
+		tmp[--i] = "0123456789abcdef"[v % base];
+		v /= base;
+	} while (v);
+	if (base == 16)
+		out_str(o, "0x");
+	out_str(o, tmp + i);
+}
+
+/* V in decimal, with a minus sign when negative. */
+static inline void out_int(struct out *o, long long v)
+{
+	if (v < 0) {
+		out_str(o, "-");
+		out_num(o, (unsigned long long)-v, 10);
+	} else {
+		out_num(o, (unsigned long long)v, 10);
+	}
+}
+
+/* One "KEY=V\n" line of ground truth, V as out_num() writes it. */
+static inline void out_kv(struct out *o, const char *key, unsigned long long v, unsigned int base)
+{
+	out_str(o, key);
+	out_str(o, "=");
+	out_num(o, v, base);
+	out_str(o, "\n");
+}
+
+#endif

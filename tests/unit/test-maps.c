@@ -20,9 +20,27 @@
 #include "check.h"
 #include "addrspace.h"
 
+/* Lines map__parse_line() must refuse: a field missing, malformed or out
+ * of range, one at a time. */
+static const char *const malformed[] = {
+	"",
+	"\n",
+	"zz-1000 r--p 00000000 00:00 0",
+	"1000 r--p 00000000 00:00 0",
+	"1000-2000 rwzp 00000000 00:00 0",
+	"1000-2000 r--q 00000000 00:00 0",
+	"1000-2000 r--p 00000000 0000 0",
+	"1000-2000 r--p 00000000 00:00",
+	"1000-2000 r--p 00000000 00:00 x /a",
+	"2000-1000 r--p 00000000 00:00 0",
+	"0x1000-2000 r--p 00000000 00:00 0",
+	"11111111111111111-2000 r--p 00000000 00:00 0",
+};
+
 static void test_parse(void)
 {
 	struct map m;
+	size_t i;
 
 	CHECK_EQ_U64(map__parse_line("55c724548000-55c72454a000 r-xp 00002000 fe:01 247134"
 				     "                     /usr/bin/cat\n", &m), 0);
@@ -100,18 +118,13 @@ static void test_parse(void)
 	/* Malformed lines are refused and leave *m alone. */
 	memset(&m, 0, sizeof(m));
 	m.ino = 77;
-	CHECK_EQ_U64(map__parse_line("", &m), (uint64_t)-EINVAL);
-	CHECK_EQ_U64(map__parse_line("\n", &m), (uint64_t)-EINVAL);
-	CHECK_EQ_U64(map__parse_line("zz-1000 r--p 00000000 00:00 0", &m), (uint64_t)-EINVAL);
-	CHECK_EQ_U64(map__parse_line("1000 r--p 00000000 00:00 0", &m), (uint64_t)-EINVAL);
-	CHECK_EQ_U64(map__parse_line("1000-2000 rwzp 00000000 00:00 0", &m), (uint64_t)-EINVAL);
-	CHECK_EQ_U64(map__parse_line("1000-2000 r--q 00000000 00:00 0", &m), (uint64_t)-EINVAL);
-	CHECK_EQ_U64(map__parse_line("1000-2000 r--p 00000000 0000 0", &m), (uint64_t)-EINVAL);
-	CHECK_EQ_U64(map__parse_line("1000-2000 r--p 00000000 00:00", &m), (uint64_t)-EINVAL);
-	CHECK_EQ_U64(map__parse_line("1000-2000 r--p 00000000 00:00 x /a", &m), (uint64_t)-EINVAL);
-	CHECK_EQ_U64(map__parse_line("2000-1000 r--p 00000000 00:00 0", &m), (uint64_t)-EINVAL);
-	CHECK_EQ_U64(map__parse_line("0x1000-2000 r--p 00000000 00:00 0", &m), (uint64_t)-EINVAL);
-	CHECK_EQ_U64(map__parse_line("11111111111111111-2000 r--p 00000000 00:00 0", &m), (uint64_t)-EINVAL);
+	for (i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++) {
+		int err = map__parse_line(malformed[i], &m);
+
+		if (err != -EINVAL)
+			fprintf(stderr, "malformed line \"%s\" parsed: %d\n", malformed[i], err);
+		CHECK_EQ_U64(err, (uint64_t)-EINVAL);
+	}
 	CHECK_EQ_U64(m.ino, 77);
 	map__clear(NULL);
 }
@@ -226,10 +239,15 @@ static void test_load_fixture(void)
 	rmdir(root);
 }
 
-static struct map mk(uint64_t start, uint64_t end, uint64_t pgoff, const char *path)
+/* addrspaces__add() of [START, END) at PGOFF of PATH (r-xp, 08:01, inode 7)
+ * to PID; its result. */
+static int add_map(struct addrspaces *as, pid_t pid, uint64_t start, uint64_t end, uint64_t pgoff,
+		   const char *path)
 {
-	return (struct map){ .start = start, .end = end, .pgoff = pgoff, .prot = PROT_READ | PROT_EXEC,
-			     .flags = MAP_PRIVATE, .maj = 8, .min = 1, .ino = 7, .path = (char *)path };
+	struct map m = { .start = start, .end = end, .pgoff = pgoff, .prot = PROT_READ | PROT_EXEC,
+			 .flags = MAP_PRIVATE, .maj = 8, .min = 1, .ino = 7, .path = (char *)path };
+
+	return addrspaces__add(as, pid, &m);
 }
 
 static void check_piece(const struct addrspaces *as, pid_t pid, uint64_t addr, uint64_t start,
@@ -252,19 +270,16 @@ static void check_piece(const struct addrspaces *as, pid_t pid, uint64_t addr, u
 static void test_updates(void)
 {
 	struct addrspaces *as = NULL;
-	struct map m;
 	char path[] = "/a";
 	const struct map *pm, *cm;
 
 	CHECK_EQ_U64(addrspaces__new(&as), 0);
-	m = mk(0x10000, 0x20000, 0x1000, path);
-	CHECK_EQ_U64(addrspaces__add(as, 100, &m), 0);
+	CHECK_EQ_U64(add_map(as, 100, 0x10000, 0x20000, 0x1000, path), 0);
 	path[1] = 'z';	/* the caller keeps its string: the map made a copy */
 	check_piece(as, 100, 0x10000, 0x10000, 0x20000, 0x1000, "/a");
 
 	/* Into the middle: three pieces, the right one's pgoff advanced. */
-	m = mk(0x14000, 0x16000, 0, "/b");
-	CHECK_EQ_U64(addrspaces__add(as, 100, &m), 0);
+	CHECK_EQ_U64(add_map(as, 100, 0x14000, 0x16000, 0, "/b"), 0);
 	check_piece(as, 100, 0x10000, 0x10000, 0x14000, 0x1000, "/a");
 	check_piece(as, 100, 0x13fff, 0x10000, 0x14000, 0x1000, "/a");
 	check_piece(as, 100, 0x14000, 0x14000, 0x16000, 0, "/b");
@@ -275,40 +290,31 @@ static void test_updates(void)
 	CHECK(addrspaces__find(as, 100, 0x20000) == NULL);
 
 	/* Across all three: trims both ends, swallows the middle. */
-	m = mk(0x12000, 0x18000, 0x3000, "/c");
-	CHECK_EQ_U64(addrspaces__add(as, 100, &m), 0);
+	CHECK_EQ_U64(add_map(as, 100, 0x12000, 0x18000, 0x3000, "/c"), 0);
 	check_piece(as, 100, 0x11fff, 0x10000, 0x12000, 0x1000, "/a");
 	check_piece(as, 100, 0x12000, 0x12000, 0x18000, 0x3000, "/c");
 	check_piece(as, 100, 0x15000, 0x12000, 0x18000, 0x3000, "/c");
 	check_piece(as, 100, 0x18000, 0x18000, 0x20000, 0x9000, "/a");
 
 	/* Exact replacement, disjoint additions before and after, anonymous. */
-	m = mk(0x12000, 0x18000, 0, "/d");
-	CHECK_EQ_U64(addrspaces__add(as, 100, &m), 0);
+	CHECK_EQ_U64(add_map(as, 100, 0x12000, 0x18000, 0, "/d"), 0);
 	check_piece(as, 100, 0x12000, 0x12000, 0x18000, 0, "/d");
-	m = mk(0x1000, 0x2000, 0, NULL);
-	CHECK_EQ_U64(addrspaces__add(as, 100, &m), 0);
+	CHECK_EQ_U64(add_map(as, 100, 0x1000, 0x2000, 0, NULL), 0);
 	pm = addrspaces__find(as, 100, 0x1800);
 	CHECK(pm && pm->path == NULL && pm->start == 0x1000);
-	m = mk(0x30000, 0x31000, 0, "/tmp/x.so (deleted)");
-	CHECK_EQ_U64(addrspaces__add(as, 100, &m), 0);
+	CHECK_EQ_U64(add_map(as, 100, 0x30000, 0x31000, 0, "/tmp/x.so (deleted)"), 0);
 	pm = addrspaces__find(as, 100, 0x30000);
 	CHECK(pm && pm->deleted);
 	check_piece(as, 100, 0x30000, 0x30000, 0x31000, 0, "/tmp/x.so");
 	check_piece(as, 100, 0x10000, 0x10000, 0x12000, 0x1000, "/a");
 	check_piece(as, 100, 0x1a000, 0x18000, 0x20000, 0x9000, "/a");
-	m = mk(0x5000, 0x5000, 0, "/e");
-	CHECK_EQ_U64(addrspaces__add(as, 100, &m), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(add_map(as, 100, 0x5000, 0x5000, 0, "/e"), (uint64_t)-EINVAL);
 
 	/* Covering everything leaves one mapping. */
-	m = mk(0x0, 0x40000, 0, "/all");
-	CHECK_EQ_U64(addrspaces__add(as, 101, &m), 0);
-	m = mk(0x1000, 0x2000, 0, "/x");
-	CHECK_EQ_U64(addrspaces__add(as, 101, &m), 0);
-	m = mk(0x3000, 0x4000, 0, "/y");
-	CHECK_EQ_U64(addrspaces__add(as, 101, &m), 0);
-	m = mk(0x0, 0x40000, 0, "/all2");
-	CHECK_EQ_U64(addrspaces__add(as, 101, &m), 0);
+	CHECK_EQ_U64(add_map(as, 101, 0x0, 0x40000, 0, "/all"), 0);
+	CHECK_EQ_U64(add_map(as, 101, 0x1000, 0x2000, 0, "/x"), 0);
+	CHECK_EQ_U64(add_map(as, 101, 0x3000, 0x4000, 0, "/y"), 0);
+	CHECK_EQ_U64(add_map(as, 101, 0x0, 0x40000, 0, "/all2"), 0);
 	check_piece(as, 101, 0x0, 0x0, 0x40000, 0, "/all2");
 	check_piece(as, 101, 0x3fff, 0x0, 0x40000, 0, "/all2");
 
@@ -321,8 +327,7 @@ static void test_updates(void)
 	check_piece(as, 200, 0x14000, 0x12000, 0x18000, 0, "/d");
 	check_piece(as, 200, 0x1000, 0x1000, 0x2000, 0, NULL);
 	check_piece(as, 200, 0x30000, 0x30000, 0x31000, 0, "/tmp/x.so");
-	m = mk(0x12000, 0x18000, 0, "/child");
-	CHECK_EQ_U64(addrspaces__add(as, 200, &m), 0);
+	CHECK_EQ_U64(add_map(as, 200, 0x12000, 0x18000, 0, "/child"), 0);
 	check_piece(as, 200, 0x14000, 0x12000, 0x18000, 0, "/child");
 	check_piece(as, 100, 0x14000, 0x12000, 0x18000, 0, "/d");
 	CHECK_EQ_U64(addrspaces__fork(as, 999, 998), (uint64_t)-ESRCH);
@@ -337,8 +342,7 @@ static void test_updates(void)
 	addrspaces__exec(as, 200);
 	CHECK(addrspaces__known(as, 200));
 	CHECK(addrspaces__find(as, 200, 0x14000) == NULL);
-	m = mk(0x400000, 0x401000, 0, "/new");
-	CHECK_EQ_U64(addrspaces__add(as, 200, &m), 0);
+	CHECK_EQ_U64(add_map(as, 200, 0x400000, 0x401000, 0, "/new"), 0);
 	check_piece(as, 200, 0x400000, 0x400000, 0x401000, 0, "/new");
 	check_piece(as, 100, 0x14000, 0x12000, 0x18000, 0, "/d");
 	addrspaces__exec(as, 300);

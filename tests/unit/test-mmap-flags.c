@@ -18,29 +18,31 @@
 #define K_MAP_HUGE_1GB		(30ULL << 26)
 #define K_MAP_HUGE_64KB		(16ULL << 26)
 
+static void check_prot(uint64_t prot, const char *want)
+{
+	char buf[8];
+
+	memset(buf, 'z', sizeof(buf));
+	mmap_prot__format(prot, buf, sizeof(buf));
+	CHECK_STR(buf, want);
+}
+
 static void test_prot(void)
 {
 	char buf[8];
 
-	mmap_prot__format(PROT_NONE, buf, sizeof(buf));
-	CHECK_STR(buf, "---");
-	mmap_prot__format(PROT_READ, buf, sizeof(buf));
-	CHECK_STR(buf, "R--");
-	mmap_prot__format(PROT_WRITE, buf, sizeof(buf));
-	CHECK_STR(buf, "-W-");
-	mmap_prot__format(PROT_EXEC, buf, sizeof(buf));
-	CHECK_STR(buf, "--X");
-	mmap_prot__format(PROT_READ | PROT_WRITE, buf, sizeof(buf));
-	CHECK_STR(buf, "RW-");
-	mmap_prot__format(PROT_READ | PROT_EXEC, buf, sizeof(buf));
-	CHECK_STR(buf, "R-X");
-	mmap_prot__format(PROT_READ | PROT_WRITE | PROT_EXEC, buf, sizeof(buf));
-	CHECK_STR(buf, "RWX");
+	check_prot(PROT_NONE, "---");
+	check_prot(PROT_READ, "R--");
+	check_prot(PROT_WRITE, "-W-");
+	check_prot(PROT_EXEC, "--X");
+	check_prot(PROT_READ | PROT_WRITE, "RW-");
+	check_prot(PROT_READ | PROT_EXEC, "R-X");
+	check_prot(PROT_READ | PROT_WRITE | PROT_EXEC, "RWX");
 	/* Other bits (PROT_SEM, PROT_GROWSDOWN, high garbage) are ignored. */
-	mmap_prot__format(PROT_READ | 0x8 | PROT_GROWSDOWN | 0xff00000000ULL, buf, sizeof(buf));
-	CHECK_STR(buf, "R--");
+	check_prot(PROT_READ | 0x8 | PROT_GROWSDOWN | 0xff00000000ULL, "R--");
 
 	/* Exactly 4 fits; shorter buffers get a terminated prefix. */
+	memset(buf, 'z', sizeof(buf));
 	mmap_prot__format(PROT_READ | PROT_WRITE, buf, 4);
 	CHECK_STR(buf, "RW-");
 	memset(buf, 'z', sizeof(buf));
@@ -155,27 +157,28 @@ static void test_flags_truncation(void)
 	CHECK_STR(buf, "0");
 }
 
+static void check_short(uint64_t flags, const char *want)
+{
+	char buf[8];
+
+	memset(buf, 'z', sizeof(buf));
+	mmap_flags__short(flags, buf, sizeof(buf));
+	CHECK_STR(buf, want);
+}
+
 static void test_short(void)
 {
 	char buf[8];
 
-	mmap_flags__short(MAP_PRIVATE | MAP_ANONYMOUS, buf, sizeof(buf));
-	CHECK_STR(buf, "PA");
-	mmap_flags__short(MAP_SHARED, buf, sizeof(buf));
-	CHECK_STR(buf, "S");
-	mmap_flags__short(MAP_SHARED_VALIDATE | MAP_SYNC, buf, sizeof(buf));
-	CHECK_STR(buf, "S");
-	mmap_flags__short(MAP_PRIVATE | MAP_FIXED, buf, sizeof(buf));
-	CHECK_STR(buf, "PF");
-	mmap_flags__short(MAP_SHARED | MAP_FIXED | MAP_ANONYMOUS | MAP_NORESERVE, buf,
-			  sizeof(buf));
-	CHECK_STR(buf, "SFA");
-	mmap_flags__short(MAP_PRIVATE | MAP_DENYWRITE | MAP_STACK, buf, sizeof(buf));
-	CHECK_STR(buf, "P");
-	mmap_flags__short(K_MAP_DROPPABLE | MAP_ANONYMOUS, buf, sizeof(buf));
-	CHECK_STR(buf, "A");
-	mmap_flags__short(0, buf, sizeof(buf));
-	CHECK_STR(buf, "");
+	check_short(MAP_PRIVATE | MAP_ANONYMOUS, "PA");
+	check_short(MAP_SHARED, "S");
+	check_short(MAP_SHARED_VALIDATE | MAP_SYNC, "S");
+	check_short(MAP_PRIVATE | MAP_FIXED, "PF");
+	check_short(MAP_SHARED | MAP_FIXED | MAP_ANONYMOUS | MAP_NORESERVE, "SFA");
+	check_short(MAP_PRIVATE | MAP_DENYWRITE | MAP_STACK, "P");
+	check_short(K_MAP_DROPPABLE | MAP_ANONYMOUS, "A");
+	check_short(0, "");
+	memset(buf, 'z', sizeof(buf));
 	mmap_flags__short(MAP_SHARED | MAP_FIXED | MAP_ANONYMOUS, buf, 3);
 	CHECK_STR(buf, "SF");
 	buf[0] = 'z';

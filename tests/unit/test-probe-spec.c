@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -358,6 +359,35 @@ static void write_file(const char *path, const char *data, size_t len)
 	close(fd);
 }
 
+/* The probe NAME of SET, checked to exist and to be of KIND; NULL when
+ * it does not exist. */
+static const struct probe_spec *find_checked(const struct probe_set *set, const char *name,
+					     enum probe_kind kind)
+{
+	const struct probe_spec *p = probe_set__find(set, name);
+
+	CHECK(p != NULL);
+	if (p)
+		CHECK_EQ_U64(p->kind, kind);
+	return p;
+}
+
+/* P's symbol candidates are exactly the NULL-terminated list after it. */
+static void check_symbols(const struct probe_spec *p, ...)
+{
+	const char *want[8];
+	size_t n = 0, i;
+	va_list ap;
+
+	va_start(ap, p);
+	while (n < sizeof(want) / sizeof(want[0]) && (want[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	CHECK_EQ_U64(p->nsymbols, n);
+	for (i = 0; i < n; i++)
+		CHECK_STR(p->symbols[i], want[i]);
+}
+
 static void check_shipped(const struct probe_set *set)
 {
 	const struct probe_spec *p;
@@ -366,59 +396,36 @@ static void check_shipped(const struct probe_set *set)
 
 	/* Field names are those of the syscall tracepoints, which
 	 * cmd-brk/cmd-mmap look up by name. */
-	p = probe_set__find(set, "brk_enter");
-	CHECK(p != NULL);
+	p = find_checked(set, "brk_enter", PROBE_ENTRY);
 	if (p) {
-		CHECK_EQ_U64(p->kind, PROBE_ENTRY);
 		CHECK_STR(p->library, "c");
-		CHECK_EQ_U64(p->nsymbols, 2);
-		CHECK_STR(p->symbols[0], "__brk");
-		CHECK_STR(p->symbols[1], "brk");
+		check_symbols(p, "__brk", "brk", NULL);
 		CHECK_EQ_U64(p->sym_offset, 0);
 		CHECK_STR(p->fetchargs, "brk=%di:x64");
 	}
-	p = probe_set__find(set, "brk_return");
-	CHECK(p != NULL);
+	p = find_checked(set, "brk_return", PROBE_RETURN);
 	if (p) {
-		CHECK_EQ_U64(p->kind, PROBE_RETURN);
 		CHECK_STR(p->library, "c");
-		CHECK_EQ_U64(p->nsymbols, 2);
-		CHECK_STR(p->symbols[0], "__brk");
-		CHECK_STR(p->symbols[1], "brk");
+		check_symbols(p, "__brk", "brk", NULL);
 		CHECK_STR(p->fetchargs, "ret=+0(%dx):x64 rc=$retval:s32");
 	}
-	p = probe_set__find(set, "mmap_enter");
-	CHECK(p != NULL);
+	p = find_checked(set, "mmap_enter", PROBE_ENTRY);
 	if (p) {
-		CHECK_EQ_U64(p->kind, PROBE_ENTRY);
-		CHECK_EQ_U64(p->nsymbols, 3);
-		CHECK_STR(p->symbols[0], "__mmap");
-		CHECK_STR(p->symbols[1], "mmap");
-		CHECK_STR(p->symbols[2], "mmap64");
+		check_symbols(p, "__mmap", "mmap", "mmap64", NULL);
 		CHECK_STR(p->fetchargs, "addr=%di:x64 len=%si:u64 prot=%dx:u32 flags=%cx:u32 "
 					"fd=%r8:s32 off=%r9:u64");
 	}
-	p = probe_set__find(set, "mmap_return");
-	CHECK(p != NULL);
-	if (p) {
-		CHECK_EQ_U64(p->kind, PROBE_RETURN);
+	p = find_checked(set, "mmap_return", PROBE_RETURN);
+	if (p)
 		CHECK_STR(p->fetchargs, "ret=$retval:x64");
-	}
-	p = probe_set__find(set, "munmap_enter");
-	CHECK(p != NULL);
+	p = find_checked(set, "munmap_enter", PROBE_ENTRY);
 	if (p) {
-		CHECK_EQ_U64(p->kind, PROBE_ENTRY);
-		CHECK_EQ_U64(p->nsymbols, 2);
-		CHECK_STR(p->symbols[0], "__munmap");
-		CHECK_STR(p->symbols[1], "munmap");
+		check_symbols(p, "__munmap", "munmap", NULL);
 		CHECK_STR(p->fetchargs, "addr=%di:x64 len=%si:u64");
 	}
-	p = probe_set__find(set, "munmap_return");
-	CHECK(p != NULL);
-	if (p) {
-		CHECK_EQ_U64(p->kind, PROBE_RETURN);
+	p = find_checked(set, "munmap_return", PROBE_RETURN);
+	if (p)
 		CHECK_STR(p->fetchargs, "ret=$retval:s32");
-	}
 }
 
 static void test_load(void)

@@ -92,6 +92,17 @@ static void test_collision(void)
 	stackdb__free(db);
 }
 
+/* Fills IPS with test_many's stack number I and returns its depth, I % 64:
+ * the same stack each time it is asked for, distinct from every other I. */
+static uint32_t nth_stack(uint32_t i, uint64_t *ips)
+{
+	uint32_t depth = i % 64;
+
+	for (uint32_t j = 0; j < depth; j++)
+		ips[j] = 0x400000 + (uint64_t)i * 64 + j;
+	return depth;
+}
+
 /* 100k distinct stacks of varying depth (up to one bigger than a chunk),
  * each interned twice; then every id still returns its exact stack. */
 static void test_many(void)
@@ -107,10 +118,8 @@ static void test_many(void)
 
 	CHECK_EQ_U64(stackdb__new(&db), 0);
 	for (uint32_t i = 0; i < N; i++) {
-		uint32_t depth = i % 64;
+		uint32_t depth = nth_stack(i, ips);
 
-		for (uint32_t j = 0; j < depth; j++)
-			ips[j] = 0x400000 + (uint64_t)i * 64 + j;
 		if (stackdb__intern(db, ips, depth, &ids[i]))
 			bad_get++;
 		if (i == N / 2) {
@@ -122,10 +131,8 @@ static void test_many(void)
 	/* Depth-0 stacks all share the empty stack's id. */
 	CHECK_EQ_U64(stackdb__count(db), N - (N + 63) / 64 + 1 + 1);
 	for (uint32_t i = 0; i < N; i++) {
-		uint32_t depth = i % 64;
+		uint32_t depth = nth_stack(i, ips);
 
-		for (uint32_t j = 0; j < depth; j++)
-			ips[j] = 0x400000 + (uint64_t)i * 64 + j;
 		if (stackdb__intern(db, ips, depth, &id) || id != ids[i])
 			bad_again++;
 		got = stackdb__get(db, ids[i], &nr);

@@ -2,13 +2,15 @@
  * test-symbolize: our own functions, libc's malloc, a binary whose code
  * vaddr differs from its file offset, a file deleted while mapped, a file
  * whose inode is not the mapping's, unmapped addresses and kernel symbols,
- * each checked as the exact text a report prints.
+ * each checked as the exact text a report prints; a copy of our own binary
+ * sharing its symbols by build-id; JIT code named from a perf map file; the
+ * source line and inline chain of our own code.  (Separate debug files:
+ * test-symbolize-debug.)
  */
 #ifndef _GNU_SOURCE	/* config.h (-include) may define it already */
 #define _GNU_SOURCE 1
 #endif
 #include <dlfcn.h>
-#include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,70 +23,8 @@
 
 #include "check.h"
 #include "addrspace.h"
+#include "elf-fixture.h"
 #include "symbolize.h"
-
-/* A minimal ET_DYN whose code segment's vaddr is not its file offset
- * (offset 0x1000, vaddr 0x11000), as lld and non-PIE executables lay them
- * out; the system's own binaries all have vaddr == offset for code, which
- * would hide a missing conversion.  Symbols: fixture_func at vaddr 0x11020
- * (size 0x20), fixture_other at 0x11080 (size 0x10).  Returns 0 or -1. */
-static int write_fixture_elf(const char *path)
-{
-	static const char strtab[] = "\0fixture_func\0fixture_other";
-	static const char shstrtab[] = "\0.text\0.symtab\0.strtab\0.shstrtab";
-	enum { TEXT_OFF = 0x1000, TEXT_SIZE = 0x100, TEXT_VADDR = 0x11000 };
-	unsigned char image[0x2000];
-	Elf64_Ehdr *eh = (Elf64_Ehdr *)image;
-	Elf64_Phdr *ph = (Elf64_Phdr *)(image + sizeof(*eh));
-	Elf64_Sym *sym = (Elf64_Sym *)(image + TEXT_OFF + TEXT_SIZE);
-	char *str = (char *)(sym + 3);
-	char *shstr = str + sizeof(strtab);
-	Elf64_Shdr *sh = (Elf64_Shdr *)(image + 0x1400);
-	size_t total = 0x1400 + 5 * sizeof(*sh);
-	FILE *fp;
-	int ok;
-
-	memset(image, 0, sizeof(image));
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS64;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_DYN;
-	eh->e_machine = EM_X86_64;
-	eh->e_version = EV_CURRENT;
-	eh->e_phoff = sizeof(*eh);
-	eh->e_shoff = 0x1400;
-	eh->e_ehsize = sizeof(*eh);
-	eh->e_phentsize = sizeof(*ph);
-	eh->e_phnum = 1;
-	eh->e_shentsize = sizeof(*sh);
-	eh->e_shnum = 5;
-	eh->e_shstrndx = 4;
-	*ph = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = TEXT_OFF,
-			    .p_vaddr = TEXT_VADDR, .p_paddr = TEXT_VADDR, .p_filesz = TEXT_SIZE,
-			    .p_memsz = TEXT_SIZE, .p_align = 0x1000 };
-	memset(image + TEXT_OFF, 0xcc, TEXT_SIZE);
-	sym[1] = (Elf64_Sym){ .st_name = 1, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), .st_shndx = 1,
-			      .st_value = TEXT_VADDR + 0x20, .st_size = 0x20 };
-	sym[2] = (Elf64_Sym){ .st_name = 14, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), .st_shndx = 1,
-			      .st_value = TEXT_VADDR + 0x80, .st_size = 0x10 };
-	memcpy(str, strtab, sizeof(strtab));
-	memcpy(shstr, shstrtab, sizeof(shstrtab));
-	sh[1] = (Elf64_Shdr){ .sh_name = 1, .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC | SHF_EXECINSTR,
-			      .sh_addr = TEXT_VADDR, .sh_offset = TEXT_OFF, .sh_size = TEXT_SIZE, .sh_addralign = 16 };
-	sh[2] = (Elf64_Shdr){ .sh_name = 7, .sh_type = SHT_SYMTAB, .sh_offset = (unsigned char *)sym - image,
-			      .sh_size = 3 * sizeof(*sym), .sh_link = 3, .sh_info = 1, .sh_addralign = 8,
-			      .sh_entsize = sizeof(*sym) };
-	sh[3] = (Elf64_Shdr){ .sh_name = 15, .sh_type = SHT_STRTAB, .sh_offset = (unsigned char *)str - image,
-			      .sh_size = sizeof(strtab), .sh_addralign = 1 };
-	sh[4] = (Elf64_Shdr){ .sh_name = 23, .sh_type = SHT_STRTAB, .sh_offset = (unsigned char *)shstr - image,
-			      .sh_size = sizeof(shstrtab), .sh_addralign = 1 };
-	fp = fopen(path, "w");
-	if (!fp)
-		return -1;
-	ok = fwrite(image, 1, total, fp) == total;
-	return fclose(fp) == 0 && ok ? 0 : -1;
-}
 
 int main(void);
 
@@ -107,6 +47,32 @@ static __attribute__((noinline)) int symbolize_target_b(int n)
 	for (int i = 0; i < n; i++)
 		acc ^= i + sink;
 	return acc;
+}
+
+/* An inline chain with known lines: srcline_pc() returns the address of
+ * its call inside srcline_inner(), itself inlined into srcline_outer(). */
+static volatile int srcline_sink;
+static int srcline_inner_line, srcline_outer_line;
+
+static __attribute__((noinline)) uintptr_t srcline_pc(void)
+{
+	return (uintptr_t)__builtin_return_address(0);
+}
+
+static inline __attribute__((always_inline)) uintptr_t srcline_inner(void)
+{
+	uintptr_t pc = srcline_pc(); srcline_inner_line = __LINE__;
+
+	srcline_sink++;	/* no tail call */
+	return pc;
+}
+
+static __attribute__((noinline)) uintptr_t srcline_outer(void)
+{
+	uintptr_t pc = srcline_inner(); srcline_outer_line = __LINE__;
+
+	srcline_sink++;
+	return pc;
 }
 
 static const char *fmt_user(struct symbolizer *s, const struct addrspaces *as, pid_t pid, uint64_t addr,
@@ -169,6 +135,160 @@ static void test_self(struct symbolizer *s, const struct addrspaces *as)
 	CHECK_STR(fmt_user(s, as, getpid(), 0x10, buf, sizeof(buf)), "[unknown]");
 	CHECK_STR(fmt_user(s, as, 2147483647, (uintptr_t)symbolize_target_a, buf, sizeof(buf)), "[unknown]");
 	CHECK_STR(fmt_user(s, as, getpid(), (uintptr_t)&len, buf, sizeof(buf)), "[unknown] [stack]");
+}
+
+/* The call's return address - 1, as reports look return addresses up. */
+static void test_srcline(struct symbolizer *s, const struct addrspaces *as)
+{
+	uintptr_t ra = srcline_outer();
+	struct sym_inline fr[4];
+	size_t n = 99;
+	const char *file;
+
+	CHECK_EQ_U64(symbolizer__srcline(s, as, getpid(), ra - 1, fr, 4, &n), 0);
+	CHECK_EQ_U64(n, 2);
+	if (n == 2) {
+		CHECK_STR(fr[0].func, "srcline_inner");
+		CHECK_EQ_U64(fr[0].line, srcline_inner_line);
+		CHECK_STR(fr[1].func, "srcline_outer");
+		CHECK_EQ_U64(fr[1].line, srcline_outer_line);
+		/* Full paths, as the compiler saw this file. */
+		for (int i = 0; i < 2; i++) {
+			file = fr[i].file ? fr[i].file : "";
+			CHECK(file[0] == '/');
+			CHECK(strlen(file) >= strlen("/test-symbolize.c") &&
+			      strcmp(file + strlen(file) - strlen("/test-symbolize.c"), "/test-symbolize.c") == 0);
+		}
+		printf("srcline: %s %s:%u < %s:%u\n", fr[0].func, fr[0].file, fr[0].line, fr[1].func, fr[1].line);
+	}
+	/* Strings stay the same for the same answer. */
+	{
+		struct sym_inline again[4];
+		size_t m = 0;
+
+		CHECK_EQ_U64(symbolizer__srcline(s, as, getpid(), ra - 1, again, 4, &m), 0);
+		CHECK(m == n && n && again[0].file == fr[0].file && again[0].func == fr[0].func);
+	}
+	/* No file behind the address: nothing, and not an error. */
+	CHECK_EQ_U64(symbolizer__srcline(s, as, getpid(), (uintptr_t)&n, fr, 4, &n), 0);
+	CHECK_EQ_U64(n, 0);
+	CHECK_EQ_U64(symbolizer__srcline(s, as, getpid(), 0x10, fr, 4, &n), 0);
+	CHECK_EQ_U64(n, 0);
+}
+
+/* A copy of our executable (another inode, another name) maps into a
+ * process that is gone: the build-id makes it the binary already open,
+ * so names come back as the very same strings. */
+static void test_build_id_cache(struct symbolizer *s, const struct addrspaces *as)
+{
+	char copy[] = "/tmp/test-symbolize-copy-XXXXXX", exe[PATH_MAX], cmd[PATH_MAX + 64], want[128], buf[512];
+	const pid_t gone = 0x7ffffff1;
+	struct addrspaces *cas = NULL;
+	const struct map *maps;
+	struct sym_result own, theirs;
+	struct stat st;
+	size_t n = 0;
+	ssize_t len;
+	int fd;
+
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	CHECK(len > 0);
+	exe[len > 0 ? len : 0] = '\0';
+	fd = mkstemp(copy);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", exe, copy);
+	CHECK(system(cmd) == 0);
+	CHECK(stat(copy, &st) == 0);
+	CHECK_EQ_U64(addrspaces__new(&cas), 0);
+	maps = addrspaces__maps(as, getpid(), &n);
+	for (size_t i = 0; i < n; i++) {
+		struct map m = maps[i];
+
+		if (!m.path || strcmp(m.path, exe) != 0)
+			continue;
+		m.maj = major(st.st_dev);
+		m.min = minor(st.st_dev);
+		m.ino = st.st_ino;
+		m.path = copy;
+		CHECK_EQ_U64(addrspaces__add(cas, gone, &m), 0);
+	}
+	CHECK_EQ_U64(symbolizer__user(s, as, getpid(), (uintptr_t)symbolize_target_b + 2, &own), 0);
+	CHECK_EQ_U64(symbolizer__user(s, cas, gone, (uintptr_t)symbolize_target_b + 2, &theirs), 0);
+	sym_result__format(&theirs, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "symbolize_target_b+0x2 [%s]", strrchr(copy, '/') + 1);
+	CHECK_STR(buf, want);
+	CHECK(own.func && own.func == theirs.func);
+	CHECK(own.module != theirs.module);
+	unlink(copy);
+	addrspaces__free(cas);
+}
+
+/* JIT code: an anonymous executable mapping (and code outside any
+ * mapping) of a process that has written /tmp/perf-PID.map. */
+static void test_jit(struct symbolizer *s)
+{
+	/* Above any real pid (PID_MAX_LIMIT is 2^22), unique to this run. */
+	const pid_t pid = 0x40000000 + getpid();
+	struct addrspaces *as = NULL;
+	char path[64], module[64], want[128], buf[512];
+	struct map anon = { .start = 0x50000000, .end = 0x50010000, .prot = PROT_READ | PROT_EXEC,
+			    .flags = MAP_PRIVATE };
+	struct map named = anon;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	snprintf(module, sizeof(module), "perf-%d.map", (int)pid);
+	fp = fopen(path, "w");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	fputs("50000000 100 jit_func_one\n"
+	      "50000100 80 LazyCompile:*foo bar.js:10\n"
+	      "not a line\n"
+	      "50000200 zz bad_size\n"
+	      "60000000 40 outside_any_map\n"
+	      "50000100 80 recompiled\r\n"
+	      "50008000 10 in_named_anon\n", fp);
+	fclose(fp);
+	CHECK_EQ_U64(addrspaces__new(&as), 0);
+	CHECK_EQ_U64(addrspaces__add(as, pid, &anon), 0);
+	named.start = 0x50008000;
+	named.end = 0x50009000;
+	named.path = (char *)"[anon:v8]";
+	CHECK_EQ_U64(addrspaces__add(as, pid, &named), 0);
+
+	snprintf(want, sizeof(want), "jit_func_one+0x10 [%s]", module);
+	CHECK_STR(fmt_user(s, as, pid, 0x50000010, buf, sizeof(buf)), want);
+	printf("jit: %s\n", buf);
+	/* The later line for the same start wins (code recompiled in place). */
+	snprintf(want, sizeof(want), "recompiled+0x20 [%s]", module);
+	CHECK_STR(fmt_user(s, as, pid, 0x50000120, buf, sizeof(buf)), want);
+	snprintf(want, sizeof(want), "outside_any_map+0x4 [%s]", module);
+	CHECK_STR(fmt_user(s, as, pid, 0x60000004, buf, sizeof(buf)), want);
+	snprintf(want, sizeof(want), "in_named_anon+0x1 [%s]", module);
+	CHECK_STR(fmt_user(s, as, pid, 0x50008001, buf, sizeof(buf)), want);
+	/* Past a symbol's size; in a named anon mapping the file does not cover. */
+	CHECK_STR(fmt_user(s, as, pid, 0x50000190, buf, sizeof(buf)), "[unknown]");
+	CHECK_STR(fmt_user(s, as, pid, 0x50008800, buf, sizeof(buf)), "[unknown] [anon:v8]");
+	/* The JIT compiled more since: a miss rereads the grown file. */
+	fp = fopen(path, "a");
+	CHECK(fp != NULL);
+	if (fp) {
+		fputs("50000400 20 compiled_later\n", fp);
+		fclose(fp);
+	}
+	snprintf(want, sizeof(want), "compiled_later+0x10 [%s]", module);
+	CHECK_STR(fmt_user(s, as, pid, 0x50000410, buf, sizeof(buf)), want);
+	snprintf(want, sizeof(want), "jit_func_one+0x0 [%s]", module);
+	CHECK_STR(fmt_user(s, as, pid, 0x50000000, buf, sizeof(buf)), want);
+	unlink(path);
+	/* Another process without a map file: unknown, as before. */
+	CHECK_EQ_U64(addrspaces__add(as, pid + 1, &anon), 0);
+	CHECK_STR(fmt_user(s, as, pid + 1, 0x50000010, buf, sizeof(buf)), "[unknown]");
+	addrspaces__free(as);
 }
 
 /* Maps the fixture the way ld.so would (its code page from file offset
@@ -339,6 +459,9 @@ int main(void)
 	CHECK_EQ_U64(addrspaces__new(&as), 0);
 	CHECK_EQ_U64(addrspaces__load_pid(as, getpid(), NULL), 0);
 	test_self(s, as);
+	test_srcline(s, as);
+	test_build_id_cache(s, as);
+	test_jit(s);
 	test_fixture(s);
 	test_kernel(s);
 	test_format();

@@ -1,0 +1,90 @@
+/*
+ * unwind: user stacks from a sample's registers and stack copy, with DWARF
+ * call-frame information, as perf --call-graph dwarf does.
+ *
+ * The kernel gives each sample the user registers (PERF_SAMPLE_REGS_USER,
+ * UNWIND_REGS_MASK) and a copy of the top of the user stack
+ * (PERF_SAMPLE_STACK_USER).  The copy dies when the ring slot is consumed,
+ * so unwinding happens at sample time, into an array of instruction
+ * pointers that the stack database interns.  Two backends answer the same
+ * call: libdw (dwfl with a memory reader serving the stack copy) and
+ * libunwind (remote unwinding through accessors).  Each keeps its
+ * per-process and per-binary state across samples, rebuilt when the
+ * process's mappings change (addrspaces__generation()).
+ *
+ * Memory the unwinder asks for is served from the stack copy, or from the
+ * mapped file's bytes for read-only file mappings; anything else (heap,
+ * another thread's stack) is unreadable, as it is gone by the time we look.
+ */
+#ifndef FAULTLINE_UNWIND_H
+#define FAULTLINE_UNWIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <asm/perf_regs.h>
+
+struct addrspaces;
+
+/* x86-64 registers sampled for DWARF: the general-purpose ones and ip
+ * (flags and segment registers are never needed by CFI). */
+#define UNWIND_REGS_MASK                                                        \
+	(((1ULL << (PERF_REG_X86_IP + 1)) - 1) |                                \
+	 (((1ULL << (PERF_REG_X86_R15 + 1)) - 1) & ~((1ULL << PERF_REG_X86_R8) - 1)))
+
+/* Why a walk ended.  Counted per reason in every report's footer. */
+enum unwind_stop {
+	UNWIND_END,		/* reached the outermost frame (no return address) */
+	UNWIND_MAX_DEPTH,	/* the caller's array was full */
+	UNWIND_STACK_END,	/* the next frame lies beyond the copied stack */
+	UNWIND_NO_CFI,		/* a pc in a binary without unwind info for it */
+	UNWIND_NO_MAP,		/* a pc in no known mapping (JIT, gone) */
+	UNWIND_NO_REGS,		/* the sample has no user registers */
+	UNWIND_ERROR,		/* anything else the backend reports */
+	UNWIND__COUNT
+};
+
+const char *unwind_stop__name(enum unwind_stop stop);
+
+/* What one sample gives the unwinder.  regs[i] is the i-th set bit of
+ * regs_mask, in PERF_REG_X86_* order (the kernel's layout). */
+struct unwind_input {
+	pid_t pid;
+	const uint64_t *regs;
+	uint64_t regs_mask;
+	const unsigned char *stack;	/* copy of [sp, sp + stack_size) */
+	uint64_t stack_size;
+};
+
+/* The value of perf register `reg` (PERF_REG_X86_*) in in->regs. */
+bool unwind_input__reg(const struct unwind_input *in, int reg, uint64_t *val);
+/* Read len bytes at addr from the stack copy; false when not all inside. */
+bool unwind_input__read(const struct unwind_input *in, uint64_t addr, void *buf, size_t len);
+
+/* A backend.  Its private state is created per unwinder. */
+struct unwind_backend {
+	const char *name;
+	int (*init)(struct addrspaces *as, void **priv);
+	void (*fini)(void *priv);
+	/* Fill ips[0..*n) innermost first (ips[0] = the sampled ip), at most
+	 * max.  Returns 0 with *stop set (a partial stack is still a result),
+	 * or -errno on a hard error (ENOMEM). */
+	int (*unwind)(void *priv, const struct unwind_input *in, uint64_t *ips, uint32_t max,
+		      uint32_t *n, enum unwind_stop *stop);
+};
+
+extern const struct unwind_backend unwind_libdw;
+extern const struct unwind_backend unwind_libunwind;
+
+struct unwinder;
+
+/* name: "libdw" or "libunwind".  -EINVAL for another name.  The unwinder
+ * reads as (which must outlive it) and never changes it. */
+int unwinder__new(const char *name, struct addrspaces *as, struct unwinder **out);
+void unwinder__free(struct unwinder *u);
+const char *unwinder__name(const struct unwinder *u);
+int unwinder__unwind(struct unwinder *u, const struct unwind_input *in, uint64_t *ips,
+		     uint32_t max, uint32_t *n, enum unwind_stop *stop);
+
+#endif
