@@ -7,10 +7,14 @@
  * the u64 hashmap (tgid -> struct proc *).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "addrspace.h"
 #include "lib/hashmap.h"
@@ -26,7 +30,54 @@ struct proc {
 struct addrspaces {
 	struct hashmap *procs;	/* tgid -> struct proc * */
 	uint64_t next_gen;
+	/* Descriptors of deleted executables, taken while their process
+	 * lived: (dev, inode) hash -> fd.  See addrspaces__kept_fd(). */
+	struct hashmap *kept;
+	size_t nkept;
 };
+
+#define MAX_KEPT 256
+
+static uint64_t file_key(const struct map *m)
+{
+	uint64_t k[3] = { m->maj, m->min, m->ino };
+
+	return hash_bytes(k, sizeof(k));
+}
+
+/*
+ * A deleted executable can only be opened through /proc/PID/map_files while
+ * its process lives; samples are read (and unwound, and named) a little
+ * later, possibly after it exited.  Take a descriptor now and keep it.
+ */
+static void keep_deleted(struct addrspaces *as, pid_t pid, const struct map *m)
+{
+	char path[96];
+	struct stat st;
+	int fd;
+
+	if (!m->deleted || !m->path || !(m->prot & PROT_EXEC) || !m->ino ||
+	    as->nkept >= MAX_KEPT || hashmap__get(as->kept, file_key(m), NULL))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
+		 m->start, m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || st.st_ino != m->ino ||
+	    hashmap__set(as->kept, file_key(m), (uint64_t)fd)) {
+		close(fd);
+		return;
+	}
+	as->nkept++;
+}
+
+int addrspaces__kept_fd(const struct addrspaces *as, const struct map *m)
+{
+	uint64_t fd;
+
+	return hashmap__get(as->kept, file_key(m), &fd) ? (int)fd : -1;
+}
 
 /* Strictly 1-16 hex digits (strtoull would accept spaces, signs and "0x"). */
 static int parse_hex(const char **p, uint64_t *v)
@@ -245,7 +296,10 @@ int addrspaces__new(struct addrspaces **out)
 	if (!as)
 		return -ENOMEM;
 	as->procs = hashmap__new();
-	if (!as->procs) {
+	as->kept = hashmap__new();
+	if (!as->procs || !as->kept) {
+		hashmap__free(as->procs);
+		hashmap__free(as->kept);
 		free(as);
 		return -ENOMEM;
 	}
@@ -263,6 +317,10 @@ void addrspaces__free(struct addrspaces *as)
 	while (hashmap__next(as->procs, &pos, &key, &value))
 		proc__free((struct proc *)(uintptr_t)value);
 	hashmap__free(as->procs);
+	pos = 0;
+	while (as->kept && hashmap__next(as->kept, &pos, &key, &value))
+		close((int)value);
+	hashmap__free(as->kept);
 	free(as);
 }
 
@@ -309,6 +367,7 @@ int addrspaces__load_pid(struct addrspaces *as, pid_t pid, const char *procfs)
 			err = -ENOMEM;
 			goto out;
 		}
+		keep_deleted(as, pid, &m);
 		p->maps[p->nr++] = m;
 	}
 	if (ferror(fp)) {
@@ -349,6 +408,7 @@ int addrspaces__add(struct addrspaces *as, pid_t pid, const struct map *m)
 		err = -ENOMEM;
 		goto out;
 	}
+	keep_deleted(as, pid, &nm);
 	if (!p) {
 		fresh = calloc(1, sizeof(*fresh));
 		if (!fresh) {

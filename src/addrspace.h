@@ -146,6 +146,14 @@ bool addrspaces__known(const struct addrspaces *as, pid_t pid);
  */
 uint64_t addrspaces__generation(const struct addrspaces *as, pid_t pid);
 
+/*
+ * A descriptor of the file behind m when it is a deleted executable that
+ * faultline opened while a process mapping it lived (at load or MMAP2
+ * time), else -1.  Owned by as: do not close; open "/proc/self/fd/N" for a
+ * description of your own.
+ */
+int addrspaces__kept_fd(const struct addrspaces *as, const struct map *m);
+
 /* All of pid's maps, sorted by start (*n = 0 and NULL when unknown).  Valid
  * until the next change of that pid. */
 const struct map *addrspaces__maps(const struct addrspaces *as, pid_t pid, size_t *n);

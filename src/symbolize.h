@@ -8,8 +8,12 @@
  * parsed once), else by (device, inode, path); /proc/kallsyms is read on the
  * first kernel address, a JIT's /tmp/perf-PID.map on the first address of
  * that process outside any file.  Only what is shown gets symbolized, so the
- * cost follows the report, not the trace.  Unknown is an answer, never an
- * error: no frame is ever dropped, and the caller counts the unknowns.
+ * cost follows the report, not the trace.  A binary's symbol table is
+ * indexed on its first name lookup (a binary search per address after
+ * that), and every (binary, address) answered is remembered, up to about a
+ * million of them (then forgotten at once), so a frame seen again costs
+ * one hash lookup.  Unknown is an answer, never an error: no frame is ever
+ * dropped, and the caller counts the unknowns.
  */
 #ifndef FAULTLINE_SYMBOLIZE_H
 #define FAULTLINE_SYMBOLIZE_H
@@ -120,8 +124,10 @@ int symbolizer__add_debug_dir(struct symbolizer *s, const char *dir);
  *     @addr (no DWARF, none found, not a file mapping)
  *
  * DWARF comes from the binary or its separate debug file, found as for
- * symbolizer__user().  When DWARF has a line for @addr but no function
- * scope (assembly), the one entry is named from the symbol table.
+ * symbolizer__user(), and is read (compressed sections inflated) on the
+ * binary's first srcline request only: names alone never load it.  When
+ * DWARF has a line for @addr but no function scope (assembly), the one
+ * entry is named from the symbol table.
  *
  * Return: 0, or -ENOMEM (*n is then 0).
  */

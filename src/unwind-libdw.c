@@ -48,6 +48,7 @@
 
 #include "addrspace.h"
 #include "lib/hashmap.h"
+#include "mapped-file.h"
 #include "unwind.h"
 
 enum {
@@ -221,47 +222,11 @@ static void binary__unload(struct binary *b)
 	b->lo = b->hi = b->relro_lo = b->relro_hi = 0;
 }
 
-/* Open @path if it is the mapping's file: a candidate whose inode is not
- * the mapping's is another file (a recycled pid, a replaced library). */
-static int open_if_same(const char *path, const struct map *m)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (!m->ino || st.st_ino == m->ino))
-		return fd;
-	close(fd);
-	return -1;
-}
-
-/* Open the file behind @m as process @pid sees it; -1 when no way works.
- * @opened (PATH_MAX bytes) gets the path that worked. */
-static int open_mapped_file(pid_t pid, const struct map *m, char *opened)
-{
-	int fd = -1;
-
-	if (pid > 0 && !m->deleted) {
-		snprintf(opened, PATH_MAX, "/proc/%d/root%s", (int)pid, m->path);
-		fd = open_if_same(opened, m);
-	}
-	if (fd < 0 && pid > 0) {
-		snprintf(opened, PATH_MAX, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
-			 m->end);
-		fd = open_if_same(opened, m);
-	}
-	if (fd < 0 && !m->deleted) {
-		snprintf(opened, PATH_MAX, "%s", m->path);
-		fd = open_if_same(opened, m);
-	}
-	return fd;
-}
-
 /* Open and index the file of @m.  Failure is not an error: the binary stays
  * without ELF (its frames end the walk with UNWIND_NO_CFI) until another
  * pid gives it a chance. */
-static void binary__load(struct binary *b, pid_t pid, const struct map *m)
+static void binary__load(struct binary *b, const struct addrspaces *as, pid_t pid,
+			 const struct map *m)
 {
 	char opened[PATH_MAX];
 	Elf *elf = NULL;
@@ -269,7 +234,7 @@ static void binary__load(struct binary *b, pid_t pid, const struct map *m)
 
 	b->failed_pid = pid;
 	b->attempts++;
-	fd = open_mapped_file(pid, m, opened);
+	fd = mapped_file__open(as, pid, m, opened, sizeof(opened));
 	if (fd < 0)
 		return;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -352,7 +317,7 @@ static int get_binary(struct libdw_unwinder *u, pid_t pid, const struct map *m, 
 	if (*out) {
 		b = *out;
 		if (!b->elf && b->failed_pid != pid && b->attempts < MAX_OPEN_ATTEMPTS)
-			binary__load(b, pid, m);
+			binary__load(b, u->as, pid, m);
 		return 0;
 	}
 	if (hashmap__get(u->bins, key, &v))
@@ -372,7 +337,7 @@ static int get_binary(struct libdw_unwinder *u, pid_t pid, const struct map *m, 
 	b->next_all = u->all_bins;
 	u->all_bins = b;
 	u->nbins++;
-	binary__load(b, pid, m);
+	binary__load(b, u->as, pid, m);
 	*out = b;
 	return 0;
 }

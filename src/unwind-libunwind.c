@@ -53,6 +53,7 @@
 
 #include "addrspace.h"
 #include "lib/hashmap.h"
+#include "mapped-file.h"
 #include "unwind.h"
 
 /* Exported by libunwind-generic (as _Ux86_64_dwarf_search_unwind_table)
@@ -204,42 +205,6 @@ static uint64_t image_key(const struct map *m)
 	return hash_bytes(m->path, strlen(m->path)) ^ (hash_bytes(id, sizeof(id)) * 31);
 }
 
-/* Open @path if it is the mapping's file: a candidate whose inode is not
- * the mapping's is another file (a recycled pid, a replaced library). */
-static int open_if_same(const char *path, const struct map *m)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (!m->ino || st.st_ino == m->ino))
-		return fd;
-	close(fd);
-	return -1;
-}
-
-/* The file behind @m as process @pid sees it (its root, then map_files for
- * deleted files, then our own view); -1 when no way works. */
-static int open_mapped_file(pid_t pid, const struct map *m)
-{
-	char path[PATH_MAX];
-	int fd = -1;
-
-	if (pid > 0 && !m->deleted) {
-		snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-		fd = open_if_same(path, m);
-	}
-	if (fd < 0 && pid > 0) {
-		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
-			 m->start, m->end);
-		fd = open_if_same(path, m);
-	}
-	if (fd < 0 && !m->deleted)
-		fd = open_if_same(m->path, m);
-	return fd;
-}
-
 /* A DW_EH_PE-encoded value of .eh_frame_hdr at @p (fixed sizes only);
  * false when unsupported or past @end. */
 static bool read_encoded(const unsigned char **p, const unsigned char *end, uint8_t enc, uint64_t *val)
@@ -360,7 +325,8 @@ static unsigned char *copy_vdso(const struct map *m, size_t *size)
 
 /* Open and parse the image for process @pid's mapping @m.  Failure is not
  * an error: the image stays without data (no unwind info). */
-static void image__load(struct image *img, pid_t pid, const struct map *m)
+static void image__load(struct image *img, const struct addrspaces *as, pid_t pid,
+			const struct map *m)
 {
 	img->failed_pid = pid;
 	img->attempts++;
@@ -371,7 +337,7 @@ static void image__load(struct image *img, pid_t pid, const struct map *m)
 		img->elf = elf_memory((char *)img->copy, img->size);
 		img->data = img->copy;
 	} else {
-		img->fd = open_mapped_file(pid, m);
+		img->fd = mapped_file__open(as, pid, m, NULL, 0);
 		if (img->fd < 0)
 			goto fail;
 		img->elf = elf_begin(img->fd, ELF_C_READ_MMAP, NULL);
@@ -406,7 +372,7 @@ static int get_image(struct lu_state *st, pid_t pid, const struct map *m, struct
 		if (img->ino == m->ino && img->maj == m->maj && img->min == m->min &&
 		    strcmp(img->path, m->path) == 0) {
 			if (!img->data && img->failed_pid != pid && img->attempts < MAX_OPEN_ATTEMPTS)
-				image__load(img, pid, m);
+				image__load(img, st->as, pid, m);
 			*out = img;
 			return 0;
 		}
@@ -426,7 +392,7 @@ static int get_image(struct lu_state *st, pid_t pid, const struct map *m, struct
 	img->next_same = head;
 	img->next_all = st->all;
 	st->all = img;
-	image__load(img, pid, m);
+	image__load(img, st->as, pid, m);
 	*out = img;
 	return 0;
 }

@@ -307,10 +307,10 @@ trace_p() {
 # 6. Deleted executable: a copy, started from a temp dir beside a copy of
 #    libdeep.so ($ORIGIN), is deleted while it waits; its file is reached
 #    through /proc/PID/map_files, both to unwind and to name its frames.
-#    The target stays alive (--hold-ms) while faultline unwinds and prints
-#    the call.  Not yet covered: a deleted binary whose process exits
-#    before its samples are read (map_files is gone by then; faultline
-#    would have to open the file while the process lived).
+#    6a: the target stays alive (--hold-ms) while faultline unwinds and
+#    prints the call; 6b: it exits right after the call (--exit-early), so
+#    the file must have been opened while the process lived (faultline
+#    keeps a descriptor of deleted executables when it reads the maps).
 # deleted NAME TARGET-OPTION...
 deleted() {
 	local name=$1 tpid
@@ -327,6 +327,7 @@ deleted() {
 	rm -rf "$T/$name.dir"
 }
 deleted deleted-held --hold-ms 2000
+deleted deleted-gone --exit-early
 
 # 7. Footer: with -p and the target's only mmap after attaching, there is
 #    one walk and it is complete (ended at the outermost frame).  The
