@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fixture-run.h"
 #include "addrspace.h"
 #include "symbolize.h"
 
@@ -73,21 +74,6 @@ struct prog_info {
 	size_t build_id_len;
 };
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[4 * PATH_MAX];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	if (rc != 0)
-		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
-	return rc;
-}
 
 /* Symbols, PT_LOADs and build-id of the unstripped program. */
 static int read_prog(const char *path, struct prog_info *pi)
@@ -294,7 +280,7 @@ int main(void)
 		return check_done("test-symbolize-debug");
 	fputs(prog_src, fp);
 	fclose(fp);
-	if (run("cd %s && cc -O2 -g -Wl,--build-id -o prog prog.c && "
+	if (fixture_run("cd %s && cc -O2 -g -Wl,--build-id -o prog prog.c && "
 		"cc -O2 -g -Wl,--build-id=none -o prog-noid prog.c && "
 		"cc -O2 -g -Wl,--build-id=none -DOTHER=5 -o prog-other prog.c && "
 		"%s --only-keep-debug prog prog.debug && "
@@ -313,7 +299,7 @@ int main(void)
 		snprintf(hex + 2 * i, 3, "%02x", pi.build_id[i]);
 
 	/* .gnu_debuglink, debug file beside the binary. */
-	CHECK(run("cd %s && mkdir a && cp prog.debug a/ && cd a && "
+	CHECK(fixture_run("cd %s && mkdir a && cp prog.debug a/ && cd a && "
 		  "%s --strip-all --add-gnu-debuglink=prog.debug ../prog prog-stripped", tmp, oc) == 0);
 	snprintf(path, sizeof(path), "%s/a/prog-stripped", tmp);
 	s = fresh(NULL);
@@ -321,7 +307,7 @@ int main(void)
 	check_srcline(s, path, &pi);
 	/* A copy (another inode) without a debug file of its own: the same
 	 * build-id, so the binary opened above answers for it. */
-	CHECK(run("cd %s && mkdir a2 && cp a/prog-stripped a2/prog-copy", tmp) == 0);
+	CHECK(fixture_run("cd %s && mkdir a2 && cp a/prog-stripped a2/prog-copy", tmp) == 0);
 	snprintf(other, sizeof(other), "%s/a2/prog-copy", tmp);
 	check_names(s, other, &pi, true);
 	{
@@ -343,7 +329,7 @@ int main(void)
 	symbolizer__free(s);
 
 	/* .gnu_debuglink, debug file in .debug/. */
-	CHECK(run("cd %s && mkdir -p b/.debug && cp prog.debug b/.debug/ && cd b && "
+	CHECK(fixture_run("cd %s && mkdir -p b/.debug && cp prog.debug b/.debug/ && cd b && "
 		  "%s --strip-all --add-gnu-debuglink=../prog.debug ../prog prog-stripped", tmp, oc) == 0);
 	snprintf(path, sizeof(path), "%s/b/prog-stripped", tmp);
 	s = fresh(NULL);
@@ -352,7 +338,7 @@ int main(void)
 	symbolizer__free(s);
 
 	/* No debuglink: by build-id under an extra debug directory only. */
-	CHECK(run("cd %s && mkdir -p c dbg/.build-id/%.2s && cp prog.debug dbg/.build-id/%.2s/%s.debug && "
+	CHECK(fixture_run("cd %s && mkdir -p c dbg/.build-id/%.2s && cp prog.debug dbg/.build-id/%.2s/%s.debug && "
 		  "%s --strip-all prog c/prog-nolink", tmp, hex, hex, hex + 2, oc) == 0);
 	snprintf(path, sizeof(path), "%s/c/prog-nolink", tmp);
 	s = fresh(NULL);
@@ -366,7 +352,7 @@ int main(void)
 
 	/* .gnu_debuglink under an extra debug directory + the binary's
 	 * directory, as /usr/lib/debug/usr/bin/x.debug. */
-	CHECK(run("cd %s && mkdir -p d dbg2%s/d && cp prog.debug dbg2%s/d/ && cd d && "
+	CHECK(fixture_run("cd %s && mkdir -p d dbg2%s/d && cp prog.debug dbg2%s/d/ && cd d && "
 		  "%s --strip-all --add-gnu-debuglink=../prog.debug ../prog prog-stripped",
 		  tmp, tmp, tmp, oc) == 0);
 	snprintf(path, sizeof(path), "%s/d/prog-stripped", tmp);
@@ -376,7 +362,7 @@ int main(void)
 	symbolizer__free(s);
 
 	/* No build-id: the CRC alone accepts the right debug file ... */
-	CHECK(run("cd %s && mkdir e f && cp prog-noid.debug e/ && cp prog-noid.debug f/ && "
+	CHECK(fixture_run("cd %s && mkdir e f && cp prog-noid.debug e/ && cp prog-noid.debug f/ && "
 		  "cd e && %s --strip-all --add-gnu-debuglink=prog-noid.debug ../prog-noid prog-stripped && "
 		  "cd ../f && %s --strip-all --add-gnu-debuglink=prog-noid.debug ../prog-noid prog-stripped && "
 		  "cp ../prog-other.debug prog-noid.debug", tmp, oc, oc) == 0);
@@ -400,10 +386,10 @@ int main(void)
 
 	/* MiniDebugInfo: function symbols in an xz-compressed ELF inside
 	 * .gnu_debugdata, as Fedora ships binaries.  libdw reads it. */
-	if (run("command -v xz >/dev/null") != 0) {
+	if (fixture_run("command -v xz >/dev/null") != 0) {
 		printf("no xz: MiniDebugInfo check skipped\n");
 	} else {
-		CHECK(run("cd %s && mkdir g && cd g && "
+		CHECK(fixture_run("cd %s && mkdir g && cd g && "
 			  "nm --format=posix --defined-only ../prog | awk '$2 ~ /^[Tt]$/ {print $1}' > funcs && "
 			  "%s --only-keep-debug ../prog mini && "
 			  "%s -S --remove-section .gdb_index --remove-section .comment --keep-symbols=funcs mini mini2 && "
@@ -417,6 +403,6 @@ int main(void)
 		symbolizer__free(s);
 	}
 out:
-	run("rm -rf %s", tmp);
+	fixture_run("rm -rf %s", tmp);
 	return check_done("test-symbolize-debug");
 }

@@ -37,6 +37,7 @@
 #include <gelf.h>
 
 #include "check.h"
+#include "fixture-run.h"
 #include "addrspace.h"
 #include "elf-fixture.h"
 #include "symbolize.h"
@@ -485,21 +486,6 @@ static const char fx_src[] =
 	"\t.section .tbss,\"awT\",%nobits\n\t.globl t_var\n\t.type t_var, %tls_object\nt_var:\n"
 	"\t.skip 8\n\t.size t_var, 8\n";
 
-static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int run(const char *fmt, ...)
-{
-	char cmd[4 * PATH_MAX];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	if (rc != 0)
-		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
-	return rc;
-}
 
 /* @path's PT_LOADs mapped at MAP_BASE into GONE_PID, as ld.so would. */
 static struct addrspaces *map_whole_file(const char *path)
@@ -910,15 +896,15 @@ static void test_like_libdwfl(const struct addrspaces *self_as)
 		nop_line += *p == '\n';
 	/* As .symtab; .dynsym only (the globals); MiniDebugInfo merged with
 	 * .dynsym; .symtab with DWARF in a separate debug file beside it. */
-	if (run("cd %s && cc -g -shared -nostdlib -Wl,--build-id -o fx.so fx.s && "
+	if (fixture_run("cd %s && cc -g -shared -nostdlib -Wl,--build-id -o fx.so fx.s && "
 		"%s --strip-all fx.so fx-dynsym.so && mkdir link && "
 		"%s --only-keep-debug fx.so link/fx.debug && "
 		"%s --strip-debug --add-gnu-debuglink=link/fx.debug fx.so link/fx-link.so", dir, oc, oc, oc) != 0) {
 		CHECK(!"building the assembly library");
 		goto out;
 	}
-	if (run("command -v xz >/dev/null") != 0 ||
-	    run("cd %s && nm --format=posix --defined-only fx.so | awk '{print $1}' > syms && "
+	if (fixture_run("command -v xz >/dev/null") != 0 ||
+	    fixture_run("cd %s && nm --format=posix --defined-only fx.so | awk '{print $1}' > syms && "
 		"%s --only-keep-debug fx.so mini && %s -S --keep-symbols=syms mini mini2 && xz -f mini2 && "
 		"%s --add-section .gnu_debugdata=mini2.xz fx-dynsym.so fx-mini.so", dir, oc, oc, oc) != 0)
 		fx[2] = NULL;
@@ -1000,7 +986,7 @@ static void test_like_libdwfl(const struct addrspaces *self_as)
 	}
 out:
 	symbolizer__free(s);
-	run("rm -rf %s", dir);
+	fixture_run("rm -rf %s", dir);
 }
 
 static void test_format(void)
