@@ -338,4 +338,25 @@ check_chain "$T/alive.out" mmap "$T/mmap.alive"
 expect_eq "$(records "$T/alive.out" "$(truth pid "$T/alive.out")")" 1 "-p: mmap/munmap records after attaching"
 f=$(footer "$T/alive.out") || fail "-p footer: $f"
 expect_eq "$f" "dwarf 1 0 0 0 0 0 0" "-p footer: call_graph and walks complete max-depth stack-copy-end no-cfi no-mapping no-registers error"
+
+# 8. A container's binaries: the target runs chrooted in a tree of copies
+#    (its own deep-target, libdeep.so, libc and loader), so the paths in its
+#    maps name files that on the host are absent or other inodes; they are
+#    reached through /proc/PID/root, to unwind and to name the frames.
+if command -v chroot >/dev/null 2>&1; then
+	R=$T/rootfs
+	mkdir -p "$R/app"
+	cp "$DT" "$R/app/deep-target"
+	cp "$(target libdeep.so)" "$R/app/libdeep.so"
+	for lib in $(ldd "$DT" | awk '$3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'); do
+		case $lib in */libdeep.so) continue ;; esac
+		mkdir -p "$R$(dirname "$lib")"
+		cp "$lib" "$R$lib"
+	done
+	# No /proc in the chroot, so ld.so cannot expand $ORIGIN: name the dir.
+	spawn target.container env LD_LIBRARY_PATH=/app chroot "$R" /app/deep-target \
+		--delay-ms "$DELAY_MS" --hold-ms 2000
+	trace_p container "$spawned" mmap --json -g --call-graph dwarf
+	check_chain "$T/container.out" mmap "$T/mmap.container"
+fi
 pass_or_fail
