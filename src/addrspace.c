@@ -25,6 +25,7 @@ struct proc {
 	struct map *maps;	/* sorted by start, non-overlapping */
 	size_t nr, cap;
 	uint64_t gen;		/* changes with every change of maps */
+	uint64_t code_gen;	/* changes when executable mappings change */
 };
 
 struct addrspaces {
@@ -280,13 +281,22 @@ static int set_proc(struct addrspaces *as, pid_t pid, struct proc *p)
 	return 0;
 }
 
-/* A pid's maps changed: unwinders keyed by its generation start over. */
-static void touch(struct addrspaces *as, pid_t pid)
+/* A pid's maps changed: unwinders keyed by its generation start over.
+ * code: executable mappings may have changed too. */
+static void touch_maps(struct addrspaces *as, pid_t pid, bool code)
 {
 	struct proc *p = get_proc(as, pid);
 
-	if (p)
-		p->gen = ++as->next_gen;
+	if (!p)
+		return;
+	p->gen = ++as->next_gen;
+	if (code)
+		p->code_gen = p->gen;
+}
+
+static void touch(struct addrspaces *as, pid_t pid)
+{
+	touch_maps(as, pid, true);
 }
 
 int addrspaces__new(struct addrspaces **out)
@@ -397,7 +407,7 @@ int addrspaces__add(struct addrspaces *as, pid_t pid, const struct map *m)
 	struct proc *p = get_proc(as, pid), *fresh = NULL;
 	struct map nm = *m, left, right;
 	size_t k, e, replaced, pieces;
-	bool has_left, has_right;
+	bool has_left, has_right, code, fresh_proc;
 	char *right_path = NULL;
 	int err = 0;
 
@@ -423,6 +433,9 @@ int addrspaces__add(struct addrspaces *as, pid_t pid, const struct map *m)
 	for (e = k; e < p->nr && p->maps[e].start < nm.end; e++)
 		;
 	replaced = e - k;
+	code = nm.prot & PROT_EXEC;
+	for (size_t i = k; i < e; i++)
+		code |= p->maps[i].prot & PROT_EXEC;
 	has_left = replaced && p->maps[k].start < nm.start;
 	has_right = replaced && p->maps[e - 1].end > nm.end;
 	pieces = 1 + has_left + has_right;
@@ -449,6 +462,7 @@ int addrspaces__add(struct addrspaces *as, pid_t pid, const struct map *m)
 		err = -ENOMEM;
 		goto out;
 	}
+	fresh_proc = fresh != NULL;
 	if (fresh && (err = set_proc(as, pid, fresh)))
 		goto out;
 	fresh = NULL;
@@ -468,7 +482,9 @@ int addrspaces__add(struct addrspaces *as, pid_t pid, const struct map *m)
 		p->maps[k] = right;
 	nm.path = NULL;
 	right_path = NULL;
-	touch(as, pid);
+	/* Data mappings (malloc's, every anonymous mmap) leave the code as it
+	 * was: caches of names and unwind tables stay valid. */
+	touch_maps(as, pid, code || fresh_proc);
 out:
 	free(right_path);
 	free(nm.path);
@@ -559,4 +575,11 @@ const struct map *addrspaces__maps(const struct addrspaces *as, pid_t pid, size_
 
 	*n = p ? p->nr : 0;
 	return p ? p->maps : NULL;
+}
+
+uint64_t addrspaces__code_generation(const struct addrspaces *as, pid_t pid)
+{
+	const struct proc *p = get_proc(as, pid);
+
+	return p ? p->code_gen : 0;
 }

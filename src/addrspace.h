@@ -154,6 +154,11 @@ uint64_t addrspaces__generation(const struct addrspaces *as, pid_t pid);
  */
 int addrspaces__kept_fd(const struct addrspaces *as, const struct map *m);
 
+/* Like addrspaces__generation(), but changes only when executable mappings
+ * do (load, fork, exec, an executable mapping added or overlapped): what
+ * caches of symbol names may key on. */
+uint64_t addrspaces__code_generation(const struct addrspaces *as, pid_t pid);
+
 /* All of pid's maps, sorted by start (*n = 0 and NULL when unknown).  Valid
  * until the next change of that pid. */
 const struct map *addrspaces__maps(const struct addrspaces *as, pid_t pid, size_t *n);

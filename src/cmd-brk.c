@@ -224,6 +224,7 @@ static void print_report(struct session *s, struct brk_state *st)
 	}
 	if (!st->o->folded)
 		report__footer(&r, st->o->json);
+	report__fini(&r);
 }
 
 static int add_events(struct session *s, struct brk_state *st, const char *rung,

@@ -398,5 +398,6 @@ out:
 	}
 	hashmap__free(st.proc_idx);
 	free(st.procs);
+	report__fini(&st.r);
 	return ret;
 }

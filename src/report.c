@@ -2,9 +2,12 @@
  * report: shared output of stacks and accounting.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "addrspace.h"
+#include "lib/hashmap.h"
 #include "report.h"
 #include "session.h"
 #include "stackdb.h"
@@ -17,6 +20,122 @@ void report__init(struct report *r, struct session *s, FILE *out, bool srcline)
 	r->s = s;
 	r->out = out;
 	r->srcline = srcline;
+	r->rendered = hashmap__new();	/* NULL: no cache, still correct */
+}
+
+struct rendered {
+	pid_t pid;
+	uint32_t stack;
+	uint64_t layout;
+	uint64_t code_gen;
+	uint64_t frames, unknown;	/* what printing it adds to the footer */
+	char *text;
+	size_t len;
+	struct rendered *next;		/* same hash */
+};
+
+void report__fini(struct report *r)
+{
+	uint64_t key, val;
+	size_t pos = 0;
+
+	if (!r || !r->rendered)
+		return;
+	while (hashmap__next(r->rendered, &pos, &key, &val)) {
+		for (struct rendered *c = (struct rendered *)(uintptr_t)val, *next; c; c = next) {
+			next = c->next;
+			free(c->text);
+			free(c);
+		}
+	}
+	hashmap__free(r->rendered);
+	r->rendered = NULL;
+}
+
+static uint64_t rendered_key(pid_t pid, uint32_t stack, uint64_t layout)
+{
+	uint64_t k[3] = { (uint64_t)pid, stack, layout };
+
+	return hash_bytes(k, sizeof(k));
+}
+
+/* Print a cached rendering if it is still valid; true when done. */
+static bool print_cached(struct report *r, pid_t pid, uint32_t stack, uint64_t layout)
+{
+	uint64_t v, gen = addrspaces__code_generation(session__addrspaces(r->s), pid);
+
+	if (!r->rendered || !hashmap__get(r->rendered, rendered_key(pid, stack, layout), &v))
+		return false;
+	for (struct rendered *c = (struct rendered *)(uintptr_t)v; c; c = c->next) {
+		if (c->pid != pid || c->stack != stack || c->layout != layout)
+			continue;
+		if (c->code_gen != gen)
+			return false;
+		fwrite(c->text, 1, c->len, r->out);
+		r->frames += c->frames;
+		r->unknown += c->unknown;
+		return true;
+	}
+	return false;
+}
+
+typedef void (*render_fn)(struct report *r, pid_t pid, uint32_t stack, const char *indent,
+			  bool addrs);
+
+/* Render into memory, print, and keep the text for next time. */
+static void print_rendered(struct report *r, pid_t pid, uint32_t stack, uint64_t layout,
+			   render_fn fn, const char *indent, bool addrs)
+{
+	uint64_t f0 = r->frames, u0 = r->unknown, key = rendered_key(pid, stack, layout), v;
+	FILE *real = r->out, *mem;
+	struct rendered *c, *head = NULL;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (print_cached(r, pid, stack, layout))
+		return;
+	mem = r->rendered ? open_memstream(&text, &len) : NULL;
+	if (!mem) {
+		fn(r, pid, stack, indent, addrs);
+		return;
+	}
+	r->out = mem;
+	fn(r, pid, stack, indent, addrs);
+	r->out = real;
+	if (fclose(mem) != 0 || !text) {
+		/* Out of memory: print directly, counting the frames once. */
+		free(text);
+		r->frames = f0;
+		r->unknown = u0;
+		fn(r, pid, stack, indent, addrs);
+		return;
+	}
+	fwrite(text, 1, len, real);
+	/* Replace a stale entry of the same key, else add one. */
+	if (hashmap__get(r->rendered, key, &v))
+		head = (struct rendered *)(uintptr_t)v;
+	for (c = head; c; c = c->next)
+		if (c->pid == pid && c->stack == stack && c->layout == layout)
+			break;
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c || hashmap__set(r->rendered, key, (uint64_t)(uintptr_t)c)) {
+			free(c);
+			free(text);
+			return;
+		}
+		c->next = head;
+	} else {
+		free(c->text);
+	}
+	c->pid = pid;
+	c->stack = stack;
+	c->layout = layout;
+	c->code_gen = addrspaces__code_generation(session__addrspaces(r->s), pid);
+	c->frames = r->frames - f0;
+	c->unknown = r->unknown - u0;
+	c->text = text;
+	c->len = len;
 }
 
 #define MAX_INLINES 16
@@ -65,7 +184,8 @@ static void frame_text(struct report *r, pid_t pid, uint64_t ip, bool is_return,
 	sym_result__format(&res, buf, n);
 }
 
-void report__stack(struct report *r, pid_t pid, uint32_t stack_id, const char *indent, bool addrs)
+static void render_text(struct report *r, pid_t pid, uint32_t stack_id, const char *indent,
+			bool addrs)
 {
 	uint32_t nr = 0;
 	const uint64_t *ips = stackdb__get(session__stackdb(r->s), stack_id, &nr);
@@ -137,7 +257,8 @@ void report__json_str(FILE *out, const char *str)
 	fputc('"', out);
 }
 
-void report__stack_json(struct report *r, pid_t pid, uint32_t stack_id)
+static void render_json(struct report *r, pid_t pid, uint32_t stack_id, const char *indent,
+			bool addrs)
 {
 	uint32_t nr = 0;
 	const uint64_t *ips = stackdb__get(session__stackdb(r->s), stack_id, &nr);
@@ -213,4 +334,16 @@ void report__footer(struct report *r, bool json)
 		first = false;
 	}
 	fputc('\n', r->out);
+}
+
+void report__stack(struct report *r, pid_t pid, uint32_t stack_id, const char *indent, bool addrs)
+{
+	uint64_t layout = hash_bytes(indent, strlen(indent)) ^ (addrs ? 1 : 2);
+
+	print_rendered(r, pid, stack_id, layout, render_text, indent, addrs);
+}
+
+void report__stack_json(struct report *r, pid_t pid, uint32_t stack_id)
+{
+	print_rendered(r, pid, stack_id, 3, render_json, "", false);
 }

@@ -20,9 +20,16 @@ struct report {
 	uint64_t frames;	/* frames printed */
 	uint64_t unknown;	/* of which not named */
 	bool srcline;		/* --srcline: file:line and inlined frames */
+	/* Rendered stacks, so a stack printed again (a snoop tool prints the
+	 * same few stacks thousands of times) costs one write.  Keyed by
+	 * process, stack id and layout; dropped when the process's code
+	 * mappings change (addrspaces__code_generation). */
+	struct hashmap *rendered;
 };
 
 void report__init(struct report *r, struct session *s, FILE *out, bool srcline);
+/* Free the rendering cache.  NULL-safe. */
+void report__fini(struct report *r);
 
 /* Frames of a stack, innermost first, each on its own line after indent;
  * with addrs, "0x%016lx\t" before the symbol as BCC memleak does.  An empty
