@@ -156,6 +156,7 @@ static void on_exit_call(struct session *s, const struct sample *smp, void *ctx)
 		       session__elapsed(s, smp->time), smp->pid,
 		       session__comm(s, (pid_t)smp->pid), req, ret);
 	}
+	tool__event_done();
 }
 
 static int cmp_site(const void *a, const void *b)

@@ -212,6 +212,7 @@ static void print_call(struct session *s, struct mmap_state *st, const struct sa
 			report__stack_json(&st->r, (pid_t)smp->pid, p->stack);
 		}
 		printf("}\n");
+		tool__event_done();
 		return;
 	}
 	if (p->kind == CALL_MMAP)
@@ -222,6 +223,7 @@ static void print_call(struct session *s, struct mmap_state *st, const struct sa
 		       "munmap", result, p->len);
 	if (st->o->stacks)
 		report__stack(&st->r, (pid_t)smp->pid, p->stack, "        ", false);
+	tool__event_done();
 }
 
 static void on_return(struct session *s, const struct sample *smp, void *ctx, bool is_mmap)

@@ -813,7 +813,7 @@ static int read_round(struct session *s, bool final)
 	return ordered__flush(s->queue, final ? UINT64_MAX : limit, deliver, s);
 }
 
-int session__run(struct session *s, void (*ready)(void *ctx), void *ctx, struct errbuf *eb)
+int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
 	struct pollfd *pfd;
 	uint64_t deadline = 0;
@@ -842,8 +842,8 @@ int session__run(struct session *s, void (*ready)(void *ctx), void *ctx, struct 
 		goto out;
 	if (s->opts.duration > 0)
 		deadline = s->start_mono_ns + (uint64_t)(s->opts.duration * 1e9);
-	if (ready)
-		ready(ctx);
+	if (hooks && hooks->ready)
+		hooks->ready(hooks->ctx);
 
 	while (!s->stop) {
 		int timeout = 100;
@@ -871,6 +871,8 @@ int session__run(struct session *s, void (*ready)(void *ctx), void *ctx, struct 
 			errbuf__set(eb, err, "reading events failed: %s", strerror(-err));
 			goto out;
 		}
+		if (hooks && hooks->round)
+			hooks->round(hooks->ctx);
 		if (target__exited(s->target))
 			s->stop = SESSION_STOP_TARGET_EXIT;
 	}

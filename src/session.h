@@ -92,10 +92,19 @@ int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsign
 			session_sample_fn fn, void *ctx, struct tp_event **ev,
 			struct errbuf *eb);
 
-/* Run until Ctrl-C/signal, the duration, or the target's exit.  ready (may
- * be NULL) is called once every event is enabled and a -c command released:
- * the moment a user may start the workload. */
-int session__run(struct session *s, void (*ready)(void *ctx), void *ctx, struct errbuf *eb);
+/* What the caller wants to hear while the session runs (members may be NULL). */
+struct session_hooks {
+	/* Once every event is enabled and a -c command released: the moment
+	 * a user may start the workload. */
+	void (*ready)(void *ctx);
+	/* After each batch of records was delivered (at least every 100 ms
+	 * while tracing): a point between events, e.g. to flush output. */
+	void (*round)(void *ctx);
+	void *ctx;
+};
+
+/* Run until Ctrl-C/signal, the duration, or the target's exit. */
+int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb);
 enum session_stop session__stop_reason(const struct session *s);
 /* Exit status of a -c command (waitpid status), or -1. */
 int session__cmd_status(const struct session *s);

@@ -73,5 +73,9 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
 	      const char *what, const char *source);
 
+/* Call after printing one event's lines: keeps stdout's flushes between
+ * events, so no line is ever split. */
+void tool__event_done(void);
+
 /* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
 int tool__fail(const char *tool, const struct errbuf *eb, int err);
