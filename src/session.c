@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -380,6 +381,33 @@ static void learn_process(struct session *s, pid_t pid)
 
 /* ---- setup -------------------------------------------------------------- */
 
+/*
+ * Index the C library and the loader now, before the target runs: their
+ * first lookup can cost ~15 ms (libc's names come from its debug file when
+ * one is installed), and at the rate of a fast allocator that pause
+ * overflows a ring.  faultline's own copies are, nearly always, the ones
+ * its targets map; the symbolizer caches binaries by build-id.
+ */
+static void prewarm(struct session *s)
+{
+	pid_t self = getpid();
+	const struct map *maps;
+	size_t n;
+
+	if (addrspaces__load_pid(s->as, self, NULL))
+		return;
+	maps = addrspaces__maps(s->as, self, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *base = maps[i].path ? strrchr(maps[i].path, '/') : NULL;
+		struct sym_result res;
+
+		if (!base || !(maps[i].prot & PROT_EXEC))
+			continue;
+		if (!strncmp(base + 1, "libc.so", 7) || !strncmp(base + 1, "ld-linux", 8))
+			symbolizer__user(s->sym, s->as, self, maps[i].start, &res);
+	}
+}
+
 int session__new(const struct session_opts *o, struct session **out, struct errbuf *eb)
 {
 	struct fl_roots roots = { 0 };
@@ -442,6 +470,7 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	    (err = symbolizer__new(&s->sym)) || (err = ordered__new(&s->queue)) ||
 	    (err = probe_group__new(&s->probes)))
 		goto fail;
+	prewarm(s);
 	err = perf_cpus__online(&s->cpus, &s->ncpus);
 	if (err) {
 		errbuf__set(eb, err, "cannot read the online CPUs");

@@ -839,6 +839,15 @@ static void libdw_fini(void *priv)
 	free(u);
 }
 
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file,
+			GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)mod; (void)userdata; (void)modname; (void)base; (void)file_name;
+	(void)debuglink_file; (void)debuglink_crc; (void)debuginfo_file_name;
+	return -1;
+}
+
 static int libdw_init(struct addrspaces *as, void **priv)
 {
 	struct libdw_unwinder *u = calloc(1, sizeof(*u));
@@ -848,10 +857,15 @@ static int libdw_init(struct addrspaces *as, void **priv)
 		goto out;
 	u->as = as;
 	u->lru.prev = u->lru.next = &u->lru;
-	/* Standard debuginfo search, as every elfutils tool finds it: only
-	 * needed for code that has .debug_frame but no .eh_frame. */
+	/* No separate debug files: unwinding reads .eh_frame (and the
+	 * binary's own .debug_frame), which every binary that can throw or be
+	 * unwound by its own libgcc carries, stripped or not.  The standard
+	 * search found libc6-dbg's debug file for libc and inflated its
+	 * compressed DWARF on the first sample (20 ms, during which a fast
+	 * target overflows the ring); code with CFI only in a separate debug
+	 * file ends its walk with no-cfi instead. */
 	u->callbacks.find_elf = find_elf;
-	u->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	u->callbacks.find_debuginfo = no_debuginfo;
 	u->callbacks.section_address = dwfl_offline_section_address;
 	u->callbacks.debuginfo_path = &u->debuginfo_path;
 	u->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
