@@ -27,8 +27,8 @@ struct tool_opts {
 	"  -c CMD       run CMD and trace it from its first instruction\n" \
 	"  -a           trace every process (the default without -p and -c)\n" \
 	"  --json       one JSON object per line\n" \
-	"  -m PAGES     ring buffer pages per CPU (power of two; default 256 with\n" \
-	"               dwarf stacks, 64 with fp)\n" \
+	"  -m PAGES     ring buffer pages per CPU (power of two; default 1024 with\n" \
+	"               dwarf stacks, at most 64 MiB in all, 64 with fp)\n" \
 	"  duration     stop after this many seconds\n"
 #define TOOL_OPTS_STACK_HELP \
 	"  --call-graph dwarf[,SIZE] | fp\n" \
