@@ -50,7 +50,11 @@ void report__fini(struct report *r)
 	}
 	hashmap__free(r->rendered);
 	r->rendered = NULL;
+	r->nrendered = 0;
 }
+
+/* Bound the cache (-a over hours sees many processes): start over. */
+#define MAX_RENDERED 65536
 
 static uint64_t rendered_key(pid_t pid, uint32_t stack, uint64_t layout)
 {
@@ -117,6 +121,15 @@ static void print_rendered(struct report *r, pid_t pid, uint32_t stack, uint64_t
 	for (c = head; c; c = c->next)
 		if (c->pid == pid && c->stack == stack && c->layout == layout)
 			break;
+	if (!c && r->nrendered >= MAX_RENDERED) {
+		report__fini(r);
+		r->rendered = hashmap__new();
+		head = NULL;
+		if (!r->rendered) {
+			free(text);
+			return;
+		}
+	}
 	if (!c) {
 		c = calloc(1, sizeof(*c));
 		if (!c || hashmap__set(r->rendered, key, (uint64_t)(uintptr_t)c)) {
@@ -125,6 +138,7 @@ static void print_rendered(struct report *r, pid_t pid, uint32_t stack, uint64_t
 			return;
 		}
 		c->next = head;
+		r->nrendered++;
 	} else {
 		free(c->text);
 	}

@@ -25,6 +25,7 @@ struct report {
 	 * process, stack id and layout; dropped when the process's code
 	 * mappings change (addrspaces__code_generation). */
 	struct hashmap *rendered;
+	size_t nrendered;
 };
 
 void report__init(struct report *r, struct session *s, FILE *out, bool srcline);
