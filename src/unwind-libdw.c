@@ -925,8 +925,14 @@ static enum unwind_stop classify(struct proc_ctx *ctx, const struct walk *w, int
 	/* Without CFI libdwfl tries rbp as a frame pointer, whose reads may
 	 * fail on the stack too: the missing CFI is the cause. */
 	frame = module_cfi_frame(mod, pc);
-	if (!frame)
-		return rc == 0 ? UNWIND_END : UNWIND_NO_CFI;
+	if (!frame) {
+		Dwarf_Addr bias = 0;
+		Elf *elf = dwfl_module_getelf(mod, &bias);
+
+		if (rc == 0 || unwind__at_entry_point(elf, bias, pc))
+			return UNWIND_END;
+		return UNWIND_NO_CFI;
+	}
 	/* libdwfl reports a return address it could not read as the end of
 	 * the stack, as it does one the CFI marks undefined (_start, a
 	 * thread's start): only the latter is the outermost frame. */

@@ -550,7 +550,9 @@ static int lu_find_proc_info(unw_addr_space_t uas, unw_word_t ip, unw_proc_info_
 	}
 	if (!img->has_table || !image__bias(img, m, ip, &bias) || ip < img->lo_vaddr + bias ||
 	    ip >= img->hi_vaddr + bias) {
-		ctx->no_info = UNWIND_NO_CFI;
+		/* ip here is a call's address (libunwind looks up ip - 1). */
+		ctx->no_info = image__bias(img, m, ip, &bias) &&
+			       unwind__at_entry_point(img->elf, bias, ip) ? UNWIND_END : UNWIND_NO_CFI;
 		return -UNW_ENOINFO;
 	}
 	memset(&di, 0, sizeof(di));
@@ -563,7 +565,7 @@ static int lu_find_proc_info(unw_addr_space_t uas, unw_word_t ip, unw_proc_info_
 	di.u.rti.table_len = img->fde_count * 8 / sizeof(unw_word_t);
 	ret = dwarf_search_unwind_table(uas, ip, &di, pi, need_unwind_info, arg);
 	if (ret == -UNW_ENOINFO)
-		ctx->no_info = UNWIND_NO_CFI;
+		ctx->no_info = unwind__at_entry_point(img->elf, bias, ip) ? UNWIND_END : UNWIND_NO_CFI;
 	return ret;
 }
 

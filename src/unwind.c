@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gelf.h>
+
 #include "unwind.h"
 
 struct unwinder {
@@ -103,4 +105,19 @@ int unwinder__unwind(struct unwinder *u, const struct unwind_input *in, uint64_t
 		return 0;
 	}
 	return u->be->unwind(u->priv, in, ips, max, n, stop);
+}
+
+/* _start is a few instructions (load args, call the loader's or libc's
+ * start routine); its call's return address lies within this window. */
+#define ENTRY_WINDOW 32
+
+bool unwind__at_entry_point(struct Elf *elf, uint64_t bias, uint64_t pc)
+{
+	GElf_Ehdr eh;
+	uint64_t entry;
+
+	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry)
+		return false;
+	entry = eh.e_entry + bias;
+	return pc >= entry && pc - entry < ENTRY_WINDOW;
 }

@@ -62,6 +62,15 @@ bool unwind_input__reg(const struct unwind_input *in, int reg, uint64_t *val);
 /* Read len bytes at addr from the stack copy; false when not all inside. */
 bool unwind_input__read(const struct unwind_input *in, uint64_t addr, void *buf, size_t len);
 
+struct Elf;
+/*
+ * Is pc (a call's address, i.e. return address - 1) in the first bytes of
+ * the ELF's entry point?  The loader's _start has no CFI; a walk that
+ * reaches it has reached the process's first frame, which is complete, not
+ * a missing-CFI failure.  bias: the ELF's load bias in the process.
+ */
+bool unwind__at_entry_point(struct Elf *elf, uint64_t bias, uint64_t pc);
+
 /* A backend.  Its private state is created per unwinder. */
 struct unwind_backend {
 	const char *name;
