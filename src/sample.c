@@ -63,6 +63,17 @@ int sample__peek_id(const struct perf_event_header *hdr, uint64_t *id)
 	return 0;
 }
 
+int sample__peek_time(const struct perf_event_header *hdr, uint64_t st, uint64_t *time)
+{
+	size_t off = 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+			  !!(st & PERF_SAMPLE_TID));
+
+	if (!(st & PERF_SAMPLE_TIME) || hdr->size < sizeof(*hdr) + off + 8)
+		return -EINVAL;
+	memcpy(time, (const unsigned char *)(hdr + 1) + off, 8);
+	return 0;
+}
+
 int sample__parse(const struct perf_event_header *hdr, uint64_t st,
 		  unsigned int nr_user_regs, struct sample *s)
 {

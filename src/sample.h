@@ -43,6 +43,10 @@ struct sample {
  * 0 / -EINVAL. */
 int sample__peek_id(const struct perf_event_header *hdr, uint64_t *id);
 
+/* The time of a PERF_RECORD_SAMPLE without decoding the rest (TIME comes
+ * after IDENTIFIER, IP and TID only).  0 / -EINVAL (no TIME, too short). */
+int sample__peek_time(const struct perf_event_header *hdr, uint64_t sample_type, uint64_t *time);
+
 /* Decode a PERF_RECORD_SAMPLE laid out per sample_type (+ the user register
  * count, popcount of sample_regs_user).  0 / -EINVAL. */
 int sample__parse(const struct perf_event_header *hdr, uint64_t sample_type,

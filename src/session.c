@@ -367,19 +367,22 @@ static void learn_process(struct session *s, pid_t pid)
 	char path[64], comm[64];
 	FILE *f;
 
+	/* Called per sample: a process that is gone (or never readable) is
+	 * asked /proc once, not once per sample.  Later COMM and MMAP2
+	 * records still fill in what it is. */
 	if (!hashmap__get(s->comms, (uint64_t)pid, NULL)) {
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		strcpy(comm, "?");
 		f = fopen(path, "re");
 		if (f) {
-			if (fgets(comm, sizeof(comm), f)) {
+			if (fgets(comm, sizeof(comm), f))
 				comm[strcspn(comm, "\n")] = '\0';
-				set_comm(s, pid, comm);
-			}
 			fclose(f);
 		}
+		set_comm(s, pid, comm);
 	}
-	if (!addrspaces__known(s->as, pid))
-		addrspaces__load_pid(s->as, pid, NULL);
+	if (!addrspaces__known(s->as, pid) && addrspaces__load_pid(s->as, pid, NULL))
+		addrspaces__exec(s->as, pid);	/* known, empty: MMAP2s fill it */
 }
 
 /* ---- setup -------------------------------------------------------------- */
@@ -713,15 +716,16 @@ int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsign
 
 static uint64_t record_time(struct session *s, const struct perf_event_header *hdr)
 {
-	struct sample smp;
 	struct sb_id sid;
-	uint64_t id, idx;
+	uint64_t id, idx, time;
 
+	/* Only the time, on the per-record read path: deliver() decodes the
+	 * rest once, when the record's turn comes. */
 	if (hdr->type == PERF_RECORD_SAMPLE) {
 		if (sample__peek_id(hdr, &id) || !hashmap__get(s->ids, id, &idx) ||
-		    sample__parse(hdr, s->evsels[idx - 1].sample_type, s->evsels[idx - 1].nr_regs, &smp))
+		    sample__peek_time(hdr, s->evsels[idx - 1].sample_type, &time))
 			return 0;
-		return smp.time;
+		return time;
 	}
 	if (sample__parse_id(hdr, SB_SAMPLE_TYPE, &sid))
 		return 0;
