@@ -918,6 +918,41 @@ bool features__has_tracepoint(const struct features *f, const char *system, cons
 	return features__tracepoint_why(f, system, event, NULL, 0);
 }
 
+bool features__kfunc_why(const struct features *f, const char *func, char *why, size_t n)
+{
+	char path[PATH_MAX], line[512], name[256], type;
+	bool found = false;
+	char dummy[1];
+	FILE *fp;
+
+	if (!why || !n) {
+		why = dummy;
+		n = sizeof(dummy);
+	}
+	why[0] = '\0';
+	if (!f->has[FEAT_KPROBES]) {
+		snprintf(why, n, "needs kprobes: %s", f->why[FEAT_KPROBES]);
+		return false;
+	}
+	if (snprintf(path, sizeof(path), "%s/kallsyms", f->procfs) >= (int)sizeof(path)) {
+		snprintf(why, n, "procfs path too long");
+		return false;
+	}
+	fp = fopen(path, "re");
+	if (!fp) {
+		snprintf(why, n, "cannot read %s: %s", path, strerror(errno));
+		return false;
+	}
+	/* "addr type name [module]": module symbols count too. */
+	while (!found && fgets(line, sizeof(line), fp))
+		found = sscanf(line, "%*s %c %255s", &type, name) == 2 &&
+			(type == 'T' || type == 't') && strcmp(name, func) == 0;
+	fclose(fp);
+	if (!found)
+		snprintf(why, n, "no %s in %s", func, path);
+	return found;
+}
+
 int features__paranoid(const struct features *f)
 {
 	return f->paranoid;

@@ -121,6 +121,15 @@ bool features__has_tracepoint(const struct features *f, const char *system, cons
 bool features__tracepoint_why(const struct features *f, const char *system, const char *event,
 			      char *why, size_t n);
 
+/**
+ * features__kfunc_why() - whether kernel function @func can take a kprobe:
+ * kprobes are usable (not masked) and <procfs>/kallsyms lists @func as a
+ * text symbol under exactly that name (a ".isra"/".constprop" clone or an
+ * inlined function is not the function).  When not, @why (@n bytes, may be
+ * NULL/0) receives the reason, e.g. "no swap_readpage in /proc/kallsyms".
+ */
+bool features__kfunc_why(const struct features *f, const char *func, char *why, size_t n);
+
 /** features__paranoid() - kernel.perf_event_paranoid, INT_MIN if unreadable. */
 int features__paranoid(const struct features *f);
 

@@ -36,7 +36,31 @@ static const struct rung mmap_rungs[] = {
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* leak: user allocators need a return probe for the address. */
+static const struct rung leak_rungs[] = {
+	{ .key = "uprobe", .label = "uprobes+uretprobes on the allocator, syscall tracepoints",
+	  .needs = uprobe_needs, .loses = "" },
+};
+
+/* leak -k: the slab events first; the page allocator alone still sees
+ * page-sized leaks.  The _node variants (before 6.1) are added when present. */
+static const char *const kleak_slab_needs[] = {
+	"tp:kmem:kmalloc", "tp:kmem:kfree", "tp:kmem:kmem_cache_alloc", "tp:kmem:kmem_cache_free",
+	NULL
+};
+static const char *const kleak_page_needs[] = { "tp:kmem:mm_page_alloc", "tp:kmem:mm_page_free",
+						NULL };
+
+static const struct rung kleak_rungs[] = {
+	{ .key = "kmem", .label = "tracepoints kmem:kmalloc/kmem_cache_alloc/mm_page_alloc and frees",
+	  .needs = kleak_slab_needs, .loses = "" },
+	{ .key = "pages", .label = "tracepoints kmem:mm_page_alloc/mm_page_free",
+	  .needs = kleak_page_needs, .loses = "slab allocations (kmalloc, kmem_cache) unseen" },
+};
+
 static const struct ladder ladders[] = {
+	{ .tool = "leak", .rungs = leak_rungs, .n = ARRAY_SIZE(leak_rungs) },
+	{ .tool = "leak -k", .rungs = kleak_rungs, .n = ARRAY_SIZE(kleak_rungs) },
 	{ .tool = "brk", .rungs = brk_rungs, .n = ARRAY_SIZE(brk_rungs) },
 	{ .tool = "mmap", .rungs = mmap_rungs, .n = ARRAY_SIZE(mmap_rungs) },
 };
@@ -75,6 +99,14 @@ static bool need_met(const char *need, const struct features *f, char *why, size
 		if (features__tracepoint_why(f, system, colon + 1, detail, sizeof(detail)))
 			return true;
 		snprintf(why, n, "tracepoint %s:%s absent (%s)", system, colon + 1, detail);
+		return false;
+	}
+	if (strncmp(need, "kfunc:", 6) == 0) {
+		if (!need[6])
+			goto bad;
+		if (features__kfunc_why(f, need + 6, detail, sizeof(detail)))
+			return true;
+		snprintf(why, n, "kernel function %s unusable (%s)", need + 6, detail);
 		return false;
 	}
 	if (strncmp(need, "feat:", 5) == 0) {

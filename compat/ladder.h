@@ -18,8 +18,9 @@
 /*
  * key:   stable string the tool switches on ("tracepoint", "uprobe")
  * label: what `features` prints ("tracepoint syscalls:sys_enter_brk")
- * needs: NULL-terminated requirements: "tp:<system>:<event>" or
- *        "feat:<feature name>" (see feature__name())
+ * needs: NULL-terminated requirements: "tp:<system>:<event>",
+ *        "feat:<feature name>" (see feature__name()) or "kfunc:<kernel
+ *        function>" (kprobes usable and the function in kallsyms)
  * loses: what this rung loses against the best one; "" for the best
  */
 struct rung {

@@ -15,5 +15,6 @@ int cmd_features(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
 int cmd_brk(int argc, char **argv);
 int cmd_mmap(int argc, char **argv);
+int cmd_leak(int argc, char **argv);
 
 #endif

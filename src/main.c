@@ -15,6 +15,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "leak", cmd_leak, "outstanding allocations by stack, user or kernel (memleak)" },
 	{ "brk", cmd_brk, "brk(2) calls counted by user stack and process (brkstack)" },
 	{ "mmap", cmd_mmap, "every mmap/munmap with flags, file and stack; net bytes per process" },
 	{ "features", cmd_features, "what this kernel offers and which event source each tool uses" },

@@ -17,7 +17,9 @@
 
 struct ordered;
 
-int ordered__new(struct ordered **out);
+/* arena_bytes: room for copies, mapped and faulted in now (0: none, every
+ * copy is malloc'd).  Copies that do not fit spill to malloc. */
+int ordered__new(size_t arena_bytes, struct ordered **out);
 void ordered__free(struct ordered *q);
 /* Copy a record in.  0 / -ENOMEM. */
 int ordered__push(struct ordered *q, uint64_t time, const struct perf_event_header *hdr);
@@ -25,5 +27,7 @@ int ordered__push(struct ordered *q, uint64_t time, const struct perf_event_head
  * upto (UINT64_MAX: all).  A non-zero cb return stops and is returned. */
 int ordered__flush(struct ordered *q, uint64_t upto, ring_cb cb, void *ctx);
 uint64_t ordered__pending(const struct ordered *q);
+/* Copies that went to malloc because the arena was full. */
+uint64_t ordered__spilled(const struct ordered *q);
 
 #endif

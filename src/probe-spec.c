@@ -445,6 +445,74 @@ out:
 	return err;
 }
 
+static int hex_nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int parse_expect(struct line_ctx *lc, struct probe_set *set, struct errbuf *eb)
+{
+	struct probe_spec *p;
+	const char *hex;
+	size_t len;
+
+	if (lc->ntok != 3)
+		return errbuf__set(eb, -EINVAL, "%s:%d: 'expect' needs a probe name and hex bytes",
+				   lc->origin, lc->line);
+	p = (struct probe_spec *)probe_set__find(set, lc->tok[1]);
+	if (!p)
+		return errbuf__set(eb, -EINVAL, "%s:%d: 'expect' names no probe defined above: '%s'",
+				   lc->origin, lc->line, lc->tok[1]);
+	hex = lc->tok[2];
+	len = strlen(hex);
+	if (!len || len % 2 || len / 2 > sizeof(p->expect))
+		return errbuf__set(eb, -EINVAL, "%s:%d: 'expect' wants 1 to %zu bytes in hex, not '%s'",
+				   lc->origin, lc->line, sizeof(p->expect), hex);
+	for (size_t i = 0; i < len / 2; i++) {
+		int hi = hex_nibble(hex[2 * i]), lo = hex_nibble(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return errbuf__set(eb, -EINVAL, "%s:%d: 'expect' bytes are not hex: '%s'",
+					   lc->origin, lc->line, hex);
+		p->expect[i] = (uint8_t)(hi << 4 | lo);
+	}
+	p->nexpect = len / 2;
+	return 0;
+}
+
+int probe_set__retarget(struct probe_set *set, const char *library, const char *prefix)
+{
+	for (size_t i = 0; i < set->count; i++) {
+		struct probe_spec *p = &set->specs[i];
+
+		if (library) {
+			char *l = strdup(library);
+
+			if (!l)
+				return -ENOMEM;
+			free(p->library);
+			p->library = l;
+		}
+		for (size_t j = 0; prefix && prefix[0] && j < p->nsymbols; j++) {
+			size_t n = strlen(prefix) + strlen(p->symbols[j]) + 1;
+			char *sym = malloc(n);
+
+			if (!sym)
+				return -ENOMEM;
+			snprintf(sym, n, "%s%s", prefix, p->symbols[j]);
+			free(p->symbols[j]);
+			p->symbols[j] = sym;
+		}
+	}
+	return 0;
+}
+
 int probe_set__parse(const char *text, const char *origin, struct probe_set **out,
 		     struct errbuf *eb)
 {
@@ -490,9 +558,13 @@ int probe_set__parse(const char *text, const char *origin, struct probe_set **ou
 			err = parse_probe(&lc, set, library, eb);
 			if (err)
 				goto out;
+		} else if (strcmp(lc.tok[0], "expect") == 0) {
+			err = parse_expect(&lc, set, eb);
+			if (err)
+				goto out;
 		} else {
 			err = errbuf__set(eb, -EINVAL,
-					  "%s:%d: unknown directive '%s' (expected 'library' or 'probe')",
+					  "%s:%d: unknown directive '%s' (expected 'library', 'probe' or 'expect')",
 					  lc.origin, lc.line, lc.tok[0]);
 			goto out;
 		}

@@ -13,6 +13,12 @@
  *
  *   library c                       library of the probes that follow
  *   probe NAME entry|return SYMBOL[+OFFSET] [FETCHARG...]
+ *   expect NAME HEXBYTES            the instruction bytes at probe NAME
+ *
+ * "expect" guards a probe placed inside a function (SYMBOL+OFFSET): the
+ * offset is only right for the build it was read from, so the caller
+ * checks the bytes there and refuses the probe on another build instead
+ * of planting a breakpoint mid-instruction.
  *
  * SYMBOL is a '|'-separated list of candidates, tried in order by the
  * caller (glibc exports different names across versions).  FETCHARG is
@@ -38,6 +44,8 @@ struct probe_spec {
 	uint64_t sym_offset;	/* added to whichever candidate resolves */
 	char *fetchargs;	/* space-joined, "" if none */
 	int line;		/* line of the probe in its file, from 1 */
+	uint8_t expect[16];	/* "expect" bytes at the probe address */
+	size_t nexpect;		/* 0: none given */
 };
 
 struct probe_set;
@@ -86,6 +94,18 @@ int probe_set__load(const char *path, struct probe_set **out, struct errbuf *eb)
  * where it looked); -EINVAL for a bad @name; errors of probe_set__load().
  */
 int probe_set__load_named(const char *name, struct probe_set **out, struct errbuf *eb);
+
+/**
+ * probe_set__retarget() - point every probe at another library and symbol
+ * prefix, as memleak's -O and --symbols-prefix do
+ * @library: NULL to keep each probe's library, else the new one
+ * @prefix:  NULL or "" to keep the symbols, else prepended to each
+ *           candidate ("je_" turns "malloc" into "je_malloc")
+ *
+ * Return: 0, -ENOMEM (the set is then unchanged or partly changed, and
+ * must be freed).
+ */
+int probe_set__retarget(struct probe_set *set, const char *library, const char *prefix);
 
 /* Free a set and every spec in it; NULL is allowed. */
 void probe_set__free(struct probe_set *set);

@@ -178,6 +178,9 @@ static void print_pos(FILE *out, const struct sym_inline *l)
  * a call.  A call that ends its function returns to the next function's
  * first byte, so look up ip - 1 and print the offset of ip itself.
  */
+/* x86-64: the kernel's half of the address space. */
+#define KERNEL_START 0xffff800000000000ULL
+
 static void frame_text(struct report *r, pid_t pid, uint64_t ip, bool is_return, char *buf,
 		       size_t n)
 {
@@ -186,7 +189,13 @@ static void frame_text(struct report *r, pid_t pid, uint64_t ip, bool is_return,
 
 	memset(&res, 0, sizeof(res));
 	r->frames++;
-	if (symbolizer__user(session__symbolizer(r->s), session__addrspaces(r->s), pid, look, &res)) {
+	if (look >= KERNEL_START) {
+		if (symbolizer__kernel(session__symbolizer(r->s), look, &res)) {
+			res.func = NULL;
+			res.module = NULL;
+		}
+	} else if (symbolizer__user(session__symbolizer(r->s), session__addrspaces(r->s), pid, look,
+				    &res)) {
 		res.func = NULL;
 		res.module = NULL;
 	}

@@ -38,7 +38,7 @@ int ring__new(int fd, unsigned int pages, struct ring **out)
 		return -ENOMEM;
 	r->fd = fd;
 	r->map_len = (pages + 1) * psz;
-	r->base = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	r->base = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
 	if (r->base == MAP_FAILED) {
 		int err = -errno;
 

@@ -148,19 +148,24 @@ int sample__parse(const struct perf_event_header *hdr, uint64_t st,
 
 uint32_t sample__user_ips(const struct sample *s, uint64_t *ips, uint32_t max)
 {
-	bool user = false;
+	return sample__context_ips(s, PERF_CONTEXT_USER, ips, max);
+}
+
+uint32_t sample__context_ips(const struct sample *s, uint64_t context, uint64_t *ips, uint32_t max)
+{
+	bool in = false;
 	uint32_t n = 0;
 
 	for (uint64_t i = 0; i < s->nr_callchain && n < max; i++) {
 		uint64_t ip = s->callchain[i];
 
 		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			in = ip == context;
 			continue;
 		}
 		/* A zero is where a frame-pointer walk ran off its chain,
 		 * never a frame. */
-		if (user && ip)
+		if (in && ip)
 			ips[n++] = ip;
 	}
 	return n;

@@ -57,6 +57,10 @@ int sample__parse(const struct perf_event_header *hdr, uint64_t sample_type,
  * PERF_CONTEXT_* markers and any kernel part.  Returns the number copied.
  */
 uint32_t sample__user_ips(const struct sample *s, uint64_t *ips, uint32_t max);
+/* The frames of one context of the callchain (PERF_CONTEXT_KERNEL,
+ * PERF_CONTEXT_USER...), innermost first; returns how many. */
+uint32_t sample__context_ips(const struct sample *s, uint64_t context, uint64_t *ips,
+			     uint32_t max);
 
 /* Side-band records we consume. */
 struct sb_mmap2 {

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -38,6 +39,7 @@
 #include "target.h"
 #include "tracefs-probes.h"
 #include "unwind.h"
+#include "uprobe-place.h"
 
 #define SB_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			PERF_SAMPLE_CPU)
@@ -45,10 +47,13 @@
 /* Ring pages per CPU when -m is not given.  A DWARF sample carries its
  * stack copy (8 KiB by default), so its ring must be larger to absorb the
  * same burst: 1024 pages (4 MiB, ~480 samples) kept every event of
- * bench/unwind-throughput's allocator where 256 lost up to 1.5%; the total
- * is capped at 64 MiB so that many-CPU machines do not lock gigabytes. */
+ * bench/unwind-throughput's allocator where 256 lost up to 1.5%, but
+ * `leak` on a busy two-CPU machine still lost samples when the reader
+ * was descheduled for ~15 ms during a burst of malloc returns; 4096
+ * pages (16 MiB, ~1900 samples) absorbs 60 ms of that.  The total is
+ * capped at 64 MiB so that many-CPU machines do not lock gigabytes. */
 #define DEFAULT_PAGES_FP 64
-#define DEFAULT_PAGES_DWARF 1024
+#define DEFAULT_PAGES_DWARF 4096
 #define MAX_DEFAULT_RING_BYTES (64u << 20)
 
 struct evsel {
@@ -57,6 +62,8 @@ struct evsel {
 	uint64_t regs_mask;		/* sample_regs_user */
 	unsigned int nr_regs;		/* popcount of it */
 	bool entry_fix;			/* fp at a function entry: caller at *sp */
+	const struct tp_event *tev;
+	size_t first_fd, nfds;		/* its fds: s->fds[first_fd...] */
 	session_sample_fn fn;
 	void *ctx;
 };
@@ -98,6 +105,10 @@ struct session {
 	uint64_t start_mono_ns, start_real_ns;
 	enum session_stop stop;
 	uint64_t lost, samples, bad;
+	session_exec_fn on_exec;
+	void *on_exec_ctx;
+	bool format_lost;		/* events count their lost samples */
+	uint64_t lost_counted;		/* their sum, read at the end */
 };
 
 /* ---- signals ---------------------------------------------------------- */
@@ -243,10 +254,17 @@ static void base_attr(struct session *s, struct perf_event_attr *a)
 	a->sample_period = 1;
 	a->sample_id_all = 1;
 	a->disabled = 1;
-	a->inherit = s->target && target__kind(s->target) != TARGET_ALL;
-	a->enable_on_exec = s->target && target__kind(s->target) == TARGET_CMD;
+	a->inherit = s->target && target__kind(s->target) != TARGET_ALL && !s->opts.system_wide;
+	a->enable_on_exec = s->target && target__kind(s->target) == TARGET_CMD &&
+			    !s->opts.system_wide;
 	a->use_clockid = s->use_clockid;
 	a->clockid = CLOCK_MONOTONIC;
+	/* Samples lost while the ring was full are reported by a LOST
+	 * record written before the next record that fits, so a burst lost
+	 * at the very end (the reader behind when the target exits) would
+	 * never be reported: each event also counts its own (6.0+). */
+	if (s->format_lost)
+		a->read_format = PERF_FORMAT_LOST;
 	/* Wake the reader when a quarter of the ring is used: rare wakeups,
 	 * yet room left for the burst that arrives while it reads. */
 	a->watermark = 1;
@@ -275,6 +293,12 @@ static int open_everywhere(struct session *s, struct perf_event_attr *attr, cons
 		for (int c = 0; c < s->ncpus; c++) {
 			int fd = perf_event__open(attr, s->tasks[t], s->cpus[c], -1);
 
+			if (fd == -EINVAL && (attr->read_format & PERF_FORMAT_LOST)) {
+				/* Before 6.0: LOST records are all there is. */
+				attr->read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+				s->format_lost = false;
+				fd = perf_event__open(attr, s->tasks[t], s->cpus[c], -1);
+			}
 			if (fd == -EINVAL && attr->use_clockid) {
 				/* Kernels before 4.1 lack use_clockid: perf clock it is. */
 				attr->use_clockid = 0;
@@ -329,6 +353,14 @@ static int load_tasks(struct session *s, struct errbuf *eb)
 	free(s->tasks);
 	s->tasks = NULL;
 	s->ntasks = 0;
+	if (s->opts.system_wide) {
+		s->tasks = malloc(sizeof(*s->tasks));
+		if (!s->tasks)
+			return -ENOMEM;
+		s->tasks[0] = -1;
+		s->ntasks = 1;
+		return 0;
+	}
 	switch (target__kind(s->target)) {
 	case TARGET_PID:
 		err = target__threads(s->target, &s->tasks, &s->ntasks);
@@ -414,6 +446,21 @@ static void prewarm(struct session *s)
 	}
 }
 
+/* Room for what one read round can copy out of the rings (all of them
+ * full) and a quarter more for what waits for the next round, at most
+ * 256 MiB; a round that needs more spills to malloc. */
+static size_t queue_arena_bytes(const struct session *s)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), psz = sysconf(_SC_PAGESIZE);
+	uint64_t bytes;
+
+	if (ncpu <= 0 || psz <= 0)
+		return 0;
+	bytes = (uint64_t)ncpu * s->opts.mmap_pages * (uint64_t)psz;
+	bytes += bytes / 4;
+	return bytes > (256u << 20) ? (256u << 20) : (size_t)bytes;
+}
+
 int session__new(const struct session_opts *o, struct session **out, struct errbuf *eb)
 {
 	struct fl_roots roots = { 0 };
@@ -441,6 +488,7 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	if (!s->opts.unwinder)
 		s->opts.unwinder = "libdw";
 	s->use_clockid = true;
+	s->format_lost = true;
 	signals_install(s);
 
 	if (geteuid() != 0) {
@@ -480,7 +528,7 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	    (err = addrspaces__new(&s->as)) || (err = stackdb__new(&s->stacks)) ||
 	    (s->opts.callgraph == CALLGRAPH_DWARF &&
 	     (err = unwinder__new(s->opts.unwinder, s->as, &s->unwinder))) ||
-	    (err = symbolizer__new(&s->sym)) || (err = ordered__new(&s->queue)) ||
+	    (err = symbolizer__new(&s->sym)) || (err = ordered__new(queue_arena_bytes(s), &s->queue)) ||
 	    (err = probe_group__new(&s->probes)))
 		goto fail;
 	prewarm(s);
@@ -619,32 +667,38 @@ const struct features *session__features(const struct session *s)
 
 /* ---- events ------------------------------------------------------------- */
 
-static int add_evsel(struct session *s, struct tp_event *tev, unsigned int flags,
-		     session_sample_fn fn, void *ctx, struct errbuf *eb)
+static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_t config,
+		     unsigned int flags, session_sample_fn fn, void *ctx, struct errbuf *eb)
 {
 	struct perf_event_attr attr;
 	struct evsel *nv;
+	int err;
 
 	nv = realloc(s->evsels, (s->nevsels + 1) * sizeof(*nv));
 	if (!nv)
 		return -ENOMEM;
 	s->evsels = nv;
 	memset(&s->evsels[s->nevsels], 0, sizeof(*nv));
-	snprintf(s->evsels[s->nevsels].name, sizeof(nv->name), "%s", tp_event__name(tev));
+	snprintf(s->evsels[s->nevsels].name, sizeof(nv->name), "%s", name);
 	s->evsels[s->nevsels].fn = fn;
 	s->evsels[s->nevsels].ctx = ctx;
+	s->evsels[s->nevsels].first_fd = s->nfds;
 
 	base_attr(s, &attr);
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = tp_event__id(tev);
-	attr.sample_type = SB_SAMPLE_TYPE | PERF_SAMPLE_RAW;
+	attr.type = type;
+	attr.config = config;
+	attr.sample_type = SB_SAMPLE_TYPE;
+	if (type == PERF_TYPE_TRACEPOINT)
+		attr.sample_type |= PERF_SAMPLE_RAW;
+	if (flags & SESSION_SAMPLE_ADDR)
+		attr.sample_type |= PERF_SAMPLE_ADDR;
 	if ((flags & SESSION_USER_STACK) && s->opts.callgraph == CALLGRAPH_DWARF) {
 		attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		attr.sample_regs_user = UNWIND_REGS_MASK;
 		attr.sample_stack_user = s->opts.stack_size;
 	} else if (flags & SESSION_USER_STACK) {
 		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
-		attr.exclude_callchain_kernel = 1;
+		attr.exclude_callchain_kernel = !(flags & SESSION_KERNEL_STACK);
 		if (flags & SESSION_FUNC_ENTRY) {
 			/* At a function's first instruction the frame pointer
 			 * is still the caller's: the walk would skip the direct
@@ -655,11 +709,17 @@ static int add_evsel(struct session *s, struct tp_event *tev, unsigned int flags
 			s->evsels[s->nevsels].entry_fix = true;
 		}
 	}
+	if ((flags & SESSION_KERNEL_STACK) && !(attr.sample_type & PERF_SAMPLE_CALLCHAIN)) {
+		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr.exclude_callchain_user = 1;
+	}
 	s->evsels[s->nevsels].sample_type = attr.sample_type;
 	s->evsels[s->nevsels].regs_mask = attr.sample_regs_user;
 	s->evsels[s->nevsels].nr_regs = (unsigned int)__builtin_popcountll(attr.sample_regs_user);
 	s->nevsels++;
-	return open_everywhere(s, &attr, tp_event__name(tev), s->nevsels, eb);
+	err = open_everywhere(s, &attr, name, s->nevsels, eb);
+	s->evsels[s->nevsels - 1].nfds = s->nfds - s->evsels[s->nevsels - 1].first_fd;
+	return err;
 }
 
 int session__add_tracepoint(struct session *s, const char *system, const char *event,
@@ -672,11 +732,79 @@ int session__add_tracepoint(struct session *s, const char *system, const char *e
 	err = tp_catalog__load(s->catalog, system, event, &tev, eb);
 	if (err)
 		return err;
-	err = add_evsel(s, tev, flags, fn, ctx, eb);
+	err = add_evsel(s, tp_event__name(tev), PERF_TYPE_TRACEPOINT, tp_event__id(tev), flags, fn,
+			ctx, eb);
 	if (err)
 		return err;
+	s->evsels[s->nevsels - 1].tev = tev;
 	if (ev)
 		*ev = tev;
+	return 0;
+}
+
+int session__set_filter(struct session *s, const struct tp_event *ev, const char *filter,
+			struct errbuf *eb)
+{
+	for (size_t i = 0; i < s->nevsels; i++) {
+		const struct evsel *e = &s->evsels[i];
+
+		if (e->tev != ev)
+			continue;
+		for (size_t f = e->first_fd; f < e->first_fd + e->nfds; f++) {
+			int err = perf_event__set_filter(s->fds[f], filter);
+
+			if (err)
+				return errbuf__set(eb, err, "the kernel refused filter '%s' on '%s': %s",
+						   filter, e->name, strerror(-err));
+		}
+		return 0;
+	}
+	return errbuf__set(eb, -ENOENT, "no such event to filter");
+}
+
+void session__on_exec(struct session *s, session_exec_fn fn, void *ctx)
+{
+	s->on_exec = fn;
+	s->on_exec_ctx = ctx;
+}
+
+int session__uprobe_locate(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			   char *path, size_t n, uint64_t *off, struct errbuf *eb)
+{
+	pid_t pid = target__kind(s->target) == TARGET_PID ? target__pid(s->target) : 0;
+	uint8_t code[32];
+	ssize_t got = 0;
+	int err = -ENOENT, fd;
+
+	err = elf_sym__resolve_library(pid, spec->library, path, n, eb);
+	if (err)
+		return err;
+	for (size_t i = 0; i < spec->nsymbols; i++) {
+		err = elf_sym__offset(path, spec->symbols[i], off, eb);
+		if (err != -ENOENT)
+			break;
+	}
+	if (err == -ENOENT)
+		return errbuf__set(eb, err, "no symbol '%s' in '%s'", spec->symbols[0], path);
+	if (err)
+		return err;
+	*off += spec->sym_offset;
+	if (!spec->nexpect && !(flags & SESSION_PLACE_CHEAP && spec->kind == PROBE_ENTRY))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		got = pread(fd, code, sizeof(code), (off_t)*off);
+		close(fd);
+	}
+	if (got < (ssize_t)spec->nexpect || got <= 0)
+		return errbuf__set(eb, -EIO, "cannot read the code of '%s' at 0x%" PRIx64, path, *off);
+	if (spec->nexpect && memcmp(code, spec->expect, spec->nexpect))
+		return errbuf__set(eb, -ENOEXEC,
+				   "probe '%s': the code at %s+0x%" PRIx64 " in '%s' is not what the "
+				   "spec expects (another build of the library: see its .probes file)",
+				   spec->name, spec->symbols[0], spec->sym_offset, path);
+	if ((flags & SESSION_PLACE_CHEAP) && spec->kind == PROBE_ENTRY)
+		*off += uprobe_place__skip(code, (size_t)got);
 	return 0;
 }
 
@@ -686,30 +814,40 @@ int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsign
 {
 	char path[PATH_MAX];
 	uint64_t off = 0;
-	pid_t pid = target__kind(s->target) == TARGET_PID ? target__pid(s->target) : 0;
-	int err = -ENOENT;
+	int err;
 
-	err = elf_sym__resolve_library(pid, spec->library, path, sizeof(path), eb);
+	err = session__uprobe_locate(s, spec, flags, path, sizeof(path), &off, eb);
 	if (err)
 		return err;
-	for (size_t i = 0; i < spec->nsymbols; i++) {
-		err = elf_sym__offset(path, spec->symbols[i], &off, eb);
-		if (err != -ENOENT)
-			break;
-	}
-	if (err == -ENOENT)
-		return errbuf__set(eb, err, "no symbol '%s' in '%s'", spec->symbols[0], path);
-	if (err)
-		return err;
-	off += spec->sym_offset;
 	err = probe_group__add_uprobe(s->probes, spec->name, path, off,
 				      spec->kind == PROBE_RETURN, spec->fetchargs, eb);
 	if (err)
 		return err;
+	/* Cheap placement passes only flag-only instructions: the return
+	 * address is still at the stack pointer, as at the entry. */
 	if (spec->kind == PROBE_ENTRY && spec->sym_offset == 0)
 		flags |= SESSION_FUNC_ENTRY;
 	return session__add_tracepoint(s, probe_group__name(s->probes), spec->name, flags, fn, ctx,
 				       ev, eb);
+}
+
+int session__add_software(struct session *s, const char *name, uint64_t config,
+			  unsigned int flags, session_sample_fn fn, void *ctx, struct errbuf *eb)
+{
+	return add_evsel(s, name, PERF_TYPE_SOFTWARE, config, flags, fn, ctx, eb);
+}
+
+int session__add_kprobe(struct session *s, const char *event, const char *func, bool retprobe,
+			const char *fetchargs, unsigned int flags, session_sample_fn fn, void *ctx,
+			struct tp_event **ev, struct errbuf *eb)
+{
+	int err;
+
+	err = probe_group__add_kprobe(s->probes, event, func, retprobe, fetchargs, eb);
+	if (err)
+		return err;
+	return session__add_tracepoint(s, probe_group__name(s->probes), event, flags, fn, ctx, ev,
+				       eb);
 }
 
 /* ---- reading -------------------------------------------------------------- */
@@ -779,6 +917,8 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 				hashmap__get(s->execs, cm.pid, &n);
 				hashmap__set(s->execs, cm.pid, n + 1);
 				addrspaces__exec(s->as, (pid_t)cm.pid);
+				if (s->on_exec)
+					s->on_exec(s, (pid_t)cm.pid, s->on_exec_ctx);
 			}
 			set_comm(s, (pid_t)cm.pid, cm.comm);
 		}
@@ -871,7 +1011,7 @@ int session__run(struct session *s, const struct session_hooks *hooks, struct er
 	}
 	s->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	s->start_real_ns = clock_ns(CLOCK_REALTIME);
-	if (target__kind(s->target) != TARGET_CMD) {
+	if (target__kind(s->target) != TARGET_CMD || s->opts.system_wide) {
 		for (size_t i = 0; i < s->nfds; i++) {
 			err = perf_event__enable(s->fds[i]);
 			if (err) {
@@ -924,6 +1064,12 @@ int session__run(struct session *s, const struct session_hooks *hooks, struct er
 	err = read_round(s, true);
 	if (err)
 		errbuf__set(eb, err, "reading events failed: %s", strerror(-err));
+	for (size_t i = 0; s->format_lost && i < s->nfds; i++) {
+		uint64_t v[2];
+
+		if (read(s->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
+			s->lost_counted += v[1];
+	}
 out:
 	free(pfd);
 	return err;
@@ -945,6 +1091,14 @@ static const struct evsel *evsel_of(const struct session *s, const struct sample
 	uint64_t idx;
 
 	return hashmap__get(s->ids, smp->id, &idx) ? &s->evsels[idx - 1] : NULL;
+}
+
+int session__kernel_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
+{
+	uint64_t ips[MAX_USER_FRAMES];
+	uint32_t n = sample__context_ips(smp, (uint64_t)PERF_CONTEXT_KERNEL, ips, MAX_USER_FRAMES);
+
+	return stackdb__intern(s->stacks, ips, n, stack_id);
 }
 
 int session__user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
@@ -1025,7 +1179,10 @@ bool session__is_cmd(const struct session *s)
 
 uint64_t session__lost(const struct session *s)
 {
-	return s->lost;
+	/* Both count the same losses when both are complete; each can miss
+	 * some (a LOST record never written, the losses of inherited events
+	 * in threads, which their parent's count does not include). */
+	return s->lost > s->lost_counted ? s->lost : s->lost_counted;
 }
 
 uint64_t session__samples(const struct session *s)

@@ -45,6 +45,11 @@ struct session_opts {
 	enum callgraph callgraph;	/* --call-graph */
 	unsigned int stack_size;	/* dwarf: bytes of stack copied; 0 = default */
 	const char *unwinder;		/* "libdw" (default) or "libunwind" */
+	/* Open events on every CPU for every task even with a pid or a
+	 * command: the target still decides when the session ends, and
+	 * the tool filters by pid.  For kernel events whose other half
+	 * (a kfree in RCU or softirq context) runs in any task. */
+	bool system_wide;
 };
 
 /* Default bytes of user stack copied per DWARF sample: see README
@@ -63,6 +68,12 @@ enum session_stop {
 /* Flags for session__add_*(). */
 #define SESSION_USER_STACK	(1u << 0)	/* record the user stack */
 #define SESSION_FUNC_ENTRY	(1u << 1)	/* the event fires at a function's first instruction */
+#define SESSION_KERNEL_STACK	(1u << 2)	/* record the kernel callchain */
+/* An entry uprobe that reads only argument registers and %sp: it may
+ * move past leading flag-only instructions to one the kernel emulates
+ * rather than single-steps (uprobe-place.h). */
+#define SESSION_PLACE_CHEAP	(1u << 3)
+#define SESSION_SAMPLE_ADDR	(1u << 4)	/* record the sample's data address (smp->addr) */
 
 typedef void (*session_sample_fn)(struct session *s, const struct sample *smp, void *ctx);
 
@@ -92,6 +103,46 @@ int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsign
 			session_sample_fn fn, void *ctx, struct tp_event **ev,
 			struct errbuf *eb);
 
+/* Trace software event @config (PERF_COUNT_SW_*), every occurrence, named
+ * @name in messages; with SESSION_SAMPLE_ADDR a fault event's sample
+ * carries the faulting address in smp->addr. */
+int session__add_software(struct session *s, const char *name, uint64_t config,
+			  unsigned int flags, session_sample_fn fn, void *ctx, struct errbuf *eb);
+/* Create kprobe (or kretprobe) @event on kernel function @func with tracefs
+ * @fetchargs (may be NULL) in the session's probe group, and trace it
+ * (kernels with kprobe_events only; removed with the group). */
+int session__add_kprobe(struct session *s, const char *event, const char *func, bool retprobe,
+			const char *fetchargs, unsigned int flags, session_sample_fn fn, void *ctx,
+			struct tp_event **ev, struct errbuf *eb);
+
+/**
+ * session__uprobe_locate() - where a spec's probe would go
+ * @flags: SESSION_PLACE_CHEAP to apply the cheap placement
+ * @path:  receives the file probed (as the target maps it)
+ * @off:   receives the file offset
+ *
+ * Checks the spec's "expect" bytes there.  Lets a tool skip a probe that
+ * lands where another already is (aligned_alloc and memalign are one
+ * function in glibc).  Errors: -ENOENT (library or symbol missing),
+ * -ENOEXEC (the bytes differ from "expect": another build), detail in eb.
+ */
+int session__uprobe_locate(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			   char *path, size_t n, uint64_t *off, struct errbuf *eb);
+
+/**
+ * session__set_filter() - a tracefs filter expression on an event added
+ * before ("size >= 64"), evaluated by the kernel on every fd of it
+ *
+ * Return: 0, or -EINVAL (the kernel refused it), detail in eb.
+ */
+int session__set_filter(struct session *s, const struct tp_event *ev, const char *filter,
+			struct errbuf *eb);
+
+/* Called, in time order with the samples, when a process execs: its
+ * image, heap and mappings are new. */
+typedef void (*session_exec_fn)(struct session *s, pid_t pid, void *ctx);
+void session__on_exec(struct session *s, session_exec_fn fn, void *ctx);
+
 /* What the caller wants to hear while the session runs (members may be NULL). */
 struct session_hooks {
 	/* Once every event is enabled and a -c command released: the moment
@@ -112,6 +163,8 @@ int session__cmd_status(const struct session *s);
 /* Intern the user stack of a sample taken with SESSION_USER_STACK: the
  * kernel's frame-pointer chain, or a DWARF unwind of the copied stack. */
 int session__user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id);
+/* Intern the kernel callchain of a sample taken with SESSION_KERNEL_STACK. */
+int session__kernel_stack(struct session *s, const struct sample *smp, uint32_t *stack_id);
 
 /* How many stack walks ended for each reason (enum unwind_stop), for the
  * footer; NULL-safe index < UNWIND__COUNT. */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <stdio_ext.h>
 #include <string.h>
@@ -24,10 +25,98 @@ static bool power_of_two(unsigned long v)
 	return v && !(v & (v - 1));
 }
 
+/* The TOOL_OPT_NO_* bit that refuses the shared option of getopt value c. */
+static unsigned int refuse_bit(int c)
+{
+	switch (c) {
+	case 'p':
+		return TOOL_OPT_NO_PID;
+	case 'c':
+		return TOOL_OPT_NO_CMD;
+	case 'a':
+		return TOOL_OPT_NO_ALL;
+	case 'm':
+		return TOOL_OPT_NO_MMAP;
+	case 'j':
+		return TOOL_OPT_NO_JSON;
+	case 'G':
+	case 'U':
+	case 'S':
+		return TOOL_OPT_NO_UNWIND;
+	}
+	return 0;
+}
+
+/* Whether getopt's optopt c, after a '?', is an option known here that
+ * wants a value (it was given none), not an unknown one. */
+static bool wants_value(int c, const char *shortopts, const struct option *longopts)
+{
+	const char *p = c > 0 && c < 256 && c != ':' && c != '+' ? strchr(shortopts, c) : NULL;
+
+	if (p)
+		return p[1] == ':';
+	for (size_t i = 0; c > 0 && longopts[i].name; i++)
+		if (longopts[i].val == c)
+			return longopts[i].has_arg == required_argument;
+	return false;
+}
+
+int tool_opts__parse_secs(const char *arg, double *secs)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	if (errno || *end || !(d > 0) || d > 1e7)
+		return -EINVAL;
+	*secs = d;
+	return 0;
+}
+
+const char *tool_opts__parse_interval(struct tool_interval *iv, int argc, char **argv,
+				      const char **arg)
+{
+	unsigned long count;
+	char *end;
+
+	if (argc > 2) {
+		*arg = argv[2];
+		return "unexpected argument";
+	}
+	if (argc >= 1 && tool_opts__parse_secs(argv[0], &iv->secs)) {
+		*arg = argv[0];
+		return "invalid interval";
+	}
+	if (argc == 2) {
+		/* Digits only: strtoul would take "-1" as ULONG_MAX. */
+		errno = 0;
+		count = strtoul(argv[1], &end, 10);
+		if (errno || *end || !count || argv[1][0] < '0' || argv[1][0] > '9') {
+			*arg = argv[1];
+			return "invalid count";
+		}
+		iv->count = count;
+	}
+	return NULL;
+}
+
+const char *tool_opts__interval_positional(int argc, char **argv, const char **arg, void *ctx)
+{
+	return tool_opts__parse_interval(ctx, argc, argv, arg);
+}
+
 int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts,
 		     const char *usage, const char *help, int argc, char **argv)
 {
-	static const struct option longopts[] = {
+	return tool_opts__parse_ext(o, tool, accepts, usage, help, NULL, argc, argv);
+}
+
+int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int accepts,
+			 const char *usage, const char *help, const struct tool_extra *extra,
+			 int argc, char **argv)
+{
+	static const struct option shared[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "command", required_argument, NULL, 'c' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -42,13 +131,51 @@ int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char shared_short[] = "p:c:am:Tgh";
+	const char *own = extra && extra->shortopts ? extra->shortopts : "";
+	struct option longopts[64];
+	char shortopts[128];
+	size_t nlong = 0, nshort = 0;
 	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	optind = 1;
+	/* The tool's options first: getopt takes the first match. */
+	snprintf(shortopts, sizeof(shortopts), "%s%s", accepts & TOOL_OPT_ANY_ORDER ? "" : "+",
+		 own);
+	nshort = strlen(shortopts);
+	for (size_t i = 0; shared_short[i] && nshort + 2 < sizeof(shortopts); i++) {
+		if (shared_short[i] == ':')
+			continue;
+		if (!(accepts & refuse_bit(shared_short[i]))) {
+			shortopts[nshort++] = shared_short[i];
+			if (shared_short[i + 1] == ':')
+				shortopts[nshort++] = ':';
+		}
+	}
+	shortopts[nshort] = '\0';
+	for (size_t i = 0; extra && extra->longopts && extra->longopts[i].name && nlong < 40; i++)
+		longopts[nlong++] = extra->longopts[i];
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
+		int val = shared[i].val;
+
+		/* Refused, or its letter is the tool's own: not an option here. */
+		if (shared[i].name && ((accepts & refuse_bit(val)) || strchr(own, val)))
+			continue;
+		longopts[nlong++] = shared[i];
+	}
+	/* 0, not 1: glibc then sets up again, with this call's ordering. */
+	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:c:am:Tgh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (extra && c > 0 && (c >= 256 || (extra->shortopts && c != ':' &&
+						    strchr(extra->shortopts, c)))) {
+			const char *msg = extra->opt(c, optarg, extra->ctx);
+
+			if (msg)
+				return bad(tool, usage, msg, optarg ? optarg : argv[optind - 1]);
+			continue;
+		}
 		switch (c) {
 		case 'p': {
 			long pid;
@@ -130,7 +257,7 @@ int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts
 			printf("usage: %s\n%s", usage, help);
 			return 1;
 		default:
-			return bad(tool, usage, optopt && strchr("pcm", optopt) ?
+			return bad(tool, usage, wants_value(optopt, shortopts, longopts) ?
 				   "option needs a value:" : "unknown option", argv[optind - 1]);
 		}
 	}
@@ -138,14 +265,15 @@ int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts
 		return bad(tool, usage, "choose one of -p, -c and -a, not", "several");
 	if (o->json && o->folded)
 		return bad(tool, usage, "choose one output format, not", "--json and --folded");
-	if (optind < argc) {
-		double d;
+	if (extra && extra->positional) {
+		const char *arg = optind < argc ? argv[optind] : "";
+		const char *msg = extra->positional(argc - optind, argv + optind, &arg, extra->ctx);
 
-		errno = 0;
-		d = strtod(argv[optind], &end);
-		if (errno || *end || !(d > 0) || d > 1e7)
+		return msg ? bad(tool, usage, msg, arg) : 0;
+	}
+	if (optind < argc) {
+		if (tool_opts__parse_secs(argv[optind], &o->sess.duration))
 			return bad(tool, usage, "invalid duration", argv[optind]);
-		o->sess.duration = d;
 		optind++;
 	}
 	if (optind < argc)
@@ -227,6 +355,50 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 	return s;
 }
 
+int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_rung,
+		     struct session **s, const char **rung_key, const char **rung_label)
+{
+	const struct ladder *l = ladder__find(tool);
+	struct fl_roots roots = { 0 };
+	struct features *f = NULL;
+	struct errbuf eb = { "" };
+	char why[8][256];
+	int err, idx, ret = -1;
+
+	*s = NULL;
+	err = features__probe(&roots, &f, &eb);
+	if (err) {
+		tool__fail(tool, &eb, err);
+		goto out;
+	}
+	memset(why, 0, sizeof(why));
+	idx = l ? ladder__choose(l, f, why, 8) : -ENOTSUP;
+	if (idx < 0) {
+		fprintf(stderr, "faultline %s: this kernel offers no event source for it\n", tool);
+		goto out;
+	}
+	if (strcmp(l->rungs[idx].key, bare_rung)) {
+		*s = tool__start(o, tool, rung_key, rung_label);
+		ret = *s ? 0 : -1;
+		goto out;
+	}
+	/* The rung cannot single the process out, but a pid that names none
+	 * is still a mistake, as session__new would say. */
+	if (o->sess.pid > 0 && kill(o->sess.pid, 0) && errno == ESRCH) {
+		fprintf(stderr, "faultline %s: no process with pid %d\n", tool, (int)o->sess.pid);
+		goto out;
+	}
+	*rung_key = l->rungs[idx].key;
+	*rung_label = l->rungs[idx].label;
+	if (idx > 0)
+		fprintf(stderr, "faultline %s: falling back to %s (%s): %s\n", tool,
+			l->rungs[idx].label, why[idx - 1], l->rungs[idx].loses);
+	ret = 0;
+out:
+	features__free(f);
+	return ret;
+}
+
 void tool__event_done(void)
 {
 	/* Flush between events, well before stdio would flush mid-line. */
@@ -234,16 +406,21 @@ void tool__event_done(void)
 		fflush(stdout);
 }
 
-static void flush_round(void *ctx)
-{
-	(void)ctx;
-	fflush(stdout);
-}
-
 struct banner {
 	const struct tool_opts *o;
 	const char *what, *source;
+	void (*round)(void *ctx);
+	void *round_ctx;
 };
+
+static void flush_round(void *ctx)
+{
+	const struct banner *b = ctx;
+
+	if (b->round)
+		b->round(b->round_ctx);
+	fflush(stdout);
+}
 
 /* Said when tracing is live, not before: scripts wait for this line. */
 static void print_banner(void *ctx)
@@ -263,7 +440,13 @@ static void print_banner(void *ctx)
 int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
 	      const char *what, const char *source)
 {
-	struct banner b = { o, what, source };
+	return tool__run_with(s, o, tool, what, source, NULL, NULL);
+}
+
+int tool__run_with(struct session *s, const struct tool_opts *o, const char *tool,
+		   const char *what, const char *source, void (*round)(void *ctx), void *ctx)
+{
+	struct banner b = { o, what, source, round, ctx };
 	struct session_hooks hooks = { .ready = print_banner, .round = flush_round, .ctx = &b };
 	struct errbuf eb = { "" };
 	int err, st;

@@ -401,7 +401,9 @@ static void test_ladders(void)
 	size_t n, i, j;
 
 	all = ladder__all(&n);
-	CHECK_EQ_U64(n, 2);
+	/* brk, mmap, and leak's two. */
+	CHECK(n >= 4);
+	CHECK(ladder__find("leak") != NULL && ladder__find("leak -k") != NULL);
 	l = ladder__find("brk");
 	CHECK(l != NULL);
 	if (l) {
@@ -426,15 +428,24 @@ static void test_ladders(void)
 	CHECK(ladder__find("nosuch") == NULL);
 	CHECK(ladder__find(NULL) == NULL);
 
-	/* On a tree with every facility, every rung of every ladder is
-	 * ready: a requirement with a typo would be refused here. */
+	/* Every requirement of every ladder parses: a typo would say
+	 * "unknown requirement".  (No one tree has every rung: a kernel has
+	 * swap_read_folio or swap_readpage, not both.)  brk and mmap are
+	 * wholly ready on the RHEL 7 tree. */
 	tree_init(&t, "rhel7-3.10");
 	f = probe(&t, NULL);
 	for (i = 0; f && i < n; i++) {
-		CHECK_STR(all[i].rungs[all[i].n - 1].loses[0] ? "ok" : "", "ok");
+		/* A fallback says what it loses (a lone rung has none). */
+		if (all[i].n > 1)
+			CHECK_STR(all[i].rungs[all[i].n - 1].loses[0] ? "ok" : "", "ok");
 		for (j = 0; j < all[i].n; j++) {
-			CHECK(ladder__rung_ready(&all[i].rungs[j], f, why, sizeof(why)));
-			CHECK_STR(why, "");
+			bool ready = ladder__rung_ready(&all[i].rungs[j], f, why, sizeof(why));
+
+			CHECK(strncmp(why, "unknown requirement", 19) != 0);
+			if (!strcmp(all[i].tool, "brk") || !strcmp(all[i].tool, "mmap")) {
+				CHECK(ready);
+				CHECK_STR(why, "");
+			}
 		}
 	}
 	CHECK(!ladder__rung_ready(&bad[0], f, why, sizeof(why)));

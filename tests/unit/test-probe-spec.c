@@ -138,7 +138,7 @@ static const struct bad_case bad_cases[] = {
 	{ "probe a entry f\n",
 	  "t.probes:1: probe 'a' comes before any 'library' line" },
 	{ "# c\n\nlibrary c\nfrobnicate x\n",
-	  "t.probes:4: unknown directive 'frobnicate' (expected 'library' or 'probe')" },
+	  "t.probes:4: unknown directive 'frobnicate' (expected 'library', 'probe' or 'expect')" },
 	{ "library\n",
 	  "t.probes:1: 'library' needs exactly one name" },
 	{ "library a b\n",
@@ -564,8 +564,44 @@ static void test_load(void)
 	rmdir(dir);
 }
 
+/* "expect" bytes, and -O/--symbols-prefix retargeting. */
+static void test_expect_retarget(void)
+{
+	static const char text[] =
+		"library c\n"
+		"probe pm_store entry posix_memalign+0x4a ptr=%dx:x64\n"
+		"expect pm_store 7406488955\n"
+		"probe m entry __libc_malloc|malloc size=%di:u64\n";
+	struct errbuf eb = { "" };
+	struct probe_set *set = NULL;
+	const struct probe_spec *p;
+
+	CHECK(probe_set__parse(text, "t", &set, &eb) == 0);
+	p = probe_set__find(set, "pm_store");
+	CHECK(p && p->nexpect == 5 && p->expect[0] == 0x74 && p->expect[4] == 0x55);
+	CHECK(probe_set__find(set, "m")->nexpect == 0);
+	CHECK(probe_set__retarget(set, "/opt/lib/libjemalloc.so.2", "je_") == 0);
+	p = probe_set__find(set, "m");
+	CHECK_STR(p->library, "/opt/lib/libjemalloc.so.2");
+	CHECK(p->nsymbols == 2);
+	CHECK_STR(p->symbols[0], "je___libc_malloc");
+	CHECK_STR(p->symbols[1], "je_malloc");
+	CHECK(probe_set__retarget(set, NULL, "") == 0);
+	CHECK_STR(probe_set__find(set, "m")->symbols[1], "je_malloc");
+	probe_set__free(set);
+
+	CHECK(probe_set__parse("library c\nexpect nope 90\n", "t", &set, &eb) == -EINVAL);
+	CHECK(strstr(eb.msg, "t:2: 'expect' names no probe") != NULL);
+	CHECK(probe_set__parse("library c\nprobe a entry f\nexpect a 9g\n", "t", &set, &eb) ==
+	      -EINVAL);
+	CHECK(strstr(eb.msg, "not hex") != NULL);
+	CHECK(probe_set__parse("library c\nprobe a entry f\nexpect a 909\n", "t", &set, &eb) ==
+	      -EINVAL);
+}
+
 int main(void)
 {
+	test_expect_retarget();
 	test_valid();
 	test_empty();
 	test_errors();
