@@ -34,6 +34,98 @@ static const struct rung mmap_rungs[] = {
 	  .loses = "only calls made through libc" },
 };
 
+/* reclaim: per-event latency needs begin/end pairs; the memcg and vmscan.bt
+ * summary events are optional extras the tool adds when present. */
+static const char *const reclaim_tracepoint_needs[] = {
+	"tp:vmscan:mm_vmscan_direct_reclaim_begin", "tp:vmscan:mm_vmscan_direct_reclaim_end", NULL
+};
+static const char *const no_needs[] = { NULL };
+
+static const struct rung reclaim_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints vmscan:mm_vmscan_{direct,memcg}_reclaim_{begin,end}",
+	  .needs = reclaim_tracepoint_needs, .loses = "" },
+	{ .key = "vmstat", .label = "/proc/vmstat allocstall/pgscan_direct/pgsteal_direct (system-wide)",
+	  .needs = no_needs,
+	  .loses = "no events, latency or processes: system-wide direct reclaim counts per interval" },
+};
+
+/* swapin: BCC's kprobes first (folio name, then the pre-6.8 one). */
+static const char *const swapin_folio_needs[] = { "feat:kprobes", "kfunc:swap_read_folio", NULL };
+static const char *const swapin_page_needs[] = { "feat:kprobes", "kfunc:swap_readpage", NULL };
+static const char *const swapin_majfault_needs[] = { "feat:perf_events", NULL };
+
+static const struct rung swapin_rungs[] = {
+	{ .key = "kprobe:swap_read_folio", .label = "kprobe swap_read_folio", .needs = swapin_folio_needs,
+	  .loses = "" },
+	{ .key = "kprobe:swap_readpage", .label = "kprobe swap_readpage", .needs = swapin_page_needs,
+	  .loses = "" },
+	{ .key = "majfault", .label = "major faults in anonymous/shmem mappings (software event with fault address)",
+	  .needs = swapin_majfault_needs,
+	  .loses = "counts faults, not reads: pages read ahead, and swap-ins outside a fault "
+		   "(swapoff, MADV_WILLNEED, khugepaged), are not seen" },
+	{ .key = "vmstat", .label = "/proc/vmstat pswpin (system-wide)", .needs = no_needs,
+	  .loses = "no per-process counts: one system-wide line of pages swapped in" },
+};
+
+/* cache and cachetop: BCC cachestat's kprobes, folio names first (5.16+;
+ * the page names survive there only as wrappers the hot paths skip), the
+ * account-dirtied hook by whichever name is not inlined; then tracepoints
+ * (mm_filemap_get_pages is 6.11+); then procfs counters. */
+static const char *const cache_kprobe_folio_needs[] = {
+	"feat:kprobes", "kfunc:folio_mark_accessed", "kfunc:filemap_add_folio",
+	"kfunc:folio_account_dirtied", "kfunc:mark_buffer_dirty", NULL
+};
+static const char *const cache_kprobe_folio_mark_dirty_needs[] = {
+	"feat:kprobes", "kfunc:folio_mark_accessed", "kfunc:filemap_add_folio",
+	"kfunc:__folio_mark_dirty", "kfunc:mark_buffer_dirty", NULL
+};
+static const char *const cache_kprobe_page_needs[] = {
+	"feat:kprobes", "kfunc:mark_page_accessed", "kfunc:add_to_page_cache_lru",
+	"kfunc:account_page_dirtied", "kfunc:mark_buffer_dirty", NULL
+};
+static const char *const cache_tracepoint_needs[] = {
+	"tp:filemap:mm_filemap_get_pages", "tp:filemap:mm_filemap_add_to_page_cache",
+	"tp:writeback:writeback_dirty_folio", NULL
+};
+static const char *const cache_vmstat_needs[] = { NULL };
+
+static const struct rung cache_rungs[] = {
+	{ .key = "kprobe:folio", .label = "kprobes folio_mark_accessed, filemap_add_folio, "
+	  "folio_account_dirtied, mark_buffer_dirty", .needs = cache_kprobe_folio_needs, .loses = "" },
+	{ .key = "kprobe:folio-mark-dirty", .label = "kprobes folio_mark_accessed, filemap_add_folio, "
+	  "__folio_mark_dirty, mark_buffer_dirty", .needs = cache_kprobe_folio_mark_dirty_needs,
+	  .loses = "" },
+	{ .key = "kprobe:page", .label = "kprobes mark_page_accessed, add_to_page_cache_lru, "
+	  "account_page_dirtied, mark_buffer_dirty", .needs = cache_kprobe_page_needs, .loses = "" },
+	{ .key = "tracepoint", .label = "tracepoints filemap:mm_filemap_get_pages, "
+	  "filemap:mm_filemap_add_to_page_cache, writeback:writeback_dirty_folio",
+	  .needs = cache_tracepoint_needs,
+	  .loses = "read() accesses only (no write or mmap accesses); pages, not calls" },
+	{ .key = "vmstat", .label = "/proc/vmstat pgpgin, nr_dirtied and /proc/PID/io deltas "
+	  "(approximation)", .needs = cache_vmstat_needs,
+	  .loses = "approximation: misses are block reads (any, incl. metadata and direct I/O), hits "
+		   "are read() bytes of any kind (pipes, sockets too), short-lived processes unseen" },
+};
+
+/* oom: the tracepoint (4.13+) names trigger and victim; before it, a
+ * kprobe gives the trigger and the kernel's log report the victim (the
+ * probe reads no argument: their layout differs on 3.10, 4.6-4.12 and
+ * 4.13+); the log report alone is the last resort. */
+static const char *const oom_tracepoint_needs[] = { "tp:oom:mark_victim", NULL };
+static const char *const oom_kprobe_needs[] = { "feat:kprobes", "kfunc:oom_kill_process", NULL };
+static const char *const oom_kmsg_needs[] = { NULL };
+
+static const struct rung oom_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoint oom:mark_victim (+ /dev/kmsg report)",
+	  .needs = oom_tracepoint_needs, .loses = "" },
+	{ .key = "kprobe", .label = "kprobe oom_kill_process (trigger) + /dev/kmsg report (victim)",
+	  .needs = oom_kprobe_needs,
+	  .loses = "the victim's fields as the kernel log prints them; a kill the log lost is dropped" },
+	{ .key = "kmsg", .label = "/dev/kmsg OOM report", .needs = oom_kmsg_needs,
+	  .loses = "the trigger only from the report's header, which is rate limited; kills of "
+		   "already-exiting tasks are not reported" },
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* leak: user allocators need a return probe for the address. */
@@ -63,6 +155,11 @@ static const struct ladder ladders[] = {
 	{ .tool = "leak -k", .rungs = kleak_rungs, .n = ARRAY_SIZE(kleak_rungs) },
 	{ .tool = "brk", .rungs = brk_rungs, .n = ARRAY_SIZE(brk_rungs) },
 	{ .tool = "mmap", .rungs = mmap_rungs, .n = ARRAY_SIZE(mmap_rungs) },
+	{ .tool = "oom", .rungs = oom_rungs, .n = ARRAY_SIZE(oom_rungs) },
+	{ .tool = "reclaim", .rungs = reclaim_rungs, .n = ARRAY_SIZE(reclaim_rungs) },
+	{ .tool = "swapin", .rungs = swapin_rungs, .n = ARRAY_SIZE(swapin_rungs) },
+	{ .tool = "cache", .rungs = cache_rungs, .n = ARRAY_SIZE(cache_rungs) },
+	{ .tool = "cachetop", .rungs = cache_rungs, .n = ARRAY_SIZE(cache_rungs) },
 };
 
 const struct ladder *ladder__find(const char *tool)

@@ -18,6 +18,11 @@ static const struct command commands[] = {
 	{ "leak", cmd_leak, "outstanding allocations by stack, user or kernel (memleak)" },
 	{ "brk", cmd_brk, "brk(2) calls counted by user stack and process (brkstack)" },
 	{ "mmap", cmd_mmap, "every mmap/munmap with flags, file and stack; net bytes per process" },
+	{ "reclaim", cmd_reclaim, "direct and memcg reclaim with latency per process (drsnoop); -s vmscan summary" },
+	{ "swapin", cmd_swapin, "swap-ins counted by process per interval (BCC swapin)" },
+	{ "cache", cmd_cache, "page-cache hits, misses, dirties per interval (BCC cachestat)" },
+	{ "oom", cmd_oom, "one line per OOM kill: trigger, victim, memcg (BCC oomkill)" },
+	{ "cachetop", cmd_cachetop, "page-cache hits, misses, dirties per process (BCC cachetop)" },
 	{ "features", cmd_features, "what this kernel offers and which event source each tool uses" },
 	{ "cleanup", cmd_cleanup, "remove probes left by faultline processes that died" },
 };

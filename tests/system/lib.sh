@@ -33,6 +33,11 @@
 #   expect_no_line REGEX FILE
 #   expect_json_lines FILE     every non-empty line is a JSON object
 #   target NAME                print $top_builddir/tests/targets/NAME
+#   block_backed_dir           set $block_dir to a directory on a block-
+#                              backed file system ($T, else the build tree;
+#                              tmpfs pages never leave the page cache), or
+#                              skip
+#   within VALUE EXPECTED PCT  |VALUE - EXPECTED| <= EXPECTED * PCT / 100
 
 : "${top_srcdir:?top_srcdir must be set (run through make check)}"
 if [ -z "${top_builddir:-}" ]; then
@@ -244,6 +249,22 @@ target() {
 
 # Stop what the test started: TERM first so that a faultline among them
 # removes its probes, KILL only for what ignores it.
+block_backed_dir() {
+	local d
+	for d in "$T" "$top_builddir"; do
+		case $(stat -f -c %T "$d" 2>/dev/null) in
+		tmpfs | ramfs) ;;
+		*)
+			block_dir=$d
+			return 0
+			;;
+		esac
+	done
+	skip "no block-backed directory for the test file"
+}
+
+within() { [ "$1" -ge $(($2 - $2 * $3 / 100)) ] && [ "$1" -le $(($2 + $2 * $3 / 100)) ]; }
+
 _fl_stop_spawned() {
 	local p n alive
 	[ -n "$_fl_spawned" ] || return 0

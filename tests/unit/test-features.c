@@ -401,9 +401,10 @@ static void test_ladders(void)
 	size_t n, i, j;
 
 	all = ladder__all(&n);
-	/* brk, mmap, and leak's two. */
+	/* brk, mmap, leak's two, then the kernel-side tools. */
 	CHECK(n >= 4);
 	CHECK(ladder__find("leak") != NULL && ladder__find("leak -k") != NULL);
+	CHECK(ladder__find("reclaim") != NULL && ladder__find("swapin") != NULL);
 	l = ladder__find("brk");
 	CHECK(l != NULL);
 	if (l) {

@@ -1,0 +1,233 @@
+#!/bin/sh
+# oom.sh: faultline oom against real OOM kills of oom-target in a memory
+# cgroup (v1) made here with a 32 MiB limit, removed at exit.
+#
+# - tracepoint rung, hog mode: the line names the trigger (oom-target, the
+#   task whose charge failed) and the victim (its child oom-hog) by the
+#   exact pids the target printed, never the other way round; 8192 pages
+#   (the limit, plus swap when there is some); constraint=CONSTRAINT_MEMCG
+#   and the cgroup's path; the victim's RSS split and oom_score_adj 1000;
+#   -v gives PSI and the kernel's memory.stat dump.
+# - tracepoint rung, self mode, --json: trigger = victim = the target.
+# - the limit on an ancestor: oom_memcg is the parent, task_memcg the child.
+# - kmsg rung (FAULTLINE_MASK=oom:mark_victim), hog mode: the same line.
+# - cgroup v2, when its memory controller is usable here.
+# - the plan on fixture trees (kprobe rung on RHEL 7's 3.10), usage errors.
+#
+# The kernel may kill the trigger too in a second OOM (see oom-target.c):
+# an extra line for it is accepted, a swapped trigger/victim is not.
+# Env: FAULTLINE, top_srcdir, top_builddir. Exit 0 pass, 1 fail, 77 skip.
+
+. "$top_srcdir/tests/system/lib.sh"
+
+need_root
+OT=$(target oom-target)
+[ -x "$OT" ] || fail "no oom-target at $OT"
+FIX=$top_srcdir/tests/fixtures/kernels
+
+# ---- the plan on fixture trees, and usage: no cgroup needed
+plan() { # TREE -> the oom line of `features`
+	"$FAULTLINE" features --root "$FIX/$1" | awk '$1 == "oom" { sub("^oom +", ""); print; exit }'
+}
+case $(plan rhel7-3.10) in
+"kprobe oom_kill_process (trigger) + /dev/kmsg report (victim)"*) ;;
+*) fail "rhel7-3.10 plan: '$(plan rhel7-3.10)', expected the kprobe rung" ;;
+esac
+"$FAULTLINE" features --root "$FIX/rhel7-3.10" | grep -q 'refused tracepoint oom:mark_victim.*absent (no events/oom in ' ||
+	fail "rhel7-3.10: the tracepoint refusal does not say why"
+for t in ubuntu-4.15 5.4-kprobes 6.1-kprobes 6.18-kprobes; do
+	case $(plan $t) in
+	"tracepoint oom:mark_victim"*) ;;
+	*) fail "$t plan: '$(plan $t)', expected the tracepoint" ;;
+	esac
+	"$FAULTLINE" features --root "$FIX/$t" | grep -q '^ *fallback kprobe oom_kill_process (trigger) + /dev/kmsg report (victim) (loses' ||
+		fail "$t: the kprobe rung is not an available fallback"
+done
+for t in 6.18-lockdown no-uprobes; do
+	case $(plan $t) in
+	"/dev/kmsg OOM report"*) ;;
+	*) fail "$t plan: '$(plan $t)', expected /dev/kmsg" ;;
+	esac
+done
+"$FAULTLINE" features --root "$FIX/no-uprobes" | grep -q 'refused kprobe oom_kill_process.*no oom_kill_process in ' ||
+	fail "no-uprobes: the kprobe refusal does not name kallsyms"
+case $("$FAULTLINE" features | awk '$1 == "oom" { sub("^oom +", ""); print; exit }') in
+"tracepoint oom:mark_victim"*) ;;
+*) fail "live: oom does not ride oom:mark_victim" ;;
+esac
+
+run_fl oom -p 1
+expect_eq "$rc" 2 "oom -p exit status"
+expect_line 'system-wide' "$T/err"
+run_fl oom --no-such-option
+expect_eq "$rc" 2 "oom --no-such-option exit status"
+run_fl oom -h
+expect_eq "$rc" 0 "oom -h exit status"
+expect_line '^usage: faultline oom' "$T/out"
+
+# ---- a memory cgroup with a low limit
+MEMCG_ROOT=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
+[ -n "$MEMCG_ROOT" ] || skip "no cgroup v1 memory controller mounted"
+OWN=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3; exit }' /proc/self/cgroup)
+OWN=${OWN%/}
+CGPATH=$OWN/faultline-oom.$$
+CG=$MEMCG_ROOT$CGPATH
+V2CG=
+LIMIT_MB=32
+mkdir "$CG" || skip "cannot create a memory cgroup at $CG"
+
+empty_cg() { # DIR: kill what is left in it, remove it
+	local p n=50
+	[ -d "$1" ] || return 0
+	for p in $(cat "$1/cgroup.procs" 2>/dev/null); do
+		kill -KILL "$p" 2>/dev/null
+	done
+	while [ -s "$1/cgroup.procs" ] && [ "$n" -gt 0 ]; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	rmdir "$1" 2>/dev/null || echo "oom.sh: could not remove $1" >&2
+}
+cleanup_cg() {
+	empty_cg "$CG/child"
+	empty_cg "$CG"
+	[ -n "$V2CG" ] && empty_cg "$V2CG"
+	return 0
+}
+trap 'st=$?; cleanup_cg; (exit $st); _fl_exit' EXIT
+
+echo $((LIMIT_MB << 20)) >"$CG/memory.limit_in_bytes" || skip "cannot set memory.limit_in_bytes"
+# What oomkill's "pages" is for this cgroup: the limit plus the swap its
+# unlimited memory+swap may use.
+PAGE_KB=$(($(getconf PAGESIZE) / 1024))
+SWAP_KB=$(awk '$1 == "SwapTotal:" { print $2 }' /proc/meminfo)
+PAGES=$(((LIMIT_MB * 1024 + SWAP_KB) / PAGE_KB))
+LOADAVG='[0-9]+\.[0-9]+ [0-9]+\.[0-9]+ [0-9]+\.[0-9]+ [0-9]+/[0-9]+ [0-9]+'
+TIME='[0-2][0-9]:[0-5][0-9]:[0-5][0-9]'
+
+# oom_run NAME MODE CGDIR [faultline options...]: faultline oom started,
+# the target run in CGDIR until the kernel kills it, faultline stopped once
+# it printed the victim.  Truth in $T/NAME.truth; faultline's output in
+# $T/NAME.out/.err; sets trig, vict (pids).
+oom_run() {
+	local name=$1 mode=$2 dir=$3 fl
+	shift 3
+	spawn "$name" "$FAULTLINE" oom "$@" 60
+	fl=$spawned
+	wait_until 20 grep -q '^Tracing' "$T/$name.err" || fail "$name: faultline oom did not start"
+	timeout 60 sh -c "echo \$\$ >'$dir/cgroup.procs' && exec '$OT' --mode $mode" \
+		>"$T/$name.truth" 2>"$T/$name.terr" 9>&-
+	if [ "$mode" = hog ]; then
+		trig=$(sed -n 's/.*trigger_pid=\([0-9]*\).*/\1/p' "$T/$name.truth")
+		vict=$(sed -n 's/.*victim_pid=\([0-9]*\).*/\1/p' "$T/$name.truth")
+	else
+		trig=$(sed -n 's/^mode=self pid=\([0-9]*\).*/\1/p' "$T/$name.truth")
+		vict=$trig
+	fi
+	[ -n "$vict" ] || fail "$name: no ground truth from oom-target: $(cat "$T/$name.truth" "$T/$name.terr")"
+	wait_until 10 grep -q "OOM kill of PID $vict \|\"victim_pid\":$vict," "$T/$name.out" ||
+		fail "$name: no kill of PID $vict reported"
+	kill -INT "$fl" 2>/dev/null
+	wait "$fl"
+	rc=$?
+	expect_eq "$rc" 0 "$name: faultline oom exit status"
+	assert_no_probes_of "$fl"
+	return 0
+}
+
+# The checks of a hog-mode kill in text output.
+check_hog_text() { # NAME SOURCE
+	local f=$T/$1.out line
+	expect_line "^$TIME Triggered by PID $trig \(\"oom-target\"\), OOM kill of PID $vict \(\"oom-hog\"\), $PAGES pages, loadavg: $LOADAVG\$" "$f"
+	# The hog never triggers: its kill and any later one name oom-target.
+	expect_no_line "Triggered by PID $vict " "$f"
+	expect_no_line "Triggered by PID [0-9]+ \(\"oom-hog\"\)" "$f"
+	line=$(grep -A2 "OOM kill of PID $vict " "$f")
+	echo "$line" | grep -q "^  constraint=CONSTRAINT_MEMCG oom_memcg=$CGPATH task_memcg=$CGPATH\$" ||
+		fail "$1: constraint line: $(echo "$line" | sed -n 2p)"
+	# 20 MiB written by the hog, all anonymous.
+	echo "$line" | grep -Eq '^  victim: anon-rss (2048[0-9]|2049[0-9]|20[5-9][0-9]{2}) kB, file-rss [0-9]+ kB, shmem-rss 0 kB, total-vm [0-9]+ kB, pgtables [0-9]+ kB, uid 0, oom_score_adj 1000$' ||
+		fail "$1: victim line: $(echo "$line" | sed -n 3p)"
+	grep -q "$2" "$T/$1.err" "$f" || fail "$1: source '$2' not named"
+}
+
+# ---- tracepoint rung, trigger != victim, -v
+oom_run tp-hog hog "$CG" -v
+check_hog_text tp-hog 'tracepoint oom:mark_victim'
+expect_line "^  pages: memcg limit; source: tracepoint oom:mark_victim \+ kernel log report\$" "$T/tp-hog.out"
+expect_line '^  psi memory \(read [0-9]+ ms after the kill\): some avg10=' "$T/tp-hog.out"
+expect_line "^  memory.stat of $CGPATH \(the kernel's OOM report, at kill time\): cache [0-9]+, rss [0-9]+," "$T/tp-hog.out"
+grep -q '^victim_signal=9$' "$T/tp-hog.truth" || grep -q "OOM kill of PID $trig " "$T/tp-hog.out" ||
+	fail "tp-hog: the hog was not killed by SIGKILL: $(cat "$T/tp-hog.truth")"
+
+# ---- tracepoint rung, self mode, JSON
+oom_run tp-self self "$CG" --json
+expect_json_lines "$T/tp-self.out"
+python3 - "$T/tp-self.out" "$vict" "$CGPATH" "$PAGES" <<'EOF' || fail "tp-self: JSON fields"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+pid, cg, pages = int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+r = [x for x in rows if x["victim_pid"] == pid]
+assert len(r) == 1, rows
+r = r[0]
+want = {"trigger_pid": pid, "trigger_comm": "oom-target", "victim_comm": "oom-target",
+        "constraint": "CONSTRAINT_MEMCG", "constraint_inferred": False, "oom_memcg": cg,
+        "task_memcg": cg, "pages": pages, "pages_from": "memcg limit", "shmem_rss_kb": 0,
+        "uid": 0, "oom_score_adj": 0, "source": "tracepoint oom:mark_victim + kernel log report"}
+for k, v in want.items():
+    assert r.get(k) == v, (k, r.get(k), v)
+assert r["anon_rss_kb"] >= 28 * 1024, r
+EOF
+
+# ---- the limit on an ancestor: the task's memcg is a child without one
+if mkdir "$CG/child"; then
+	oom_run tp-child self "$CG/child" --json
+	python3 - "$T/tp-child.out" "$vict" "$CGPATH" <<'EOF' || fail "tp-child: oom_memcg/task_memcg"
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+r = [x for x in r if x["victim_pid"] == int(sys.argv[2])][0]
+assert r["oom_memcg"] == sys.argv[3] and r["task_memcg"] == sys.argv[3] + "/child", r
+assert r["constraint"] == "CONSTRAINT_MEMCG", r
+EOF
+	empty_cg "$CG/child"
+else
+	fail "cannot create $CG/child"
+fi
+
+# ---- kmsg rung, for real
+FAULTLINE_MASK=oom:mark_victim
+export FAULTLINE_MASK
+oom_run kmsg-hog hog "$CG"
+unset FAULTLINE_MASK
+expect_line '^faultline oom: falling back to /dev/kmsg OOM report \(tracepoint oom:mark_victim absent \(masked by FAULTLINE_MASK\)\)' "$T/kmsg-hog.err"
+check_hog_text kmsg-hog '/dev/kmsg OOM report'
+
+# ---- cgroup v2, where its memory controller is usable
+V2ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -z "$V2ROOT" ]; then
+	echo "oom.sh: cgroup v2 part skipped: no cgroup2 mount"
+elif ! grep -qw memory "$V2ROOT/cgroup.controllers" 2>/dev/null; then
+	echo "oom.sh: cgroup v2 part skipped: the memory controller is not in $V2ROOT/cgroup.controllers (it is bound to the v1 hierarchy at $MEMCG_ROOT)"
+else
+	V2OWN=$(awk -F: '$1 == "0" { print $3; exit }' /proc/self/cgroup)
+	V2OWN=${V2OWN%/}
+	if ! grep -qw memory "$V2ROOT$V2OWN/cgroup.subtree_control" 2>/dev/null; then
+		echo "oom.sh: cgroup v2 part skipped: memory not enabled in $V2ROOT$V2OWN/cgroup.subtree_control"
+	elif mkdir "$V2ROOT$V2OWN/faultline-oom.$$"; then
+		V2CG=$V2ROOT$V2OWN/faultline-oom.$$
+		echo $((LIMIT_MB << 20)) >"$V2CG/memory.max"
+		[ -e "$V2CG/memory.swap.max" ] && echo 0 >"$V2CG/memory.swap.max"
+		oom_run v2-self self "$V2CG" --json
+		python3 - "$T/v2-self.out" "$vict" "$V2OWN/faultline-oom.$$" <<'EOF' || fail "v2-self: JSON fields"
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+r = [x for x in r if x["victim_pid"] == int(sys.argv[2])][0]
+assert r["victim_comm"] == "oom-target" and r["trigger_pid"] == int(sys.argv[2]), r
+assert r["constraint"] == "CONSTRAINT_MEMCG" and r["oom_memcg"] == sys.argv[3], r
+EOF
+	else
+		fail "cannot create a cgroup v2 group under $V2ROOT$V2OWN"
+	fi
+fi
+
+pass_or_fail

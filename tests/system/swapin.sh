@@ -1,0 +1,153 @@
+#!/bin/sh
+# faultline swapin against reclaim-target on a zram swap device set up here
+# (64 MiB, removed at exit; skipped where zram0 or swapon is missing, or
+# zram0 is already in use).  The target writes a pattern into 2000 private
+# anonymous pages (no THP), pushes them out with MADV_PAGEOUT, counts from
+# /proc/self/pagemap how many went to swap, then reads one byte of each.
+#
+# What is exact, and why: zram is a synchronous swap device, so a fault on
+# a page swapped out by one process skips the swap cache and readahead and
+# reads exactly that page: one major fault per swapped page.  The target's
+# own counts (pagemap before/after, getrusage majflt) are the truth.  The
+# major-fault rung, the one this kprobe-less kernel uses, must report the
+# target's pid with a count equal to majflt and to the pages swapped in.
+# The /proc/vmstat rung (FAULTLINE_MASK) counts every process's pages: at
+# least the target's, at most /proc/vmstat's own delta over the run.  The
+# kprobe rungs are checked as a plan on fixture trees (no kprobes here).
+. "$top_srcdir/tests/system/lib.sh"
+need_root
+RT=$(target reclaim-target)
+PAGES=2000
+ZRAM=/sys/block/zram0
+FIX=$top_srcdir/tests/fixtures/kernels
+
+# 0. The plan on other kernels: which rung each fixture tree gets.
+plan() {
+	"$FAULTLINE" features --root "$FIX/$1" 2>/dev/null |
+		awk '$1 == "swapin" { sub("^swapin +", ""); sub(" \\(loses:.*", ""); print; exit }'
+}
+expect_eq "$(plan rhel7-3.10)" "kprobe swap_readpage" "swapin plan on RHEL 7 (3.10)"
+expect_eq "$(plan ubuntu-4.15)" "kprobe swap_readpage" "swapin plan on Ubuntu 4.15"
+expect_eq "$(plan no-uprobes)" "kprobe swap_read_folio" "swapin plan on a kprobe kernel with swap_read_folio"
+expect_eq "$(plan 6.18-lockdown)" "major faults in anonymous/shmem mappings (software event with fault address)" \
+	"swapin plan under lockdown (kprobes refused)"
+"$FAULTLINE" features 2>/dev/null | grep -A3 '^swapin ' >"$T/live-plan"
+if [ -e "$(tracing_dir)/kprobe_events" ]; then
+	echo "this kernel has kprobes: the live rung is a kprobe one"
+else
+	expect_line '^swapin +major faults in anonymous/shmem mappings' "$T/live-plan"
+	expect_line 'refused kprobe swap_read_folio: kprobes absent' "$T/live-plan"
+fi
+
+# Swap on zram.
+[ -d "$ZRAM" ] || skip "no $ZRAM (the zram module is not loaded; this test does not modprobe)"
+command -v mkswap >/dev/null && command -v swapon >/dev/null && command -v swapoff >/dev/null ||
+	skip "mkswap/swapon/swapoff missing"
+[ "$(cat "$ZRAM/disksize")" = 0 ] || skip "zram0 is in use (disksize $(cat "$ZRAM/disksize"))"
+grep -q '^/dev/zram0 ' /proc/swaps && skip "zram0 is already swap"
+ZRAM_MADE=
+cleanup_swap() {
+	[ -n "$ZRAM_MADE" ] || return 0
+	swapoff /dev/zram0 2>/dev/null
+	echo 1 >"$ZRAM/reset" || echo "swapin.sh: could not reset zram0" >&2
+}
+trap 'st=$?; cleanup_swap; (exit $st); _fl_exit' EXIT
+echo 64M >"$ZRAM/disksize" || skip "cannot size zram0"
+ZRAM_MADE=1
+mkswap /dev/zram0 >/dev/null || skip "mkswap /dev/zram0 failed"
+swapon /dev/zram0 || skip "swapon /dev/zram0 failed"
+
+truth() { sed -n "s/^$1=//p" "$2" | head -n 1; }
+
+# start_target NAME DELAY_MS GAP_MS: pid in $tpid.
+start_target() {
+	spawn "$1" "$RT" --pageout "$PAGES" --delay-ms "$2" --gap-ms "$3"
+	wait_until 10 grep -q '^pid=' "$T/$1.out" || fail "$1: target did not start"
+	tpid=$(truth pid "$T/$1.out")
+}
+wait_target() {
+	wait_until 30 grep -q '^swapped_in=' "$T/$1.out" || fail "$1: target did not finish: $(cat "$T/$1.err")"
+}
+# check_truth NAME: the pages did go to swap and came back.
+check_truth() {
+	so=$(truth swapped_out "$T/$1.out")
+	si=$(truth swapped_in "$T/$1.out")
+	mf=$(truth majflt "$T/$1.out")
+	echo "$1: pages=$PAGES swapped_out=$so swapped_in=$si majflt=$mf"
+	expect_eq "$so" "$PAGES" "$1: pages in swap after MADV_PAGEOUT"
+	expect_eq "$si" "$so" "$1: pages swapped back in"
+	expect_eq "$mf" "$si" "$1: major faults (one per page on zram)"
+}
+
+# 1. -p, JSON: the target's count is exact.
+start_target t1 1000 200
+run_fl swapin --json -p "$tpid"
+wait_target t1
+expect_eq "$rc" 0 "swapin -p status"
+expect_json_lines "$T/out"
+check_truth t1
+python3 - "$T/out" "$tpid" "$si" <<'PY' || fail "swapin -p json"
+import json, sys
+evs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+pid, want = int(sys.argv[2]), int(sys.argv[3])
+rows = [e for e in evs if e["type"] == "swapin"]
+got = sum(e["count"] for e in rows if e["pid"] == pid)
+if got != want:
+    sys.exit("count %d for pid %d, the target swapped in %d pages" % (got, pid, want))
+if any(e["pid"] != pid for e in rows):
+    sys.exit("-p reported other pids: %s" % rows)
+if any(e["comm"] != "reclaim-target" for e in rows):
+    sys.exit("comm: %s" % rows)
+PY
+
+# 2. System-wide, BCC's text: "interval count", time lines, sorted rows.
+start_target t2 1500 200
+run_fl swapin 1 4
+wait_target t2
+expect_eq "$rc" 0 "swapin 1 4 status"
+check_truth t2
+expect_eq "$(grep -c '^COMM             PID     COUNT$' "$T/out")" 4 "reports of 'swapin 1 4'"
+expect_eq "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$T/out")" 4 "time lines"
+got=$(awk -v pid="$tpid" '$2 == pid && $1 == "reclaim-target" { s += $3 } END { print s + 0 }' "$T/out")
+expect_eq "$got" "$si" "system-wide count of the target"
+awk '/^COMM/ { last = -1; next } NF == 3 && $3 ~ /^[0-9]+$/ { if ($3 < last) bad = 1; last = $3 } END { exit bad }' "$T/out" ||
+	fail "rows not sorted by count, ascending"
+
+# 3. -T: no time lines (BCC's --notime).
+run_fl swapin -T 0.5 2
+expect_eq "$rc" 0 "swapin -T status"
+expect_eq "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$T/out")" 0 "time lines with -T"
+expect_eq "$(grep -c '^COMM ' "$T/out")" 2 "reports of 'swapin -T 0.5 2'"
+
+# 4. The /proc/vmstat rung, for real: perf events (and kprobes) masked.
+before=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
+start_target t4 1500 200
+FAULTLINE_MASK=perf_events,kprobes
+export FAULTLINE_MASK
+run_fl swapin 1 4
+unset FAULTLINE_MASK
+wait_target t4
+after=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
+expect_eq "$rc" 0 "vmstat rung status"
+check_truth t4
+expect_line 'falling back to /proc/vmstat pswpin \(system-wide\)' "$T/err"
+expect_eq "$(grep -cE '^\[system-wide\] +- +[0-9]+$' "$T/out")" 4 "system-wide lines"
+sw=$(awk '$1 == "[system-wide]" { s += $3 } END { print s + 0 }' "$T/out")
+echo "vmstat rung: $sw pages system-wide, target $si, /proc/vmstat delta $((after - before))"
+[ "$sw" -ge "$si" ] || fail "vmstat rung: $sw pages < the target's $si"
+[ "$sw" -le $((after - before)) ] || fail "vmstat rung: $sw pages > /proc/vmstat's delta $((after - before))"
+FAULTLINE_MASK=perf_events,kprobes
+export FAULTLINE_MASK
+run_fl swapin -p $$ 0.2 1
+unset FAULTLINE_MASK
+expect_line 'is system-wide: it cannot be limited to one process' "$T/err"
+
+# 5. Usage errors.
+run_fl swapin 0
+expect_eq "$rc" 2 "swapin 0"
+run_fl swapin 1 0
+expect_eq "$rc" 2 "swapin 1 0"
+run_fl swapin 1 2 3
+expect_eq "$rc" 2 "swapin 1 2 3"
+
+pass_or_fail
