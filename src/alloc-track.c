@@ -242,10 +242,17 @@ void alloc_track__note_ptr(struct alloc_track *t, pid_t tid, enum alloc_fn fn, u
 
 void alloc_track__forget_thread(struct alloc_track *t, pid_t tid)
 {
-	struct thread_calls *th = thread_of(t, tid);
+	uint64_t idx;
 
-	if (th)
-		th->n = 0;
+	if (!hashmap__delete(t->thread_idx, (uint64_t)tid, &idx))
+		return;
+	/* Fill the hole with the last thread, so memory follows the
+	 * threads alive, not all that ever were. */
+	if (idx != t->nthreads) {
+		t->threads[idx - 1] = t->threads[t->nthreads - 1];
+		hashmap__set(t->thread_idx, (uint64_t)t->threads[idx - 1].tid, idx);
+	}
+	t->nthreads--;
 }
 
 /* ---- blocks ---- */

@@ -114,7 +114,7 @@ bool alloc_track__busy(const struct alloc_track *t, pid_t tid);
 /* posix_memalign stored @ptr: note it in @tid's innermost call of @fn. */
 void alloc_track__note_ptr(struct alloc_track *t, pid_t tid, enum alloc_fn fn, uint64_t ptr);
 
-/* Forget @tid's calls in flight (the thread exited or exec'd). */
+/* Forget @tid and its calls in flight (the thread exited). */
 void alloc_track__forget_thread(struct alloc_track *t, pid_t tid);
 
 /* ---- blocks and regions outstanding ---- */

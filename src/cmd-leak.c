@@ -541,6 +541,16 @@ static void on_exec(struct session *s, pid_t pid, void *ctx)
 	hashmap__delete(lk->breaks, (uint64_t)pid, NULL);
 }
 
+static void on_thread_exit(struct session *s, pid_t pid, pid_t tid, void *ctx)
+{
+	struct leak *lk = ctx;
+
+	(void)s;
+	alloc_track__forget_thread(lk->track, tid);
+	if (pid == tid)
+		hashmap__delete(lk->breaks, (uint64_t)pid, NULL);
+}
+
 /* ---- report ---- */
 
 struct entry {
@@ -1142,7 +1152,7 @@ int cmd_leak(int argc, char **argv)
 	lk.s = tool__start(&lk.o, lk.lo.kernel ? "leak -k" : TOOL, &rung, &label);
 	if (!lk.s)
 		goto out;
-	session__on_exec(lk.s, on_exec, &lk);
+	session__on_task(lk.s, on_exec, on_thread_exit, &lk);
 	if (lk.lo.kernel) {
 		lk.filter_pid = session__target_pid(lk.s) > 0 ? session__target_pid(lk.s) : 0;
 		err = add_kernel_events(&lk, &eb);

@@ -106,6 +106,7 @@ struct session {
 	enum session_stop stop;
 	uint64_t lost, samples, bad;
 	session_exec_fn on_exec;
+	session_thread_exit_fn on_thread_exit;
 	void *on_exec_ctx;
 	bool format_lost;		/* events count their lost samples */
 	uint64_t lost_counted;		/* their sum, read at the end */
@@ -762,9 +763,11 @@ int session__set_filter(struct session *s, const struct tp_event *ev, const char
 	return errbuf__set(eb, -ENOENT, "no such event to filter");
 }
 
-void session__on_exec(struct session *s, session_exec_fn fn, void *ctx)
+void session__on_task(struct session *s, session_exec_fn exec_fn,
+		      session_thread_exit_fn exit_fn, void *ctx)
 {
-	s->on_exec = fn;
+	s->on_exec = exec_fn;
+	s->on_thread_exit = exit_fn;
 	s->on_exec_ctx = ctx;
 }
 
@@ -936,6 +939,14 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 			if (hashmap__get(s->comms, tk.ppid, &pcomm))
 				set_comm(s, (pid_t)tk.pid, (const char *)(uintptr_t)pcomm);
 		}
+		return 0;
+	case PERF_RECORD_EXIT:
+		if (sample__parse_task(hdr, &tk)) {
+			s->bad++;
+			return 0;
+		}
+		if (s->on_thread_exit)
+			s->on_thread_exit(s, (pid_t)tk.pid, (pid_t)tk.tid, s->on_exec_ctx);
 		return 0;
 	case PERF_RECORD_LOST:
 		if (sample__parse_lost(hdr, &lo)) {

@@ -138,10 +138,13 @@ int session__uprobe_locate(struct session *s, const struct probe_spec *spec, uns
 int session__set_filter(struct session *s, const struct tp_event *ev, const char *filter,
 			struct errbuf *eb);
 
-/* Called, in time order with the samples, when a process execs: its
- * image, heap and mappings are new. */
+/* Called, in time order with the samples, when a process execs (its
+ * image, heap and mappings are new) and when a thread exits (state kept
+ * per thread can go).  Either may be NULL. */
 typedef void (*session_exec_fn)(struct session *s, pid_t pid, void *ctx);
-void session__on_exec(struct session *s, session_exec_fn fn, void *ctx);
+typedef void (*session_thread_exit_fn)(struct session *s, pid_t pid, pid_t tid, void *ctx);
+void session__on_task(struct session *s, session_exec_fn exec_fn,
+		      session_thread_exit_fn exit_fn, void *ctx);
 
 /* What the caller wants to hear while the session runs (members may be NULL). */
 struct session_hooks {

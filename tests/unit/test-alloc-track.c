@@ -71,8 +71,17 @@ static void test_pairing(void)
 	c = call(ALLOC_MALLOC, 9, 0, 0x3000);
 	CHECK(alloc_track__enter(t, 4, &c) == 0);
 	CHECK(alloc_track__leave(t, 5, 0x3008, &got) == -ENOENT);
+	c = call(ALLOC_MALLOC, 10, 0, 0x3000);
+	CHECK(alloc_track__enter(t, 6, &c) == 0);
 	alloc_track__forget_thread(t, 4);
+	alloc_track__forget_thread(t, 99);	/* never seen: nothing */
 	CHECK(alloc_track__leave(t, 4, 0x3008, &got) == -ENOENT);
+	/* Threads after the forgotten one moved in the table: still there. */
+	CHECK(alloc_track__leave(t, 6, 0x3008, &got) == 0 && got.size == 10);
+	CHECK(alloc_track__busy(t, 1) == false);
+	c = call(ALLOC_MALLOC, 11, 0, 0x3000);
+	CHECK(alloc_track__enter(t, 1, &c) == 0);
+	CHECK(alloc_track__leave(t, 1, 0x3008, &got) == 0 && got.size == 11);
 	alloc_track__free(t);
 }
 
