@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "addrspace.h"
 #include "alloc-track.h"
 #include "commands.h"
 #include "event-fields.h"
@@ -39,6 +40,7 @@
 #include "probe-spec.h"
 #include "report.h"
 #include "session.h"
+#include "stackdb.h"
 #include "tool-opts.h"
 
 #define TOOL "leak"
@@ -160,7 +162,7 @@ struct leak {
 	struct probe_ctx **ctxs;
 	size_t nctxs;
 	pid_t filter_pid;		/* kernel mode with a target: its allocations */
-	uint64_t unknown_frees, dropped_exec, allocs, frees, failed;
+	uint64_t unknown_frees, dropped_exec, allocs, frees, failed, loader_regions;
 	uint64_t next_report_ns;
 	unsigned long reports;
 	bool posix_memalign_untracked;
@@ -306,6 +308,37 @@ static void release(struct leak *lk, const struct sample *smp, pid_t pid, uint64
 	}
 }
 
+/* Whether a path is a dynamic loader: ld-linux-x86-64.so.2, ld-2.17.so,
+ * ld-musl-x86_64.so.1, whatever the directory. */
+static bool loader_path(const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	base = base ? base + 1 : path;
+	return base && !strncmp(base, "ld-", 3) && strstr(base, ".so");
+}
+
+/*
+ * A region the dynamic loader mapped for itself, every frame of its stack
+ * inside the loader: ld.so's minimal malloc at start-up (search paths,
+ * the initial TLS block) holds such memory for the life of the process.
+ * It is the runtime's, not a leak of the program's, and BCC, which probes
+ * libc's mmap only, never shows it either.
+ */
+static bool loader_own(struct leak *lk, pid_t pid, uint32_t stack)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(lk->s), stack, &nr);
+
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct map *m = addrspaces__find(session__addrspaces(lk->s), pid, ips[i]);
+
+		if (!m || !loader_path(m->path))
+			return false;
+	}
+	return nr > 0;
+}
+
 static void keep(struct leak *lk, const struct sample *smp, pid_t pid, uint64_t addr,
 		 uint64_t size, bool region, bool kernel)
 {
@@ -318,6 +351,10 @@ static void keep(struct leak *lk, const struct sample *smp, pid_t pid, uint64_t 
 		return;
 	err = kernel ? session__kernel_stack(lk->s, smp, &r.stack) :
 		       session__user_stack(lk->s, smp, &r.stack);
+	if (!err && region && !kernel && loader_own(lk, pid, r.stack)) {
+		lk->loader_regions++;
+		return;
+	}
 	if (!err)
 		err = alloc_track__add(lk->track, &r);
 	if (err) {
@@ -752,10 +789,11 @@ static void print_report(struct leak *lk, bool final_all)
 			       ",\"outstanding_allocations\":%" PRIu64 ",\"stacks\":%zu,\"sample_rate\":%"
 			       PRIu64 ",\"traced_allocs\":%" PRIu64 ",\"traced_frees\":%" PRIu64
 			       ",\"untracked_frees\":%" PRIu64 ",\"failed\":%" PRIu64
-			       ",\"dropped_at_exec\":%" PRIu64 ",\"replaced\":%" PRIu64 "}\n",
+			       ",\"dropped_at_exec\":%" PRIu64 ",\"replaced\":%" PRIu64
+			       ",\"loader_regions\":%" PRIu64 "}\n",
 			       bytes, count, g.n, scale, lk->allocs, lk->frees,
 			       lk->unknown_frees, lk->failed, lk->dropped_exec,
-			       alloc_track__replaced(lk->track));
+			       alloc_track__replaced(lk->track), lk->loader_regions);
 		} else {
 			printf("%" PRIu64 " bytes in %" PRIu64 " allocations outstanding from %zu stacks"
 			       "; %" PRIu64 " allocations and %" PRIu64 " frees traced, %" PRIu64
@@ -764,6 +802,9 @@ static void print_report(struct leak *lk, bool final_all)
 			       lk->unknown_frees, lk->failed);
 			if (lk->dropped_exec)
 				printf(", %" PRIu64 " dropped at exec", lk->dropped_exec);
+			if (lk->loader_regions)
+				printf(", %" PRIu64 " regions of the dynamic loader's own left out",
+				       lk->loader_regions);
 			if (alloc_track__replaced(lk->track))
 				printf(", %" PRIu64 " reused addresses whose free was missed",
 				       alloc_track__replaced(lk->track));

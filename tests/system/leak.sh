@@ -278,7 +278,20 @@ for lib in libjemalloc.so.2 libtcmalloc_minimal.so.4; do
 	unset STRIP_MODULE
 done
 
-# 13. Bad input: one line, non-zero exit.
+# 13. The quickstart's demo: outstanding at its exit is exactly what it
+# leaks on purpose, from its two sites, and nothing else (the loader's own
+# start-up regions are left out and counted).
+DEMO=$(target demo)
+run_fl leak --json -c "$DEMO"
+expect_eq "$rc" 0 "leak demo status"
+tb=$(sed -n 's/^leaked_thumbnail_bytes=//p' "$T/out")
+db=$(sed -n 's/^leaked_decode_bytes=//p' "$T/out")
+expect_eq "$(summary "$T/out" outstanding_bytes)" "$((tb + db))" "demo: outstanding bytes"
+expect_eq "$(summary "$T/out" stacks)" 2 "demo: stacks"
+expect_line '"bytes":'"$tb"',"allocations":6,"stack":\[\{[^]]*load_thumbnail' "$T/out"
+[ "$(summary "$T/out" loader_regions)" -ge 1 ] || fail "demo: no loader region counted"
+
+# 14. Bad input: one line, non-zero exit.
 run_fl leak -O /nonexistent/libfoo.so -c "$LT clean"
 [ "$rc" -ne 0 ] || fail "-O missing library: status 0"
 expect_eq "$(wc -l <"$T/err")" 1 "-O missing library: one line"
