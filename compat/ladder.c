@@ -150,7 +150,23 @@ static const struct rung kleak_rungs[] = {
 	  .needs = kleak_page_needs, .loses = "slab allocations (kmalloc, kmem_cache) unseen" },
 };
 
+/* faults: the tracepoint (3.13+, x86) gives address, ip and error code at
+ * the fault's entry; the software event gives the address alone.  Both
+ * learn major faults from the major-faults software event. */
+static const char *const faults_tracepoint_needs[] = {
+	"tp:exceptions:page_fault_user", "feat:perf_events", NULL
+};
+static const char *const faults_software_needs[] = { "feat:perf_events", NULL };
+
+static const struct rung faults_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoint exceptions:page_fault_user + software major-faults",
+	  .needs = faults_tracepoint_needs, .loses = "" },
+	{ .key = "software", .label = "software events page-faults and major-faults, with addresses",
+	  .needs = faults_software_needs, .loses = "no error code: write/protection faults not told apart" },
+};
+
 static const struct ladder ladders[] = {
+	{ .tool = "faults", .rungs = faults_rungs, .n = ARRAY_SIZE(faults_rungs) },
 	{ .tool = "leak", .rungs = leak_rungs, .n = ARRAY_SIZE(leak_rungs) },
 	{ .tool = "leak -k", .rungs = kleak_rungs, .n = ARRAY_SIZE(kleak_rungs) },
 	{ .tool = "brk", .rungs = brk_rungs, .n = ARRAY_SIZE(brk_rungs) },

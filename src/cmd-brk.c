@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "event-fields.h"
 #include "lib/hashmap.h"
+#include "lib/keyed.h"
 #include "probe-spec.h"
 #include "report.h"
 #include "session.h"
@@ -49,49 +50,30 @@ struct proc {
 struct brk_state {
 	struct tool_opts *o;
 	struct tp_field f_req, f_ret;
-	struct site *sites;
-	size_t nsites;
-	struct proc *procs;
-	size_t nprocs;
-	struct hashmap *site_idx;	/* pid << 32 | stack -> index + 1 */
-	struct hashmap *proc_idx;	/* pid -> index + 1 */
+	struct keyed *sites;		/* pid << 32 | stack -> struct site */
+	struct keyed *procs;		/* pid -> struct proc */
 	struct hashmap *pending;	/* tid -> requested break, for -T */
 	int err;
 };
 
 static struct proc *proc_of(struct brk_state *st, pid_t pid)
 {
-	uint64_t idx;
-	struct proc *nv;
+	int created;
+	struct proc *p = keyed__get(st->procs, (uint64_t)pid, &created);
 
-	if (hashmap__get(st->proc_idx, (uint64_t)pid, &idx))
-		return &st->procs[idx - 1];
-	nv = realloc(st->procs, (st->nprocs + 1) * sizeof(*nv));
-	if (!nv)
-		return NULL;
-	st->procs = nv;
-	memset(&nv[st->nprocs], 0, sizeof(*nv));
-	nv[st->nprocs].pid = pid;
-	if (hashmap__set(st->proc_idx, (uint64_t)pid, st->nprocs + 1))
-		return NULL;
-	return &st->procs[st->nprocs++];
+	if (p && created)
+		p->pid = pid;
+	return p;
 }
 
 static struct site *site_of(struct brk_state *st, pid_t pid, uint32_t stack)
 {
-	uint64_t key = (uint64_t)(uint32_t)pid << 32 | stack, idx;
-	struct site *nv;
+	int created;
+	struct site *site = keyed__get(st->sites, (uint64_t)(uint32_t)pid << 32 | stack, &created);
 
-	if (hashmap__get(st->site_idx, key, &idx))
-		return &st->sites[idx - 1];
-	nv = realloc(st->sites, (st->nsites + 1) * sizeof(*nv));
-	if (!nv)
-		return NULL;
-	st->sites = nv;
-	nv[st->nsites] = (struct site){ .pid = pid, .stack = stack, .req_min = UINT64_MAX };
-	if (hashmap__set(st->site_idx, key, st->nsites + 1))
-		return NULL;
-	return &st->sites[st->nsites++];
+	if (site && created)
+		*site = (struct site){ .pid = pid, .stack = stack, .req_min = UINT64_MAX };
+	return site;
 }
 
 static void on_enter(struct session *s, const struct sample *smp, void *ctx)
@@ -175,10 +157,9 @@ static void print_report(struct session *s, struct brk_state *st)
 	struct report r;
 
 	report__init(&r, s, stdout, st->o->srcline);
-	if (st->nsites)
-		qsort(st->sites, st->nsites, sizeof(*st->sites), cmp_site);
-	for (size_t i = 0; i < st->nsites; i++) {
-		const struct site *site = &st->sites[i];
+	keyed__sort(st->sites, cmp_site);
+	for (size_t i = 0; i < keyed__count(st->sites); i++) {
+		const struct site *site = keyed__at(st->sites, i);
 		const char *comm = session__comm(s, site->pid);
 
 		if (st->o->folded) {
@@ -206,8 +187,8 @@ static void print_report(struct session *s, struct brk_state *st)
 		if (!st->o->json)
 			printf("%-7s %-16s %9s %-18s %-18s %s\n", "PID", "COMM", "BRK_CALLS",
 			       "FIRST_BREAK", "LAST_BREAK", "GROWTH(B)");
-		for (size_t i = 0; i < st->nprocs; i++) {
-			const struct proc *p = &st->procs[i];
+		for (size_t i = 0; i < keyed__count(st->procs); i++) {
+			const struct proc *p = keyed__at(st->procs, i);
 			int64_t growth = p->have_ret ? (int64_t)(p->last_ret - p->first_ret) : 0;
 
 			if (st->o->json) {
@@ -277,11 +258,11 @@ int cmd_brk(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	st.o = &o;
-	st.site_idx = hashmap__new();
-	st.proc_idx = hashmap__new();
+	st.sites = keyed__new(sizeof(struct site));
+	st.procs = keyed__new(sizeof(struct proc));
 	st.pending = hashmap__new();
 	ret = EXIT_FAIL;
-	if (!st.site_idx || !st.proc_idx || !st.pending) {
+	if (!st.sites || !st.procs || !st.pending) {
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");
 		goto out;
 	}
@@ -305,10 +286,8 @@ int cmd_brk(int argc, char **argv)
 	ret = EXIT_OK;
 out:
 	session__free(s);
-	hashmap__free(st.site_idx);
-	hashmap__free(st.proc_idx);
+	keyed__free(st.sites);
+	keyed__free(st.procs);
 	hashmap__free(st.pending);
-	free(st.sites);
-	free(st.procs);
 	return ret;
 }

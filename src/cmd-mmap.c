@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "event-fields.h"
 #include "lib/hashmap.h"
+#include "lib/keyed.h"
 #include "mmap-flags.h"
 #include "probe-spec.h"
 #include "report.h"
@@ -61,28 +62,19 @@ struct mmap_state {
 	struct tp_field u_addr, u_len;					/* munmap entry */
 	struct tp_field f_ret, u_ret;
 	struct hashmap *pending;	/* tid -> struct pending * */
-	struct proc *procs;
-	size_t nprocs;
-	struct hashmap *proc_idx;
+	struct keyed *procs;		/* pid -> struct proc */
 	uint64_t page;
 	int err;
 };
 
 static struct proc *proc_of(struct mmap_state *st, pid_t pid)
 {
-	uint64_t idx;
-	struct proc *nv;
+	int created;
+	struct proc *p = keyed__get(st->procs, (uint64_t)pid, &created);
 
-	if (hashmap__get(st->proc_idx, (uint64_t)pid, &idx))
-		return &st->procs[idx - 1];
-	nv = realloc(st->procs, (st->nprocs + 1) * sizeof(*nv));
-	if (!nv)
-		return NULL;
-	st->procs = nv;
-	nv[st->nprocs] = (struct proc){ .pid = pid };
-	if (hashmap__set(st->proc_idx, (uint64_t)pid, st->nprocs + 1))
-		return NULL;
-	return &st->procs[st->nprocs++];
+	if (p && created)
+		p->pid = pid;
+	return p;
 }
 
 static uint64_t field(const struct tp_field *f, const struct sample *smp)
@@ -277,8 +269,8 @@ static void print_summary(struct session *s, struct mmap_state *st)
 	if (!st->o->json)
 		printf("\n%-7s %-16s %6s %7s %6s %14s %14s %14s\n", "PID", "COMM", "MMAPS", "MUNMAPS",
 		       "FAILED", "MAPPED(B)", "UNMAPPED(B)", "NET(B)");
-	for (size_t i = 0; i < st->nprocs; i++) {
-		const struct proc *p = &st->procs[i];
+	for (size_t i = 0; i < keyed__count(st->procs); i++) {
+		const struct proc *p = keyed__at(st->procs, i);
 		int64_t net = (int64_t)(p->mapped - p->unmapped);
 
 		if (st->o->json) {
@@ -364,9 +356,9 @@ int cmd_mmap(int argc, char **argv)
 	st.o = &o;
 	st.page = (uint64_t)sysconf(_SC_PAGESIZE);
 	st.pending = hashmap__new();
-	st.proc_idx = hashmap__new();
+	st.procs = keyed__new(sizeof(struct proc));
 	ret = EXIT_FAIL;
-	if (!st.pending || !st.proc_idx) {
+	if (!st.pending || !st.procs) {
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");
 		goto out;
 	}
@@ -398,8 +390,7 @@ out:
 			free((void *)(uintptr_t)val);
 		hashmap__free(st.pending);
 	}
-	hashmap__free(st.proc_idx);
-	free(st.procs);
+	keyed__free(st.procs);
 	report__fini(&st.r);
 	return ret;
 }
