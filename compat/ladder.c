@@ -165,7 +165,22 @@ static const struct rung faults_rungs[] = {
 	  .needs = faults_software_needs, .loses = "no error code: write/protection faults not told apart" },
 };
 
+/* ffaults: the page cache's own fault tracepoint first; else every fault,
+ * kept when its address lies in a file mapping. */
+static const char *const ffaults_filemap_needs[] = {
+	"tp:filemap:mm_filemap_fault", "feat:perf_events", NULL
+};
+
+static const struct rung ffaults_rungs[] = {
+	{ .key = "filemap", .label = "tracepoint filemap:mm_filemap_fault + software major-faults",
+	  .needs = ffaults_filemap_needs, .loses = "" },
+	{ .key = "mapping", .label = "every user fault, looked up in the process's file mappings",
+	  .needs = faults_software_needs,
+	  .loses = "counts pages mapped by fault-around too, not only page-cache faults" },
+};
+
 static const struct ladder ladders[] = {
+	{ .tool = "ffaults", .rungs = ffaults_rungs, .n = ARRAY_SIZE(ffaults_rungs) },
 	{ .tool = "faults", .rungs = faults_rungs, .n = ARRAY_SIZE(faults_rungs) },
 	{ .tool = "leak", .rungs = leak_rungs, .n = ARRAY_SIZE(leak_rungs) },
 	{ .tool = "leak -k", .rungs = kleak_rungs, .n = ARRAY_SIZE(kleak_rungs) },

@@ -152,8 +152,9 @@ static int cmp_site(const void *a, const void *b)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
-static void print_report(struct session *s, struct brk_state *st)
+static void print_report(struct session *s, void *ctx)
 {
+	struct brk_state *st = ctx;
 	struct report r;
 
 	report__init(&r, s, stdout, st->o->srcline);
@@ -209,9 +210,9 @@ static void print_report(struct session *s, struct brk_state *st)
 	report__fini(&r);
 }
 
-static int add_events(struct session *s, struct brk_state *st, const char *rung,
-		      struct errbuf *eb)
+static int add_events(struct session *s, void *ctx, const char *rung, struct errbuf *eb)
 {
+	struct brk_state *st = ctx;
 	struct tp_event *enter = NULL, *exit_ev = NULL;
 	struct probe_set *set = NULL;
 	int err;
@@ -245,14 +246,20 @@ static int add_events(struct session *s, struct brk_state *st, const char *rung,
 	return err;
 }
 
+/* -T: the header of the per-call lines, once tracing is set up. */
+static void print_header(void *ctx)
+{
+	const struct brk_state *st = ctx;
+
+	if (st->o->timestamps && !st->o->json && !st->o->folded)
+		printf("%-12s %-7s %-16s %-18s %s\n", "TIME(s)", "PID", "COMM", "REQUESTED", "RESULT");
+}
+
 int cmd_brk(int argc, char **argv)
 {
 	struct brk_state st = { 0 };
 	struct tool_opts o;
-	struct errbuf eb = { "" };
-	struct session *s = NULL;
-	const char *rung, *label;
-	int ret, err;
+	int ret;
 
 	ret = tool_opts__parse(&o, TOOL, TOOL_OPT_T | TOOL_OPT_FOLDED, usage, help, argc, argv);
 	if (ret)
@@ -266,26 +273,9 @@ int cmd_brk(int argc, char **argv)
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");
 		goto out;
 	}
-	s = tool__start(&o, TOOL, &rung, &label);
-	if (!s)
-		goto out;
-	err = add_events(s, &st, rung, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (o.timestamps && !o.json && !o.folded)
-		printf("%-12s %-7s %-16s %-18s %s\n", "TIME(s)", "PID", "COMM", "REQUESTED", "RESULT");
-	if (tool__run(s, &o, TOOL, "brk() calls", label))
-		goto out;
-	if (st.err) {
-		ret = tool__fail(TOOL, NULL, st.err);
-		goto out;
-	}
-	print_report(s, &st);
-	ret = EXIT_OK;
+	ret = tool__live(&o, &(struct tool_life){ TOOL, "brk() calls", add_events, print_header,
+						  print_report, &st.err, &st });
 out:
-	session__free(s);
 	keyed__free(st.sites);
 	keyed__free(st.procs);
 	hashmap__free(st.pending);

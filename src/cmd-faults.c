@@ -190,8 +190,9 @@ static int cmp_site(const void *a, const void *b)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
-static void print_report(struct session *s, struct faults_state *st)
+static void print_report(struct session *s, void *ctx)
 {
+	struct faults_state *st = ctx;
 	struct report r;
 	size_t first, n_sites;
 
@@ -245,9 +246,9 @@ static void print_report(struct session *s, struct faults_state *st)
 	report__fini(&r);
 }
 
-static int add_events(struct session *s, struct faults_state *st, const char *rung,
-		      struct errbuf *eb)
+static int add_events(struct session *s, void *ctx, const char *rung, struct errbuf *eb)
 {
+	struct faults_state *st = ctx;
 	struct tp_event *ev = NULL;
 	int err;
 
@@ -275,10 +276,7 @@ int cmd_faults(int argc, char **argv)
 	};
 	struct faults_state st = { 0 };
 	struct tool_extra extra = { "T:", longopts, faults_opt, NULL, &st.fo };
-	struct errbuf eb = { "" };
-	struct session *s = NULL;
-	const char *rung, *label;
-	int ret, err;
+	int ret;
 
 	ret = tool_opts__parse_ext(&st.o, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
 	if (ret)
@@ -296,24 +294,9 @@ int cmd_faults(int argc, char **argv)
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");
 		goto out;
 	}
-	s = tool__start(&st.o, TOOL, &rung, &label);
-	if (!s)
-		goto out;
-	err = add_events(s, &st, rung, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (tool__run(s, &st.o, TOOL, "page faults", label))
-		goto out;
-	if (st.err) {
-		ret = tool__fail(TOOL, NULL, st.err);
-		goto out;
-	}
-	print_report(s, &st);
-	ret = EXIT_OK;
+	ret = tool__live(&st.o, &(struct tool_life){ TOOL, "page faults", add_events, NULL,
+						     print_report, &st.err, &st });
 out:
-	session__free(s);
 	keyed__free(st.sites);
 	keyed__free(st.procs);
 	hashmap__free(st.last_page);

@@ -465,3 +465,33 @@ int tool__run_with(struct session *s, const struct tool_opts *o, const char *too
 	}
 	return 0;
 }
+
+int tool__live(struct tool_opts *o, const struct tool_life *life)
+{
+	struct errbuf eb = { "" };
+	const char *rung, *label;
+	struct session *s;
+	int ret = EXIT_FAIL, err;
+
+	s = tool__start(o, life->tool, &rung, &label);
+	if (!s)
+		return EXIT_FAIL;
+	err = life->add_events(s, life->ctx, rung, &eb);
+	if (err) {
+		ret = tool__fail(life->tool, &eb, err);
+		goto out;
+	}
+	if (life->before_run)
+		life->before_run(life->ctx);
+	if (tool__run(s, o, life->tool, life->what, label))
+		goto out;
+	if (life->err && *life->err) {
+		ret = tool__fail(life->tool, NULL, *life->err);
+		goto out;
+	}
+	life->report(s, life->ctx);
+	ret = EXIT_OK;
+out:
+	session__free(s);
+	return ret;
+}

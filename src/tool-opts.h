@@ -178,6 +178,24 @@ int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
 int tool__run_with(struct session *s, const struct tool_opts *o, const char *tool,
 		   const char *what, const char *source, void (*round)(void *ctx), void *ctx);
 
+/*
+ * The life of a simple tracing tool, once: start the session (tool__start),
+ * add_events() for the chosen rung, before_run() (may be NULL: a header),
+ * run, then report() unless tracing failed or *err (the tool's handlers'
+ * error, may be NULL) was set.  Frees the session.  Returns the exit
+ * status, having printed any error.
+ */
+struct tool_life {
+	const char *tool, *what;
+	int (*add_events)(struct session *s, void *ctx, const char *rung, struct errbuf *eb);
+	void (*before_run)(void *ctx);
+	void (*report)(struct session *s, void *ctx);
+	const int *err;
+	void *ctx;
+};
+
+int tool__live(struct tool_opts *o, const struct tool_life *life);
+
 /* Call after printing one event's lines: keeps stdout's flushes between
  * events, so no line is ever split. */
 void tool__event_done(void);

@@ -4,7 +4,8 @@
 # the allocator had already faulted in (fault-target measures both), the
 # forked child's copy-on-write writes show under the child's pid, the file
 # read shows as a major fault; on both rungs (tracepoint, software event),
-# with --major/--minor, --folded, and the per-process totals.
+# with --major/--minor, --folded, and the per-process totals; ffaults
+# names the file, on both of its rungs.
 . "$top_srcdir/tests/system/lib.sh"
 need_root
 FT=$(target fault-target)
@@ -100,7 +101,29 @@ expect_line '^PID +COMM +FAULTS +MINOR +MAJOR$' "$T/out"
 run_fl faults --folded -c "$FT"
 expect_line '^fault-target;.*main;run_fault_scenario;touch_anon 32$' "$T/out"
 
-# 5. Usage.
+# 5. ffaults: the file the target maps and reads after evicting it shows
+# by name with a major fault, on both rungs; so does its own executable.
+for mask in "" "filemap:*"; do
+	FAULTLINE_MASK=$mask run_fl ffaults --json -c "$FT"
+	expect_eq "$rc" 0 "ffaults (mask '$mask') status"
+	file=$(sed -n 's/^file=//p' "$T/out")
+	python3 - "$T/out" "$file" "$FT" <<'PY' || fail "ffaults (mask '$mask')"
+import json, sys
+path, file, exe = sys.argv[1:4]
+files = {}
+for l in open(path):
+    if l.startswith('{"type":"file"'):
+        o = json.loads(l)
+        files[o["path"]] = o
+f = files.get(file)
+if not f or f["faults"] < 1 or f["major"] < 1:
+    sys.exit("%s: %s (files: %s)" % (file, f, sorted(files)))
+if exe not in files:
+    sys.exit("the executable %s is missing: %s" % (exe, sorted(files)))
+PY
+done
+
+# 6. Usage.
 run_fl faults --minor --major -c "$FT"
 expect_eq "$rc" 2 "--minor --major: usage error"
 
