@@ -141,10 +141,11 @@ static void on_exit_call(struct session *s, const struct sample *smp, void *ctx)
 	tool__event_done();
 }
 
-static int cmp_site(const void *a, const void *b)
+static int cmp_site(const void *a, const void *b, void *ctx)
 {
 	const struct site *x = a, *y = b;
 
+	(void)ctx;
 	if (x->count != y->count)
 		return x->count < y->count ? -1 : 1;
 	if (x->pid != y->pid)
@@ -158,7 +159,7 @@ static void print_report(struct session *s, void *ctx)
 	struct report r;
 
 	report__init(&r, s, stdout, st->o->srcline);
-	keyed__sort(st->sites, cmp_site);
+	keyed__sort(st->sites, cmp_site, NULL);
 	for (size_t i = 0; i < keyed__count(st->sites); i++) {
 		const struct site *site = keyed__at(st->sites, i);
 		const char *comm = session__comm(s, site->pid);

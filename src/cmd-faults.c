@@ -71,7 +71,6 @@ struct faults_state {
 	 * same thread and page then marks major. */
 	struct hashmap *last_page;	/* tid -> page */
 	struct hashmap *last_site;	/* tid -> site key */
-	uint64_t unmatched_major;
 	int err;
 };
 
@@ -156,10 +155,8 @@ static void on_major(struct session *s, const struct sample *smp, void *ctx)
 	(void)s;
 	/* The major fault is the thread's last fault entry, on this page. */
 	if (!hashmap__get(st->last_page, smp->tid, &page) || page != smp->addr >> 12 ||
-	    !hashmap__get(st->last_site, smp->tid, &key) || !(site = keyed__find(st->sites, key))) {
-		st->unmatched_major++;
-		return;
-	}
+	    !hashmap__get(st->last_site, smp->tid, &key) || !(site = keyed__find(st->sites, key)))
+		return;	/* its entry came before tracing began */
 	site->major++;
 	p = keyed__find(st->procs, smp->pid);
 	if (p)
@@ -176,12 +173,11 @@ static uint64_t shown(const struct faults_state *st, uint64_t faults, uint64_t m
 	return faults;
 }
 
-static const struct faults_state *sort_state;
-
-static int cmp_site(const void *a, const void *b)
+static int cmp_site(const void *a, const void *b, void *ctx)
 {
+	const struct faults_state *st = ctx;
 	const struct fsite *x = a, *y = b;
-	uint64_t kx = shown(sort_state, x->faults, x->major), ky = shown(sort_state, y->faults, y->major);
+	uint64_t kx = shown(st, x->faults, x->major), ky = shown(st, y->faults, y->major);
 
 	if (kx != ky)
 		return kx < ky ? -1 : 1;
@@ -197,8 +193,7 @@ static void print_report(struct session *s, void *ctx)
 	size_t first, n_sites;
 
 	report__init(&r, s, stdout, st->o.srcline);
-	sort_state = st;
-	keyed__sort(st->sites, cmp_site);
+	keyed__sort(st->sites, cmp_site, st);
 	n_sites = keyed__count(st->sites);
 	first = st->fo.top && n_sites > st->fo.top ? n_sites - st->fo.top : 0;
 	for (size_t i = first; i < n_sites; i++) {

@@ -148,10 +148,11 @@ static void on_filemap_fault(struct session *s, const struct sample *smp, void *
 		st->unnamed++;
 }
 
-static int cmp_file(const void *a, const void *b)
+static int cmp_file(const void *a, const void *b, void *ctx)
 {
 	const struct ffile *x = a, *y = b;
 
+	(void)ctx;
 	if (x->faults != y->faults)
 		return x->faults > y->faults ? -1 : 1;
 	return strcmp(x->path, y->path);
@@ -163,7 +164,7 @@ static void print_report(struct session *s, void *ctx)
 	struct report r;
 
 	report__init(&r, s, stdout, false);
-	keyed__sort(st->files, cmp_file);
+	keyed__sort(st->files, cmp_file, NULL);
 	if (!st->o.json)
 		printf("%10s %10s  %s\n", "FAULTS", "MAJOR", "FILE");
 	for (size_t i = 0; i < keyed__count(st->files); i++) {

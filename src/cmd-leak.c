@@ -656,13 +656,13 @@ static void gather_one(const struct alloc_rec *r, void *ctx)
 	}
 }
 
-static bool sort_by_count;
-
-/* Ascending: BCC prints the largest last, nearest the prompt. */
-static int cmp_entry(const void *a, const void *b)
+/* Ascending: BCC prints the largest last, nearest the prompt.  @ctx: a
+ * bool, sort by count rather than bytes. */
+static int cmp_entry(const void *a, const void *b, void *ctx)
 {
 	const struct entry *x = a, *y = b;
-	uint64_t kx = sort_by_count ? x->count : x->bytes, ky = sort_by_count ? y->count : y->bytes;
+	bool by_count = *(const bool *)ctx;
+	uint64_t kx = by_count ? x->count : x->bytes, ky = by_count ? y->count : y->bytes;
 
 	if (kx != ky)
 		return kx < ky ? -1 : 1;
@@ -726,9 +726,8 @@ static void print_report(struct leak *lk, bool final_all)
 		lk->err = g.err;
 		goto out;
 	}
-	sort_by_count = lk->lo.sort_count;
 	if (g.n)
-		qsort(g.entries, g.n, sizeof(*g.entries), cmp_entry);
+		qsort_r(g.entries, g.n, sizeof(*g.entries), cmp_entry, &lk->lo.sort_count);
 	if (g.nallocs)
 		qsort(g.allocs, g.nallocs, sizeof(*g.allocs), cmp_alloc);
 	first = g.n > lk->lo.top ? g.n - lk->lo.top : 0;

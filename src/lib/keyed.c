@@ -83,10 +83,10 @@ void *keyed__at(const struct keyed *k, size_t i)
 	return i < k->n ? k->v + i * k->elem : NULL;
 }
 
-void keyed__sort(struct keyed *k, int (*cmp)(const void *, const void *))
+void keyed__sort(struct keyed *k, int (*cmp)(const void *, const void *, void *), void *ctx)
 {
 	hashmap__free(k->idx);
 	k->idx = NULL;
 	if (k->n)
-		qsort(k->v, k->n, k->elem, cmp);
+		qsort_r(k->v, k->n, k->elem, cmp, ctx);
 }

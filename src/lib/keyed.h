@@ -37,7 +37,8 @@ size_t keyed__count(const struct keyed *k);
 /* Record @i in array order (creation order, or sorted order after
  * keyed__sort()); NULL when @i is out of range. */
 void *keyed__at(const struct keyed *k, size_t i);
-/* Sort the records with qsort's @cmp; lookups are over after this. */
-void keyed__sort(struct keyed *k, int (*cmp)(const void *, const void *));
+/* Sort the records with qsort_r's @cmp and @ctx; lookups are over after
+ * this. */
+void keyed__sort(struct keyed *k, int (*cmp)(const void *, const void *, void *), void *ctx);
 
 #endif

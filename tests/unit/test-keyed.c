@@ -12,10 +12,11 @@ struct rec {
 	uint64_t key, count;
 };
 
-static int by_count_desc(const void *a, const void *b)
+static int by_count_desc(const void *a, const void *b, void *ctx)
 {
 	const struct rec *x = a, *y = b;
 
+	(void)ctx;
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
@@ -43,7 +44,7 @@ int main(void)
 	CHECK(keyed__find(k, 3ULL << 32 | 6) == NULL);
 	CHECK_EQ_U64(keyed__count(k), 1000);
 	CHECK(keyed__at(k, 1000) == NULL);
-	keyed__sort(k, by_count_desc);
+	keyed__sort(k, by_count_desc, NULL);
 	CHECK_EQ_U64(((struct rec *)keyed__at(k, 0))->count, 7);
 	CHECK_EQ_U64(((struct rec *)keyed__at(k, 999))->count, 1);
 	/* Sorted: lookups are over, nothing more is made. */
