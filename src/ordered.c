@@ -13,7 +13,6 @@ struct entry {
 	uint64_t time;
 	uint64_t seq;
 	struct perf_event_header *rec;
-	bool in_arena;
 };
 
 /* Header of a record's slot in the arena; a slot with size but no
@@ -35,7 +34,6 @@ struct ordered {
 	 * slot.  When it is full, records go to malloc. */
 	unsigned char *arena;
 	size_t arena_size, head, tail, used;
-	uint64_t spilled;
 };
 
 int ordered__new(size_t arena_bytes, struct ordered **out)
@@ -64,12 +62,20 @@ int ordered__new(size_t arena_bytes, struct ordered **out)
 	return 0;
 }
 
+/* Whether a copy lives in the arena (else it was malloc'd). */
+static bool in_arena(const struct ordered *q, const struct perf_event_header *rec)
+{
+	const unsigned char *p = (const unsigned char *)rec;
+
+	return q->arena && p >= q->arena && p < q->arena + q->arena_size;
+}
+
 void ordered__free(struct ordered *q)
 {
 	if (!q)
 		return;
 	for (size_t i = 0; i < q->n; i++)
-		if (!q->v[i].in_arena)
+		if (!in_arena(q, q->v[i].rec))
 			free(q->v[i].rec);
 	free(q->v);
 	if (q->arena)
@@ -146,11 +152,9 @@ int ordered__push(struct ordered *q, uint64_t time, const struct perf_event_head
 		copy = malloc(hdr->size);
 		if (!copy)
 			return -ENOMEM;
-		q->spilled++;
 	}
 	memcpy(copy, hdr, hdr->size);
-	q->v[q->n++] = (struct entry){ .time = time, .seq = q->seq++, .rec = copy,
-				       .in_arena = sl != NULL };
+	q->v[q->n++] = (struct entry){ .time = time, .seq = q->seq++, .rec = copy };
 	return 0;
 }
 
@@ -173,7 +177,7 @@ int ordered__flush(struct ordered *q, uint64_t upto, ring_cb cb, void *ctx)
 	for (i = 0; i < q->n && q->v[i].time <= upto; i++) {
 		if (!ret)
 			ret = cb(q->v[i].rec, ctx);
-		if (q->v[i].in_arena)
+		if (in_arena(q, q->v[i].rec))
 			arena_release(q, q->v[i].rec);
 		else
 			free(q->v[i].rec);
@@ -187,9 +191,4 @@ int ordered__flush(struct ordered *q, uint64_t upto, ring_cb cb, void *ctx)
 uint64_t ordered__pending(const struct ordered *q)
 {
 	return q->n;
-}
-
-uint64_t ordered__spilled(const struct ordered *q)
-{
-	return q->spilled;
 }

@@ -27,7 +27,5 @@ int ordered__push(struct ordered *q, uint64_t time, const struct perf_event_head
  * upto (UINT64_MAX: all).  A non-zero cb return stops and is returned. */
 int ordered__flush(struct ordered *q, uint64_t upto, ring_cb cb, void *ctx);
 uint64_t ordered__pending(const struct ordered *q);
-/* Copies that went to malloc because the arena was full. */
-uint64_t ordered__spilled(const struct ordered *q);
 
 #endif

@@ -153,6 +153,18 @@ static void print_rendered(struct report *r, pid_t pid, uint32_t stack, uint64_t
 }
 
 #define MAX_INLINES 16
+/* x86-64: the kernel's half of the address space. */
+#define KERNEL_START 0xffff800000000000ULL
+
+/*
+ * Every frame but the innermost is a return address: the instruction after
+ * a call.  A call that ends its function returns to the next function's
+ * first byte, so look up ip - 1 and print the offset of ip itself.
+ */
+static uint64_t lookup_ip(uint64_t ip, bool is_return)
+{
+	return is_return && ip ? ip - 1 : ip;
+}
 
 /* The inline chain at a frame (innermost first, the containing function
  * last); 0 entries when there is no line information. */
@@ -163,7 +175,7 @@ static size_t frame_lines(struct report *r, pid_t pid, uint64_t ip, bool is_retu
 
 	if (!r->srcline ||
 	    symbolizer__srcline(session__symbolizer(r->s), session__addrspaces(r->s), pid,
-				is_return && ip ? ip - 1 : ip, lines, MAX_INLINES, &n))
+				lookup_ip(ip, is_return), lines, MAX_INLINES, &n))
 		return 0;
 	return n;
 }
@@ -173,18 +185,10 @@ static void print_pos(FILE *out, const struct sym_inline *l)
 	fprintf(out, " %s:%u", l->file ? l->file : "??", l->line);
 }
 
-/*
- * Every frame but the innermost is a return address: the instruction after
- * a call.  A call that ends its function returns to the next function's
- * first byte, so look up ip - 1 and print the offset of ip itself.
- */
-/* x86-64: the kernel's half of the address space. */
-#define KERNEL_START 0xffff800000000000ULL
-
 static void frame_text(struct report *r, pid_t pid, uint64_t ip, bool is_return, char *buf,
 		       size_t n)
 {
-	uint64_t look = is_return && ip ? ip - 1 : ip;
+	uint64_t look = lookup_ip(ip, is_return);
 	struct sym_result res;
 
 	memset(&res, 0, sizeof(res));

@@ -452,14 +452,22 @@ static void prewarm(struct session *s)
  * 256 MiB; a round that needs more spills to malloc. */
 static size_t queue_arena_bytes(const struct session *s)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), psz = sysconf(_SC_PAGESIZE);
-	uint64_t bytes;
+	uint64_t bytes = (uint64_t)s->ncpus * s->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
 
-	if (ncpu <= 0 || psz <= 0)
-		return 0;
-	bytes = (uint64_t)ncpu * s->opts.mmap_pages * (uint64_t)psz;
 	bytes += bytes / 4;
 	return bytes > (256u << 20) ? (256u << 20) : (size_t)bytes;
+}
+
+/* -m when not given: DWARF's default, halved until all rings fit the cap. */
+static unsigned int default_pages(const struct session *s)
+{
+	uint64_t ring_bytes = (uint64_t)s->ncpus * (uint64_t)sysconf(_SC_PAGESIZE);
+	unsigned int pages = s->opts.callgraph == CALLGRAPH_DWARF ? DEFAULT_PAGES_DWARF :
+								    DEFAULT_PAGES_FP;
+
+	while (pages > DEFAULT_PAGES_FP && pages * ring_bytes > MAX_DEFAULT_RING_BYTES)
+		pages /= 2;
+	return pages;
 }
 
 int session__new(const struct session_opts *o, struct session **out, struct errbuf *eb)
@@ -474,16 +482,6 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	if (!s)
 		return -ENOMEM;
 	s->opts = *o;
-	if (!s->opts.mmap_pages) {
-		unsigned int pages = s->opts.callgraph == CALLGRAPH_DWARF ? DEFAULT_PAGES_DWARF :
-									    DEFAULT_PAGES_FP;
-		long ncpu = sysconf(_SC_NPROCESSORS_ONLN), psz = sysconf(_SC_PAGESIZE);
-
-		while (pages > DEFAULT_PAGES_FP && ncpu > 0 && psz > 0 &&
-		       (uint64_t)pages * (uint64_t)psz * (uint64_t)ncpu > MAX_DEFAULT_RING_BYTES)
-			pages /= 2;
-		s->opts.mmap_pages = pages;
-	}
 	if (!s->opts.stack_size)
 		s->opts.stack_size = SESSION_DEFAULT_STACK_SIZE;
 	if (!s->opts.unwinder)
@@ -519,6 +517,15 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	if (!probe_groups__find_stale(&stale, &s->stale, NULL))
 		free(stale);
 
+	/* The CPUs first: they size the rings, and the queue after them. */
+	err = perf_cpus__online(&s->cpus, &s->ncpus);
+	if (err) {
+		errbuf__set(eb, err, "cannot read the online CPUs");
+		goto fail;
+	}
+	if (!s->opts.mmap_pages)
+		s->opts.mmap_pages = default_pages(s);
+
 	err = -ENOMEM;
 	s->comms = hashmap__new();
 	s->ids = hashmap__new();
@@ -533,11 +540,6 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	    (err = probe_group__new(&s->probes)))
 		goto fail;
 	prewarm(s);
-	err = perf_cpus__online(&s->cpus, &s->ncpus);
-	if (err) {
-		errbuf__set(eb, err, "cannot read the online CPUs");
-		goto fail;
-	}
 
 	if (o->pid > 0 && o->cmd) {
 		err = errbuf__set(eb, -EINVAL, "-p and -c exclude each other");

@@ -13,9 +13,8 @@
 
 #include "tool-opts.h"
 
-static int bad(const char *tool, const char *usage, const char *what, const char *arg)
+static int bad(const char *tool, const char *what, const char *arg)
 {
-	(void)usage;
 	fprintf(stderr, "faultline %s: %s '%s' (see 'faultline %s -h')\n", tool, what, arg, tool);
 	return -EINVAL;
 }
@@ -173,7 +172,7 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 			const char *msg = extra->opt(c, optarg, extra->ctx);
 
 			if (msg)
-				return bad(tool, usage, msg, optarg ? optarg : argv[optind - 1]);
+				return bad(tool, msg, optarg ? optarg : argv[optind - 1]);
 			continue;
 		}
 		switch (c) {
@@ -183,7 +182,7 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 			errno = 0;
 			pid = strtol(optarg, &end, 10);
 			if (errno || *end || pid <= 0 || pid > INT_MAX)
-				return bad(tool, usage, "invalid pid", optarg);
+				return bad(tool, "invalid pid", optarg);
 			o->sess.pid = (pid_t)pid;
 			break;
 		}
@@ -199,19 +198,19 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 			errno = 0;
 			pages = strtoul(optarg, &end, 10);
 			if (errno || *end || !power_of_two(pages) || pages > (1u << 20))
-				return bad(tool, usage, "-m wants a power of two number of pages, not",
+				return bad(tool, "-m wants a power of two number of pages, not",
 					   optarg);
 			o->sess.mmap_pages = (unsigned int)pages;
 			break;
 		}
 		case 'T':
 			if (!(accepts & TOOL_OPT_T))
-				return bad(tool, usage, "unknown option", "-T");
+				return bad(tool, "unknown option", "-T");
 			o->timestamps = true;
 			break;
 		case 'g':
 			if (!(accepts & TOOL_OPT_G))
-				return bad(tool, usage, "unknown option", "-g");
+				return bad(tool, "unknown option", "-g");
 			o->stacks = true;
 			break;
 		case 'j':
@@ -231,12 +230,12 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 					errno = 0;
 					size = strtoul(comma + 1, &end, 0);
 					if (errno || *end || size < 8 || size > SESSION_MAX_STACK_SIZE)
-						return bad(tool, usage, "--call-graph dwarf,SIZE wants 8 to 65528 bytes, not",
+						return bad(tool, "--call-graph dwarf,SIZE wants 8 to 65528 bytes, not",
 							   comma + 1);
 					o->sess.stack_size = (unsigned int)(size + 7) & ~7u;
 				}
 			} else {
-				return bad(tool, usage, "--call-graph is fp or dwarf[,SIZE], not", optarg);
+				return bad(tool, "--call-graph is fp or dwarf[,SIZE], not", optarg);
 			}
 			break;
 		}
@@ -245,39 +244,39 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 			break;
 		case 'U':
 			if (strcmp(optarg, "libdw") && strcmp(optarg, "libunwind"))
-				return bad(tool, usage, "--unwinder is libdw or libunwind, not", optarg);
+				return bad(tool, "--unwinder is libdw or libunwind, not", optarg);
 			o->sess.unwinder = optarg;
 			break;
 		case 'f':
 			if (!(accepts & TOOL_OPT_FOLDED))
-				return bad(tool, usage, "unknown option", "--folded");
+				return bad(tool, "unknown option", "--folded");
 			o->folded = true;
 			break;
 		case 'h':
 			printf("usage: %s\n%s", usage, help);
 			return 1;
 		default:
-			return bad(tool, usage, wants_value(optopt, shortopts, longopts) ?
+			return bad(tool, wants_value(optopt, shortopts, longopts) ?
 				   "option needs a value:" : "unknown option", argv[optind - 1]);
 		}
 	}
 	if ((o->sess.pid > 0) + !!o->sess.cmd + o->all > 1)
-		return bad(tool, usage, "choose one of -p, -c and -a, not", "several");
+		return bad(tool, "choose one of -p, -c and -a, not", "several");
 	if (o->json && o->folded)
-		return bad(tool, usage, "choose one output format, not", "--json and --folded");
+		return bad(tool, "choose one output format, not", "--json and --folded");
 	if (extra && extra->positional) {
 		const char *arg = optind < argc ? argv[optind] : "";
 		const char *msg = extra->positional(argc - optind, argv + optind, &arg, extra->ctx);
 
-		return msg ? bad(tool, usage, msg, arg) : 0;
+		return msg ? bad(tool, msg, arg) : 0;
 	}
 	if (optind < argc) {
 		if (tool_opts__parse_secs(argv[optind], &o->sess.duration))
-			return bad(tool, usage, "invalid duration", argv[optind]);
+			return bad(tool, "invalid duration", argv[optind]);
 		optind++;
 	}
 	if (optind < argc)
-		return bad(tool, usage, "unexpected argument", argv[optind]);
+		return bad(tool, "unexpected argument", argv[optind]);
 	return 0;
 }
 
@@ -292,12 +291,12 @@ void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
 }
 
 #include "commands.h"
+#include "features.h"
+#include "ladder.h"
 
 /* stdout's buffer when it is not a terminal: larger than any one event's
  * lines (a deep stack with --srcline is a few KiB) many times over. */
 #define OUTPUT_BUFFER (4u << 20)
-#include "features.h"
-#include "ladder.h"
 
 int tool__fail(const char *tool, const struct errbuf *eb, int err)
 {
