@@ -22,6 +22,7 @@
 #include "lib/file.h"
 #include "lib/hashmap.h"
 #include "session.h"
+#include "vmstat.h"
 
 /* ---- formulas ------------------------------------------------------------- */
 
@@ -241,11 +242,17 @@ static bool field(const char *text, const char *key, uint64_t *val)
 
 int cache_vmstat__parse(const char *text, struct cache_vmstat *out)
 {
+	static const char *const names[] = { "pgpgin", "nr_dirtied", "pswpin", NULL };
+	uint64_t v[3];
+
 	memset(out, 0, sizeof(*out));
-	if (!field(text, "pgpgin", &out->pgpgin_kb) || !field(text, "nr_dirtied", &out->nr_dirtied))
+	vmstat__parse(text, names, v);
+	if (v[0] == VMSTAT_ABSENT || v[1] == VMSTAT_ABSENT)
 		return -ENOENT;
+	out->pgpgin_kb = v[0];
+	out->nr_dirtied = v[1];
 	/* Kernels without swap support have no pswpin: nothing to take out. */
-	field(text, "pswpin", &out->pswpin);
+	out->pswpin = v[2] == VMSTAT_ABSENT ? 0 : v[2];
 	return 0;
 }
 

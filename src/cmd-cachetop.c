@@ -35,7 +35,7 @@
 #include "cachestat.h"
 #include "commands.h"
 #include "lib/file.h"
-#include "lib/hashmap.h"
+#include "lib/keyed.h"
 #include "session.h"
 #include "tool-opts.h"
 
@@ -81,9 +81,7 @@ struct top {
 	struct cache_source *cs;
 	struct top_row *rows;
 	size_t nrows, caprows;
-	struct hashmap *info_idx;	/* pid -> index + 1 into infos */
-	struct proc_info *infos;
-	size_t ninfos, capinfos;
+	struct keyed *infos;		/* pid -> struct proc_info */
 	double buffers_mb, cached_mb;
 	const char *label;
 	char stamp[16];
@@ -108,24 +106,13 @@ static void user_name(uid_t uid, char *buf, size_t n)
 static const struct proc_info *proc_info(struct top *t, pid_t pid)
 {
 	char path[64], *text = NULL, *p;
-	struct proc_info *nv, *pi;
+	struct proc_info *pi;
 	unsigned int uid;
-	uint64_t idx;
+	int created = 0;
 
-	if (hashmap__get(t->info_idx, (uint64_t)pid, &idx))
-		return &t->infos[idx - 1];
-	if (t->ninfos == t->capinfos) {
-		size_t cap = t->capinfos ? t->capinfos * 2 : 64;
-
-		nv = realloc(t->infos, cap * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		t->infos = nv;
-		t->capinfos = cap;
-	}
-	if (hashmap__set(t->info_idx, (uint64_t)pid, t->ninfos + 1))
-		return NULL;
-	pi = &t->infos[t->ninfos++];
+	pi = keyed__get(t->infos, (uint64_t)pid, &created);
+	if (!pi || !created)
+		return pi;
 	snprintf(pi->user, sizeof(pi->user), "?");
 	snprintf(pi->comm, sizeof(pi->comm), "?");
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
@@ -260,15 +247,14 @@ static int on_interval(void *ctx, struct cache_source *cs, bool final)
 	}
 	/* Who a pid is is learnt again each interval: pids are reused. */
 	{
-		struct hashmap *fresh = hashmap__new();
+		struct keyed *fresh = keyed__new(sizeof(struct proc_info));
 
 		if (!fresh) {
 			t->err = -ENOMEM;
 			return 1;
 		}
-		hashmap__free(t->info_idx);
-		t->info_idx = fresh;
-		t->ninfos = 0;
+		keyed__free(t->infos);
+		t->infos = fresh;
 	}
 	cache_meminfo__read(NULL, &t->buffers_mb, &t->cached_mb);
 	secs = time(NULL);
@@ -381,8 +367,8 @@ int cmd_cachetop(int argc, char **argv)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	t.pid = o.sess.pid;
 	ret = EXIT_FAIL;
-	t.info_idx = hashmap__new();
-	if (!t.info_idx) {
+	t.infos = keyed__new(sizeof(struct proc_info));
+	if (!t.infos) {
 		tool__fail(TOOL, NULL, -ENOMEM);
 		goto out;
 	}
@@ -423,8 +409,7 @@ out:
 	keys_off(&t);
 	cache_source__free(cs);
 	session__free(t.s);
-	hashmap__free(t.info_idx);
-	free(t.infos);
+	keyed__free(t.infos);
 	free(t.rows);
 	return ret;
 }

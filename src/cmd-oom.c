@@ -147,18 +147,21 @@ static bool read_psi(char *out, size_t n)
 	return true;
 }
 
-static uint64_t meminfo_kb(const char *key)
+/* SwapTotal and MemTotal from one read of /proc/meminfo; 0 when unknown. */
+static void meminfo_totals(uint64_t *swap_kb, uint64_t *mem_kb)
 {
 	char *buf = NULL, *p;
-	uint64_t v = 0;
 
+	*swap_kb = *mem_kb = 0;
 	if (read_file("/proc/meminfo", 1 << 16, &buf, NULL) != 0)
-		return 0;
-	p = strstr(buf, key);
+		return;
+	p = strstr(buf, "SwapTotal:");
 	if (p)
-		v = strtoull(p + strlen(key), NULL, 10);
+		*swap_kb = strtoull(p + strlen("SwapTotal:"), NULL, 10);
+	p = strstr(buf, "MemTotal:");
+	if (p)
+		*mem_kb = strtoull(p + strlen("MemTotal:"), NULL, 10);
 	free(buf);
-	return v;
 }
 
 /*
@@ -276,7 +279,7 @@ static const char *kill_memcg(const struct kill *k)
 static void print_kill(struct oom_state *st, struct kill *k)
 {
 	const char *from = "", *memcg;
-	uint64_t pages, now = now_ns(CLOCK_MONOTONIC);
+	uint64_t pages, swap_kb, mem_kb, now = now_ns(CLOCK_MONOTONIC);
 	struct oom_report *r = &k->r;
 	time_t secs = (time_t)(k->real_ns / 1000000000ULL);
 	char when[16] = "??:??:??", trig_pid[16] = "?";
@@ -300,8 +303,8 @@ static void print_kill(struct oom_state *st, struct kill *k)
 			r->have |= OOM_HAVE_MEM_LIMIT;
 		}
 	}
-	pages = oom_report__totalpages(r, st->page_kb, meminfo_kb("SwapTotal:"), meminfo_kb("MemTotal:"),
-				       &from);
+	meminfo_totals(&swap_kb, &mem_kb);
+	pages = oom_report__totalpages(r, st->page_kb, swap_kb, mem_kb, &from);
 	if (!k->loadavg[0])
 		read_line("/proc/loadavg", k->loadavg, sizeof(k->loadavg));
 	if (st->verbose && !k->have_psi && read_psi(k->psi, sizeof(k->psi))) {
