@@ -11,9 +11,9 @@
  * sample after sample.  (perf built a new Dwfl per sample, opening every
  * binary again each time, which made its libdw unwinding 18x slower than
  * reusing it.)  A Dwfl is
- * kept per pid while the pid's maps generation stands; a new generation
- * whose executable mappings are the same (an anonymous mmap, a data file)
- * keeps it too.  At most MAX_PROCS are kept, least recently used dropped
+ * kept per pid while the pid's code generation stands (data mappings do not
+ * change it); a new one whose executable mappings are the same keeps it
+ * too.  At most MAX_PROCS are kept, least recently used dropped
  * first, so tracing many short-lived processes stays bounded.
  *
  * Binaries are opened once per (device, inode, path), whichever process
@@ -38,7 +38,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -104,7 +103,7 @@ struct proc_ctx {
 	struct proc_ctx *prev, *next;	/* LRU ring, most recent after the sentinel */
 	struct libdw_unwinder *u;
 	pid_t pid;
-	uint64_t gen;			/* addrspaces generation it was built for */
+	uint64_t gen;			/* addrspaces code generation it was built for */
 	Dwfl *dwfl;			/* NULL when no module could be used */
 	struct modref *mods;
 	size_t nmods;
@@ -347,41 +346,20 @@ static int get_binary(struct libdw_unwinder *u, pid_t pid, const struct map *m, 
  * whatever address each maps it.  NULL when unavailable. */
 static struct binary *get_vdso(struct libdw_unwinder *u)
 {
-	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
 	struct binary *b = NULL;
-	const Elf64_Ehdr *eh;
-	uint64_t size;
+	size_t size = 0;
 	Elf *elf = NULL;
 
 	if (u->vdso_tried)
 		return u->vdso;
 	u->vdso_tried = true;
-	if (!base)
-		return NULL;
-	eh = (const Elf64_Ehdr *)base;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return NULL;
-	/* Its extent: the section headers come last, the PT_LOADs cover the
-	 * rest. */
-	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
-	for (unsigned i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff + (uint64_t)i * eh->e_phentsize);
-
-		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > size)
-			size = ph->p_offset + ph->p_filesz;
-	}
-	/* A few pages: anything else is not an image we understand, and
-	 * copying it could read past the mapping. */
-	if (size > MAX_VDSO_SIZE)
-		return NULL;
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
 	b->path = strdup("[vdso]");
-	b->owned_image = malloc(size);
+	b->owned_image = unwind__copy_vdso(MAX_VDSO_SIZE, &size);
 	if (!b->path || !b->owned_image)
 		goto fail;
-	memcpy(b->owned_image, base, size);
 	elf = elf_memory(b->owned_image, size);
 	if (!elf || !binary__index(b, elf))
 		goto fail;
@@ -726,7 +704,7 @@ static int proc_ctx__update(struct libdw_unwinder *u, struct proc_ctx *ctx, uint
 	err = collect_mods(u, ctx->pid, &mods, &nmods);
 	if (err)
 		return err;
-	/* New mappings that are not code (an anonymous mmap, a data file)
+	/* Executable mappings redone as they were (a reload of the maps)
 	 * leave the modules as they were: keep the Dwfl and its parsed CFI. */
 	if (ctx->gen && same_mods(ctx->mods, ctx->nmods, mods, nmods)) {
 		release_mods(mods, nmods);
@@ -760,7 +738,9 @@ static void lru_push_front(struct libdw_unwinder *u, struct proc_ctx *ctx)
  * dropped beyond MAX_PROCS. */
 static int get_proc_ctx(struct libdw_unwinder *u, pid_t pid, struct proc_ctx **out)
 {
-	uint64_t gen = addrspaces__generation(u->as, pid), v;
+	/* Modules come from executable mappings only: data mmaps (every
+	 * large malloc) leave the code generation, and this context, alone. */
+	uint64_t gen = addrspaces__code_generation(u->as, pid), v;
 	struct proc_ctx *ctx;
 	int err;
 

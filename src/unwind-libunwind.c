@@ -43,7 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -112,7 +111,7 @@ struct image {
 /* A process's libunwind address space and what its cache was built for. */
 struct lu_proc {
 	unw_addr_space_t uas;
-	uint64_t generation;
+	uint64_t generation;		/* addrspaces code generation */
 	uint64_t exec_sig;		/* hash of the executable mappings */
 	uint64_t last_use;
 };
@@ -294,35 +293,6 @@ static bool image__parse(struct image *img)
 	return img->nloads > 0;
 }
 
-/* Our own vDSO, copied (so that libelf reads ordinary memory); NULL when
- * there is none or it does not fit @m. */
-static unsigned char *copy_vdso(const struct map *m, size_t *size)
-{
-	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
-	uint64_t len;
-	unsigned char *copy;
-
-	if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return NULL;
-	/* The image ends with its section headers, after every segment. */
-	len = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
-	for (unsigned i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff) + i;
-
-		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > len)
-			len = ph->p_offset + ph->p_filesz;
-	}
-	if (len > m->end - m->start || len > (64u << 10))
-		return NULL;
-	copy = malloc(len);
-	if (copy) {
-		memcpy(copy, base, len);
-		*size = len;
-	}
-	return copy;
-}
-
 /* Open and parse the image for process @pid's mapping @m.  Failure is not
  * an error: the image stays without data (no unwind info). */
 static void image__load(struct image *img, const struct addrspaces *as, pid_t pid,
@@ -331,7 +301,9 @@ static void image__load(struct image *img, const struct addrspaces *as, pid_t pi
 	img->failed_pid = pid;
 	img->attempts++;
 	if (is_vdso(m)) {
-		img->copy = copy_vdso(m, &img->size);
+		/* Copied so that libelf reads ordinary memory; it must fit @m. */
+		img->copy = unwind__copy_vdso(m->end - m->start < (64u << 10) ? m->end - m->start : 64u << 10,
+					      &img->size);
 		if (!img->copy)
 			goto fail;
 		img->elf = elf_memory((char *)img->copy, img->size);
@@ -622,7 +594,10 @@ static void evict_one(struct lu_state *st)
  * executable mappings changed.  0 or -ENOMEM. */
 static int get_proc(struct lu_state *st, pid_t pid, struct lu_proc **out)
 {
-	uint64_t v, gen = addrspaces__generation(st->as, pid);
+	/* Only code changes can stale the cache: data mmaps (every large
+	 * malloc) leave the code generation alone, so the signature is not
+	 * recomputed on them. */
+	uint64_t v, gen = addrspaces__code_generation(st->as, pid);
 	struct lu_proc *p = NULL;
 	int err = -ENOMEM;
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include <gelf.h>
 
@@ -120,4 +121,33 @@ bool unwind__at_entry_point(struct Elf *elf, uint64_t bias, uint64_t pc)
 		return false;
 	entry = eh.e_entry + bias;
 	return pc >= entry && pc - entry < ENTRY_WINDOW;
+}
+
+unsigned char *unwind__copy_vdso(size_t max, size_t *size)
+{
+	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+	unsigned char *copy;
+	uint64_t len;
+
+	if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return NULL;
+	/* The image ends with its section headers, after every segment. */
+	len = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff + (uint64_t)i * eh->e_phentsize);
+
+		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > len)
+			len = ph->p_offset + ph->p_filesz;
+	}
+	/* A few pages: anything else is not an image we understand, and
+	 * copying it could read past the mapping. */
+	if (len > max)
+		return NULL;
+	copy = malloc(len);
+	if (copy) {
+		memcpy(copy, base, len);
+		*size = len;
+	}
+	return copy;
 }

@@ -10,7 +10,7 @@
  * call: libdw (dwfl with a memory reader serving the stack copy) and
  * libunwind (remote unwinding through accessors).  Each keeps its
  * per-process and per-binary state across samples, rebuilt when the
- * process's mappings change (addrspaces__generation()).
+ * process's executable mappings change (addrspaces__code_generation()).
  *
  * Memory the unwinder asks for is served from the stack copy, or from the
  * mapped file's bytes for read-only file mappings; anything else (heap,
@@ -70,6 +70,14 @@ struct Elf;
  * a missing-CFI failure.  bias: the ELF's load bias in the process.
  */
 bool unwind__at_entry_point(struct Elf *elf, uint64_t bias, uint64_t pc);
+
+/*
+ * A malloc'ed copy of our own vDSO image (the same one every 64-bit process
+ * maps under this kernel; its pages are no file libelf could map), the
+ * caller's to free; *size its length.  NULL when there is none, it is not
+ * a 64-bit ELF, it is longer than max, or on ENOMEM.
+ */
+unsigned char *unwind__copy_vdso(size_t max, size_t *size);
 
 /* A backend.  Its private state is created per unwinder. */
 struct unwind_backend {
