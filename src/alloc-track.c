@@ -4,9 +4,28 @@
  *
  * Blocks live in one open-addressing table (linear probing, deletion by
  * backward shift, so no tombstones slow a table that sees millions of
- * malloc/free pairs), keyed by (pid, address): 32 bytes a block, and the
- * table doubles at 50% load.  Regions (mmap, brk growth) are few and must
- * be searched by range, so they are a plain array scanned per munmap.
+ * malloc/free pairs), keyed by (pid, address): 40 bytes a block, and the
+ * table doubles at 50% load, so 80 to 160 bytes a block.  Regions (mmap,
+ * brk growth) are few and must be searched by range, so they are a plain
+ * array scanned per munmap.
+ *
+ * The address index (only once alloc_track__index was called) finds the
+ * block around an address.  A block spanning at most 16 4-KiB pages has a
+ * link {address, next} in a per-(pid, page) list for every page it
+ * touches; the list heads are in a hashmap keyed by pid << 36 | page,
+ * which is collision-free for pids below 2^28 and addresses below 2^48
+ * (others are not indexed, or go with the large blocks).  A lookup walks
+ * its page's list, picks the nearest start below the address and re-finds
+ * that block in the table for its size: links hold addresses, never slot
+ * numbers, since slots move on growth and on backward-shift deletion.
+ * Larger blocks (few: big buffers) sit in an array scanned per lookup, so
+ * one 1 GiB block does not cost 262144 links.  Links are 16 bytes, pooled
+ * with a free list (pool doubling: up to 32); a page's head is one
+ * 24-byte hashmap slot at 35-70% load, 34 to 69 bytes a page, shared by
+ * the blocks on it; a large block is a 24-byte entry.  The pool never
+ * shrinks: it holds the peak number of links, at most 16 per block, so
+ * the index's memory still follows the peak block count that
+ * alloc_track__peak() reports.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +37,27 @@
 /* Calls one thread can have in flight: malloc inside realloc inside a
  * user's allocation callback is three; deeper means lost returns. */
 #define MAX_DEPTH 8
+
+/* The address index: 4 KiB pages, blocks spanning up to IDX_MAX_PAGES of
+ * them are linked per page; the page key packs 28 bits of pid over 36 of
+ * page number. */
+#define IDX_PAGE_SHIFT 12
+#define IDX_MAX_PAGES 16
+#define IDX_PID_LIMIT (1 << 28)
+#define IDX_ADDR_LIMIT (1ULL << 48)
+#define IDX_NIL UINT32_MAX
+
+struct idx_link {
+	uint64_t addr;		/* the block's start: re-found in the table */
+	uint32_t next;		/* pool index, IDX_NIL: end of list */
+};
+
+struct idx_large {
+	uint64_t addr, size;
+	pid_t pid;
+};
+
+enum idx_class { IDX_NONE, IDX_PAGES, IDX_LARGE };
 
 struct thread_calls {
 	pid_t tid;
@@ -34,6 +74,13 @@ struct alloc_track {
 	struct thread_calls *threads;
 	size_t nthreads;
 	uint64_t replaced;
+	/* The address index, when indexed. */
+	bool indexed;
+	struct hashmap *pages;		/* pid << 36 | page -> first link */
+	struct idx_link *links;		/* the pool */
+	uint32_t nlinks, caplinks, free_link;
+	struct idx_large *large;
+	size_t nlarge, caplarge;
 };
 
 static const char *const fn_names[ALLOC_FN__COUNT] = {
@@ -153,6 +200,9 @@ void alloc_track__free(struct alloc_track *t)
 {
 	if (!t)
 		return;
+	hashmap__free(t->pages);
+	free(t->links);
+	free(t->large);
 	free(t->slots);
 	free(t->regions);
 	free(t->threads);
@@ -240,6 +290,18 @@ void alloc_track__note_ptr(struct alloc_track *t, pid_t tid, enum alloc_fn fn, u
 	}
 }
 
+void alloc_track__note_map(struct alloc_track *t, pid_t tid, uint64_t addr, uint64_t len)
+{
+	struct thread_calls *th = thread_of(t, tid);
+
+	/* Every level: which one completes as the counted (outermost) call
+	 * is only known at its return. */
+	for (unsigned int i = 0; th && i < th->n; i++) {
+		th->calls[i].map_addr = addr;
+		th->calls[i].map_len = len;
+	}
+}
+
 void alloc_track__forget_thread(struct alloc_track *t, pid_t tid)
 {
 	uint64_t idx;
@@ -303,6 +365,206 @@ static size_t find(const struct alloc_track *t, pid_t pid, uint64_t addr, bool *
 	return i;
 }
 
+/* ---- the address index ---- */
+
+static enum idx_class idx_class(const struct alloc_rec *r)
+{
+	uint64_t first, last;
+
+	if (r->region || !r->size || r->pid < 0 || r->pid >= IDX_PID_LIMIT)
+		return IDX_NONE;
+	if (r->addr >= IDX_ADDR_LIMIT || r->size > IDX_ADDR_LIMIT - r->addr)
+		return IDX_LARGE;	/* page numbers would not fit the key */
+	first = r->addr >> IDX_PAGE_SHIFT;
+	last = (r->addr + r->size - 1) >> IDX_PAGE_SHIFT;
+	return last - first < IDX_MAX_PAGES ? IDX_PAGES : IDX_LARGE;
+}
+
+static uint64_t page_key(pid_t pid, uint64_t page)
+{
+	return (uint64_t)pid << 36 | page;
+}
+
+static int link_alloc(struct alloc_track *t, uint32_t *out)
+{
+	if (t->free_link != IDX_NIL) {
+		*out = t->free_link;
+		t->free_link = t->links[*out].next;
+		return 0;
+	}
+	if (t->nlinks == t->caplinks) {
+		uint32_t cap = t->caplinks ? t->caplinks * 2 : 1024;
+		struct idx_link *nv;
+
+		if (t->caplinks >= IDX_NIL / 2)
+			return -ENOMEM;	/* the 32-bit link numbers are spent */
+		nv = realloc(t->links, (size_t)cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		t->links = nv;
+		t->caplinks = cap;
+	}
+	*out = t->nlinks++;
+	return 0;
+}
+
+/* Take the block at @addr out of pages [@from, @to] of @pid. */
+static void unlink_pages(struct alloc_track *t, pid_t pid, uint64_t addr, uint64_t from,
+			 uint64_t to)
+{
+	for (uint64_t p = from; p <= to; p++) {
+		uint64_t key = page_key(pid, p), head;
+		uint32_t prev = IDX_NIL, l;
+
+		if (!hashmap__get(t->pages, key, &head))
+			continue;
+		for (l = (uint32_t)head; l != IDX_NIL; prev = l, l = t->links[l].next)
+			if (t->links[l].addr == addr)
+				break;
+		if (l == IDX_NIL)
+			continue;
+		if (prev != IDX_NIL)
+			t->links[prev].next = t->links[l].next;
+		else if (t->links[l].next != IDX_NIL)
+			hashmap__set(t->pages, key, t->links[l].next);	/* present: cannot fail */
+		else
+			hashmap__delete(t->pages, key, NULL);
+		t->links[l].next = t->free_link;
+		t->free_link = l;
+	}
+}
+
+/* Put the block at @addr on pages [@from, @to] of @pid; all or none. */
+static int link_pages(struct alloc_track *t, pid_t pid, uint64_t addr, uint64_t from,
+		      uint64_t to)
+{
+	uint64_t p;
+	int err = 0;
+
+	for (p = from; p <= to; p++) {
+		uint64_t key = page_key(pid, p), head;
+		uint32_t l;
+
+		err = link_alloc(t, &l);
+		if (err)
+			break;
+		t->links[l].addr = addr;
+		t->links[l].next = hashmap__get(t->pages, key, &head) ? (uint32_t)head : IDX_NIL;
+		err = hashmap__set(t->pages, key, l);
+		if (err) {
+			t->links[l].next = t->free_link;
+			t->free_link = l;
+			break;
+		}
+	}
+	if (err && p > from)
+		unlink_pages(t, pid, addr, from, p - 1);
+	return err;
+}
+
+static struct idx_large *large_find(const struct alloc_track *t, pid_t pid, uint64_t addr)
+{
+	for (size_t i = 0; i < t->nlarge; i++)
+		if (t->large[i].addr == addr && t->large[i].pid == pid)
+			return &t->large[i];
+	return NULL;
+}
+
+static void page_span(const struct alloc_rec *r, uint64_t *first, uint64_t *last)
+{
+	*first = r->addr >> IDX_PAGE_SHIFT;
+	*last = (r->addr + r->size - 1) >> IDX_PAGE_SHIFT;
+}
+
+/*
+ * The index follows a block change: @old (NULL: none) becomes @nw (NULL:
+ * removed), both of the same pid and address.  The only step that can
+ * fail (adding links or a large entry) comes first, so -ENOMEM leaves the
+ * index as it was.  A size change only touches the pages in the
+ * difference.
+ */
+static int idx_update(struct alloc_track *t, const struct alloc_rec *old, const struct alloc_rec *nw)
+{
+	enum idx_class co = old ? idx_class(old) : IDX_NONE, cn = nw ? idx_class(nw) : IDX_NONE;
+	uint64_t of = 0, ol = 0, nf = 0, nl = 0;
+
+	if (!t->indexed)
+		return 0;
+	if (co == IDX_PAGES)
+		page_span(old, &of, &ol);
+	if (cn == IDX_PAGES) {
+		page_span(nw, &nf, &nl);
+		if (co == IDX_PAGES)
+			nf = ol + 1;	/* same start: pages up to ol are linked */
+		if (nf <= nl && link_pages(t, nw->pid, nw->addr, nf, nl))
+			return -ENOMEM;
+	} else if (cn == IDX_LARGE) {
+		struct idx_large *l = co == IDX_LARGE ? large_find(t, old->pid, old->addr) : NULL;
+
+		if (l) {
+			l->size = nw->size;
+		} else {
+			if (t->nlarge == t->caplarge) {
+				size_t cap = t->caplarge ? t->caplarge * 2 : 16;
+				struct idx_large *nv = realloc(t->large, cap * sizeof(*nv));
+
+				if (!nv)
+					return -ENOMEM;
+				t->large = nv;
+				t->caplarge = cap;
+			}
+			t->large[t->nlarge++] = (struct idx_large){ nw->addr, nw->size, nw->pid };
+		}
+	}
+	if (co == IDX_PAGES) {
+		if (cn == IDX_PAGES)
+			of = nl + 1;	/* the new block keeps pages up to its last */
+		if (of <= ol)
+			unlink_pages(t, old->pid, old->addr, of, ol);
+	} else if (co == IDX_LARGE && cn != IDX_LARGE) {
+		struct idx_large *l = large_find(t, old->pid, old->addr);
+
+		if (l)
+			*l = t->large[--t->nlarge];
+	}
+	return 0;
+}
+
+static void idx_off(struct alloc_track *t)
+{
+	hashmap__free(t->pages);
+	free(t->links);
+	free(t->large);
+	t->pages = NULL;
+	t->links = NULL;
+	t->large = NULL;
+	t->nlinks = t->caplinks = 0;
+	t->free_link = IDX_NIL;
+	t->nlarge = t->caplarge = 0;
+	t->indexed = false;
+}
+
+int alloc_track__index(struct alloc_track *t)
+{
+	if (t->indexed)
+		return 0;
+	t->pages = hashmap__new();
+	if (!t->pages)
+		return -ENOMEM;
+	t->free_link = IDX_NIL;
+	t->indexed = true;
+	for (size_t i = 0; i < t->cap; i++) {
+		if (t->slots[i].addr && idx_update(t, NULL, &t->slots[i])) {
+			idx_off(t);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Blocks and regions only: the index's links (1 to 16 a block, pooled at
+ * their peak) and page heads grow with the same blocks, so the peak block
+ * count still bounds the tracker's memory, within a factor. */
 static void update_peak(struct alloc_track *t)
 {
 	if (t->count + t->nregions > t->peak)
@@ -337,6 +599,10 @@ int alloc_track__add(struct alloc_track *t, const struct alloc_rec *r)
 	if ((t->count + 1) * 2 > t->cap && grow(t))
 		return -ENOMEM;
 	i = find(t, r->pid, r->addr, &found);
+	/* The index first: it is the step that can fail, and the slot stays
+	 * put meanwhile (only grow() and remove() move slots). */
+	if (idx_update(t, found ? &t->slots[i] : NULL, r))
+		return -ENOMEM;
 	if (found)
 		t->replaced++;
 	else
@@ -355,6 +621,7 @@ int alloc_track__remove(struct alloc_track *t, pid_t pid, uint64_t addr, struct 
 		return -ENOENT;
 	if (out)
 		*out = t->slots[i];
+	idx_update(t, &t->slots[i], NULL);	/* removing: cannot fail */
 	/* Backward shift: move later members of the probe run into the hole
 	 * when their home slot is not after it. */
 	for (j = (i + 1) & (t->cap - 1); t->slots[j].addr; j = (j + 1) & (t->cap - 1)) {
@@ -433,6 +700,194 @@ size_t alloc_track__drop_pid(struct alloc_track *t, pid_t pid)
 		}
 	}
 	return dropped;
+}
+
+int alloc_track__fork(struct alloc_track *t, pid_t parent, pid_t child)
+{
+	struct alloc_rec *blocks = NULL;
+	size_t n = 0, k = 0, nregions = t->nregions;
+	int copied = 0, err = 0;
+
+	if (parent == child)
+		goto out;
+	/* Collect first: adding while walking the table would see it
+	 * rehashed under us by grow(). */
+	for (size_t i = 0; i < t->cap; i++)
+		n += t->slots[i].addr && t->slots[i].pid == parent;
+	if (n) {
+		blocks = malloc(n * sizeof(*blocks));
+		if (!blocks) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < t->cap && k < n; i++)
+		if (t->slots[i].addr && t->slots[i].pid == parent)
+			blocks[k++] = t->slots[i];
+	for (k = 0; k < n; k++) {
+		blocks[k].pid = child;
+		err = alloc_track__add(t, &blocks[k]);
+		if (err)
+			goto out;
+		copied++;
+	}
+	/* The child's copies go to the end, past nregions; add_region() may
+	 * move the array, so copy the record out first. */
+	for (size_t i = 0; i < nregions; i++) {
+		struct alloc_rec r = t->regions[i];
+
+		if (r.pid != parent)
+			continue;
+		r.pid = child;
+		err = add_region(t, &r);
+		if (err)
+			goto out;
+		copied++;
+	}
+out:
+	free(blocks);
+	return err ? err : copied;
+}
+
+/* The block of @pid starting at @start, if it contains @addr. */
+static bool block_at(const struct alloc_track *t, pid_t pid, uint64_t start, uint64_t addr,
+		     struct alloc_rec *out)
+{
+	bool found;
+	size_t i = find(t, pid, start, &found);
+
+	if (!found || addr < start || addr - start >= t->slots[i].size)
+		return false;
+	if (out)
+		*out = t->slots[i];
+	return true;
+}
+
+static bool lookup_page(const struct alloc_track *t, pid_t pid, uint64_t addr,
+			struct alloc_rec *out)
+{
+	uint64_t head, best = 0;
+	uint32_t l;
+	bool have = false;
+
+	if (addr >= IDX_ADDR_LIMIT ||
+	    !hashmap__get(t->pages, page_key(pid, addr >> IDX_PAGE_SHIFT), &head))
+		return false;
+	/* Blocks do not overlap: only the nearest start at or below @addr
+	 * can hold it, and only it needs its size from the table. */
+	for (l = (uint32_t)head; l != IDX_NIL; l = t->links[l].next) {
+		uint64_t a = t->links[l].addr;
+
+		if (a <= addr && (!have || a > best)) {
+			best = a;
+			have = true;
+		}
+	}
+	if (!have)
+		return false;
+	if (block_at(t, pid, best, addr, out))
+		return true;
+	/* Unless a free was never seen and a stale block overlaps: then
+	 * an earlier one may still hold it. */
+	for (l = (uint32_t)head; l != IDX_NIL; l = t->links[l].next) {
+		uint64_t a = t->links[l].addr;
+
+		if (a < best && block_at(t, pid, a, addr, out))
+			return true;
+	}
+	return false;
+}
+
+int alloc_track__lookup(const struct alloc_track *t, pid_t pid, uint64_t addr,
+			struct alloc_rec *out)
+{
+	if (!t->indexed || pid < 0 || pid >= IDX_PID_LIMIT)
+		return -ENOENT;
+	if (lookup_page(t, pid, addr, out))
+		return 0;
+	for (size_t i = 0; i < t->nlarge; i++) {
+		const struct idx_large *l = &t->large[i];
+
+		if (l->pid == pid && addr >= l->addr && addr - l->addr < l->size &&
+		    block_at(t, pid, l->addr, addr, out))
+			return 0;
+	}
+	for (size_t i = 0; i < t->nregions; i++) {
+		const struct alloc_rec *r = &t->regions[i];
+
+		if (r->pid == pid && addr >= r->addr && addr - r->addr < r->size) {
+			if (out)
+				*out = *r;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int alloc_track__index_check(const struct alloc_track *t)
+{
+	uint64_t key, head, want_links = 0, used = 0, nfree = 0;
+	size_t pos = 0, want_large = 0;
+
+	if (!t->indexed)
+		return 0;
+	for (uint32_t l = t->free_link; l != IDX_NIL; l = t->links[l].next)
+		if (l >= t->nlinks || ++nfree > t->nlinks)
+			return -EUCLEAN;
+	while (hashmap__next(t->pages, &pos, &key, &head)) {
+		pid_t pid = (pid_t)(key >> 36);
+		uint64_t page = key & ((1ULL << 36) - 1);
+
+		if (head == IDX_NIL)
+			return -EUCLEAN;	/* an empty list keeps its key */
+		for (uint32_t l = (uint32_t)head; l != IDX_NIL; l = t->links[l].next) {
+			uint64_t first, last;
+			bool found;
+			size_t i;
+
+			if (l >= t->nlinks || ++used > t->nlinks)
+				return -EUCLEAN;
+			i = find(t, pid, t->links[l].addr, &found);
+			if (!found || idx_class(&t->slots[i]) != IDX_PAGES)
+				return -EUCLEAN;
+			page_span(&t->slots[i], &first, &last);
+			if (page < first || page > last)
+				return -EUCLEAN;
+			/* Bounded: a corrupt list may be a cycle. */
+			for (uint32_t m = t->links[l].next, steps = 0;
+			     m != IDX_NIL && m < t->nlinks && steps < t->nlinks;
+			     m = t->links[m].next, steps++)
+				if (t->links[m].addr == t->links[l].addr)
+					return -EUCLEAN;	/* linked twice */
+		}
+	}
+	/* Each link is valid and unique per page: with the right total,
+	 * every block has all its pages. */
+	for (size_t i = 0; i < t->cap; i++) {
+		const struct alloc_rec *r = &t->slots[i];
+		const struct idx_large *l;
+		uint64_t first, last;
+
+		if (!r->addr)
+			continue;
+		switch (idx_class(r)) {
+		case IDX_PAGES:
+			page_span(r, &first, &last);
+			want_links += last - first + 1;
+			break;
+		case IDX_LARGE:
+			l = large_find(t, r->pid, r->addr);
+			if (!l || l->size != r->size)
+				return -EUCLEAN;
+			want_large++;
+			break;
+		case IDX_NONE:
+			break;
+		}
+	}
+	if (used != want_links || used + nfree != t->nlinks || want_large != t->nlarge)
+		return -EUCLEAN;
+	return 0;
 }
 
 void alloc_track__foreach(const struct alloc_track *t,

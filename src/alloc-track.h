@@ -17,7 +17,11 @@
  *    realloc(p, 0) returning NULL frees p, a NULL result allocates nothing.
  *  - the blocks outstanding: (pid, address) -> size, stack, time, in an
  *    open-addressing table, and per process the mmap/brk regions, which a
- *    munmap may trim or split.
+ *    munmap may trim or split.  A fork child gets copies of its parent's.
+ *  - on request (alloc_track__index), an address index answering "which
+ *    outstanding block or region owns this faulting address" for
+ *    `faultline faults --by-alloc`.  Off by default: `faultline leak` only
+ *    needs blocks by start address and must not pay for it.
  */
 #ifndef FAULTLINE_ALLOC_TRACK_H
 #define FAULTLINE_ALLOC_TRACK_H
@@ -49,6 +53,10 @@ struct alloc_call {
 	uint64_t ptr;		/* posix_memalign: the address it stored (0: none yet) */
 	uint64_t sp;		/* stack pointer at entry (0: unknown, match by depth) */
 	uint64_t time;
+	/* An anonymous mmap (or mremap) made inside this call, by the
+	 * allocator itself (alloc_track__note_map): a block lying in it is
+	 * above the allocator's mmap threshold.  0/0: none. */
+	uint64_t map_addr, map_len;
 	bool inner;		/* made inside another allocator call of the thread */
 };
 
@@ -79,7 +87,9 @@ struct alloc_rec {
 	uint64_t time;		/* when it was made (sample clock) */
 	pid_t pid;
 	uint32_t stack;		/* stackdb id */
+	uint8_t fn;		/* enum alloc_fn of the call that made it */
 	bool region;		/* an mmap/brk region, not a malloc block */
+	bool mapped;		/* a block in an mmap its call made (above the threshold) */
 };
 
 struct alloc_track;
@@ -149,14 +159,84 @@ int64_t alloc_track__unmap(struct alloc_track *t, pid_t pid, uint64_t addr, uint
  * Returns how many blocks and regions were dropped. */
 size_t alloc_track__drop_pid(struct alloc_track *t, pid_t pid);
 
+/**
+ * alloc_track__note_map() - the allocator mapped [@addr, @addr + @len)
+ * @tid: the thread whose allocator call made the anonymous mmap/mremap
+ *
+ * Sets map_addr/map_len on every call @tid has in flight: the outermost
+ * one's completion (alloc_track__leave hands it back) later decides
+ * whether its block lies in the mapping, i.e. is above the allocator's
+ * mmap threshold.  Nothing when @tid has no call in flight.  O(depth).
+ */
+void alloc_track__note_map(struct alloc_track *t, pid_t tid, uint64_t addr, uint64_t len);
+
+/**
+ * alloc_track__fork() - @child was forked from @parent: it has copies
+ *
+ * Copies every block and region of @parent to @child: same addresses,
+ * sizes, stacks, times, fn, mapped, region.  A block @child already had
+ * at a copied address is replaced (a stale one of an earlier process with
+ * that pid) and counts in alloc_track__replaced().  Call it before the
+ * child's own events.  O(table size + regions); needs a temporary array
+ * of @parent's blocks.
+ *
+ * Return: the number of blocks and regions copied (>= 0), or -ENOMEM
+ * (some may have been copied).
+ */
+int alloc_track__fork(struct alloc_track *t, pid_t parent, pid_t child);
+
+/**
+ * alloc_track__index() - keep an address index from now on
+ *
+ * Builds it from the blocks already outstanding (O(blocks)); from then on
+ * every add, remove, drop and fork keeps it exact.  Calling it again does
+ * nothing.  The index lives and dies with @t.  Blocks of a pid outside
+ * [0, 2^28) are not indexed (kernel pseudo-pids): alloc_track__lookup()
+ * finds nothing for them.
+ *
+ * Return: 0, or -ENOMEM (the index stays off).
+ */
+int alloc_track__index(struct alloc_track *t);
+
+/**
+ * alloc_track__lookup() - who owns @addr in @pid
+ * @out: NULL, or receives a copy of the owner
+ *
+ * The block of @pid with addr <= @addr < addr + size (a block of size 0
+ * owns nothing), else the region of @pid containing @addr.  Blocks of one
+ * pid are taken not to overlap each other, nor regions each other; a block
+ * inside a region wins.  If blocks overlap anyway (a free never seen), one
+ * containing @addr is returned.  O(1) on average for blocks spanning up to
+ * 16 pages (plus the blocks sharing @addr's page); larger blocks and the
+ * regions are scanned linearly.
+ *
+ * Return: 0, or -ENOENT: no owner, or the index is off
+ * (alloc_track__index was never called or failed).
+ */
+int alloc_track__lookup(const struct alloc_track *t, pid_t pid, uint64_t addr,
+			struct alloc_rec *out);
+
+/**
+ * alloc_track__index_check() - for tests: is the index exactly the table?
+ *
+ * Lookups re-check every candidate against the table, so a stale index
+ * entry would not show in their answers, only in memory that never comes
+ * back.  This walks the whole index (O(links + blocks), plus the square of
+ * the longest page list): every block of an indexed pid is linked once on
+ * each page it spans (or listed once as large, with its size), and nothing
+ * else is.  Return: 0 (also when the index is off), or -EUCLEAN.
+ */
+int alloc_track__index_check(const struct alloc_track *t);
+
 /* Visit every outstanding block and region, in no particular order. */
 void alloc_track__foreach(const struct alloc_track *t,
 			  void (*fn)(const struct alloc_rec *r, void *ctx), void *ctx);
 
 size_t alloc_track__count(const struct alloc_track *t);
 uint64_t alloc_track__replaced(const struct alloc_track *t);
-/* Peak number of outstanding blocks and regions, and of threads with
- * calls in flight: what the tracker's memory grows with. */
+/* Peak number of outstanding blocks and regions: what the tracker's
+ * memory grows with.  With the index on, it also grows with the pages
+ * small blocks touch, at most 16 per block (see alloc-track.c). */
 size_t alloc_track__peak(const struct alloc_track *t);
 
 #endif
