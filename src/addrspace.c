@@ -214,6 +214,16 @@ void map__clear(struct map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+bool map__anonymous(const struct map *m)
+{
+	return !m->path || !strcmp(m->path, "//anon") || !strncmp(m->path, "[anon", 5);
+}
+
+bool map__uprobes(const struct map *m)
+{
+	return m->path && !strcmp(m->path, "[uprobes]");
+}
+
 static void proc__free(struct proc *p)
 {
 	if (!p)

@@ -50,6 +50,14 @@ int map__parse_line(const char *line, struct map *m);
  */
 void map__clear(struct map *m);
 
+/* Anonymous memory named by no file: no path (/proc/PID/maps), perf's
+ * "//anon" (MMAP2 records), or a prctl(PR_SET_VMA_ANON_NAME) "[anon:...]".
+ * [heap] and [stack] have names of their own and are not counted here. */
+bool map__anonymous(const struct map *m);
+/* The uprobes page ("[uprobes]": out-of-line single-step slots and the
+ * uretprobe trampoline), which a tracer's probes add to the process. */
+bool map__uprobes(const struct map *m);
+
 struct addrspaces;
 
 /**

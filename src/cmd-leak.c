@@ -2,24 +2,10 @@
  * faultline leak: outstanding allocations by stack, as BCC's memleak
  * prints them, without BPF.
  *
- * User mode (-p PID, -c CMD): uprobes on the allocator's functions, from
- * a probe spec (probes/glibc.probes, jemalloc.probes, tcmalloc.probes; -O
- * and --symbols-prefix retarget it), plus the mmap/munmap/mremap/brk
- * syscall tracepoints for anonymous memory the program maps itself.  An
- * entry probe gives the size, its return probe the address and the stack
- * (taken there, as memleak does, so the innermost frame is the caller of
- * malloc), a free removes the block.  The rules of pairing and of each
- * function are in alloc-track.c.
- *
- * Kernel mode (-k, or neither -p nor -c): the kmem tracepoints (kmalloc,
- * kmem_cache_alloc, their _node variants where the kernel still has them,
- * mm_page_alloc, and percpu with --percpu), frees from every CPU and
- * context, allocations from the target's tasks only when one is given.
- *
- * Cost: stacks are unwound only for blocks that are kept (past -z/-Z and
- * -s sampling); -z/-Z are kernel filters on the entry probes that carry
- * the size alone; free's probe moves to an instruction the kernel
- * emulates (SESSION_PLACE_CHEAP).
+ * User mode (-p PID, -c CMD): the allocator's functions and the program's
+ * own mmap/brk; kernel mode (-k, or neither -p nor -c): the kmem
+ * tracepoints.  The tracer is alloc-trace.c, shared with faults
+ * --by-alloc; this file holds the options and memleak's report.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,19 +14,13 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
-#include "addrspace.h"
-#include "alloc-track.h"
+#include "alloc-trace.h"
 #include "commands.h"
-#include "event-fields.h"
-#include "features.h"
 #include "lib/hashmap.h"
-#include "probe-spec.h"
 #include "report.h"
 #include "session.h"
-#include "stackdb.h"
 #include "tool-opts.h"
 
 #define TOOL "leak"
@@ -99,73 +79,14 @@ struct leak_opts {
 	struct tool_interval every;	/* reports: every.secs apart, every.count of them */
 };
 
-/* What a probe of the spec does, by its name without _enter/_return. */
-struct role {
-	const char *name;
-	enum alloc_fn fn;
-	bool is_free;
-	bool zero_frees;	/* realloc(p, 0) frees p */
-};
-
-static const struct role roles[] = {
-	{ "malloc", ALLOC_MALLOC, false, false },
-	{ "calloc", ALLOC_CALLOC, false, false },
-	{ "realloc", ALLOC_REALLOC, false, true },
-	{ "reallocarray", ALLOC_REALLOC, false, true },
-	{ "aligned_alloc", ALLOC_MEMALIGN, false, false },
-	{ "memalign", ALLOC_MEMALIGN, false, false },
-	{ "valloc", ALLOC_MEMALIGN, false, false },
-	{ "pvalloc", ALLOC_MEMALIGN, false, false },
-	{ "posix_memalign", ALLOC_POSIX_MEMALIGN, false, false },
-	{ "free", ALLOC_MALLOC, true, false },
-	/* jemalloc's own API, C++ operators of tcmalloc */
-	{ "mallocx", ALLOC_MALLOC, false, false },
-	{ "rallocx", ALLOC_REALLOC, false, false },
-	{ "dallocx", ALLOC_MALLOC, true, false },
-	{ "sdallocx", ALLOC_MALLOC, true, false },
-	{ "new", ALLOC_MALLOC, false, false },
-	{ "delete", ALLOC_MALLOC, true, false },
-};
-
-struct leak;
-
-/* One event of the session and how to read it. */
-struct probe_ctx {
-	struct leak *lk;
-	const struct role *role;
-	enum alloc_fn fn;		/* syscall and kernel events */
-	struct tp_field f_size, f_nmemb, f_ptr, f_sp, f_ret, f_addr, f_len, f_flags, f_old_len,
-		f_order, f_prot;
-	bool has_nmemb, has_sp, has_ptr, has_flags;
-	int kind;			/* KIND_* */
-	uint64_t key_space;		/* kernel: which address space (slab, page, percpu) */
-};
-
-enum {
-	KIND_ENTER, KIND_RETURN, KIND_STORE, KIND_FREE,
-	KIND_SYS_ENTER, KIND_SYS_EXIT, KIND_MUNMAP,
-	KIND_K_ALLOC, KIND_K_FREE,
-};
-
-/* Kernel allocations live in the table under these pseudo-pids, one per
- * address space: a pfn and a slab pointer may be equal numbers. */
-#define KPID_SLAB 0
-#define KPID_PAGE (-2)
-#define KPID_PCPU (-3)
-
 struct leak {
 	struct tool_opts o;
 	struct leak_opts lo;
 	struct session *s;
-	struct alloc_track *track;
-	struct hashmap *breaks;		/* pid -> program break after its last brk */
-	struct probe_ctx **ctxs;
-	size_t nctxs;
-	pid_t filter_pid;		/* kernel mode with a target: its allocations */
-	uint64_t unknown_frees, dropped_exec, allocs, frees, failed, loader_regions;
+	struct alloc_trace *at;
+	struct alloc_track *track;	/* the tracer's */
 	uint64_t next_report_ns;
 	unsigned long reports;
-	bool posix_memalign_untracked;
 	int err;
 };
 
@@ -250,25 +171,7 @@ static const char *leak_positional(int argc, char **argv, const char **arg, void
 	return tool_opts__parse_interval(&lo->every, argc, argv, arg);
 }
 
-/* ---- events ---- */
-
-static bool field_u64(const struct tp_field *f, const struct sample *smp, uint64_t *v)
-{
-	return tp_field__u64(f, smp->raw, smp->raw_size, v) == 0;
-}
-
-/* Sampling by address, so an allocation and its free agree. */
-static bool sampled(const struct leak *lk, uint64_t addr)
-{
-	if (lk->lo.sample_rate <= 1)
-		return true;
-	return ((addr >> 4) * 0x9e3779b97f4a7c15ULL >> 32) % lk->lo.sample_rate == 0;
-}
-
-static bool size_wanted(const struct leak *lk, uint64_t size)
-{
-	return size >= lk->lo.min_size && (!lk->lo.max_size || size <= lk->lo.max_size);
-}
+/* ---- events, as -t prints them ---- */
 
 static void trace_line(struct leak *lk, const struct sample *smp, const char *msg)
 {
@@ -284,308 +187,30 @@ static void trace_line(struct leak *lk, const struct sample *smp, const char *ms
 	tool__event_done();
 }
 
-static void release(struct leak *lk, const struct sample *smp, pid_t pid, uint64_t addr,
-		    uint64_t region_len)
+static void on_entered(void *ctx, const struct sample *smp, const struct alloc_call *c)
 {
-	struct alloc_rec r;
+	char msg[64];
 
-	if (region_len) {
-		if (alloc_track__unmap(lk->track, pid, addr, region_len) < 0)
-			lk->err = -ENOMEM;
-		return;
-	}
-	if (!alloc_track__remove(lk->track, pid, addr, &r)) {
-		lk->frees++;
-		if (lk->lo.trace) {
-			char msg[96];
-
-			snprintf(msg, sizeof(msg), "free entered, address = %" PRIx64 ", size = %" PRIu64,
-				 addr, r.size);
-			trace_line(lk, smp, msg);
-		}
-	} else if (sampled(lk, addr)) {
-		lk->unknown_frees++;
-	}
+	snprintf(msg, sizeof(msg), "alloc entered, size = %" PRIu64, c->size);
+	trace_line(ctx, smp, msg);
 }
 
-/* Whether a path is a dynamic loader: ld-linux-x86-64.so.2, ld-2.17.so,
- * ld-musl-x86_64.so.1, whatever the directory. */
-static bool loader_path(const char *path)
+static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
 {
-	const char *base = path ? strrchr(path, '/') : NULL;
+	char msg[96];
 
-	base = base ? base + 1 : path;
-	return base && !strncmp(base, "ld-", 3) && strstr(base, ".so");
+	snprintf(msg, sizeof(msg), "alloc exited, size = %" PRIu64 ", result = %" PRIx64, r->size,
+		 r->addr);
+	trace_line(ctx, smp, msg);
 }
 
-/*
- * A region the dynamic loader mapped for itself, every frame of its stack
- * inside the loader: ld.so's minimal malloc at start-up (search paths,
- * the initial TLS block) holds such memory for the life of the process.
- * It is the runtime's, not a leak of the program's, and BCC, which probes
- * libc's mmap only, never shows it either.
- */
-static bool loader_own(struct leak *lk, pid_t pid, uint32_t stack)
+static void on_freed(void *ctx, const struct sample *smp, const struct alloc_rec *r)
 {
-	uint32_t nr = 0;
-	const uint64_t *ips = stackdb__get(session__stackdb(lk->s), stack, &nr);
+	char msg[96];
 
-	for (uint32_t i = 0; i < nr; i++) {
-		const struct map *m = addrspaces__find(session__addrspaces(lk->s), pid, ips[i]);
-
-		if (!m || !loader_path(m->path))
-			return false;
-	}
-	return nr > 0;
-}
-
-static void keep(struct leak *lk, const struct sample *smp, pid_t pid, uint64_t addr,
-		 uint64_t size, bool region, bool kernel)
-{
-	struct alloc_rec r = { .addr = addr, .size = size, .time = smp->time, .pid = pid,
-			       .region = region };
-	int err;
-
-	/* Regions are few and large: sampling them would only add noise. */
-	if (!size_wanted(lk, size) || (!region && !sampled(lk, addr)))
-		return;
-	err = kernel ? session__kernel_stack(lk->s, smp, &r.stack) :
-		       session__user_stack(lk->s, smp, &r.stack);
-	if (!err && region && !kernel && loader_own(lk, pid, r.stack)) {
-		lk->loader_regions++;
-		return;
-	}
-	if (!err)
-		err = alloc_track__add(lk->track, &r);
-	if (err) {
-		lk->err = err;
-		return;
-	}
-	lk->allocs++;
-	if (lk->lo.trace) {
-		char msg[96];
-
-		snprintf(msg, sizeof(msg), "alloc exited, size = %" PRIu64 ", result = %" PRIx64, size,
-			 addr);
-		trace_line(lk, smp, msg);
-	}
-}
-
-static void on_enter(struct session *s, const struct sample *smp, void *ctx)
-{
-	struct probe_ctx *pc = ctx;
-	struct leak *lk = pc->lk;
-	struct alloc_call c = { .fn = pc->role->fn, .time = smp->time };
-	uint64_t nmemb = 1;
-
-	(void)s;
-	if (!field_u64(&pc->f_size, smp, &c.size))
-		return;
-	if (pc->has_nmemb && field_u64(&pc->f_nmemb, smp, &nmemb) &&
-	    __builtin_mul_overflow(c.size, nmemb, &c.size))
-		c.size = 0;	/* the call fails with ENOMEM */
-	if (pc->has_ptr)
-		field_u64(&pc->f_ptr, smp, &c.old);
-	if (pc->has_sp)
-		field_u64(&pc->f_sp, smp, &c.sp);
-	if (alloc_track__enter(lk->track, (pid_t)smp->tid, &c)) {
-		lk->err = -ENOMEM;
-		return;
-	}
-	if (lk->lo.trace && !c.inner) {
-		char msg[64];
-
-		snprintf(msg, sizeof(msg), "alloc entered, size = %" PRIu64, c.size);
-		trace_line(lk, smp, msg);
-	}
-}
-
-static void complete(struct leak *lk, const struct sample *smp, const struct alloc_call *c,
-		     uint64_t ret, bool zero_frees)
-{
-	bool region = c->fn >= ALLOC_MMAP;
-	struct alloc_effect e;
-
-	alloc_call__effect(c, ret, zero_frees, &e);
-	if (e.failed) {
-		lk->failed++;
-		return;
-	}
-	if (e.frees)
-		release(lk, smp, (pid_t)smp->pid, e.freed, region ? e.freed_size : 0);
-	if (e.allocates)
-		keep(lk, smp, (pid_t)smp->pid, e.addr, e.size, region, false);
-}
-
-static void on_return(struct session *s, const struct sample *smp, void *ctx)
-{
-	struct probe_ctx *pc = ctx;
-	struct leak *lk = pc->lk;
-	struct alloc_call c;
-	uint64_t ret = 0, sp = 0;
-
-	(void)s;
-	if (!field_u64(&pc->f_ret, smp, &ret))
-		return;
-	if (pc->has_sp)
-		field_u64(&pc->f_sp, smp, &sp);
-	if (alloc_track__leave(lk->track, (pid_t)smp->tid, sp, &c) || c.inner)
-		return;
-	if (c.fn == ALLOC_POSIX_MEMALIGN && lk->posix_memalign_untracked)
-		return;
-	complete(lk, smp, &c, ret, pc->role->zero_frees);
-}
-
-static void on_store(struct session *s, const struct sample *smp, void *ctx)
-{
-	struct probe_ctx *pc = ctx;
-	uint64_t ptr = 0;
-
-	(void)s;
-	if (field_u64(&pc->f_ptr, smp, &ptr))
-		alloc_track__note_ptr(pc->lk->track, (pid_t)smp->tid, ALLOC_POSIX_MEMALIGN, ptr);
-}
-
-static void on_free(struct session *s, const struct sample *smp, void *ctx)
-{
-	struct probe_ctx *pc = ctx;
-	struct leak *lk = pc->lk;
-	uint64_t ptr = 0;
-
-	(void)s;
-	if (!field_u64(&pc->f_ptr, smp, &ptr) || !ptr)
-		return;
-	/* A free inside realloc is realloc's business. */
-	if (alloc_track__busy(lk->track, (pid_t)smp->tid))
-		return;
-	release(lk, smp, (pid_t)smp->pid, ptr, 0);
-}
-
-/* mmap/mremap/brk entry.  Only anonymous memory is allocation: not file
- * mappings, not MAP_FIXED over an existing mapping (ld.so's .bss), not
- * thread stacks (MAP_STACK: glibc caches them), not PROT_NONE address
- * space reserved for later (glibc's per-thread arenas reserve 64 MiB
- * that way, from inside free() when a thread's first free sets up its
- * tcache, where no return probe marks the call as the allocator's). */
-static void on_sys_enter(struct session *s, const struct sample *smp, void *ctx)
-{
-	struct probe_ctx *pc = ctx;
-	struct leak *lk = pc->lk;
-	struct alloc_call c = { .fn = pc->fn, .time = smp->time };
-	uint64_t flags = 0, prot = 0, brk = 0;
-
-	(void)s;
-	switch (pc->fn) {
-	case ALLOC_MMAP:
-		if (!field_u64(&pc->f_len, smp, &c.size) || !field_u64(&pc->f_flags, smp, &flags) ||
-		    !field_u64(&pc->f_prot, smp, &prot))
-			return;
-		if (!(flags & MAP_ANONYMOUS) || (flags & (MAP_FIXED | MAP_STACK)) || prot == PROT_NONE)
-			c.size = 0;	/* not an allocation: ignored at its exit */
-		break;
-	case ALLOC_MREMAP:
-		if (!field_u64(&pc->f_addr, smp, &c.old) || !field_u64(&pc->f_old_len, smp, &c.old_size) ||
-		    !field_u64(&pc->f_len, smp, &c.size))
-			return;
-		break;
-	case ALLOC_BRK:
-		if (!field_u64(&pc->f_size, smp, &c.size))
-			return;
-		if (hashmap__get(lk->breaks, (uint64_t)smp->pid, &brk))
-			c.old = brk;
-		break;
-	default:
-		return;
-	}
-	if (alloc_track__enter(lk->track, (pid_t)smp->tid, &c))
-		lk->err = -ENOMEM;
-}
-
-static void on_sys_exit(struct session *s, const struct sample *smp, void *ctx)
-{
-	struct probe_ctx *pc = ctx;
-	struct leak *lk = pc->lk;
-	struct alloc_call c;
-	uint64_t ret = 0;
-
-	(void)s;
-	if (!field_u64(&pc->f_ret, smp, &ret))
-		return;
-	/* A syscall never nests: its exit pairs with the innermost entry. */
-	if (alloc_track__leave(lk->track, (pid_t)smp->tid, 0, &c) || c.fn != pc->fn)
-		return;
-	/* The break moves whoever moved it, malloc included. */
-	if (c.fn == ALLOC_BRK && !(ret >= (uint64_t)-4095) &&
-	    hashmap__set(lk->breaks, (uint64_t)smp->pid, ret))
-		lk->err = -ENOMEM;
-	if (c.inner || (c.fn == ALLOC_MMAP && !c.size))
-		return;
-	complete(lk, smp, &c, ret, false);
-}
-
-static void on_munmap(struct session *s, const struct sample *smp, void *ctx)
-{
-	struct probe_ctx *pc = ctx;
-	struct leak *lk = pc->lk;
-	uint64_t addr = 0, len = 0;
-
-	(void)s;
-	if (!field_u64(&pc->f_addr, smp, &addr) || !field_u64(&pc->f_len, smp, &len) || !len)
-		return;
-	if (alloc_track__busy(lk->track, (pid_t)smp->tid))
-		return;
-	release(lk, smp, (pid_t)smp->pid, addr, len);
-}
-
-static void on_k_alloc(struct session *s, const struct sample *smp, void *ctx)
-{
-	struct probe_ctx *pc = ctx;
-	struct leak *lk = pc->lk;
-	uint64_t ptr = 0, size = 0, order = 0;
-
-	(void)s;
-	if (lk->filter_pid && (pid_t)smp->pid != lk->filter_pid)
-		return;
-	if (!field_u64(&pc->f_ptr, smp, &ptr) || ptr <= 16)	/* NULL, ZERO_SIZE_PTR */
-		return;
-	if (pc->key_space == (uint64_t)KPID_PAGE) {
-		if (!field_u64(&pc->f_order, smp, &order) || order > 20)
-			return;
-		size = 4096ULL << order;
-	} else if (!field_u64(&pc->f_size, smp, &size)) {
-		return;
-	}
-	keep(lk, smp, (pid_t)pc->key_space, ptr, size, false, true);
-}
-
-static void on_k_free(struct session *s, const struct sample *smp, void *ctx)
-{
-	struct probe_ctx *pc = ctx;
-	uint64_t ptr = 0;
-
-	(void)s;
-	if (field_u64(&pc->f_ptr, smp, &ptr) && ptr > 16)
-		release(pc->lk, smp, (pid_t)pc->key_space, ptr, 0);
-}
-
-static void on_exec(struct session *s, pid_t pid, void *ctx)
-{
-	struct leak *lk = ctx;
-
-	(void)s;
-	/* A new image: the old heap and mappings are gone, not leaked. */
-	lk->dropped_exec += alloc_track__drop_pid(lk->track, pid);
-	hashmap__delete(lk->breaks, (uint64_t)pid, NULL);
-}
-
-static void on_thread_exit(struct session *s, pid_t pid, pid_t tid, void *ctx)
-{
-	struct leak *lk = ctx;
-
-	(void)s;
-	alloc_track__forget_thread(lk->track, tid);
-	if (pid == tid)
-		hashmap__delete(lk->breaks, (uint64_t)pid, NULL);
+	snprintf(msg, sizeof(msg), "free entered, address = %" PRIx64 ", size = %" PRIu64, r->addr,
+		 r->size);
+	trace_line(ctx, smp, msg);
 }
 
 /* ---- report ---- */
@@ -777,6 +402,7 @@ static void print_report(struct leak *lk, bool final_all)
 		}
 	}
 	if (!lk->o.folded) {
+		const struct alloc_trace_stats *st = alloc_trace__stats(lk->at);
 		uint64_t bytes = 0, count = 0;
 
 		for (size_t i = 0; i < g.n; i++) {
@@ -790,20 +416,20 @@ static void print_report(struct leak *lk, bool final_all)
 			       ",\"untracked_frees\":%" PRIu64 ",\"failed\":%" PRIu64
 			       ",\"dropped_at_exec\":%" PRIu64 ",\"replaced\":%" PRIu64
 			       ",\"loader_regions\":%" PRIu64 "}\n",
-			       bytes, count, g.n, scale, lk->allocs, lk->frees,
-			       lk->unknown_frees, lk->failed, lk->dropped_exec,
-			       alloc_track__replaced(lk->track), lk->loader_regions);
+			       bytes, count, g.n, scale, st->allocs, st->frees,
+			       st->unknown_frees, st->failed, st->dropped_exec,
+			       alloc_track__replaced(lk->track), st->loader_regions);
 		} else {
 			printf("%" PRIu64 " bytes in %" PRIu64 " allocations outstanding from %zu stacks"
 			       "; %" PRIu64 " allocations and %" PRIu64 " frees traced, %" PRIu64
 			       " frees of blocks not seen allocated, %" PRIu64 " failed calls",
-			       bytes, count, g.n, lk->allocs, lk->frees,
-			       lk->unknown_frees, lk->failed);
-			if (lk->dropped_exec)
-				printf(", %" PRIu64 " dropped at exec", lk->dropped_exec);
-			if (lk->loader_regions)
+			       bytes, count, g.n, st->allocs, st->frees,
+			       st->unknown_frees, st->failed);
+			if (st->dropped_exec)
+				printf(", %" PRIu64 " dropped at exec", st->dropped_exec);
+			if (st->loader_regions)
 				printf(", %" PRIu64 " regions of the dynamic loader's own left out",
-				       lk->loader_regions);
+				       st->loader_regions);
 			if (alloc_track__replaced(lk->track))
 				printf(", %" PRIu64 " reused addresses whose free was missed",
 				       alloc_track__replaced(lk->track));
@@ -837,301 +463,6 @@ static void on_round(void *ctx)
 	print_report(lk, false);
 	if (lk->lo.every.count && ++lk->reports >= lk->lo.every.count)
 		raise(SIGINT);	/* the session's stop signal: ends it cleanly */
-}
-
-/* ---- setup ---- */
-
-static struct probe_ctx *new_ctx(struct leak *lk, int kind)
-{
-	struct probe_ctx *pc = calloc(1, sizeof(*pc)), **nv;
-
-	if (!pc)
-		return NULL;
-	nv = realloc(lk->ctxs, (lk->nctxs + 1) * sizeof(*nv));
-	if (!nv) {
-		free(pc);
-		return NULL;
-	}
-	lk->ctxs = nv;
-	nv[lk->nctxs++] = pc;
-	pc->lk = lk;
-	pc->kind = kind;
-	return pc;
-}
-
-static const struct role *role_of(const char *probe, int *kind)
-{
-	static const struct { const char *suffix; int kind; } suffixes[] = {
-		{ "_enter", KIND_ENTER }, { "_return", KIND_RETURN }, { "_store", KIND_STORE },
-	};
-
-	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-		size_t ls = strlen(suffixes[i].suffix), lp = strlen(probe);
-
-		if (lp <= ls || strcmp(probe + lp - ls, suffixes[i].suffix))
-			continue;
-		for (size_t r = 0; r < sizeof(roles) / sizeof(roles[0]); r++) {
-			if (strlen(roles[r].name) == lp - ls && !strncmp(probe, roles[r].name, lp - ls)) {
-				*kind = roles[r].is_free ? KIND_FREE : suffixes[i].kind;
-				return &roles[r];
-			}
-		}
-	}
-	return NULL;
-}
-
-/* Which probe spec: --probes, else by the -O library's name. */
-static const char *spec_name(const struct leak_opts *lo)
-{
-	if (lo->probes)
-		return lo->probes;
-	if (lo->obj && strstr(lo->obj, "jemalloc"))
-		return "jemalloc";
-	if (lo->obj && strstr(lo->obj, "tcmalloc"))
-		return "tcmalloc";
-	return "glibc";
-}
-
-struct placed {
-	char path[PATH_MAX];
-	uint64_t off;
-	int kind;
-};
-
-static int add_user_probes(struct leak *lk, struct errbuf *eb)
-{
-	struct probe_set *set = NULL;
-	struct placed *placed = NULL;
-	const char *name = spec_name(&lk->lo);
-	size_t nplaced = 0;
-	bool have_malloc = false, have_free = false;
-	int err;
-
-	if (strchr(name, '/'))
-		err = probe_set__load(name, &set, eb);
-	else
-		err = probe_set__load_named(name, &set, eb);
-	if (!err)
-		err = probe_set__retarget(set, lk->lo.obj, lk->lo.prefix);
-	if (err)
-		goto out;
-	placed = calloc(probe_set__count(set) + 1, sizeof(*placed));
-	if (!placed) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < probe_set__count(set); i++) {
-		const struct probe_spec *spec = probe_set__at(set, i);
-		struct placed *pl = &placed[nplaced];
-		struct tp_event *ev = NULL;
-		struct probe_ctx *pc;
-		unsigned int flags = 0;
-		bool dup = false;
-		int kind;
-		const struct role *role = role_of(spec->name, &kind);
-		session_sample_fn fn;
-
-		if (!role) {
-			err = errbuf__set(eb, -EINVAL,
-					  "probe '%s' of spec '%s' has no known role (malloc_enter, "
-					  "free_enter, realloc_return...)", spec->name, name);
-			goto out;
-		}
-		/* An entry probe alone may take the cheap placement; one
-		 * sharing its function with a return probe stays at the
-		 * entry, the breakpoint both then share. */
-		if (kind == KIND_FREE && spec->kind == PROBE_ENTRY)
-			flags |= SESSION_PLACE_CHEAP;
-		err = session__uprobe_locate(lk->s, spec, flags, pl->path, sizeof(pl->path), &pl->off,
-					     eb);
-		if (err == -ENOENT && strcmp(role->name, "malloc") && strcmp(role->name, "free")) {
-			err = 0;	/* this allocator lacks the function */
-			continue;
-		}
-		if (err == -ENOEXEC && kind == KIND_STORE) {
-			lk->posix_memalign_untracked = true;
-			fprintf(stderr, "faultline " TOOL ": warning: %s; posix_memalign blocks are not "
-				"tracked\n", eb->msg);
-			err = 0;
-			continue;
-		}
-		if (err)
-			goto out;
-		pl->kind = spec->kind;
-		for (size_t k = 0; k < nplaced; k++)
-			dup |= placed[k].off == pl->off && placed[k].kind == pl->kind &&
-			       !strcmp(placed[k].path, pl->path);
-		if (dup)
-			continue;	/* one function, two names */
-		nplaced++;
-		pc = new_ctx(lk, kind);
-		if (!pc) {
-			err = -ENOMEM;
-			goto out;
-		}
-		pc->role = role;
-		switch (kind) {
-		case KIND_RETURN:
-			flags |= SESSION_USER_STACK;
-			fn = on_return;
-			break;
-		case KIND_STORE:
-			fn = on_store;
-			break;
-		case KIND_FREE:
-			fn = on_free;
-			have_free = true;
-			break;
-		default:
-			fn = on_enter;
-			have_malloc |= role->fn == ALLOC_MALLOC;
-			break;
-		}
-		err = session__add_uprobe(lk->s, spec, flags, fn, pc, &ev, eb);
-		if (err)
-			goto out;
-		pc->has_sp = !tp_event__field(ev, "sp", &pc->f_sp);
-		pc->has_nmemb = !tp_event__field(ev, "nmemb", &pc->f_nmemb);
-		pc->has_ptr = !tp_event__field(ev, "ptr", &pc->f_ptr);
-		if ((kind == KIND_ENTER && tp_event__field(ev, "size", &pc->f_size)) ||
-		    (kind == KIND_RETURN && tp_event__field(ev, "ret", &pc->f_ret)) ||
-		    ((kind == KIND_FREE || kind == KIND_STORE) && !pc->has_ptr)) {
-			err = errbuf__set(eb, -EINVAL, "probe '%s' of spec '%s' lacks the fetcharg its "
-					  "role reads (size, ret or ptr)", spec->name, name);
-			goto out;
-		}
-		/* Sizes filtered in the kernel where the size alone decides:
-		 * not calloc (a product) nor realloc (whose 0 frees). */
-		if (kind == KIND_ENTER && !pc->has_nmemb && role->fn != ALLOC_REALLOC &&
-		    (lk->lo.min_size || lk->lo.max_size)) {
-			char filter[96];
-
-			if (lk->lo.max_size)
-				snprintf(filter, sizeof(filter), "size >= %" PRIu64 " && size <= %" PRIu64,
-					 lk->lo.min_size, lk->lo.max_size);
-			else
-				snprintf(filter, sizeof(filter), "size >= %" PRIu64, lk->lo.min_size);
-			err = session__set_filter(lk->s, ev, filter, eb);
-			if (err)
-				goto out;
-		}
-		if (kind == KIND_FREE) {
-			err = session__set_filter(lk->s, ev, "ptr != 0", eb);
-			if (err)
-				goto out;
-		}
-	}
-	if (!have_malloc || !have_free)
-		err = errbuf__set(eb, -ENOENT, "probe spec '%s' found no malloc or no free to probe",
-				  name);
-out:
-	free(placed);
-	probe_set__free(set);
-	return err;
-}
-
-static int add_event(struct leak *lk, const char *sys, const char *event, int kind,
-		     enum alloc_fn fn, uint64_t key_space, unsigned int flags, struct errbuf *eb)
-{
-	static const session_sample_fn fns[] = {
-		[KIND_SYS_ENTER] = on_sys_enter, [KIND_SYS_EXIT] = on_sys_exit,
-		[KIND_MUNMAP] = on_munmap, [KIND_K_ALLOC] = on_k_alloc, [KIND_K_FREE] = on_k_free,
-	};
-	struct probe_ctx *pc = new_ctx(lk, kind);
-	struct tp_event *ev = NULL;
-	int err;
-
-	if (!pc)
-		return -ENOMEM;
-	pc->fn = fn;
-	pc->key_space = key_space;
-	err = session__add_tracepoint(lk->s, sys, event, flags, fns[kind], pc, &ev, eb);
-	if (err)
-		return err;
-	/* Fields by name; which exist is the event's business. */
-	tp_event__field(ev, "ret", &pc->f_ret);
-	tp_event__field(ev, "addr", &pc->f_addr);
-	if (tp_event__field(ev, "len", &pc->f_len))
-		tp_event__field(ev, "new_len", &pc->f_len);
-	tp_event__field(ev, "old_len", &pc->f_old_len);
-	tp_event__field(ev, "flags", &pc->f_flags);
-	tp_event__field(ev, "prot", &pc->f_prot);
-	tp_event__field(ev, "order", &pc->f_order);
-	if (tp_event__field(ev, "bytes_alloc", &pc->f_size) &&
-	    tp_event__field(ev, "size", &pc->f_size))
-		tp_event__field(ev, "brk", &pc->f_size);
-	if (key_space == (uint64_t)KPID_PAGE) {
-		/* pfn since 4.x; a struct page pointer before. */
-		if (tp_event__field(ev, "pfn", &pc->f_ptr))
-			tp_event__field(ev, "page", &pc->f_ptr);
-	} else {
-		tp_event__field(ev, "ptr", &pc->f_ptr);
-	}
-	return 0;
-}
-
-static bool has_tp(struct leak *lk, const char *sys, const char *event)
-{
-	return features__has_tracepoint(session__features(lk->s), sys, event);
-}
-
-static int add_syscall_events(struct leak *lk, struct errbuf *eb)
-{
-	static const struct {
-		const char *enter, *exit;
-		enum alloc_fn fn;
-	} calls[] = {
-		{ "sys_enter_mmap", "sys_exit_mmap", ALLOC_MMAP },
-		{ "sys_enter_mremap", "sys_exit_mremap", ALLOC_MREMAP },
-		{ "sys_enter_brk", "sys_exit_brk", ALLOC_BRK },
-	};
-	int err = 0;
-
-	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]) && !err; i++) {
-		if (!has_tp(lk, "syscalls", calls[i].enter) || !has_tp(lk, "syscalls", calls[i].exit))
-			continue;
-		err = add_event(lk, "syscalls", calls[i].enter, KIND_SYS_ENTER, calls[i].fn, 0, 0, eb);
-		if (!err)
-			err = add_event(lk, "syscalls", calls[i].exit, KIND_SYS_EXIT, calls[i].fn, 0,
-					SESSION_USER_STACK, eb);
-	}
-	if (!err && has_tp(lk, "syscalls", "sys_enter_munmap"))
-		err = add_event(lk, "syscalls", "sys_enter_munmap", KIND_MUNMAP, ALLOC_MMAP, 0, 0, eb);
-	return err;
-}
-
-static int add_kernel_events(struct leak *lk, struct errbuf *eb)
-{
-	static const struct {
-		const char *sys, *event;
-		int kind;
-		int space;
-		bool percpu;
-	} evs[] = {
-		{ "kmem", "kmalloc", KIND_K_ALLOC, KPID_SLAB, false },
-		{ "kmem", "kmalloc_node", KIND_K_ALLOC, KPID_SLAB, false },		/* < 6.1 */
-		{ "kmem", "kmem_cache_alloc", KIND_K_ALLOC, KPID_SLAB, false },
-		{ "kmem", "kmem_cache_alloc_node", KIND_K_ALLOC, KPID_SLAB, false },	/* < 6.1 */
-		{ "kmem", "kfree", KIND_K_FREE, KPID_SLAB, false },
-		{ "kmem", "kmem_cache_free", KIND_K_FREE, KPID_SLAB, false },
-		{ "kmem", "mm_page_alloc", KIND_K_ALLOC, KPID_PAGE, false },
-		{ "kmem", "mm_page_free", KIND_K_FREE, KPID_PAGE, false },
-		{ "kmem", "mm_page_free_batched", KIND_K_FREE, KPID_PAGE, false },
-		{ "percpu", "percpu_alloc_percpu", KIND_K_ALLOC, KPID_PCPU, true },
-		{ "percpu", "percpu_free_percpu", KIND_K_FREE, KPID_PCPU, true },
-	};
-	int err = 0;
-
-	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]) && !err; i++) {
-		if (evs[i].percpu && !lk->lo.percpu)
-			continue;
-		if (!has_tp(lk, evs[i].sys, evs[i].event))
-			continue;
-		err = add_event(lk, evs[i].sys, evs[i].event, evs[i].kind, ALLOC_MALLOC,
-				(uint64_t)(int64_t)evs[i].space,
-				evs[i].kind == KIND_K_ALLOC ? SESSION_KERNEL_STACK : 0, eb);
-	}
-	return err;
 }
 
 int cmd_leak(int argc, char **argv)
@@ -1183,33 +514,31 @@ int cmd_leak(int argc, char **argv)
 	 * watch every CPU, and keep the target's allocations only. */
 	lk.o.sess.system_wide = lk.lo.kernel;
 	ret = EXIT_FAIL;
-	err = alloc_track__new(&lk.track);
-	lk.breaks = hashmap__new();
-	if (err || !lk.breaks) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
 	lk.s = tool__start(&lk.o, lk.lo.kernel ? "leak -k" : TOOL, &rung, &label);
 	if (!lk.s)
 		goto out;
-	session__on_task(lk.s, on_exec, on_thread_exit, &lk);
-	if (lk.lo.kernel) {
-		lk.filter_pid = session__target_pid(lk.s) > 0 ? session__target_pid(lk.s) : 0;
-		err = add_kernel_events(&lk, &eb);
-	} else {
-		err = add_user_probes(&lk, &eb);
-		if (!err)
-			err = add_syscall_events(&lk, &eb);
-	}
+	err = alloc_trace__new(lk.s, &(struct alloc_trace_opts){
+					.kernel = lk.lo.kernel, .percpu = lk.lo.percpu,
+					.obj = lk.lo.obj, .prefix = lk.lo.prefix, .probes = lk.lo.probes,
+					.min_size = lk.lo.min_size, .max_size = lk.lo.max_size,
+					.sample_rate = lk.lo.sample_rate },
+			       lk.lo.trace ? &(struct alloc_trace_hooks){ on_entered, on_made, on_freed,
+									  NULL, NULL, &lk } : NULL,
+			       &lk.at, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);
 		goto out;
 	}
+	lk.track = alloc_trace__track(lk.at);
+	if (alloc_trace__warning(lk.at))
+		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(lk.at));
 	if (lk.lo.trace && !lk.o.json && !lk.o.folded)
 		printf("%-12s %-7s %-7s %-16s %s\n", "TIME(s)", "PID", "TID", "COMM", "EVENT");
 	if (tool__run_with(lk.s, &lk.o, TOOL, lk.lo.kernel ? "kernel allocations" : "allocations",
 			   label, on_round, &lk))
 		goto out;
+	if (!lk.err)
+		lk.err = alloc_trace__error(lk.at);
 	if (lk.err) {
 		ret = tool__fail(TOOL, NULL, lk.err);
 		goto out;
@@ -1220,11 +549,7 @@ int cmd_leak(int argc, char **argv)
 		print_report(&lk, session__stop_reason(lk.s) == SESSION_STOP_TARGET_EXIT);
 	ret = lk.err ? tool__fail(TOOL, NULL, lk.err) : EXIT_OK;
 out:
+	alloc_trace__free(lk.at);
 	session__free(lk.s);
-	for (size_t i = 0; i < lk.nctxs; i++)
-		free(lk.ctxs[i]);
-	free(lk.ctxs);
-	hashmap__free(lk.breaks);
-	alloc_track__free(lk.track);
 	return ret;
 }

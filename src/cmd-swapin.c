@@ -99,12 +99,10 @@ static void on_swap_read(struct session *s, const struct sample *smp, void *ctx)
  */
 static bool swap_backed(const struct map *m)
 {
-	/* perf's MMAP2 records name anonymous memory "//anon". */
-	if (!m->path || !strcmp(m->path, "//anon"))
+	if (map__anonymous(m))
 		return true;
 	if (m->path[0] == '[')
-		return !strcmp(m->path, "[heap]") || !strncmp(m->path, "[stack", 6) ||
-		       !strncmp(m->path, "[anon", 5);
+		return !strcmp(m->path, "[heap]") || !strncmp(m->path, "[stack", 6);
 	return !strcmp(m->path, "/dev/zero") || !strncmp(m->path, "/SYSV", 5) ||
 	       !strncmp(m->path, "/memfd:", 7) || !strncmp(m->path, "/dev/shm/", 9);
 }

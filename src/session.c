@@ -105,9 +105,7 @@ struct session {
 	uint64_t start_mono_ns, start_real_ns;
 	enum session_stop stop;
 	uint64_t lost, samples, bad;
-	session_exec_fn on_exec;
-	session_thread_exit_fn on_thread_exit;
-	void *on_exec_ctx;
+	struct session_task_hooks task;
 	bool format_lost;		/* events count their lost samples */
 	uint64_t lost_counted;		/* their sum, read at the end */
 };
@@ -765,12 +763,9 @@ int session__set_filter(struct session *s, const struct tp_event *ev, const char
 	return errbuf__set(eb, -ENOENT, "no such event to filter");
 }
 
-void session__on_task(struct session *s, session_exec_fn exec_fn,
-		      session_thread_exit_fn exit_fn, void *ctx)
+void session__on_task(struct session *s, const struct session_task_hooks *h)
 {
-	s->on_exec = exec_fn;
-	s->on_thread_exit = exit_fn;
-	s->on_exec_ctx = ctx;
+	s->task = *h;
 }
 
 int session__uprobe_locate(struct session *s, const struct probe_spec *spec, unsigned int flags,
@@ -922,8 +917,8 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 				hashmap__get(s->execs, cm.pid, &n);
 				hashmap__set(s->execs, cm.pid, n + 1);
 				addrspaces__exec(s->as, (pid_t)cm.pid);
-				if (s->on_exec)
-					s->on_exec(s, (pid_t)cm.pid, s->on_exec_ctx);
+				if (s->task.exec)
+					s->task.exec(s, (pid_t)cm.pid, s->task.ctx);
 			}
 			set_comm(s, (pid_t)cm.pid, cm.comm);
 		}
@@ -940,6 +935,8 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 			addrspaces__fork(s->as, (pid_t)tk.ppid, (pid_t)tk.pid);
 			if (hashmap__get(s->comms, tk.ppid, &pcomm))
 				set_comm(s, (pid_t)tk.pid, (const char *)(uintptr_t)pcomm);
+			if (s->task.fork)
+				s->task.fork(s, (pid_t)tk.ppid, (pid_t)tk.pid, s->task.ctx);
 		}
 		return 0;
 	case PERF_RECORD_EXIT:
@@ -947,8 +944,8 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 			s->bad++;
 			return 0;
 		}
-		if (s->on_thread_exit)
-			s->on_thread_exit(s, (pid_t)tk.pid, (pid_t)tk.tid, s->on_exec_ctx);
+		if (s->task.thread_exit)
+			s->task.thread_exit(s, (pid_t)tk.pid, (pid_t)tk.tid, s->task.ctx);
 		return 0;
 	case PERF_RECORD_LOST:
 		if (sample__parse_lost(hdr, &lo)) {

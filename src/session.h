@@ -138,13 +138,20 @@ int session__uprobe_locate(struct session *s, const struct probe_spec *spec, uns
 int session__set_filter(struct session *s, const struct tp_event *ev, const char *filter,
 			struct errbuf *eb);
 
-/* Called, in time order with the samples, when a process execs (its
- * image, heap and mappings are new) and when a thread exits (state kept
- * per thread can go).  Either may be NULL. */
-typedef void (*session_exec_fn)(struct session *s, pid_t pid, void *ctx);
-typedef void (*session_thread_exit_fn)(struct session *s, pid_t pid, pid_t tid, void *ctx);
-void session__on_task(struct session *s, session_exec_fn exec_fn,
-		      session_thread_exit_fn exit_fn, void *ctx);
+/*
+ * What a tool hears of tasks, in time order with the samples: a process
+ * exec'd (its image, heap and mappings are new), forked (the child starts
+ * as a copy of the parent's memory), or one of its threads exited (state
+ * kept per thread can go).  Members may be NULL.
+ */
+struct session_task_hooks {
+	void (*exec)(struct session *s, pid_t pid, void *ctx);
+	void (*fork)(struct session *s, pid_t parent, pid_t child, void *ctx);
+	void (*thread_exit)(struct session *s, pid_t pid, pid_t tid, void *ctx);
+	void *ctx;
+};
+/* One listener: a later call replaces the hooks (copied). */
+void session__on_task(struct session *s, const struct session_task_hooks *h);
 
 /* What the caller wants to hear while the session runs (members may be NULL). */
 struct session_hooks {

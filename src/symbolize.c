@@ -1185,13 +1185,6 @@ static struct mapfile *get_mapfile(struct symbolizer *s, const struct addrspaces
 	return mf;
 }
 
-/* Mappings whose code can only be named by a JIT's map file: anonymous
- * ones, and those named by prctl(PR_SET_VMA_ANON_NAME) or perf's //anon. */
-static bool is_anon(const struct map *m)
-{
-	return !m->path || strncmp(m->path, "[anon", 5) == 0 || strncmp(m->path, "//anon", 6) == 0;
-}
-
 static int cmp_jitsym(const void *a, const void *b)
 {
 	const struct jitsym *x = a, *y = b;
@@ -1447,7 +1440,8 @@ int symbolizer__user(struct symbolizer *s, const struct addrspaces *as, pid_t pi
 	int err;
 
 	*res = (struct sym_result){ .addr = addr };
-	if (!m || is_anon(m)) {
+	/* Code in anonymous memory can only be named by a JIT's map file. */
+	if (!m || map__anonymous(m)) {
 		err = jit_lookup(s, pid, addr, res);
 		if (err || res->func || !m)
 			return err;
