@@ -988,6 +988,11 @@ const char *features__tracefs_dir(const struct features *f)
 	return f->tracing;
 }
 
+const char *features__procfs_dir(const struct features *f)
+{
+	return f->procfs;
+}
+
 bool features__mounted_tracefs(const struct features *f)
 {
 	return f->mounted;

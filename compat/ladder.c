@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ladder.h"
 
@@ -179,8 +180,28 @@ static const struct rung ffaults_rungs[] = {
 	  .loses = "counts pages mapped by fault-around too, not only page-cache faults" },
 };
 
+/* hfaults: hfaults.bt's kprobe and THP's fault function; else every user
+ * fault, classified after the fact by the page now at its address. */
+static const char *const hfaults_kprobe_needs[] = {
+	"feat:kprobes", "kfunc:hugetlb_fault", "kfunc:do_huge_pmd_anonymous_page", NULL
+};
+
+static const char *const hfaults_pageflags_needs[] = {
+	"feat:perf_events", "proc:kpageflags", NULL
+};
+
+static const struct rung hfaults_rungs[] = {
+	{ .key = "kprobe", .label = "kprobes hugetlb_fault, do_huge_pmd_anonymous_page",
+	  .needs = hfaults_kprobe_needs, .loses = "" },
+	{ .key = "page-flags", .label = "every user fault, its page classified by /proc/PID/pagemap "
+	  "and /proc/kpageflags", .needs = hfaults_pageflags_needs,
+	  .loses = "counts huge pages faulted in (once per process and address), not fault calls; "
+		   "a fault whose process or page is gone by the lookup is unresolved" },
+};
+
 static const struct ladder ladders[] = {
 	{ .tool = "ffaults", .rungs = ffaults_rungs, .n = ARRAY_SIZE(ffaults_rungs) },
+	{ .tool = "hfaults", .rungs = hfaults_rungs, .n = ARRAY_SIZE(hfaults_rungs) },
 	{ .tool = "faults", .rungs = faults_rungs, .n = ARRAY_SIZE(faults_rungs) },
 	{ .tool = "leak", .rungs = leak_rungs, .n = ARRAY_SIZE(leak_rungs) },
 	{ .tool = "leak -k", .rungs = kleak_rungs, .n = ARRAY_SIZE(kleak_rungs) },
@@ -235,6 +256,16 @@ static bool need_met(const char *need, const struct features *f, char *why, size
 		if (features__kfunc_why(f, need + 6, detail, sizeof(detail)))
 			return true;
 		snprintf(why, n, "kernel function %s unusable (%s)", need + 6, detail);
+		return false;
+	}
+	/* A file below procfs that must be readable ("proc:kpageflags"). */
+	if (strncmp(need, "proc:", 5) == 0) {
+		if (!need[5] || strchr(need + 5, '.'))
+			goto bad;
+		snprintf(detail, sizeof(detail), "%s/%s", features__procfs_dir(f), need + 5);
+		if (access(detail, R_OK) == 0)
+			return true;
+		snprintf(why, n, "%s unreadable (%s)", detail, strerror(errno));
 		return false;
 	}
 	if (strncmp(need, "feat:", 5) == 0) {

@@ -18,6 +18,7 @@ int cmd_mmap(int argc, char **argv);
 int cmd_leak(int argc, char **argv);
 int cmd_faults(int argc, char **argv);
 int cmd_ffaults(int argc, char **argv);
+int cmd_hfaults(int argc, char **argv);
 int cmd_reclaim(int argc, char **argv);
 int cmd_swapin(int argc, char **argv);
 int cmd_cache(int argc, char **argv);

@@ -341,7 +341,7 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 	if (idx < 0) {
 		fprintf(stderr, "faultline %s: this kernel offers no event source for it", tool);
 		for (size_t i = 0; i < l->n && i < 8; i++)
-			fprintf(stderr, "%s%s", i ? "; " : ": ", why[i]);
+			fprintf(stderr, "%s%s: %s", i ? "; " : ": ", l->rungs[i].label, why[i]);
 		fprintf(stderr, " (see 'faultline features')\n");
 		session__free(s);
 		return NULL;
