@@ -61,6 +61,10 @@ struct features {
 	int uprobe_pmu_type;
 	int kprobe_pmu_type;
 	struct feature_mask *mask;
+	/* A recording's features (features__recorded): the events it holds
+	 * are what "exists"; NULL for a live kernel or a fixture tree. */
+	char **recorded;		/* "system:event" and "kfunc:NAME", sorted */
+	size_t nrecorded;
 };
 
 /* Indexed by enum feature_id: these names are a stable interface
@@ -853,8 +857,69 @@ void features__free(struct features *f)
 {
 	if (!f)
 		return;
+	for (size_t i = 0; i < f->nrecorded; i++)
+		free(f->recorded[i]);
+	free(f->recorded);
 	feature_mask__free(f->mask);
 	free(f);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool recorded(const struct features *f, const char *prefix, const char *a, const char *b)
+{
+	char key[512], *kp = key;
+
+	snprintf(key, sizeof(key), "%s%s%s%s", prefix, a, b ? ":" : "", b ? b : "");
+	return bsearch(&kp, f->recorded, f->nrecorded, sizeof(*f->recorded), cmp_str) != NULL;
+}
+
+int features__recorded(const char *const *names, size_t n, struct features **out,
+		       struct errbuf *eb)
+{
+	struct features *f = calloc(1, sizeof(*f));
+	bool uprobes = false, kprobes = false, syscalls = false;
+	int err;
+
+	*out = NULL;
+	if (!f)
+		return -ENOMEM;
+	f->paranoid = INT_MIN;
+	f->uprobe_pmu_type = -1;
+	f->kprobe_pmu_type = -1;
+	err = feature_mask__parse(getenv("FAULTLINE_MASK"), &f->mask, eb);
+	if (!err && n && !(f->recorded = calloc(n, sizeof(*f->recorded))))
+		err = -ENOMEM;
+	for (size_t i = 0; !err && i < n; i++) {
+		if (!(f->recorded[i] = strdup(names[i])))
+			err = -ENOMEM;
+		f->nrecorded = i + 1;
+		uprobes |= !strncmp(names[i], "uprobe:", 7);
+		kprobes |= !strncmp(names[i], "kfunc:", 6);
+		syscalls |= !strncmp(names[i], "syscalls:", 9);
+	}
+	if (err) {
+		features__free(f);
+		return err;
+	}
+	qsort(f->recorded, f->nrecorded, sizeof(*f->recorded), cmp_str);
+	f->has[FEAT_TRACEFS] = f->has[FEAT_PERF_EVENTS] = f->has[FEAT_EVENT_FILTERS] = true;
+	f->has[FEAT_UPROBES] = f->has[FEAT_URETPROBES] = uprobes;
+	f->has[FEAT_KPROBES] = f->has[FEAT_KRETPROBES] = kprobes;
+	f->has[FEAT_SYSCALL_TRACEPOINTS] = syscalls;
+	for (int i = 0; i < FEAT__COUNT; i++) {
+		snprintf(f->why[i], WHY_LEN, "%s the recording", f->has[i] ? "in" : "not in");
+		if (f->has[i] && feature_mask__has_feature(f->mask, (enum feature_id)i)) {
+			f->has[i] = false;
+			snprintf(f->why[i], WHY_LEN, MASKED);
+		}
+	}
+	f->root = true;
+	*out = f;
+	return 0;
 }
 
 bool features__has(const struct features *f, enum feature_id id)
@@ -895,6 +960,12 @@ bool features__tracepoint_why(const struct features *f, const char *system, cons
 		snprintf(why, n, MASKED);
 		return false;
 	}
+	if (!f->tracing[0]) {	/* a recording: the events it holds */
+		if (recorded(f, "", system, event))
+			return true;
+		snprintf(why, n, "not in the recording");
+		return false;
+	}
 	snprintf(rel, sizeof(rel), "events/%s", system);
 	err = path_stat(f->tracing, rel, NULL);
 	if (err) {
@@ -932,6 +1003,12 @@ bool features__kfunc_why(const struct features *f, const char *func, char *why, 
 	why[0] = '\0';
 	if (!f->has[FEAT_KPROBES]) {
 		snprintf(why, n, "needs kprobes: %s", f->why[FEAT_KPROBES]);
+		return false;
+	}
+	if (!f->tracing[0]) {	/* a recording: the functions it probed */
+		if (recorded(f, "kfunc:", func, NULL))
+			return true;
+		snprintf(why, n, "no kprobe on %s in the recording", func);
 		return false;
 	}
 	if (snprintf(path, sizeof(path), "%s/kallsyms", f->procfs) >= (int)sizeof(path)) {

@@ -90,6 +90,21 @@ int features__probe(const struct fl_roots *roots, struct features **out, struct 
 /** features__free() - release @f; NULL is allowed. */
 void features__free(struct features *f);
 
+/**
+ * features__recorded() - the features of a recording, for its replay
+ * @names: what the recording holds: "system:event" for each tracepoint or
+ *         probe event, "kfunc:NAME" for each kprobed kernel function,
+ *         "uprobe:NAME" for each uprobe (copied)
+ *
+ * A tracepoint exists when it was recorded, a kernel function when a
+ * kprobe on it was; uprobes and kprobes exist when some were recorded;
+ * nothing of the live kernel is read.  FAULTLINE_MASK still applies, so a
+ * lower rung of a recording holding several can be replayed.  Return: 0,
+ * -ENOMEM, -EINVAL (a bad mask, detail in @eb).
+ */
+int features__recorded(const char *const *names, size_t n, struct features **out,
+		       struct errbuf *eb);
+
 /** features__has() - whether feature @id is usable (false when masked). */
 bool features__has(const struct features *f, enum feature_id id);
 

@@ -30,6 +30,10 @@ struct map {
 	uint64_t ino;
 	char *path;		/* NULL for anonymous; "[heap]", "[stack]", "[vdso]" kept */
 	bool deleted;		/* the file was unlinked; " (deleted)" is not in path */
+	/* The file's GNU build-id when a recording says it (replay: how its
+	 * binary is found on another host); 0 bytes live. */
+	uint8_t build_id_size;
+	uint8_t build_id[20];
 };
 
 /**

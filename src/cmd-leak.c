@@ -333,14 +333,10 @@ static void print_report(struct leak *lk, bool final_all)
 	struct report r;
 	char clock[16];
 	size_t first;
-	struct timespec now;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (!final_all && lk->lo.older_ms) {
-		uint64_t now_ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
-
-		g.min_time = now_ns - lk->lo.older_ms * 1000000ULL;
-	}
+	/* Ages on the session's clock: a replay's is the recording's. */
+	if (!final_all && lk->lo.older_ms)
+		g.min_time = session__now(lk->s) - lk->lo.older_ms * 1000000ULL;
 	g.idx = hashmap__new();
 	if (!g.idx) {
 		lk->err = -ENOMEM;
@@ -358,7 +354,7 @@ static void print_report(struct leak *lk, bool final_all)
 	first = g.n > lk->lo.top ? g.n - lk->lo.top : 0;
 	report__init(&r, lk->s, stdout, lk->o.srcline);
 	{
-		time_t t = time(NULL);
+		time_t t = session__wall(lk->s);
 		struct tm tm;
 
 		localtime_r(&t, &tm);
@@ -448,11 +444,8 @@ out:
 static void on_round(void *ctx)
 {
 	struct leak *lk = ctx;
-	struct timespec now;
-	uint64_t ns;
+	uint64_t ns = session__now(lk->s);
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ns = (uint64_t)now.tv_sec * 1000000000ULL + (uint64_t)now.tv_nsec;
 	if (!lk->next_report_ns) {
 		lk->next_report_ns = ns + (uint64_t)(lk->lo.every.secs * 1e9);
 		return;

@@ -24,5 +24,11 @@ int cmd_swapin(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_cachetop(int argc, char **argv);
 int cmd_oom(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* The command function of @name (leak, faults...), or NULL: how record
+ * and report run a tool's own code. */
+int (*commands__tool(const char *name))(int argc, char **argv);
 
 #endif

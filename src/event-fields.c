@@ -58,38 +58,18 @@ void tp_catalog__free(struct tp_catalog *cat)
 	free(cat);
 }
 
-int tp_catalog__load(struct tp_catalog *cat, const char *system, const char *event,
-		     struct tp_event **out, struct errbuf *eb)
+/* The catalog's entry for a parsed tep event (made on first use). */
+static int entry_of(struct tp_catalog *cat, struct tep_event *tev, const char *system,
+		    const char *event, struct tp_event **out)
 {
-	struct tep_event *tev;
 	struct tp_event *ev, **nv;
-	char path[4096], *buf = NULL;
-	size_t len = 0;
-	int err;
 
-	tev = tep_find_event_by_name(cat->tep, system, event);
-	if (tev) {
-		for (size_t i = 0; i < cat->n; i++) {
-			if (cat->events[i]->tep_ev == tev) {
-				*out = cat->events[i];
-				return 0;
-			}
+	for (size_t i = 0; i < cat->n; i++) {
+		if (cat->events[i]->tep_ev == tev) {
+			*out = cat->events[i];
+			return 0;
 		}
 	}
-	snprintf(path, sizeof(path), "%s/events/%s/%s/format", cat->dir, system, event);
-	err = read_file(path, 1 << 20, &buf, &len);
-	if (err == -ENOENT)
-		return errbuf__set(eb, err, "this kernel has no event '%s:%s'", system, event);
-	if (err)
-		return errbuf__set(eb, err, "cannot read '%s': %s", path, strerror(-err));
-	if (tep_parse_event(cat->tep, buf, len, system) != TEP_ERRNO__SUCCESS) {
-		free(buf);
-		return errbuf__set(eb, -EINVAL, "cannot parse the format of '%s:%s'", system, event);
-	}
-	free(buf);
-	tev = tep_find_event_by_name(cat->tep, system, event);
-	if (!tev)
-		return errbuf__set(eb, -EINVAL, "format of '%s:%s' names another event", system, event);
 	ev = calloc(1, sizeof(*ev));
 	nv = realloc(cat->events, (cat->n + 1) * sizeof(*nv));
 	if (!ev || !nv) {
@@ -104,6 +84,119 @@ int tp_catalog__load(struct tp_catalog *cat, const char *system, const char *eve
 	cat->events[cat->n++] = ev;
 	*out = ev;
 	return 0;
+}
+
+int tp_catalog__load_text(struct tp_catalog *cat, const char *system, const char *event,
+			  const char *text, size_t len, struct tp_event **out, struct errbuf *eb)
+{
+	struct tep_event *tev = tep_find_event_by_name(cat->tep, system, event);
+
+	if (!tev) {
+		if (tep_parse_event(cat->tep, text, len, system) != TEP_ERRNO__SUCCESS)
+			return errbuf__set(eb, -EINVAL, "cannot parse the format of '%s:%s'", system,
+					   event);
+		tev = tep_find_event_by_name(cat->tep, system, event);
+		if (!tev)
+			return errbuf__set(eb, -EINVAL, "format of '%s:%s' names another event",
+					   system, event);
+	}
+	return entry_of(cat, tev, system, event, out);
+}
+
+int tp_catalog__load(struct tp_catalog *cat, const char *system, const char *event,
+		     struct tp_event **out, struct errbuf *eb)
+{
+	struct tep_event *tev;
+	char path[4096], *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	tev = tep_find_event_by_name(cat->tep, system, event);
+	if (tev)
+		return entry_of(cat, tev, system, event, out);
+	err = tp_catalog__read_format(cat, system, event, &buf, &len);
+	if (err == -ENOENT)
+		return errbuf__set(eb, err, "this kernel has no event '%s:%s'", system, event);
+	if (err) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/format", cat->dir, system, event);
+		return errbuf__set(eb, err, "cannot read '%s': %s", path, strerror(-err));
+	}
+	err = tp_catalog__load_text(cat, system, event, buf, len, out, eb);
+	free(buf);
+	return err;
+}
+
+int tp_catalog__read_format(const struct tp_catalog *cat, const char *system, const char *event,
+			    char **text, size_t *len)
+{
+	char path[4096];
+
+	if (snprintf(path, sizeof(path), "%s/events/%s/%s/format", cat->dir ? cat->dir : "",
+		     system, event) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return read_file(path, 1 << 20, text, len);
+}
+
+int tp_event__print_fields(const struct tp_event *ev, const void *raw, size_t raw_size,
+			   char *buf, size_t n)
+{
+	struct trace_seq seq;
+
+	if (!n)
+		return -EINVAL;
+	trace_seq_init(&seq);
+	tep_print_fields(&seq, (void *)raw, (int)raw_size, ev->tep_ev);
+	trace_seq_terminate(&seq);
+	snprintf(buf, n, "%s", seq.buffer ? seq.buffer : "");
+	trace_seq_destroy(&seq);
+	return 0;
+}
+
+/* ---- filters, for replays: the kernel's filter syntax, in user space ---- */
+
+struct tp_filter {
+	struct tep_event_filter *f;
+};
+
+int tp_filter__new(struct tp_catalog *cat, const struct tp_event *ev, const char *expr,
+		   struct tp_filter **out, struct errbuf *eb)
+{
+	struct tp_filter *tf = calloc(1, sizeof(*tf));
+	char spec[1024];
+	enum tep_errno ret = TEP_ERRNO__MEM_ALLOC_FAILED;
+
+	*out = NULL;
+	if (!tf)
+		return -ENOMEM;
+	tf->f = tep_filter_alloc(cat->tep);
+	snprintf(spec, sizeof(spec), "%s/%s:%s", ev->tep_ev->system, ev->tep_ev->name, expr);
+	if (!tf->f || (ret = tep_filter_add_filter_str(tf->f, spec)) < 0) {
+		char msg[256] = "";
+
+		if (tf->f)
+			tep_filter_strerror(tf->f, ret, msg, sizeof(msg));
+		tp_filter__free(tf);
+		return errbuf__set(eb, -EINVAL, "cannot apply filter '%s' to '%s': %s", expr,
+				   ev->name, msg[0] ? msg : "out of memory");
+	}
+	*out = tf;
+	return 0;
+}
+
+bool tp_filter__match(const struct tp_filter *tf, const void *raw, size_t raw_size)
+{
+	struct tep_record rec = { .data = (void *)raw, .size = (int)raw_size };
+
+	return tep_filter_match(tf->f, &rec) == TEP_ERRNO__FILTER_MATCH;
+}
+
+void tp_filter__free(struct tp_filter *tf)
+{
+	if (!tf)
+		return;
+	if (tf->f)
+		tep_filter_free(tf->f);
+	free(tf);
 }
 
 uint64_t tp_event__id(const struct tp_event *ev)

@@ -38,6 +38,31 @@ void tp_catalog__free(struct tp_catalog *cat);
  */
 int tp_catalog__load(struct tp_catalog *cat, const char *system, const char *event,
 		     struct tp_event **out, struct errbuf *eb);
+/* The same from a format's @text (a recording's copy of it: the catalog
+ * may have no tracing dir). */
+int tp_catalog__load_text(struct tp_catalog *cat, const char *system, const char *event,
+			  const char *text, size_t len, struct tp_event **out, struct errbuf *eb);
+/* The tracing dir's format file of system:event, malloc'ed in *text
+ * (what a recording keeps).  0, -ENOENT, -errno. */
+int tp_catalog__read_format(const struct tp_catalog *cat, const char *system, const char *event,
+			    char **text, size_t *len);
+
+/* "name=value name=value..." of a payload, as perf script prints it
+ * (libtraceevent's formatting), truncated to @n. */
+int tp_event__print_fields(const struct tp_event *ev, const void *raw, size_t raw_size,
+			   char *buf, size_t n);
+
+/*
+ * A tracefs filter expression ("size >= 64 && ptr != 0") evaluated in user
+ * space by libtraceevent, on a recorded payload: what the kernel would have
+ * kept.  Errors: -EINVAL (the expression does not parse for @ev, detail in
+ * @eb), -ENOMEM.
+ */
+struct tp_filter;
+int tp_filter__new(struct tp_catalog *cat, const struct tp_event *ev, const char *expr,
+		   struct tp_filter **out, struct errbuf *eb);
+bool tp_filter__match(const struct tp_filter *tf, const void *raw, size_t raw_size);
+void tp_filter__free(struct tp_filter *tf);
 
 /* The event id perf_event_open wants as config for PERF_TYPE_TRACEPOINT. */
 uint64_t tp_event__id(const struct tp_event *ev);

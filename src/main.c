@@ -26,9 +26,19 @@ static const struct command commands[] = {
 	{ "cache", cmd_cache, "page-cache hits, misses, dirties per interval (BCC cachestat)" },
 	{ "oom", cmd_oom, "one line per OOM kill: trigger, victim, memcg (BCC oomkill)" },
 	{ "cachetop", cmd_cachetop, "page-cache hits, misses, dirties per process (BCC cachetop)" },
+	{ "record", cmd_record, "record the events of several tools once, to a file (perf record)" },
+	{ "report", cmd_report, "any tool's report, a perf script dump or a timeline, from a recording" },
 	{ "features", cmd_features, "what this kernel offers and which event source each tool uses" },
 	{ "cleanup", cmd_cleanup, "remove probes left by faultline processes that died" },
 };
+
+int (*commands__tool(const char *name))(int argc, char **argv)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].fn;
+	return NULL;
+}
 
 static void usage(FILE *out)
 {

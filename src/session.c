@@ -25,6 +25,7 @@
 #include <tracefs/tracefs.h>
 
 #include "session.h"
+#include "session-int.h"
 #include "addrspace.h"
 #include "elf-sym.h"
 #include "event-fields.h"
@@ -55,60 +56,6 @@
 #define DEFAULT_PAGES_FP 64
 #define DEFAULT_PAGES_DWARF 4096
 #define MAX_DEFAULT_RING_BYTES (64u << 20)
-
-struct evsel {
-	char name[128];
-	uint64_t sample_type;
-	uint64_t regs_mask;		/* sample_regs_user */
-	unsigned int nr_regs;		/* popcount of it */
-	bool entry_fix;			/* fp at a function entry: caller at *sp */
-	const struct tp_event *tev;
-	size_t first_fd, nfds;		/* its fds: s->fds[first_fd...] */
-	session_sample_fn fn;
-	void *ctx;
-};
-
-struct session {
-	struct session_opts opts;
-	struct features *features;
-	struct target *target;
-	struct probe_group *probes;
-	struct unwinder *unwinder;	/* dwarf mode only */
-	uint64_t unwind_stops[UNWIND__COUNT];
-	struct tp_catalog *catalog;
-	struct addrspaces *as;
-	struct stackdb *stacks;
-	struct symbolizer *sym;
-	struct ordered *queue;
-	struct hashmap *comms;		/* pid -> char * */
-	struct hashmap *ids;		/* kernel event id -> evsel index + 1 */
-	struct hashmap *execs;		/* pid -> exec count */
-	char tracing_dir[PATH_MAX];
-	char uprobe_events_path[PATH_MAX + 32];
-	char kprobe_events_path[PATH_MAX + 32];
-
-	int *cpus;
-	int ncpus;
-	pid_t *tasks;		/* -p: threads; -c: the child; -a: {-1} */
-	size_t ntasks;
-
-	int *fds;		/* every perf fd, side-band first */
-	size_t nfds, capfds;
-	struct ring **rings;	/* one per CPU */
-	int *ring_owner;	/* fd owning each CPU's ring */
-
-	struct evsel *evsels;
-	size_t nevsels;
-
-	size_t stale;
-	bool use_clockid;
-	uint64_t start_mono_ns, start_real_ns;
-	enum session_stop stop;
-	uint64_t lost, samples, bad;
-	struct session_task_hooks task;
-	bool format_lost;		/* events count their lost samples */
-	uint64_t lost_counted;		/* their sum, read at the end */
-};
 
 /* ---- signals ---------------------------------------------------------- */
 
@@ -166,7 +113,8 @@ static void on_fatal_signal(int sig)
 		for (i = 0; s->rings && i < (size_t)s->ncpus; i++)
 			ring__unmap_in_signal(s->rings[i]);
 		for (i = 0; i < s->nfds; i++)
-			close(s->fds[i]);
+			if (s->fds[i] >= 0)
+				close(s->fds[i]);
 		s->nfds = 0;
 		if (s->probes) {
 			write_all(s->uprobe_events_path, probe_group__removal_lines(s->probes, false));
@@ -194,6 +142,16 @@ static void signals_install(struct session *s)
 	for (size_t i = 0; i < 5; i++)
 		sigaction(fatal_signals[i], &sa, &old_fatal[i]);
 	emergency = s;
+}
+
+void session__catch_signals(struct session *s)
+{
+	signals_install(s);
+}
+
+bool session__stop_requested(void)
+{
+	return stop_requested != 0;
 }
 
 static void signals_restore(void)
@@ -378,7 +336,7 @@ static int load_tasks(struct session *s, struct errbuf *eb)
 	return -EINVAL;
 }
 
-static void set_comm(struct session *s, pid_t pid, const char *comm)
+void session__set_comm(struct session *s, pid_t pid, const char *comm)
 {
 	char *copy = strdup(comm), *prev;
 	uint64_t old;
@@ -393,11 +351,15 @@ static void set_comm(struct session *s, pid_t pid, const char *comm)
 		free(copy);
 }
 
-static void learn_process(struct session *s, pid_t pid)
+void session__learn_process(struct session *s, pid_t pid)
 {
 	char path[64], comm[64];
+	bool learned = false;
 	FILE *f;
 
+	/* A replay knows its processes from the recording alone. */
+	if (s->replay)
+		return;
 	/* Called per sample: a process that is gone (or never readable) is
 	 * asked /proc once, not once per sample.  Later COMM and MMAP2
 	 * records still fill in what it is. */
@@ -410,10 +372,16 @@ static void learn_process(struct session *s, pid_t pid)
 				comm[strcspn(comm, "\n")] = '\0';
 			fclose(f);
 		}
-		set_comm(s, pid, comm);
+		session__set_comm(s, pid, comm);
+		learned = true;
 	}
-	if (!addrspaces__known(s->as, pid) && addrspaces__load_pid(s->as, pid, NULL))
-		addrspaces__exec(s->as, pid);	/* known, empty: MMAP2s fill it */
+	if (!addrspaces__known(s->as, pid)) {
+		if (addrspaces__load_pid(s->as, pid, NULL))
+			addrspaces__exec(s->as, pid);	/* known, empty: MMAP2s fill it */
+		learned = true;
+	}
+	if (learned && s->rec)
+		recorder__proc(s, pid);
 }
 
 /* ---- setup -------------------------------------------------------------- */
@@ -479,6 +447,7 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->refs = 1;
 	s->opts = *o;
 	if (!s->opts.stack_size)
 		s->opts.stack_size = SESSION_DEFAULT_STACK_SIZE;
@@ -605,7 +574,7 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 		free(old);
 		if (err)
 			goto fail;
-		learn_process(s, target__pid(s->target));
+		session__learn_process(s, target__pid(s->target));
 	}
 	*out = s;
 	return 0;
@@ -619,16 +588,20 @@ void session__free(struct session *s)
 	uint64_t key, val;
 	size_t pos = 0;
 
-	if (!s)
+	if (!s || --s->refs > 0)
 		return;
 	emergency = NULL;
+	recorder__free(s->rec);
+	replay__free(s->replay);
 	for (size_t i = 0; i < s->nfds; i++)
-		perf_event__disable(s->fds[i]);
+		if (s->fds[i] >= 0)
+			perf_event__disable(s->fds[i]);
 	if (s->rings)
 		for (int c = 0; c < s->ncpus; c++)
 			ring__free(s->rings[c]);
 	for (size_t i = 0; i < s->nfds; i++)
-		close(s->fds[i]);
+		if (s->fds[i] >= 0)
+			close(s->fds[i]);
 	/* fds closed first: the kernel refuses to remove a probe in use. */
 	probe_group__free(s->probes);
 	target__free(s->target);
@@ -652,6 +625,8 @@ void session__free(struct session *s)
 	free(s->fds);
 	free(s->tasks);
 	free(s->cpus);
+	for (size_t i = 0; i < s->nevsels; i++)
+		tp_filter__free(s->evsels[i].filter);
 	free(s->evsels);
 	free(s);
 }
@@ -673,8 +648,28 @@ static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_
 {
 	struct perf_event_attr attr;
 	struct evsel *nv;
+	bool alias = false;
 	int err;
 
+	/* Recording, two tools asking for one event share one perf event:
+	 * the kernel may give a sample to only one of two identical
+	 * software events.  A richer request (a stack, an address) replaces
+	 * the poorer one, whose fds close. */
+	for (size_t i = 0; s->rec && i < s->nevsels && !alias; i++) {
+		struct evsel *e = &s->evsels[i];
+
+		if (e->alias || strcmp(e->name, name))
+			continue;
+		if (!(flags & SESSION_RICH & ~e->flags)) {
+			alias = true;
+			continue;
+		}
+		for (size_t f = e->first_fd; f < e->first_fd + e->nfds; f++) {
+			close(s->fds[f]);
+			s->fds[f] = -1;
+		}
+		e->alias = true;
+	}
 	nv = realloc(s->evsels, (s->nevsels + 1) * sizeof(*nv));
 	if (!nv)
 		return -ENOMEM;
@@ -684,6 +679,15 @@ static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_
 	s->evsels[s->nevsels].fn = fn;
 	s->evsels[s->nevsels].ctx = ctx;
 	s->evsels[s->nevsels].first_fd = s->nfds;
+	s->evsels[s->nevsels].flags = flags;
+	s->evsels[s->nevsels].type = type;
+	s->evsels[s->nevsels].config = config;
+	s->evsels[s->nevsels].kind = type == PERF_TYPE_SOFTWARE ? EVSEL_SOFTWARE : EVSEL_TRACEPOINT;
+	s->evsels[s->nevsels].alias = alias;
+	if (alias) {
+		s->evsels[s->nevsels++].nfds = 0;
+		return 0;
+	}
 
 	base_attr(s, &attr);
 	attr.type = type;
@@ -728,8 +732,13 @@ int session__add_tracepoint(struct session *s, const char *system, const char *e
 			    struct tp_event **ev, struct errbuf *eb)
 {
 	struct tp_event *tev;
+	char name[256];
 	int err;
 
+	if (s->replay) {
+		snprintf(name, sizeof(name), "%s:%s", system, event);
+		return replay__add(s, EVSEL_TRACEPOINT, name, 0, flags, fn, ctx, ev, eb);
+	}
 	err = tp_catalog__load(s->catalog, system, event, &tev, eb);
 	if (err)
 		return err;
@@ -747,12 +756,14 @@ int session__set_filter(struct session *s, const struct tp_event *ev, const char
 			struct errbuf *eb)
 {
 	for (size_t i = 0; i < s->nevsels; i++) {
-		const struct evsel *e = &s->evsels[i];
+		struct evsel *e = &s->evsels[i];
 
 		if (e->tev != ev)
 			continue;
+		if (s->replay)
+			return replay__set_filter(s, e, filter, eb);
 		for (size_t f = e->first_fd; f < e->first_fd + e->nfds; f++) {
-			int err = perf_event__set_filter(s->fds[f], filter);
+			int err = s->fds[f] < 0 ? 0 : perf_event__set_filter(s->fds[f], filter);
 
 			if (err)
 				return errbuf__set(eb, err, "the kernel refused filter '%s' on '%s': %s",
@@ -763,6 +774,12 @@ int session__set_filter(struct session *s, const struct tp_event *ev, const char
 	return errbuf__set(eb, -ENOENT, "no such event to filter");
 }
 
+struct session *session__ref(struct session *s)
+{
+	s->refs++;
+	return s;
+}
+
 void session__on_task(struct session *s, const struct session_task_hooks *h)
 {
 	s->task = *h;
@@ -771,11 +788,14 @@ void session__on_task(struct session *s, const struct session_task_hooks *h)
 int session__uprobe_locate(struct session *s, const struct probe_spec *spec, unsigned int flags,
 			   char *path, size_t n, uint64_t *off, struct errbuf *eb)
 {
-	pid_t pid = target__kind(s->target) == TARGET_PID ? target__pid(s->target) : 0;
+	pid_t pid;
 	uint8_t code[32];
 	ssize_t got = 0;
 	int err = -ENOENT, fd;
 
+	if (s->replay)
+		return replay__uprobe_locate(s, spec->name, path, n, off, eb);
+	pid = target__kind(s->target) == TARGET_PID ? target__pid(s->target) : 0;
 	err = elf_sym__resolve_library(pid, spec->library, path, n, eb);
 	if (err)
 		return err;
@@ -816,6 +836,8 @@ int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsign
 	uint64_t off = 0;
 	int err;
 
+	if (s->replay)
+		return replay__add(s, EVSEL_UPROBE, spec->name, 0, flags, fn, ctx, ev, eb);
 	err = session__uprobe_locate(s, spec, flags, path, sizeof(path), &off, eb);
 	if (err)
 		return err;
@@ -827,13 +849,23 @@ int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsign
 	 * address is still at the stack pointer, as at the entry. */
 	if (spec->kind == PROBE_ENTRY && spec->sym_offset == 0)
 		flags |= SESSION_FUNC_ENTRY;
-	return session__add_tracepoint(s, probe_group__name(s->probes), spec->name, flags, fn, ctx,
-				       ev, eb);
+	err = session__add_tracepoint(s, probe_group__name(s->probes), spec->name, flags, fn, ctx,
+				      ev, eb);
+	if (!err) {
+		struct evsel *e = &s->evsels[s->nevsels - 1];
+
+		e->kind = EVSEL_UPROBE;
+		snprintf(e->probe_path, sizeof(e->probe_path), "%s", path);
+		e->probe_off = off;
+	}
+	return err;
 }
 
 int session__add_software(struct session *s, const char *name, uint64_t config,
 			  unsigned int flags, session_sample_fn fn, void *ctx, struct errbuf *eb)
 {
+	if (s->replay)
+		return replay__add(s, EVSEL_SOFTWARE, name, config, flags, fn, ctx, NULL, eb);
 	return add_evsel(s, name, PERF_TYPE_SOFTWARE, config, flags, fn, ctx, eb);
 }
 
@@ -843,11 +875,20 @@ int session__add_kprobe(struct session *s, const char *event, const char *func, 
 {
 	int err;
 
+	if (s->replay)
+		return replay__add(s, EVSEL_KPROBE, event, 0, flags, fn, ctx, ev, eb);
 	err = probe_group__add_kprobe(s->probes, event, func, retprobe, fetchargs, eb);
 	if (err)
 		return err;
-	return session__add_tracepoint(s, probe_group__name(s->probes), event, flags, fn, ctx, ev,
-				       eb);
+	err = session__add_tracepoint(s, probe_group__name(s->probes), event, flags, fn, ctx, ev,
+				      eb);
+	if (!err) {
+		struct evsel *e = &s->evsels[s->nevsels - 1];
+
+		e->kind = EVSEL_KPROBE;
+		snprintf(e->probe_path, sizeof(e->probe_path), "%s", func);
+	}
+	return err;
 }
 
 /* ---- reading -------------------------------------------------------------- */
@@ -870,6 +911,58 @@ static uint64_t record_time(struct session *s, const struct perf_event_header *h
 	return sid.time;
 }
 
+/* ---- side-band, live or replayed ---- */
+
+void session__on_mmap(struct session *s, pid_t pid, const struct map *m, uint64_t time)
+{
+	addrspaces__add(s->as, pid, m);
+	if (s->rec)
+		recorder__mmap(s, pid, m, time);
+}
+
+void session__on_comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bool exec,
+		      uint64_t time)
+{
+	if (s->rec)
+		recorder__comm(s, pid, tid, comm, exec, time);
+	if (pid != tid)
+		return;
+	if (exec) {
+		uint64_t n = 0;
+
+		hashmap__get(s->execs, (uint64_t)pid, &n);
+		hashmap__set(s->execs, (uint64_t)pid, n + 1);
+		addrspaces__exec(s->as, pid);
+		if (s->task.exec && !s->rec)
+			s->task.exec(s, pid, s->task.ctx);
+	}
+	session__set_comm(s, pid, comm);
+}
+
+void session__on_fork(struct session *s, const struct sb_task *tk)
+{
+	uint64_t pcomm;
+
+	if (tk->pid == tk->ppid)
+		return;		/* a thread */
+	session__learn_process(s, (pid_t)tk->ppid);
+	if (s->rec)
+		recorder__task(s, tk, true);
+	addrspaces__fork(s->as, (pid_t)tk->ppid, (pid_t)tk->pid);
+	if (hashmap__get(s->comms, tk->ppid, &pcomm))
+		session__set_comm(s, (pid_t)tk->pid, (const char *)(uintptr_t)pcomm);
+	if (s->task.fork && !s->rec)
+		s->task.fork(s, (pid_t)tk->ppid, (pid_t)tk->pid, s->task.ctx);
+}
+
+void session__on_exit(struct session *s, const struct sb_task *tk)
+{
+	if (s->rec)
+		recorder__task(s, tk, false);
+	else if (s->task.thread_exit)
+		s->task.thread_exit(s, (pid_t)tk->pid, (pid_t)tk->tid, s->task.ctx);
+}
+
 static int deliver(const struct perf_event_header *hdr, void *ctx)
 {
 	struct session *s = ctx;
@@ -888,8 +981,12 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 			return 0;
 		}
 		s->samples++;
-		learn_process(s, (pid_t)smp.pid);
-		s->evsels[idx - 1].fn(s, &smp, s->evsels[idx - 1].ctx);
+		session__learn_process(s, (pid_t)smp.pid);
+		/* Recording: the file gets it, the tools' handlers do not. */
+		if (s->rec)
+			recorder__sample(s, &s->evsels[idx - 1], idx - 1, &smp);
+		else
+			s->evsels[idx - 1].fn(s, &smp, s->evsels[idx - 1].ctx);
 		return 0;
 	case PERF_RECORD_MMAP2:
 		if (sample__parse_mmap2(hdr, &m2)) {
@@ -902,7 +999,7 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 				.ino = m2.ino, .path = (char *)m2.filename,
 			};
 
-			addrspaces__add(s->as, (pid_t)m2.pid, &m);
+			session__on_mmap(s, (pid_t)m2.pid, &m, record_time(s, hdr));
 		}
 		return 0;
 	case PERF_RECORD_COMM:
@@ -910,42 +1007,21 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 			s->bad++;
 			return 0;
 		}
-		if (cm.pid == cm.tid) {
-			if (cm.exec) {
-				uint64_t n = 0;
-
-				hashmap__get(s->execs, cm.pid, &n);
-				hashmap__set(s->execs, cm.pid, n + 1);
-				addrspaces__exec(s->as, (pid_t)cm.pid);
-				if (s->task.exec)
-					s->task.exec(s, (pid_t)cm.pid, s->task.ctx);
-			}
-			set_comm(s, (pid_t)cm.pid, cm.comm);
-		}
+		session__on_comm(s, (pid_t)cm.pid, (pid_t)cm.tid, cm.comm, cm.exec, record_time(s, hdr));
 		return 0;
 	case PERF_RECORD_FORK:
 		if (sample__parse_task(hdr, &tk)) {
 			s->bad++;
 			return 0;
 		}
-		if (tk.pid != tk.ppid) {
-			uint64_t pcomm;
-
-			learn_process(s, (pid_t)tk.ppid);
-			addrspaces__fork(s->as, (pid_t)tk.ppid, (pid_t)tk.pid);
-			if (hashmap__get(s->comms, tk.ppid, &pcomm))
-				set_comm(s, (pid_t)tk.pid, (const char *)(uintptr_t)pcomm);
-			if (s->task.fork)
-				s->task.fork(s, (pid_t)tk.ppid, (pid_t)tk.pid, s->task.ctx);
-		}
+		session__on_fork(s, &tk);
 		return 0;
 	case PERF_RECORD_EXIT:
 		if (sample__parse_task(hdr, &tk)) {
 			s->bad++;
 			return 0;
 		}
-		if (s->task.thread_exit)
-			s->task.thread_exit(s, (pid_t)tk.pid, (pid_t)tk.tid, s->task.ctx);
+		session__on_exit(s, &tk);
 		return 0;
 	case PERF_RECORD_LOST:
 		if (sample__parse_lost(hdr, &lo)) {
@@ -953,6 +1029,8 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 			return 0;
 		}
 		s->lost += lo.lost;
+		if (s->rec)
+			recorder__lost(s, record_time(s, hdr), lo.lost);
 		return 0;
 	default:
 		return 0;
@@ -1012,6 +1090,8 @@ int session__run(struct session *s, const struct session_hooks *hooks, struct er
 	uint64_t deadline = 0;
 	int err = 0;
 
+	if (s->replay)
+		return replay__run(s, hooks, eb);
 	pfd = calloc((size_t)s->ncpus, sizeof(*pfd));
 	if (!pfd)
 		return -ENOMEM;
@@ -1021,8 +1101,15 @@ int session__run(struct session *s, const struct session_hooks *hooks, struct er
 	}
 	s->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	s->start_real_ns = clock_ns(CLOCK_REALTIME);
+	if (s->rec) {
+		err = recorder__start(s, eb);
+		if (err)
+			goto out;
+	}
 	if (target__kind(s->target) != TARGET_CMD || s->opts.system_wide) {
 		for (size_t i = 0; i < s->nfds; i++) {
+			if (s->fds[i] < 0)
+				continue;
 			err = perf_event__enable(s->fds[i]);
 			if (err) {
 				errbuf__set(eb, err, "cannot enable events: %s", strerror(-err));
@@ -1070,16 +1157,19 @@ int session__run(struct session *s, const struct session_hooks *hooks, struct er
 			s->stop = SESSION_STOP_TARGET_EXIT;
 	}
 	for (size_t i = 0; i < s->nfds; i++)
-		perf_event__disable(s->fds[i]);
+		if (s->fds[i] >= 0)
+			perf_event__disable(s->fds[i]);
 	err = read_round(s, true);
 	if (err)
 		errbuf__set(eb, err, "reading events failed: %s", strerror(-err));
 	for (size_t i = 0; s->format_lost && i < s->nfds; i++) {
 		uint64_t v[2];
 
-		if (read(s->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
+		if (s->fds[i] >= 0 && read(s->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
 			s->lost_counted += v[1];
 	}
+	if (s->rec && !err)
+		err = recorder__finish(s, eb);
 out:
 	free(pfd);
 	return err;
@@ -1092,7 +1182,19 @@ enum session_stop session__stop_reason(const struct session *s)
 
 int session__cmd_status(const struct session *s)
 {
-	return target__status(s->target);
+	return s->replay ? s->rec_cmd_status : target__status(s->target);
+}
+
+uint64_t session__now(const struct session *s)
+{
+	return s->replay ? s->now_ns : clock_ns(CLOCK_MONOTONIC);
+}
+
+time_t session__wall(const struct session *s)
+{
+	if (!s->replay)
+		return time(NULL);
+	return (time_t)(session__realtime(s, s->now_ns) / 1000000000ULL);
 }
 
 /* Which evsel produced a sample (NULL if none). */
@@ -1106,8 +1208,11 @@ static const struct evsel *evsel_of(const struct session *s, const struct sample
 int session__kernel_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
 {
 	uint64_t ips[MAX_USER_FRAMES];
-	uint32_t n = sample__context_ips(smp, (uint64_t)PERF_CONTEXT_KERNEL, ips, MAX_USER_FRAMES);
+	uint32_t n;
 
+	if (s->replay)
+		return replay__stack(s, s->cur_kstack, stack_id);
+	n = sample__context_ips(smp, (uint64_t)PERF_CONTEXT_KERNEL, ips, MAX_USER_FRAMES);
 	return stackdb__intern(s->stacks, ips, n, stack_id);
 }
 
@@ -1118,6 +1223,8 @@ int session__user_stack(struct session *s, const struct sample *smp, uint32_t *s
 	uint32_t n = 0;
 	int err;
 
+	if (s->replay)
+		return replay__stack(s, s->cur_ustack, stack_id);
 	if (s->unwinder && ev && (ev->sample_type & PERF_SAMPLE_STACK_USER)) {
 		struct unwind_input in = {
 			.pid = (pid_t)smp->pid,
@@ -1157,7 +1264,12 @@ uint64_t session__unwind_stops(const struct session *s, int reason)
 
 bool session__dwarf(const struct session *s)
 {
-	return s->unwinder != NULL;
+	const char *cg;
+
+	if (!s->replay)
+		return s->unwinder != NULL;
+	cg = session__meta(s, "call_graph");
+	return cg && !strcmp(cg, "dwarf");
 }
 
 uint32_t session__exec_count(const struct session *s, pid_t pid)
@@ -1179,12 +1291,12 @@ const char *session__comm(struct session *s, pid_t pid)
 
 pid_t session__target_pid(const struct session *s)
 {
-	return target__pid(s->target);
+	return s->replay ? s->rec_target_pid : target__pid(s->target);
 }
 
 bool session__is_cmd(const struct session *s)
 {
-	return target__kind(s->target) == TARGET_CMD;
+	return s->replay ? s->rec_is_cmd : target__kind(s->target) == TARGET_CMD;
 }
 
 uint64_t session__lost(const struct session *s)

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "lib/errbuf.h"
 #include "sample.h"
@@ -83,8 +84,12 @@ typedef void (*session_sample_fn)(struct session *s, const struct sample *smp, v
  * mountable, no such pid, a command line that does not parse.
  */
 int session__new(const struct session_opts *o, struct session **out, struct errbuf *eb);
-/* Release everything (see above).  NULL is fine. */
+/* Release everything (see above), once every reference is dropped.  NULL
+ * is fine. */
 void session__free(struct session *s);
+/* One more reference (faultline record lends its session to each tool's
+ * setup, which frees it as usual); returns @s. */
+struct session *session__ref(struct session *s);
 
 /* Number of stale faultline probe groups seen at start (left by a faultline
  * killed with SIGKILL); `faultline cleanup` removes them. */
@@ -163,6 +168,55 @@ struct session_hooks {
 	void (*round)(void *ctx);
 	void *ctx;
 };
+
+/*
+ * Recording (faultline record): set up the session as usual, add the
+ * events, then session__record() before session__run().  While it runs,
+ * every sample and side-band record goes to the file, with the stacks the
+ * events asked for, unwound now; the tools' handlers and task hooks are
+ * not called (their state may be gone: record only borrows their setup).
+ * Samples of two events of the same name are written once.  Errors:
+ * -errno of the file (detail in eb).
+ */
+int session__record(struct session *s, const char *path, struct errbuf *eb);
+/* A key/value the recording keeps (tool and rung chosen, options). */
+int session__record_meta(struct session *s, const char *key, const char *value);
+/* Bytes written to the recording so far (0 when not recording). */
+uint64_t session__recorded_bytes(const struct session *s);
+bool session__recording(const struct session *s);
+
+/*
+ * Replay (faultline report): a session whose events come from a recording
+ * instead of the kernel, through the same API, so a tool runs unchanged:
+ * session__add_*() find the recorded event of that name (-ENOENT, with
+ * what the file holds, when it is not there), filters are applied in user
+ * space, session__run() delivers the records in their order, stacks are
+ * the recorded ones, and the target, stop reason and totals are those of
+ * the recorded run.  Nothing of the live kernel is touched; no root needed.
+ */
+struct replay_opts {
+	const char *path;	/* the recording */
+	const char *symfs;	/* NULL, or a root to find the binaries below */
+	double since, until;	/* seconds from the start; until 0: to the end */
+};
+int session__new_replay(const struct session_opts *o, const struct replay_opts *ro,
+			struct session **out, struct errbuf *eb);
+bool session__replaying(const struct session *s);
+/* The recording's events (faultline report script dumps them all): how
+ * many, the name and flags of the i-th, and adding it with a handler. */
+size_t session__recorded_events(const struct session *s);
+const char *session__recorded_event(const struct session *s, size_t i, unsigned int *flags);
+int session__add_recorded(struct session *s, size_t i, session_sample_fn fn, void *ctx,
+			  struct tp_event **ev, struct errbuf *eb);
+/* A key of the recording's metadata, or NULL. */
+const char *session__meta(const struct session *s, const char *key);
+
+/* Now, on the session's clock: CLOCK_MONOTONIC ns live, the time of the
+ * last record delivered in a replay.  session__wall(): the same as a
+ * wall-clock time_t.  Tools use these for intervals and ages, so a replay
+ * reports as the live run would have. */
+uint64_t session__now(const struct session *s);
+time_t session__wall(const struct session *s);
 
 /* Run until Ctrl-C/signal, the duration, or the target's exit. */
 int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb);

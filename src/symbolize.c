@@ -199,6 +199,7 @@ struct symbolizer {
 	char *debuginfo_path;		/* for the dwz alt-file lookup only */
 	char **debug_dirs;		/* extra directories, searched before /usr/lib/debug */
 	size_t ndebug_dirs;
+	char *symfs;			/* --symfs: a root holding a recording's binaries */
 	struct hashmap *mapfiles;	/* key hash -> struct mapfile * chain */
 	struct mapfile *all_mapfiles;
 	struct hashmap *binaries;	/* build-id hash -> struct binary * chain */
@@ -337,6 +338,7 @@ void symbolizer__free(struct symbolizer *s)
 	for (size_t i = 0; i < s->ndebug_dirs; i++)
 		free(s->debug_dirs[i]);
 	free(s->debug_dirs);
+	free(s->symfs);
 	free(s->debuginfo_path);
 	hashmap__free(s->frames);
 	hashmap__free(s->jitmaps);
@@ -346,6 +348,23 @@ void symbolizer__free(struct symbolizer *s)
 	free(s->ksyms);
 	free(s->kbuf);
 	free(s);
+}
+
+int symbolizer__set_symfs(struct symbolizer *s, const char *dir)
+{
+	char debug[PATH_MAX];
+	int err;
+
+	if (!dir || !dir[0])
+		return -EINVAL;
+	free(s->symfs);
+	s->symfs = strdup(dir);
+	if (!s->symfs)
+		return -ENOMEM;
+	/* Its debug files first, as perf looks below --symfs. */
+	snprintf(debug, sizeof(debug), "%s/usr/lib/debug", dir);
+	err = symbolizer__add_debug_dir(s, debug);
+	return err == -EINVAL ? 0 : err;
 }
 
 int symbolizer__add_debug_dir(struct symbolizer *s, const char *dir)
@@ -1110,6 +1129,73 @@ fail:
 }
 
 /* Open the file of @mf as @pid sees it and find or make its binary. */
+/* @fd's ELF build-id is @m's recorded one (or @m has none recorded). */
+static bool same_build_id(int fd, const struct map *m)
+{
+	const unsigned char *id = NULL;
+	Elf *elf;
+	bool same;
+
+	if (!m->build_id_size)
+		return true;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	same = elf && elf_build_id(elf, &id) == m->build_id_size &&
+	       !memcmp(id, m->build_id, m->build_id_size);
+	if (elf)
+		elf_end(elf);
+	return same;
+}
+
+static int open_checked(const char *path, const struct map *m, char *opened, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (!same_build_id(fd, m)) {
+		close(fd);
+		return -1;
+	}
+	snprintf(opened, n, "%s", path);
+	return fd;
+}
+
+/*
+ * A recording's binary, on this or another host: below --symfs first (the
+ * user said where they are; the recorded build-id, when there is one,
+ * must match), else where a live process's would be, else a debug file
+ * named by the recorded build-id (DIR/.build-id/xx/rest.debug: it holds
+ * the symbols and the program headers), under --symfs, each debug
+ * directory, then /usr/lib/debug.  -1 when none.
+ */
+static int open_recorded(struct symbolizer *s, const struct addrspaces *as, pid_t pid,
+			 const struct map *m, char *opened, size_t n)
+{
+	char path[PATH_MAX], hex[2 * sizeof(m->build_id) + 1];
+	int fd;
+
+	if (s->symfs && snprintf(path, sizeof(path), "%s%s", s->symfs, m->path) < (int)sizeof(path) &&
+	    (fd = open_checked(path, m, opened, n)) >= 0)
+		return fd;
+	fd = mapped_file__open(as, pid, m, opened, n);
+	if (fd >= 0 && same_build_id(fd, m))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	if (!m->build_id_size)
+		return -1;
+	for (size_t i = 0; i < m->build_id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+	for (size_t d = 0; d <= s->ndebug_dirs; d++) {
+		const char *dir = d < s->ndebug_dirs ? s->debug_dirs[d] : "/usr/lib/debug";
+
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+		if ((fd = open_checked(path, m, opened, n)) >= 0)
+			return fd;
+	}
+	return -1;
+}
+
 static void mapfile__load(struct symbolizer *s, const struct addrspaces *as, struct mapfile *mf,
 			  pid_t pid, const struct map *m)
 {
@@ -1123,7 +1209,10 @@ static void mapfile__load(struct symbolizer *s, const struct addrspaces *as, str
 
 	mf->failed_pid = pid;
 	mf->attempts++;
-	fd = mapped_file__open(as, pid, m, opened, sizeof(opened));
+	if (m->build_id_size || s->symfs)
+		fd = open_recorded(s, as, pid, m, opened, sizeof(opened));
+	else
+		fd = mapped_file__open(as, pid, m, opened, sizeof(opened));
 	if (fd < 0)
 		return;
 	root = strncmp(opened, "/proc/", 6) == 0 ? other_root(pid, rootbuf, sizeof(rootbuf)) : "";

@@ -109,6 +109,18 @@ int symbolizer__user(struct symbolizer *s, const struct addrspaces *as, pid_t pi
 int symbolizer__add_debug_dir(struct symbolizer *s, const char *dir);
 
 /**
+ * symbolizer__set_symfs() - where a recording's binaries are (--symfs)
+ * @dir: a root: a mapping's PATH is looked for as DIR/PATH, checked
+ *       against the build-id the recording holds for it, and its debug
+ *       files under DIR/usr/lib/debug too.  Copied.
+ *
+ * Mappings with a recorded build-id (replays) also accept a file at the
+ * live path only when its build-id matches, and fall back to the debug
+ * file of that build-id.  Return: 0, -EINVAL (empty), -ENOMEM.
+ */
+int symbolizer__set_symfs(struct symbolizer *s, const char *dir);
+
+/**
  * symbolizer__srcline() - source position and inline chain of a user address
  * @s: symbolizer
  * @as: the process's maps

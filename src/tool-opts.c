@@ -19,6 +19,14 @@ static int bad(const char *tool, const char *what, const char *arg)
 	return -EINVAL;
 }
 
+/*
+ * How tools run: live (all zero), their setup lent to faultline record, or
+ * fed by a recording (faultline report).  The command layer's one mutable
+ * global, set once by record or report before they call a tool, as
+ * getopt's optind is set before a parse.
+ */
+static struct tool_mode mode;
+
 static bool power_of_two(unsigned long v)
 {
 	return v && !(v & (v - 1));
@@ -262,6 +270,15 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 	}
 	if ((o->sess.pid > 0) + !!o->sess.cmd + o->all > 1)
 		return bad(tool, "choose one of -p, -c and -a, not", "several");
+	if (mode.replay && o->sess.cmd)
+		return bad(tool, "a report reads a recording: -c is for faultline record, not",
+			   o->sess.cmd);
+	/* A report traces what was recorded: the recorded target, unless
+	 * -p narrows it to one of the recorded processes. */
+	if (mode.replay && !o->sess.pid && !o->all) {
+		o->sess.cmd = mode.command;
+		o->sess.pid = mode.command ? 0 : mode.target_pid;
+	}
 	if (o->json && o->folded)
 		return bad(tool, "choose one output format, not", "--json and --folded");
 	if (extra && extra->positional) {
@@ -298,6 +315,38 @@ void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
  * lines (a deep stack with --srcline is a few KiB) many times over. */
 #define OUTPUT_BUFFER (4u << 20)
 
+void tool__set_mode(const struct tool_mode *m)
+{
+	mode = *m;
+	mode.setup_done = false;
+}
+
+bool tool__setup_done(void)
+{
+	return mode.setup_done;
+}
+
+/* Recording: the shared session, with this tool's rung noted in it. */
+static struct session *start_recording(const char *tool, const struct ladder *l,
+				       const char **rung_key, const char **rung_label)
+{
+	char why[8][256], key[64];
+	int idx;
+
+	memset(why, 0, sizeof(why));
+	idx = l ? ladder__choose(l, session__features(mode.record), why, 8) : -1;
+	if (idx < 0) {
+		fprintf(stderr, "faultline record: %s: this kernel offers no event source for it\n",
+			tool);
+		return NULL;
+	}
+	*rung_key = l->rungs[idx].key;
+	*rung_label = l->rungs[idx].label;
+	snprintf(key, sizeof(key), "rung.%s", tool);
+	session__record_meta(mode.record, key, *rung_key);
+	return session__ref(mode.record);
+}
+
 int tool__fail(const char *tool, const struct errbuf *eb, int err)
 {
 	fprintf(stderr, "faultline %s: %s\n", tool, errbuf__str(eb, err));
@@ -322,7 +371,12 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	else
 		setvbuf(stdout, NULL, _IOFBF, OUTPUT_BUFFER);
-	err = session__new(&o->sess, &s, &eb);
+	if (mode.record)
+		return start_recording(tool, l, rung_key, rung_label);
+	if (mode.replay)
+		err = session__new_replay(&o->sess, mode.replay, &s, &eb);
+	else
+		err = session__new(&o->sess, &s, &eb);
 	if (err) {
 		tool__fail(tool, &eb, err);
 		return NULL;
@@ -338,6 +392,13 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 	}
 	memset(why, 0, sizeof(why));
 	idx = ladder__choose(l, session__features(s), why, 8);
+	if (idx < 0 && mode.replay) {
+		fprintf(stderr, "faultline %s: the recording %s holds no events for it (recorded: "
+			"%s)\n", tool, mode.replay->path, session__meta(s, "tools") ?
+			session__meta(s, "tools") : "?");
+		session__free(s);
+		return NULL;
+	}
 	if (idx < 0) {
 		fprintf(stderr, "faultline %s: this kernel offers no event source for it", tool);
 		for (size_t i = 0; i < l->n && i < 8; i++)
@@ -365,6 +426,18 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 	int err, idx, ret = -1;
 
 	*s = NULL;
+	/* A recording holds events, not the /proc counters the bare rung
+	 * reads: record and report go through the event rungs only. */
+	if (mode.record || mode.replay) {
+		*s = tool__start(o, tool, rung_key, rung_label);
+		if (*s && !strcmp(*rung_key, bare_rung)) {
+			fprintf(stderr, "faultline %s: its source here reads /proc counters, which %s\n",
+				tool, mode.record ? "cannot be recorded" : "a recording does not hold");
+			session__free(*s);
+			*s = NULL;
+		}
+		return *s ? 0 : -1;
+	}
 	err = features__probe(&roots, &f, &eb);
 	if (err) {
 		tool__fail(tool, &eb, err);
@@ -427,6 +500,10 @@ static void print_banner(void *ctx)
 	const struct banner *b = ctx;
 	char target[256];
 
+	/* A report prints the tool's report alone: what was recorded with
+	 * what is `faultline report -i FILE info`'s. */
+	if (mode.replay)
+		return;
 	tool_opts__describe(b->o, target, sizeof(target));
 	if (b->o->sess.cmd)
 		fprintf(stderr, "Executing '%s' and tracing %s with %s.\n", b->o->sess.cmd, b->what,
@@ -450,6 +527,12 @@ int tool__run_with(struct session *s, const struct tool_opts *o, const char *too
 	struct errbuf eb = { "" };
 	int err, st;
 
+	/* Recording borrows the tool's setup only: its events are added, the
+	 * run is faultline record's, and the tool reports nothing. */
+	if (mode.record) {
+		mode.setup_done = true;
+		return 1;
+	}
 	err = session__run(s, &hooks, &eb);
 	if (err)
 		return tool__fail(tool, &eb, err);

@@ -147,6 +147,28 @@ struct ladder;
 struct features;
 
 /*
+ * Record and report run the tools' own code (src/cmd-*.c):
+ *  - record: tool__start() hands out @record (one session for every tool
+ *    recorded; a reference the tool frees as usual) after choosing the
+ *    tool's rung on this kernel; the tool adds its events; tool__run*()
+ *    then returns 1 at once, so the tool skips its report, and
+ *    tool__setup_done() says the setup got that far.
+ *  - report: tool__start() opens a replay of @replay instead of tracing;
+ *    the tool's target defaults to the recorded one (@target_pid,
+ *    @command), -c is refused, and the rest is the live path.
+ */
+struct replay_opts;
+struct tool_mode {
+	struct session *record;
+	const struct replay_opts *replay;
+	pid_t target_pid;
+	const char *command;
+	bool setup_done;	/* set by tool__run* while recording */
+};
+void tool__set_mode(const struct tool_mode *m);
+bool tool__setup_done(void);
+
+/*
  * Start a tool: open the session for o (printing one clear line and
  * returning NULL on failure), warn about stale probe groups, and choose the
  * tool's event source from its fallback ladder (compat/).  *rung_key gets

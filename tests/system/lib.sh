@@ -295,7 +295,8 @@ _fl_stop_spawned() {
 _fl_dump_temp() {
 	local f
 	for f in "$T"/*; do
-		[ -s "$f" ] || continue
+		# Text files only: a recording or a binary would fill the log.
+		[ -f "$f" ] && [ -s "$f" ] && grep -Iq . "$f" || continue
 		echo "--- ${f#"$T"/} (last 30 lines)"
 		tail -n 30 "$f"
 	done

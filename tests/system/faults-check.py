@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""faults-check: the exact checks of `faultline faults` against
+fault-target's printed truth, shared by faults.sh (live) and record.sh
+(the same from a recording, through faultline report).
+
+usage: faults-check.py stacks|by-alloc JSONFILE TARGETOUT RUNG
+  stacks    per toucher, the stack whose innermost frame is the toucher has
+            exactly touched_pages - before_touch faults; the child's 64
+            copy-on-write faults; the file read's major fault; process
+            totals equal the sum of their stacks.
+  by-alloc  per allocation site, the faults outside the allocator equal
+            touched_pages - before_touch, all its faults the touched pages
+            no earlier site shares; bytes, allocations, classes exact; the
+            child's copy-on-write faults on its copy of fork_buffer's block;
+            sites and regions add up to the total.
+RUNG is tracepoint or software (no fault kinds there).
+Exits non-zero with the differences on stderr.
+"""
+import json, re, sys
+
+
+def stacks(path, out, rung):
+    touched, resident, truth = {}, {}, {}
+    for l in open(out):
+        l = l.strip()
+        m = re.match(r"site fn=(\w+) kind=\w+ bytes=\d+ touched_pages=(\d+)$", l)
+        if m: touched[m.group(1)] = int(m.group(2))
+        m = re.match(r"resident fn=(\w+) before_touch=(\d+)$", l)
+        if m: resident[m.group(1)] = int(m.group(2))
+        m = re.match(r"(\w+)=(\d+)$", l)
+        if m: truth[m.group(1)] = int(m.group(2))
+    toucher = {"alloc_heap": "touch_heap", "alloc_big": "touch_big", "alloc_zeroed": "touch_zeroed",
+               "map_anon": "touch_anon", "fork_buffer": "touch_fork"}
+    stacks, procs = [], {}
+    for l in open(path):
+        if l.startswith("{"):
+            o = json.loads(l)
+            if o["type"] == "stack":
+                o["names"] = [f["sym"].split("+")[0] for f in o["stack"]]
+                stacks.append(o)
+            elif o["type"] == "process":
+                procs[o["pid"]] = o
+            elif o["type"] == "summary" and o["lost"]:
+                sys.exit("lost %d events" % o["lost"])
+    errs = []
+    def faults_of(fn, pid):
+        return sum(s["faults"] for s in stacks if s["pid"] == pid and s["names"] and s["names"][0] == fn)
+    pid, child = truth["pid"], truth["child_pid"]
+    for site, fn in toucher.items():
+        want = touched[site] - resident[site]
+        got = faults_of(fn, pid)
+        if got != want:
+            errs.append("%s: %d faults, want %d (%d touched, %d resident)" % (fn, got, want, touched[site], resident[site]))
+    if faults_of("touch_small", pid) != touched["alloc_small"] - resident["alloc_small"]:
+        errs.append("touch_small: %d faults" % faults_of("touch_small", pid))
+    got = faults_of("child_write", child)
+    if got != 64:
+        errs.append("child_write (copy-on-write in pid %d): %d faults, want 64" % (child, got))
+    # The file was evicted: its read faults, at least once, are major (the
+    # kernel maps the 16 pages around one fault, so count pages elsewhere).
+    rf = [s for s in stacks if s["pid"] == pid and s["names"] and s["names"][0] == "read_file"]
+    if not rf or sum(s["major"] for s in rf) < 1:
+        errs.append("read_file: no major fault: %s" % rf)
+    if rung == "tracepoint" and procs.get(child, {}).get("faults", 0) < 64:
+        errs.append("child process total below 64")
+    # Per-process totals agree with the stacks.
+    for p, o in procs.items():
+        total = sum(s["faults"] for s in stacks if s["pid"] == p)
+        if total != o["faults"]:
+            errs.append("pid %d: process total %d != sum of stacks %d" % (p, o["faults"], total))
+    if errs:
+        sys.exit("; ".join(errs))
+
+
+def by_alloc(path, out, rung):
+    sites, resident, truth, addrs = {}, {}, {}, {}
+    for l in open(out):
+        l = l.strip()
+        m = re.match(r"site fn=(\w+) kind=(\w+) bytes=(\d+) touched_pages=(\d+)$", l)
+        if m: sites[m.group(1)] = (m.group(2), int(m.group(3)), int(m.group(4)))
+        m = re.match(r"resident fn=(\w+) before_touch=(\d+)$", l)
+        if m: resident[m.group(1)] = int(m.group(2))
+        m = re.match(r"addr fn=(\w+) start=(0x[0-9a-f]+) end=(0x[0-9a-f]+)$", l)
+        if m: addrs.setdefault(m.group(1), []).append((int(m.group(2), 16), int(m.group(3), 16)))
+        m = re.match(r"(\w+)=(\S+)$", l)
+        if m: truth[m.group(1)] = m.group(2)
+    pid, child = int(truth["pid"]), int(truth["child_pid"])
+    got, regions, summary = {}, [], None
+    for l in open(path):
+        if not l.startswith("{"): continue
+        o = json.loads(l)
+        if o["type"] == "site":
+            fn = o["stack"][0]["sym"].split("+")[0] if o["stack"] else "?"
+            if fn == "mmap" and len(o["stack"]) > 1:   # libc's mmap wrapper: its caller
+                fn = o["stack"][1]["sym"].split("+")[0]
+            got[(o["pid"], fn)] = o
+        elif o["type"] == "region":
+            regions.append(o)
+        elif o["type"] == "by_alloc_summary":
+            summary = o
+        elif o["type"] == "summary" and o["lost"]:
+            sys.exit("lost %d events" % o["lost"])
+    def pages(ranges):
+        return {p for s, e in ranges for p in range(s >> 12, ((e - 1) >> 12) + 1)}
+    classes = {"small": "small", "heap": "heap", "mmap": "mmap", "zeroed": "mmap,zeroed", "anon": "anon"}
+    errs, seen = [], set()
+    order = ["alloc_small", "alloc_heap", "alloc_big", "alloc_zeroed", "map_anon", "map_file", "fork_buffer"]
+    for fn in order:
+        kind, nbytes, touched = sites[fn]
+        mine = pages(addrs[fn])
+        if kind == "file":
+            seen |= mine
+            continue
+        # Touched pages of this site no earlier site's blocks share.
+        touched_own = touched - len(mine & seen)
+        seen |= mine
+        o = got.get((pid, fn))
+        if not o:
+            errs.append("%s: no site" % fn); continue
+        want = {"faults": touched_own, "toucher": touched - resident[fn], "bytes": nbytes,
+                "class": classes[kind], "allocations": len(addrs[fn]), "major": 0}
+        have = {"faults": o["faults"], "toucher": o["faults"] - o["in_allocator"], "bytes": o["bytes"],
+                "class": o["class"], "allocations": o["allocations"], "major": o["major"]}
+        if rung == "tracepoint":
+            want["first_touch"], have["first_touch"] = touched_own, o["first_touch"]
+            want["cow"], have["cow"] = 0, o["cow"]
+        elif "first_touch" in o:
+            errs.append("%s: fault kinds on the software rung" % fn)
+        if want != have:
+            errs.append("%s: %s, want %s" % (fn, have, want))
+    c = got.get((child, "fork_buffer"))
+    want = {"faults": 64, "pages": 64, "allocations": 0, "class": "mmap"}
+    have = {k: c[k] for k in want} if c else None
+    if rung == "tracepoint" and c:
+        want["cow"], have["cow"] = 64, c["cow"]
+    if have != want:
+        errs.append("child fork_buffer copy-on-write: %s, want %s" % (have, want))
+    f = [r for r in regions if r["pid"] == pid and r["region"] == "file" and r["path"] == truth["file"]]
+    if not f or f[0]["major"] < 1:
+        errs.append("the read file's region: %s" % f)
+    if not summary or summary["faults"] != summary["to_allocations"] + summary["to_regions"] or summary["waiting"]:
+        errs.append("summary: %s" % summary)
+    elif summary["to_allocations"] != sum(o["faults"] for o in got.values()):
+        errs.append("sites' faults do not add up to the summary's: %s" % summary)
+    elif summary["to_regions"] != sum(r["faults"] for r in regions):
+        errs.append("regions' faults do not add up to the summary's: %s" % summary)
+    if errs:
+        sys.exit("; ".join(errs))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 5 or sys.argv[1] not in ("stacks", "by-alloc"):
+        sys.exit(__doc__)
+    (stacks if sys.argv[1] == "stacks" else by_alloc)(*sys.argv[2:5])

@@ -1,0 +1,211 @@
+#!/bin/sh
+# faultline record + faultline report: one recording of a target, then
+# each tool's report from it equals the live tool's on the same target
+# (leak, faults by stack and by allocation, ffaults, brk, mmap), with the
+# options applied after the fact (--sort, -T, --since/--until); script
+# dumps the samples as perf script does (parsed here by the rules of
+# FlameGraph's stackcollapse-perf.pl); a recording whose binaries moved
+# still symbolizes with --symfs; truncated and corrupted recordings are
+# refused with the offset, never a crash.
+. "$top_srcdir/tests/system/lib.sh"
+need_root
+LT=$(target leak-target)
+FT=$(target fault-target)
+BT=$(target brk-target)
+MT=$(target mmap-target)
+CHECK=$top_srcdir/tests/system/faults-check.py
+
+# The tool's own lines, without what changes from run to run: addresses,
+# pids, the clock, the footer's sample counts (a recording holds the
+# events of several tools), the target's own output.
+norm() {
+	grep -v -E '^([a-z_]+=|[a-z_]+ [a-z_]+=|\[[0-9:]+\] |Executing|Reading)' "$1" |
+		grep -v -E 'samples, lost|"type":"summary"' |
+		sed -E 's/0x[0-9a-f]+/X/g; s/\[[0-9]+\]/[P]/g; s/"pid":[0-9]+/"pid":P/g;
+			s/^[0-9]+( +)/P\1/; s/(from stack of pid )[0-9]+/\1P/'
+}
+
+# same WHAT LIVE REPORT: the normalized outputs are equal.
+same() {
+	norm "$2" >"$T/a"
+	norm "$3" >"$T/b"
+	[ -s "$T/a" ] || fail "$1: the live output is empty"
+	cmp -s "$T/a" "$T/b" || {
+		diff "$T/a" "$T/b" | head -20
+		fail "$1: the report differs from the live run"
+	}
+}
+
+# 1. leak-target: one recording of leak, faults, brk and mmap.
+run_fl record -e leak,faults,brk,mmap -o "$T/leak.rec" -c "$LT leaks"
+expect_eq "$rc" 0 "record status"
+cp "$T/out" "$T/leak.truth"
+expect_line "^faultline record: [0-9]+ samples \\(0 lost\\) of leak,faults,brk,mmap in $T/leak.rec, [0-9]+ bytes$" "$T/err"
+for opts in "" "--sort count" "-T 3" "--json"; do
+	run_fl leak $opts -c "$LT leaks"
+	cp "$T/out" "$T/live"
+	[ -n "$opts" ] || cp "$T/out" "$T/live.text"
+	run_fl report -i "$T/leak.rec" leak $opts
+	expect_eq "$rc" 0 "report leak $opts: status"
+	expect_eq "$(grep -c . "$T/err")" 0 "report leak $opts: stderr"
+	same "leak $opts" "$T/live" "$T/out"
+done
+# A time window: nothing allocated in the first microsecond of the run.
+run_fl report -i "$T/leak.rec" --until 0.000001 leak
+expect_line '^0 bytes in 0 allocations outstanding from 0 stacks' "$T/out"
+run_fl report -i "$T/leak.rec" --since 0.000001 leak
+same "leak --since" "$T/live.text" "$T/out"
+
+# 2. fault-target: faults by stack, by allocation, and ffaults, each
+# checked exactly against the target's truth, from one recording.
+run_fl record -e leak,faults,ffaults -o "$T/faults.rec" -c "$FT"
+expect_eq "$rc" 0 "record fault-target status"
+cp "$T/out" "$T/faults.truth"
+run_fl report -i "$T/faults.rec" faults --json
+expect_eq "$rc" 0 "report faults status"
+python3 "$CHECK" stacks "$T/out" "$T/faults.truth" tracepoint || fail "report faults: not exact"
+run_fl report -i "$T/faults.rec" faults --by-alloc --json
+expect_eq "$rc" 0 "report faults --by-alloc status"
+python3 "$CHECK" by-alloc "$T/out" "$T/faults.truth" tracepoint ||
+	fail "report faults --by-alloc: not exact"
+run_fl report -i "$T/faults.rec" ffaults --json
+file=$(sed -n 's/^file=//p' "$T/faults.truth")
+expect_line "\"path\":\"$file\".*\"major\":[1-9]" "$T/out"
+# -p keeps one recorded process: the forked child's 64 copy-on-write
+# writes, and nothing of its parent.
+child=$(sed -n 's/^child_pid=//p' "$T/faults.truth")
+run_fl report -i "$T/faults.rec" faults -p "$child" --json
+python3 - "$T/out" "$child" <<'PY' || fail "report faults -p CHILD"
+import json, sys
+stacks = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"stack"')]
+if {o["pid"] for o in stacks} != {int(sys.argv[2])}:
+    sys.exit("pids %s" % sorted({o["pid"] for o in stacks}))
+cw = [o for o in stacks if o["stack"] and o["stack"][0]["sym"].startswith("child_write+")]
+if sum(o["faults"] for o in cw) != 64:
+    sys.exit("child_write: %s" % cw)
+PY
+# The faults rung, and no kind a recording lacks: major-only from --major.
+run_fl report -i "$T/faults.rec" faults --major --json
+expect_line '"sym":"read_file\+' "$T/out"
+expect_no_line '"sym":"touch_big\+' "$T/out"
+
+# 3. brk-target and mmap-target, against their live runs.
+run_fl record -e brk,mmap -o "$T/brk.rec" -c "$BT"
+run_fl brk --json -c "$BT"
+cp "$T/out" "$T/live"
+run_fl report -i "$T/brk.rec" brk --json
+same "brk" "$T/live" "$T/out"
+run_fl record -e mmap -o "$T/mmap.rec" -c "$MT"
+run_fl mmap --json -c "$MT"
+cp "$T/out" "$T/live"
+run_fl report -i "$T/mmap.rec" mmap --json
+cp "$T/out" "$T/rep"
+python3 - "$T/live" "$T/rep" <<'PY' || fail "mmap: the report differs from the live run"
+import json, re, sys
+def calls(path):
+    out = []
+    for l in open(path):
+        if l.startswith("{"):
+            o = json.loads(l)
+            if o.get("type") in ("mmap", "munmap"):
+                c = {k: v for k, v in o.items() if k not in ("time", "pid", "tid", "addr")}
+                c["file"] = re.sub(r"\.[A-Za-z0-9]{6}$", ".XXXXXX", c.get("file", ""))
+                out.append(c)
+    return out
+a, b = calls(sys.argv[1]), calls(sys.argv[2])
+if not a or a != b:
+    sys.exit("live %d calls, report %d: %s / %s" % (len(a), len(b), a[:2], b[:2]))
+PY
+
+# 4. script: perf script's layout, as stackcollapse-perf.pl reads it (an
+# event line "comm pid/tid [cpu] secs.usecs: period event: fields", frame
+# lines "addr sym+off (module)", a blank line after each sample): folded,
+# read_file's stack holds the major fault of the evicted file.
+run_fl report -i "$T/faults.rec" script
+expect_eq "$rc" 0 "report script status"
+python3 - "$T/out" <<'PY' || fail "script: not in perf script's layout"
+import re, sys
+# stackcollapse-perf.pl's patterns: an event line, its event name, a frame.
+head = re.compile(r"^(\S.+?)\s+(\d+)/*(\d+)*\s+")
+evname = re.compile(r":\s*(\d+)*\s+(\S+):\s")
+frame = re.compile(r"^\s*([0-9a-f]+)\s*(.+) \((\S*)\)$")
+folded, stack, event, n = {}, [], None, 0
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if not line:
+        if event == "exceptions:page_fault_user":
+            key = ";".join(reversed(stack))
+            folded[key] = folded.get(key, 0) + 1
+        stack, event = [], None
+        continue
+    m = head.match(line)
+    if m and not line[0].isspace():
+        if event is not None:
+            sys.exit("a sample without its blank line: %r" % line)
+        e = evname.search(line)
+        if not e:
+            sys.exit("no event name: %r" % line)
+        event, n = e.group(2), n + 1
+        continue
+    m = frame.match(line)
+    if not m or event is None:
+        sys.exit("neither an event nor a frame: %r" % line)
+    stack.append(re.sub(r"\+0x[0-9a-f]+$", "", m.group(2)))
+reads = sum(c for k, c in folded.items() if k.endswith(";run_fault_scenario;read_file"))
+if n < 300 or reads < 1:
+    sys.exit("%d samples, read_file stacks %d" % (n, reads))
+PY
+
+# 5. --symfs: a target whose binary is gone at its recorded path still
+# symbolizes from a copy below DIR, found by its build-id.
+mkdir -p "$T/bin" "$T/symfs$T/bin"
+cp "$FT" "$T/bin/ft"
+run_fl record -e faults -o "$T/sym.rec" -c "$T/bin/ft"
+mv "$T/bin/ft" "$T/symfs$T/bin/ft"
+run_fl report -i "$T/sym.rec" faults --folded
+expect_no_line ';touch_big [0-9]+$' "$T/out"
+run_fl report -i "$T/sym.rec" --symfs "$T/symfs" faults --folded
+expect_line ';run_fault_scenario;touch_big 99$' "$T/out"
+# A different binary at that path is not taken for it (build-id check).
+cp "$BT" "$T/symfs$T/bin/ft"
+run_fl report -i "$T/sym.rec" --symfs "$T/symfs" faults --folded
+expect_no_line ';touch_big [0-9]+$' "$T/out"
+
+# 6. Truncated and corrupted recordings: one line, exit 1, the offset.
+size=$(stat -c %s "$T/brk.rec")
+for cut in 10 100 $((size / 2)) $((size - 1)); do
+	head -c "$cut" "$T/brk.rec" >"$T/cut.rec"
+	run_fl report -i "$T/cut.rec" brk
+	expect_eq "$rc" 1 "truncated at $cut: status"
+	expect_eq "$(grep -c . "$T/err")" 1 "truncated at $cut: one line"
+	expect_line "truncated|shorter than its header|offset [0-9]+" "$T/err"
+done
+# 1 KiB of 0xff mid-file: it spans a record header, whose length then
+# overruns the file.
+cp "$T/brk.rec" "$T/bad.rec"
+head -c 1024 /dev/zero | tr '\0' '\377' |
+	dd of="$T/bad.rec" bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null
+run_fl report -i "$T/bad.rec" brk
+expect_eq "$rc" 1 "corrupted: status"
+expect_eq "$(grep -c . "$T/err")" 1 "corrupted: one line"
+expect_line 'offset [0-9]+' "$T/err"
+# Not a recording at all.
+run_fl report -i "$T/live" brk
+expect_eq "$rc" 1 "not a recording: status"
+expect_eq "$(grep -c . "$T/err")" 1 "not a recording: one line"
+run_fl report -i "$T/nonexistent.rec" brk
+expect_eq "$rc" 1 "missing file: status"
+
+# 7. What a recording cannot answer, and usage.
+run_fl report -i "$T/brk.rec" leak
+expect_eq "$rc" 1 "leak from a brk recording: status"
+expect_line 'holds no events for it \(recorded: brk,mmap\)' "$T/err"
+run_fl report -i "$T/brk.rec" brk -c true
+expect_eq "$rc" 2 "report with -c: usage error"
+run_fl report brk
+expect_eq "$rc" 2 "report without -i: usage error"
+run_fl record -e nosuch -o "$T/x.rec" -c true
+expect_eq "$rc" 2 "record -e nosuch: usage error"
+
+assert_no_stale_probes
+pass_or_fail
