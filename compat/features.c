@@ -874,7 +874,8 @@ static bool recorded(const struct features *f, const char *prefix, const char *a
 	char key[512], *kp = key;
 
 	snprintf(key, sizeof(key), "%s%s%s%s", prefix, a, b ? ":" : "", b ? b : "");
-	return bsearch(&kp, f->recorded, f->nrecorded, sizeof(*f->recorded), cmp_str) != NULL;
+	return f->nrecorded &&
+	       bsearch(&kp, f->recorded, f->nrecorded, sizeof(*f->recorded), cmp_str) != NULL;
 }
 
 int features__recorded(const char *const *names, size_t n, struct features **out,
@@ -905,7 +906,8 @@ int features__recorded(const char *const *names, size_t n, struct features **out
 		features__free(f);
 		return err;
 	}
-	qsort(f->recorded, f->nrecorded, sizeof(*f->recorded), cmp_str);
+	if (f->nrecorded)
+		qsort(f->recorded, f->nrecorded, sizeof(*f->recorded), cmp_str);
 	f->has[FEAT_TRACEFS] = f->has[FEAT_PERF_EVENTS] = f->has[FEAT_EVENT_FILTERS] = true;
 	f->has[FEAT_UPROBES] = f->has[FEAT_URETPROBES] = uprobes;
 	f->has[FEAT_KPROBES] = f->has[FEAT_KRETPROBES] = kprobes;

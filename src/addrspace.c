@@ -219,6 +219,16 @@ bool map__anonymous(const struct map *m)
 	return !m->path || !strcmp(m->path, "//anon") || !strncmp(m->path, "[anon", 5);
 }
 
+bool map__swap_backed(const struct map *m)
+{
+	if (map__anonymous(m))
+		return true;
+	if (m->path[0] == '[')
+		return !strcmp(m->path, "[heap]") || !strncmp(m->path, "[stack", 6);
+	return !strcmp(m->path, "/dev/zero") || !strncmp(m->path, "/SYSV", 5) ||
+	       !strncmp(m->path, "/memfd:", 7) || !strncmp(m->path, "/dev/shm/", 9);
+}
+
 bool map__uprobes(const struct map *m)
 {
 	return m->path && !strcmp(m->path, "[uprobes]");

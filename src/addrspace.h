@@ -58,6 +58,15 @@ void map__clear(struct map *m);
  * "//anon" (MMAP2 records), or a prctl(PR_SET_VMA_ANON_NAME) "[anon:...]".
  * [heap] and [stack] have names of their own and are not counted here. */
 bool map__anonymous(const struct map *m);
+/*
+ * Whether a page of @m lives in swap when it is not in memory: anonymous
+ * memory (heap, stack, MAP_ANONYMOUS) and shmem (MAP_SHARED|MAP_ANONYMOUS
+ * shows as /dev/zero, SysV segments as /SYSV*, memfd, /dev/shm).  A file
+ * on disk is read from its file, never from swap; a written page of a
+ * private file mapping is anonymous, yet cannot be told from the file's
+ * own pages here, so it is left out.
+ */
+bool map__swap_backed(const struct map *m);
 /* The uprobes page ("[uprobes]": out-of-line single-step slots and the
  * uretprobe trampoline), which a tracer's probes add to the process. */
 bool map__uprobes(const struct map *m);

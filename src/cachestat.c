@@ -837,6 +837,7 @@ int cache_source__take(struct cache_source *cs, struct cache_tally *total,
 
 struct run_state {
 	struct cache_source *cs;
+	struct session *s;		/* NULL on the vmstat rung */
 	const struct cache_run_ops *ops;
 	double interval;
 	unsigned long count, done;
@@ -844,6 +845,21 @@ struct run_state {
 	bool stopped_by_us;
 	int err;
 };
+
+/* Now on the run's clock: the session's (a replay's is the recording's,
+ * so its intervals are the recorded run's), else CLOCK_MONOTONIC. */
+static void run_now(const struct run_state *r, struct timespec *now)
+{
+	uint64_t ns;
+
+	if (!r->s) {
+		clock_gettime(CLOCK_MONOTONIC, now);
+		return;
+	}
+	ns = session__now(r->s);
+	now->tv_sec = (time_t)(ns / 1000000000ULL);
+	now->tv_nsec = (long)(ns % 1000000000ULL);
+}
 
 static void ts_add(struct timespec *ts, double sec)
 {
@@ -859,14 +875,16 @@ static bool ts_reached(const struct timespec *now, const struct timespec *t)
 }
 
 /* Next deadline one interval on; after a stall, from now, so that a late
- * interval is not followed by a burst of empty ones. */
+ * interval is not followed by a burst of empty ones.  A replay has no
+ * stalls: its rounds come only with records, and a gap between two
+ * records spans intervals the live run did print, empty. */
 static void next_deadline(struct run_state *r)
 {
 	struct timespec now;
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	run_now(r, &now);
 	ts_add(&r->deadline, r->interval);
-	if (ts_reached(&now, &r->deadline)) {
+	if (ts_reached(&now, &r->deadline) && !(r->s && session__replaying(r->s))) {
 		r->deadline = now;
 		ts_add(&r->deadline, r->interval);
 	}
@@ -892,7 +910,7 @@ static void on_ready(void *ctx)
 {
 	struct run_state *r = ctx;
 
-	clock_gettime(CLOCK_MONOTONIC, &r->deadline);
+	run_now(r, &r->deadline);
 	ts_add(&r->deadline, r->interval);
 	if (r->ops->ready)
 		r->ops->ready(r->ops->ctx);
@@ -908,8 +926,13 @@ static void on_round(void *ctx)
 	if (r->ops->idle && r->ops->idle(r->ops->ctx)) {
 		r->stopped_by_us = true;
 	} else {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (!ts_reached(&now, &r->deadline) || !end_interval(r))
+		/* Every interval that ended by now (more than one only in a
+		 * replay, see next_deadline). */
+		run_now(r, &now);
+		while (ts_reached(&now, &r->deadline))
+			if (end_interval(r))
+				break;
+		if (!r->stopped_by_us)
 			return;
 	}
 	/* The session stops on its own signal flag: set it the way a
@@ -981,7 +1004,7 @@ out:
 int cache_run(struct cache_source *cs, struct session *s, double interval, unsigned long count,
 	      const struct cache_run_ops *ops, struct errbuf *eb)
 {
-	struct run_state r = { .cs = cs, .ops = ops, .interval = interval, .count = count };
+	struct run_state r = { .cs = cs, .s = s, .ops = ops, .interval = interval, .count = count };
 	struct session_hooks hooks = { .ready = on_ready, .round = on_round, .ctx = &r };
 	int err;
 
@@ -990,7 +1013,10 @@ int cache_run(struct cache_source *cs, struct session *s, double interval, unsig
 	err = session__run(s, &hooks, eb);
 	if (err)
 		return err;
-	if (!r.stopped_by_us && session__stop_reason(s) == SESSION_STOP_SIGNAL)
+	/* A replay that reached the recording's end ends as the recorded run
+	 * did when it was stopped: with the partial interval. */
+	if (!r.stopped_by_us && (session__stop_reason(s) == SESSION_STOP_SIGNAL ||
+				 session__replaying(s)))
 		ops->interval(ops->ctx, cs, true);
 	return 0;
 }

@@ -224,9 +224,11 @@ uint64_t cache_source__bad_records(const struct cache_source *cs);
 
 /*
  * cache_run: the interval loop both commands share.  With a session (the
- * sampled rungs) the session's rounds drive it; without (the vmstat rung)
- * it sleeps to each interval's end and polls /proc, stopping on SIGINT,
- * SIGTERM, SIGHUP or SIGPIPE.
+ * sampled rungs) the session's rounds drive it, on the session's clock
+ * (session__now: a replay's intervals are the recorded run's, and the
+ * end of a recording ends the run as a Ctrl-C would); without (the vmstat
+ * rung) it sleeps to each interval's end and polls /proc, stopping on
+ * SIGINT, SIGTERM, SIGHUP or SIGPIPE.
  */
 struct cache_run_ops {
 	/* Tracing is live: print headers.  May be NULL. */
@@ -244,7 +246,9 @@ struct cache_run_ops {
 /**
  * cache_run() - run intervals of @interval seconds until @count of them
  * (0: no limit), a signal, or an op asks to stop
- * @s: the session the source is attached to, or NULL for the vmstat rung
+ * @s: the session the source is attached to (live or a replay, not one
+ *     being recorded: faultline record runs that itself), or NULL for the
+ *     vmstat rung
  *
  * Return: 0, or -errno with detail in @eb (a failed poll of /proc, a
  * session error, no memory in a callback).

@@ -12,6 +12,12 @@
  * Sources (compat/ladder.c "cache"): kprobes as BCC, tracepoints, or
  * /proc counters; src/cachestat.c counts, this file only prints.  The
  * events fire in every process, so the session is system-wide (-a).
+ *
+ * From a recording (faultline report -i FILE cache [-T] [interval
+ * [count]]) the rows are the recorded run's, on its clock; BUFFERS_MB and
+ * CACHED_MB, read from /proc/meminfo at each row, are not recorded and
+ * show 0 (as BCC shows a key /proc/meminfo lacks).  The /proc rung can be
+ * neither recorded nor replayed.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,6 +38,7 @@ static const char help[] =
 	"\nPage-cache hits, misses and dirties of the whole system, as BCC cachestat.\n"
 	"\n"
 	"  -T          a TIME (HH:MM:SS) column first\n"
+	"  -a          accepted: the page cache is always counted system-wide\n"
 	"  interval    seconds between rows (default 1)\n"
 	"  count       rows to print, then exit (default: until Ctrl-C)\n"
 	"\n"
@@ -42,16 +49,34 @@ struct cache_cmd {
 	bool timestamps;
 	struct tool_interval every;
 	const char *label;
+	struct session *s;	/* NULL on the /proc rung */
 	int err;
 };
+
+/* -p is refused with the tool that does it (record passes its target). */
+static const char *cache_opt(int c, const char *arg, void *ctx)
+{
+	return "the page cache is counted system-wide (one process: faultline cachetop -p), "
+	       "not for pid";
+}
+
+static bool replaying(const struct cache_cmd *c)
+{
+	return c->s && session__replaying(c->s);
+}
 
 static void print_header(void *ctx)
 {
 	const struct cache_cmd *c = ctx;
 
-	/* Said when tracing is live, not before: scripts wait for this line. */
-	fprintf(stderr, "Tracing page cache of all processes with %s... Hit Ctrl-C to end.\n",
-		c->label);
+	/* Said when tracing is live, not before: scripts wait for this line.
+	 * A report prints the report alone, and what it lacks. */
+	if (replaying(c))
+		fprintf(stderr, "faultline " TOOL ": a recording does not hold /proc/meminfo: "
+			"BUFFERS_MB and CACHED_MB show 0\n");
+	else
+		fprintf(stderr, "Tracing page cache of all processes with %s... Hit Ctrl-C to end.\n",
+			c->label);
 	if (c->timestamps)
 		printf("%-8s ", "TIME");
 	printf("%8s %8s %8s %8s %12s %10s\n", "HITS", "MISSES", "DIRTIES", "HITRATIO", "BUFFERS_MB",
@@ -76,10 +101,12 @@ static int print_row(void *ctx, struct cache_source *cs, bool final)
 		return 1;
 	}
 	cache_tally__row(&t, cache_source__formula(cs), &row);
-	/* A meminfo that cannot be read shows 0, as a missing key does in BCC. */
-	cache_meminfo__read(NULL, &buffers, &cached);
+	/* A meminfo that cannot be read shows 0, as a missing key does in BCC;
+	 * a replay has none (this machine's now is not the recording's). */
+	if (!replaying(c))
+		cache_meminfo__read(NULL, &buffers, &cached);
 	if (c->timestamps) {
-		secs = time(NULL);
+		secs = c->s ? session__wall(c->s) : time(NULL);
 		localtime_r(&secs, &tm);
 		strftime(now, sizeof(now), "%H:%M:%S", &tm);
 		printf("%-8s ", now);
@@ -95,7 +122,8 @@ static int print_row(void *ctx, struct cache_source *cs, bool final)
 int cmd_cache(int argc, char **argv)
 {
 	struct cache_cmd c = { .every = { .secs = 1 } };
-	struct tool_extra extra = { .positional = tool_opts__interval_positional, .ctx = &c.every };
+	struct tool_extra extra = { .shortopts = "p:", .opt = cache_opt,
+				    .positional = tool_opts__interval_positional, .ctx = &c.every };
 	struct tool_opts o;
 	struct cache_run_ops ops = { .ready = print_header, .interval = print_row, .ctx = &c };
 	struct cache_source *cs = NULL;
@@ -104,9 +132,10 @@ int cmd_cache(int argc, char **argv)
 	struct errbuf eb = { "" };
 	int ret, err;
 
-	/* -T only: the page cache is the whole system's, nothing to choose. */
-	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_T | TOOL_OPT_NO_SHARED, usage, help, &extra,
-				   argc, argv);
+	/* -T only: the page cache is the whole system's, nothing to choose
+	 * (-a says so, as faultline record passes it). */
+	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL),
+				   usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	c.timestamps = o.timestamps;
@@ -124,7 +153,14 @@ int cmd_cache(int argc, char **argv)
 		tool__fail(TOOL, &eb, err);
 		goto out;
 	}
+	/* faultline record borrows the setup: the run is its own. */
+	if (s && session__recording(s)) {
+		tool__run(s, &o, TOOL, "page cache", label);
+		ret = EXIT_OK;
+		goto out;
+	}
 	c.label = label;
+	c.s = s;
 	err = cache_run(cs, s, c.every.secs, c.every.count, &ops, &eb);
 	if (!err)
 		err = c.err;

@@ -19,6 +19,11 @@
  *
  * Events are attributed to the process in whose context they fired
  * (sample pid); -p traces one process only (in the kernel, per task).
+ *
+ * From a recording (faultline report -i FILE cachetop) the blocks are the
+ * recorded run's, on its clock, with the recorded command names; what
+ * live is read from /proc (a process's owner, Buffers and Cached) is not
+ * recorded: UID shows "?" and the MB figures 0.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -47,6 +52,7 @@ static const char help[] =
 	"\nPage-cache hits, misses and dirties per process, as BCC cachetop.\n"
 	"\n"
 	"  -p PID      this process only\n"
+	"  -a          every process (the default)\n"
 	"  interval    seconds between screens (default 5)\n"
 	"  count       screens to show, then exit (default: until q or Ctrl-C)\n"
 	"\n"
@@ -103,6 +109,11 @@ static void user_name(uid_t uid, char *buf, size_t n)
 
 /* Name and owner of @pid from /proc/PID/status, looked up once per pid;
  * NULL on no memory. */
+static bool replaying(const struct top *t)
+{
+	return t->s && session__replaying(t->s);
+}
+
 static const struct proc_info *proc_info(struct top *t, pid_t pid)
 {
 	char path[64], *text = NULL, *p;
@@ -116,7 +127,8 @@ static const struct proc_info *proc_info(struct top *t, pid_t pid)
 	snprintf(pi->user, sizeof(pi->user), "?");
 	snprintf(pi->comm, sizeof(pi->comm), "?");
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (read_file(path, 1u << 16, &text, NULL) == 0) {
+	/* A replay's pids are the recorded machine's, not this one's. */
+	if (!replaying(t) && read_file(path, 1u << 16, &text, NULL) == 0) {
 		p = strstr(text, "Name:");
 		if (p && sscanf(p, "Name: %16[^\n]", pi->comm) != 1)
 			snprintf(pi->comm, sizeof(pi->comm), "?");
@@ -256,8 +268,9 @@ static int on_interval(void *ctx, struct cache_source *cs, bool final)
 		keyed__free(t->infos);
 		t->infos = fresh;
 	}
-	cache_meminfo__read(NULL, &t->buffers_mb, &t->cached_mb);
-	secs = time(NULL);
+	if (!replaying(t))
+		cache_meminfo__read(NULL, &t->buffers_mb, &t->cached_mb);
+	secs = t->s ? session__wall(t->s) : time(NULL);
 	localtime_r(&secs, &tm);
 	strftime(t->stamp, sizeof(t->stamp), "%H:%M:%S", &tm);
 	/* A terminal's last screen stays as it was: Ctrl-C only ends it. */
@@ -279,7 +292,7 @@ static int on_idle(void *ctx)
 	/* Learn who new pids are while they run: most page-cache users are
 	 * short-lived, and /proc forgets them at exit. */
 	cache_source__peek(t->cs, &procs, &n);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n && !replaying(t); i++)
 		if (!proc_info(t, procs[i].pid)) {
 			t->err = -ENOMEM;
 			return 1;
@@ -311,8 +324,12 @@ static void on_ready(void *ctx)
 {
 	struct top *t = ctx;
 
-	/* Said when tracing is live, not before: scripts wait for this line. */
-	if (t->pid > 0)
+	/* Said when tracing is live, not before: scripts wait for this line.
+	 * A report prints the report alone, and what it lacks. */
+	if (replaying(t))
+		fprintf(stderr, "faultline " TOOL ": a recording does not hold /proc/meminfo or the "
+			"processes' owners: Buffers MB and Cached MB show 0, UID ?\n");
+	else if (t->pid > 0)
 		fprintf(stderr, "Tracing page cache of PID %d with %s... Hit Ctrl-C to end.\n", (int)t->pid,
 			t->label);
 	else
@@ -360,9 +377,10 @@ int cmd_cachetop(int argc, char **argv)
 	bool alt_screen = false;
 	int ret, err;
 
-	/* -p only: per process, and system-wide without it. */
-	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_PID, usage, help, &extra,
-				   argc, argv);
+	/* -p only: per process, and system-wide without it (or with -a, as
+	 * faultline record says it). */
+	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_NO_SHARED & ~(TOOL_OPT_NO_PID | TOOL_OPT_NO_ALL),
+				   usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	t.pid = o.sess.pid;
@@ -384,6 +402,12 @@ int cmd_cachetop(int argc, char **argv)
 		err = cache_source__attach(cs, t.s, &eb);
 	if (err) {
 		tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	/* faultline record borrows the setup: the run is its own. */
+	if (t.s && session__recording(t.s)) {
+		tool__run(t.s, &o, TOOL, "page cache", label);
+		ret = EXIT_OK;
 		goto out;
 	}
 	t.label = label;

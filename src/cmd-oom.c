@@ -27,6 +27,17 @@
  *
  * "pages" is what oomkill prints, oc->totalpages; no rung can read it, so
  * it is derived as the kernel computes it (oom_report__totalpages()).
+ *
+ * Recording (faultline record -e oom) cannot read /dev/kmsg while the
+ * run goes on: it records the kernel's report as it is printed instead,
+ * with the tracepoint printk:console (one event per printk() call, so a
+ * line built of pr_cont() pieces is joined again here), and this
+ * machine's page size, SwapTotal and MemTotal for "pages".  A replay
+ * (faultline report -i FILE oom) gives each kill the tracepoint's fields
+ * and that report, as live; what live is read from /proc and the memcg's
+ * files at the kill (loadavg, PSI, memory.stat when the report has none,
+ * the victim's /proc) is not in a recording, and is said so once.  The
+ * kmsg rung can be neither recorded nor replayed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,6 +67,9 @@
 #define TOP_STATS 8
 /* How long an event waits for its report in /dev/kmsg. */
 #define KMSG_WAIT_NS 1000000000ULL
+/* A printk:console line not continued for this long is complete. */
+#define CONSOLE_LINE_NS 50000000ULL
+#define CONSOLE_LINE 2048
 
 static const char usage[] = "faultline oom [-v] [--json] [duration]";
 static const char help[] =
@@ -91,9 +105,18 @@ struct oom_state {
 	bool verbose, json;
 	const char *rung;
 	struct session *s;
+	bool replay;			/* s is a recording's: nothing live is read */
 	struct oom_kmsg *parser;
 	int kmsg_fd;
 	uint64_t kmsg_lost;
+	bool log;			/* the kernel's report comes (kmsg or console) */
+	/* printk:console: the line being joined from its pieces */
+	struct tp_field f_msg;
+	char line[CONSOLE_LINE];
+	size_t line_len;
+	uint32_t line_tid;
+	uint64_t line_time;
+	uint64_t rec_swap_kb, rec_mem_kb;	/* replay: the recorded SwapTotal, MemTotal */
 	char memcg_root[PATH_MAX];	/* mount of the memory controller's hierarchy */
 	uint64_t page_kb;
 	struct tp_field f_pid, f_comm, f_total_vm, f_anon, f_file, f_shmem, f_uid, f_pgtables, f_adj;
@@ -113,6 +136,12 @@ static uint64_t now_ns(clockid_t id)
 
 	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC on the session's clock: a replay's is the recording's. */
+static uint64_t mono_now(const struct oom_state *st)
+{
+	return st->s ? session__now(st->s) : now_ns(CLOCK_MONOTONIC);
 }
 
 /* The first line of a small procfs file, newline gone; "" if unreadable. */
@@ -279,7 +308,7 @@ static const char *kill_memcg(const struct kill *k)
 static void print_kill(struct oom_state *st, struct kill *k)
 {
 	const char *from = "", *memcg;
-	uint64_t pages, swap_kb, mem_kb, now = now_ns(CLOCK_MONOTONIC);
+	uint64_t pages, swap_kb, mem_kb, now = mono_now(st);
 	struct oom_report *r = &k->r;
 	time_t secs = (time_t)(k->real_ns / 1000000000ULL);
 	char when[16] = "??:??:??", trig_pid[16] = "?";
@@ -291,7 +320,7 @@ static void print_kill(struct oom_state *st, struct kill *k)
 		snprintf(trig_pid, sizeof(trig_pid), "%d", r->trigger_pid);
 	/* A memcg kill whose report gave no limit: the memcg's own files. */
 	if (!strcmp(r->constraint, "CONSTRAINT_MEMCG") && !(r->have & OOM_HAVE_MEM_LIMIT) &&
-	    st->memcg_root[0] && kill_memcg(k)[0]) {
+	    !st->replay && st->memcg_root[0] && kill_memcg(k)[0]) {
 		char path[PATH_MAX + OOM_KMSG_PATH + 32], line[64] = "";
 
 		if (memcg_file(st, kill_memcg(k), "memory.limit_in_bytes", path, sizeof(path)))
@@ -303,11 +332,16 @@ static void print_kill(struct oom_state *st, struct kill *k)
 			r->have |= OOM_HAVE_MEM_LIMIT;
 		}
 	}
-	meminfo_totals(&swap_kb, &mem_kb);
+	if (st->replay) {
+		swap_kb = st->rec_swap_kb;
+		mem_kb = st->rec_mem_kb;
+	} else {
+		meminfo_totals(&swap_kb, &mem_kb);
+	}
 	pages = oom_report__totalpages(r, st->page_kb, swap_kb, mem_kb, &from);
-	if (!k->loadavg[0])
+	if (!k->loadavg[0] && !st->replay)
 		read_line("/proc/loadavg", k->loadavg, sizeof(k->loadavg));
-	if (st->verbose && !k->have_psi && read_psi(k->psi, sizeof(k->psi))) {
+	if (st->verbose && !k->have_psi && !st->replay && read_psi(k->psi, sizeof(k->psi))) {
 		k->have_psi = true;
 		k->psi_delay_ms = k->mono_ns && now > k->mono_ns ? (now - k->mono_ns) / 1000000 : 0;
 	}
@@ -319,7 +353,7 @@ static void print_kill(struct oom_state *st, struct kill *k)
 			memcpy(k->stat, r->stats, k->nstat * sizeof(k->stat[0]));
 			snprintf(k->stat_memcg, sizeof(k->stat_memcg), "%s", r->stats_memcg);
 			k->stat_when = STAT_KERNEL;
-		} else if (k->stat_when == STAT_NONE || strcmp(k->stat_memcg, memcg)) {
+		} else if (!st->replay && (k->stat_when == STAT_NONE || strcmp(k->stat_memcg, memcg))) {
 			if (read_memory_stat(st, memcg, k))
 				k->stat_delay_ms = k->mono_ns && now > k->mono_ns ?
 					(now - k->mono_ns) / 1000000 : 0;
@@ -344,7 +378,10 @@ static void print_kill(struct oom_state *st, struct kill *k)
 		printf(",\"pages\":%" PRIu64 ",\"pages_from\":", pages);
 		report__json_str(stdout, from);
 		printf(",\"loadavg\":");
-		report__json_str(stdout, k->loadavg);
+		if (k->loadavg[0])
+			report__json_str(stdout, k->loadavg);
+		else
+			printf("null");
 		printf(",\"constraint\":");
 		if (r->constraint[0])
 			report__json_str(stdout, r->constraint);
@@ -401,7 +438,8 @@ static void print_kill(struct oom_state *st, struct kill *k)
 	} else {
 		printf("%s Triggered by PID %s (\"%s\"), OOM kill of PID %d (\"%s\"), %" PRIu64
 		       " pages, loadavg: %s\n", when, trig_pid, r->trigger_comm[0] ? r->trigger_comm : "?",
-		       r->victim_pid, r->victim_comm[0] ? r->victim_comm : "?", pages, k->loadavg);
+		       r->victim_pid, r->victim_comm[0] ? r->victim_comm : "?", pages,
+		       k->loadavg[0] ? k->loadavg : "?");
 		printf("  constraint=%s%s", r->constraint[0] ? r->constraint : "unknown",
 		       r->constraint_inferred ? " (inferred)" : "");
 		if (r->oom_memcg[0])
@@ -565,7 +603,7 @@ static void merge_report(struct kill *k, const struct oom_report *rep)
 /* Print the events whose report came, or that waited long enough, in order. */
 static void flush_pending(struct oom_state *st, bool final)
 {
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	uint64_t now = mono_now(st);
 	size_t done = 0;
 
 	for (size_t i = 0; i < st->npending; i++) {
@@ -588,7 +626,7 @@ static void flush_pending(struct oom_state *st, bool final)
 				break;
 			}
 		}
-		if (!matched && !final && now - k->queued_ns < KMSG_WAIT_NS && st->kmsg_fd >= 0)
+		if (!matched && !final && now - k->queued_ns < KMSG_WAIT_NS && st->log)
 			break;
 		if (!matched && !k->r.victim_pid) {
 			st->dropped++;	/* a kprobe hit whose report never came */
@@ -602,11 +640,15 @@ static void flush_pending(struct oom_state *st, bool final)
 	st->npending -= done;
 }
 
+static void console_line_done(struct oom_state *st);
+
 static void on_round(void *ctx)
 {
 	struct oom_state *st = ctx;
 
 	kmsg_drain(st);
+	if (st->line_len && mono_now(st) - st->line_time >= CONSOLE_LINE_NS)
+		console_line_done(st);
 	flush_pending(st, false);
 }
 
@@ -620,7 +662,7 @@ static struct kill *queue_event(struct oom_state *st, const struct sample *smp)
 	memset(k, 0, sizeof(*k));
 	k->mono_ns = smp->time;
 	k->real_ns = session__realtime(st->s, smp->time);
-	k->queued_ns = now_ns(CLOCK_MONOTONIC);
+	k->queued_ns = mono_now(st);
 	k->trigger_tid = (int)smp->tid;
 	k->r.trigger_pid = (int)smp->pid;
 	k->r.have |= OOM_HAVE_TRIGGER_PID;
@@ -628,9 +670,11 @@ static struct kill *queue_event(struct oom_state *st, const struct sample *smp)
 		 session__comm(st->s, (pid_t)smp->pid));
 	if (!strcmp(k->r.trigger_comm, "?"))
 		k->r.trigger_comm[0] = '\0';
-	/* What may be gone in a moment: read it now. */
-	read_line("/proc/loadavg", k->loadavg, sizeof(k->loadavg));
-	if (st->verbose && read_psi(k->psi, sizeof(k->psi))) {
+	/* What may be gone in a moment: read it now (live: a recording has
+	 * none of it). */
+	if (!st->replay)
+		read_line("/proc/loadavg", k->loadavg, sizeof(k->loadavg));
+	if (st->verbose && !st->replay && read_psi(k->psi, sizeof(k->psi))) {
 		uint64_t now = k->queued_ns;
 
 		k->have_psi = true;
@@ -684,15 +728,17 @@ static void on_mark_victim(struct session *s, const struct sample *smp, void *ct
 		k->r.have |= OOM_HAVE_SCORE_ADJ;
 	}
 	/* The victim may still be exiting: its memcg, and its comm and
-	 * oom_score_adj where the event lacks them. */
-	read_pid_memcg((pid_t)pid, k->cgroup_at_event, sizeof(k->cgroup_at_event));
-	if (!k->r.victim_comm[0]) {
+	 * oom_score_adj where the event lacks them.  Not in a replay: the
+	 * pid is the recorded machine's. */
+	if (!st->replay)
+		read_pid_memcg((pid_t)pid, k->cgroup_at_event, sizeof(k->cgroup_at_event));
+	if (!k->r.victim_comm[0] && !st->replay) {
 		char path[64];
 
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 		read_line(path, k->r.victim_comm, sizeof(k->r.victim_comm));
 	}
-	if (!(k->r.have & OOM_HAVE_SCORE_ADJ)) {
+	if (!(k->r.have & OOM_HAVE_SCORE_ADJ) && !st->replay) {
 		char path[64], line[32];
 
 		snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
@@ -719,11 +765,102 @@ static void on_oom_kill_process(struct session *s, const struct sample *smp, voi
 	on_round(st);
 }
 
+/* ---- the report as printed: printk:console ------------------------------ */
+
+/*
+ * The joined line, to the parser as the /dev/kmsg record it is there
+ * ("6,SEQ,USEC,-;text", with '\\' and control characters escaped as kmsg
+ * escapes them), so that one parser reads both.
+ */
+static void console_line_done(struct oom_state *st)
+{
+	char rec[CONSOLE_LINE * 4 + 64];
+	struct oom_report r;
+	size_t n;
+
+	n = (size_t)snprintf(rec, sizeof(rec), "6,0,%" PRIu64 ",-;", st->line_time / 1000);
+	for (size_t i = 0; i < st->line_len && n + 5 < sizeof(rec); i++) {
+		unsigned char c = (unsigned char)st->line[i];
+
+		if (c == '\\' || c < ' ' || c == 0x7f)
+			n += (size_t)snprintf(rec + n, sizeof(rec) - n, "\\x%02x", c);
+		else
+			rec[n++] = (char)c;
+	}
+	st->line_len = 0;
+	if (oom_kmsg__feed(st->parser, rec, n, &r) == 1)
+		kmsg_report(st, &r);
+}
+
+/*
+ * One printk() call's text, its level and trailing newline gone (5.10+
+ * trace it as stored, continuation pieces apart).  A piece continues the
+ * line before it, of the same task, when it starts with ',' or ':' or
+ * that line ends with '=' or ' ': how the pr_cont() pieces of the OOM
+ * report join ("oom-kill:constraint=...", ",oom_memcg=", "/a/b", ...;
+ * "Memory cgroup stats for ", "/a/b", ":").  A line is complete when the
+ * next one starts, at once for "Killed process" (one printk, never
+ * continued, and the line a kill waits for), or after CONSOLE_LINE_NS.
+ */
+static void on_console(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct oom_state *st = ctx;
+	char piece[CONSOLE_LINE];
+	size_t len;
+	bool cont;
+
+	(void)s;
+	if (tp_field__str(&st->f_msg, smp->raw, smp->raw_size, piece, sizeof(piece)))
+		return;
+	len = strlen(piece);
+	cont = st->line_len && st->line_tid == smp->tid &&
+	       (piece[0] == ',' || piece[0] == ':' || st->line[st->line_len - 1] == '=' ||
+		st->line[st->line_len - 1] == ' ');
+	if (st->line_len && !cont)
+		console_line_done(st);
+	if (!st->line_len) {
+		st->line_tid = smp->tid;
+		st->line_time = smp->time;
+	}
+	if (len > sizeof(st->line) - 1 - st->line_len)
+		len = sizeof(st->line) - 1 - st->line_len;
+	memcpy(st->line + st->line_len, piece, len);
+	st->line_len += len;
+	st->line[st->line_len] = '\0';
+	if (strstr(st->line, "Killed process ")) {
+		console_line_done(st);
+		flush_pending(st, false);
+	}
+}
+
+/* What a replay cannot give, said once. */
+static void replay_note(const struct oom_state *st)
+{
+	fprintf(stderr, "faultline " TOOL ": a recording does not hold the load average%s or the "
+		"victim's /proc entries: not shown%s%s\n",
+		st->verbose ? ", memory PSI, memcg files" : "",
+		st->log ? "" : "; nor the kernel's log report (the tracepoint printk:console was not "
+		"recorded): no constraint, memcg paths, limits or gfp mask",
+		st->log || strcmp(st->rung, "kprobe") ? "" : ", and no victims: no kill can be shown");
+}
+
 static int add_events(struct oom_state *st, struct errbuf *eb)
 {
+	const struct features *f = session__features(st->s);
 	struct tp_event *ev = NULL;
 	int err;
 
+	/* The report in the kernel's log, as printed: a recording's only way
+	 * to it (live reads /dev/kmsg, which holds more: the whole record). */
+	if ((session__recording(st->s) || st->replay) &&
+	    features__has_tracepoint(f, "printk", "console")) {
+		err = session__add_tracepoint(st->s, "printk", "console", 0, on_console, st, &ev, eb);
+		if (err)
+			return err;
+		if (tp_event__field(ev, "msg", &st->f_msg))
+			return errbuf__set(eb, -ENOENT, "the printk:console event has no field 'msg'");
+		st->log = true;
+	}
 	if (!strcmp(st->rung, "kprobe"))
 		return session__add_kprobe(st->s, "oom_kill_process", "oom_kill_process", false, NULL, 0,
 					   on_oom_kill_process, st, NULL, eb);
@@ -801,8 +938,10 @@ static const char *extra_opt(int c, const char *arg, void *ctx)
 	return NULL;
 }
 
-/* The rung for the kmsg check before a session exists. */
-static int choose_rung(const char **key, const char **label, int *idx, char (*why)[256], size_t nwhy)
+/* The rung for the kmsg check before a session exists, and whether this
+ * machine could open one (tracefs and perf events). */
+static int choose_rung(const char **key, const char **label, int *idx, char (*why)[256], size_t nwhy,
+		       bool *session_ok)
 {
 	const struct ladder *l = ladder__find(TOOL);
 	struct features *f = NULL;
@@ -817,6 +956,7 @@ static int choose_rung(const char **key, const char **label, int *idx, char (*wh
 		return err;
 	}
 	*idx = ladder__choose(l, f, why, nwhy);
+	*session_ok = features__has(f, FEAT_TRACEFS) && features__has(f, FEAT_PERF_EVENTS);
 	features__free(f);
 	if (*idx < 0)
 		return *idx;
@@ -845,12 +985,16 @@ int cmd_oom(int argc, char **argv)
 	struct errbuf eb = { "" };
 	struct tool_opts o;
 	const char *rung = NULL, *label = NULL;
+	bool session_ok = false;
 	int ret, err, idx = -1;
 
 	ret = tool_opts__parse_ext(&o, TOOL, 0, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	if (o.sess.pid > 0 || o.sess.cmd) {
+	/* Live, OOM kills are traced system-wide.  A recording of a target
+	 * holds the kills of its tasks (a memcg OOM it triggers itself), and
+	 * a report reads whatever the recording holds. */
+	if ((o.sess.pid > 0 || o.sess.cmd) && !tool__recording() && !tool__replaying()) {
 		fprintf(stderr, "faultline " TOOL ": OOM kills are traced system-wide; -p and -c are not "
 			"supported (filter the output by PID or memcg instead)\n");
 		return EXIT_USAGE;
@@ -866,13 +1010,39 @@ int cmd_oom(int argc, char **argv)
 		goto out;
 	}
 	memset(why, 0, sizeof(why));
-	if (choose_rung(&rung, &label, &idx, why, 8))
+	if (choose_rung(&rung, &label, &idx, why, 8, &session_ok))
 		goto out;
-	/* The kmsg rung needs no tracefs and no session. */
-	if (!strcmp(rung, "kmsg")) {
-		st.rung = rung;
-		fprintf(stderr, "faultline " TOOL ": falling back to %s (%s): %s\n", label, why[0],
-			ladder__find(TOOL)->rungs[idx].loses);
+	/*
+	 * The session, and the rung, from tool__start: live, recorded, or a
+	 * recording's.  Where this machine cannot trace (no tracefs: also a
+	 * replay by a user without root), tool__start_bare, which lets the
+	 * kmsg rung run live without a session and still hands a recording's
+	 * session to faultline report.
+	 */
+	o.all = true;
+	if (!strcmp(rung, "kmsg") && !session_ok) {
+		if (tool__start_bare(&o, TOOL, "kmsg", &st.s, &st.rung, &label))
+			goto out;
+	} else if (!(st.s = tool__start(&o, TOOL, &st.rung, &label))) {
+		goto out;
+	}
+	st.replay = st.s && session__replaying(st.s);
+	/* A recording holds events, not the log the kmsg rung reads. */
+	if (!strcmp(st.rung, "kmsg") && st.s && (st.replay || session__recording(st.s))) {
+		if (st.replay)
+			fprintf(stderr, "faultline " TOOL ": the recording holds no OOM events to report "
+				"from (it holds the events of: %s)\n", session__meta(st.s, "tools") ?
+				session__meta(st.s, "tools") : "?");
+		else
+			fprintf(stderr, "faultline " TOOL ": this kernel's OOM reports can only be read "
+				"from /dev/kmsg, which cannot be recorded\n");
+		goto out;
+	}
+	/* The kmsg rung needs no tracefs and no session: the "falling back"
+	 * line was said choosing it. */
+	if (!strcmp(st.rung, "kmsg")) {
+		session__free(st.s);
+		st.s = NULL;
 		err = kmsg_open(&st.kmsg_fd, &eb);
 		if (err) {
 			ret = tool__fail(TOOL, &eb, err);
@@ -882,27 +1052,50 @@ int cmd_oom(int argc, char **argv)
 		ret = EXIT_OK;
 		goto out;
 	}
-	o.all = true;
-	st.s = tool__start(&o, TOOL, &st.rung, &label);
-	if (!st.s)
-		goto out;
-	err = kmsg_open(&st.kmsg_fd, &eb);
-	if (err) {
-		if (!strcmp(st.rung, "kprobe")) {
-			ret = tool__fail(TOOL, &eb, err);
-			goto out;
+	if (session__recording(st.s)) {
+		/* "pages" of a replay, as this machine would derive them. */
+		char v[32];
+		uint64_t swap_kb, mem_kb;
+
+		meminfo_totals(&swap_kb, &mem_kb);
+		snprintf(v, sizeof(v), "%" PRIu64, st.page_kb);
+		session__record_meta(st.s, "oom.page_kb", v);
+		snprintf(v, sizeof(v), "%" PRIu64, swap_kb);
+		session__record_meta(st.s, "oom.swap_total_kb", v);
+		snprintf(v, sizeof(v), "%" PRIu64, mem_kb);
+		session__record_meta(st.s, "oom.mem_total_kb", v);
+	} else if (st.replay) {
+		if (session__meta(st.s, "oom.page_kb"))
+			st.page_kb = strtoull(session__meta(st.s, "oom.page_kb"), NULL, 10);
+		if (session__meta(st.s, "oom.swap_total_kb"))
+			st.rec_swap_kb = strtoull(session__meta(st.s, "oom.swap_total_kb"), NULL, 10);
+		if (session__meta(st.s, "oom.mem_total_kb"))
+			st.rec_mem_kb = strtoull(session__meta(st.s, "oom.mem_total_kb"), NULL, 10);
+	} else {
+		err = kmsg_open(&st.kmsg_fd, &eb);
+		if (err) {
+			if (!strcmp(st.rung, "kprobe")) {
+				ret = tool__fail(TOOL, &eb, err);
+				goto out;
+			}
+			fprintf(stderr, "faultline " TOOL ": warning: %s: no constraint or memcg limits "
+				"from the kernel's report\n", errbuf__str(&eb, err));
 		}
-		fprintf(stderr, "faultline " TOOL ": warning: %s: no constraint or memcg limits from "
-			"the kernel's report\n", errbuf__str(&eb, err));
+		st.log = st.kmsg_fd >= 0;
 	}
 	err = add_events(&st, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);
 		goto out;
 	}
+	if (st.replay)
+		replay_note(&st);
+	/* Recording: faultline record's run, not ours (1, at once). */
 	if (tool__run_with(st.s, &o, TOOL, "OOM kills", label, on_round, &st))
 		goto out;
 	kmsg_drain(&st);
+	if (st.line_len)
+		console_line_done(&st);
 	flush_pending(&st, true);
 	if (st.dropped)
 		fprintf(stderr, "faultline " TOOL ": %" PRIu64 " oom_kill_process call(s) without a "

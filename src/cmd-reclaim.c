@@ -12,10 +12,16 @@
  * them (mm_vmscan_write_folio was mm_vmscan_writepage before 5.19).  Last
  * rung: /proc/vmstat direct reclaim counters, system-wide, per interval.
  * Every field is read by name: the layouts changed in 4.8 and 5.2.
+ *
+ * From a recording (faultline report -i FILE reclaim ...) every option
+ * applies after the fact: events, -T times and -s intervals are the
+ * recorded run's, on its clock, and [duration] counts recorded seconds.
+ * The /proc/vmstat rung can be neither recorded nor replayed.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -58,6 +64,7 @@ struct interval {
 
 struct reclaim_state {
 	struct tool_opts *o;
+	struct session *s;
 	bool summary, json;
 	double interval;
 	struct tp_field f_pages[2];	/* nr_reclaimed of the direct/memcg end events */
@@ -69,8 +76,9 @@ struct reclaim_state {
 	uint64_t events[2], pages[2], unpaired;
 	const char *writepage_event;	/* NULL when the kernel has none */
 	bool have_slab, have_wake;
-	/* interval clock */
+	/* interval clock (the session's: a replay's is the recording's) */
 	uint64_t next_ns;
+	uint64_t start_ns;		/* when tracing began */
 	/* vmstat rung */
 	uint64_t vm_prev[4];
 	int err;
@@ -78,14 +86,6 @@ struct reclaim_state {
 
 static const char *const vm_names[] = { "allocstall*", "pgscan_direct", "pgsteal_direct",
 					"pgscan_kswapd", NULL };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static void hist_add(struct hist *h, uint64_t v)
 {
@@ -248,9 +248,9 @@ static void on_writepage(struct session *s, const struct sample *smp, void *ctx)
 	((struct reclaim_state *)ctx)->cur.writepages++;
 }
 
-static void clock_label(char *buf, size_t n)
+static void clock_label(const struct reclaim_state *st, char *buf, size_t n)
 {
-	time_t now = time(NULL);
+	time_t now = session__wall(st->s);
 	struct tm tm;
 
 	localtime_r(&now, &tm);
@@ -262,7 +262,7 @@ static void print_interval(struct reclaim_state *st)
 {
 	char when[16];
 
-	clock_label(when, sizeof(when));
+	clock_label(st, when, sizeof(when));
 	if (st->json)
 		printf("{\"type\":\"interval\",\"time\":\"%s\",\"slab_ms\":%.3f,\"direct_ms\":%.3f,"
 		       "\"memcg_ms\":%.3f,\"kswapd_wakes\":%" PRIu64 ",\"writepage\":%" PRIu64 "}\n",
@@ -283,7 +283,7 @@ static void print_vmstat_interval(struct reclaim_state *st)
 
 	if (vmstat__read(NULL, vm_names, now, NULL))
 		return;
-	clock_label(when, sizeof(when));
+	clock_label(st, when, sizeof(when));
 	if (st->json)
 		printf("{\"type\":\"interval\",\"time\":\"%s\",\"source\":\"vmstat\",\"allocstalls\":%"
 		       PRIu64 ",\"pgscan_direct\":%" PRIu64 ",\"pgsteal_direct\":%" PRIu64
@@ -310,7 +310,11 @@ static void on_ready(void *ctx)
 	char target[256];
 
 	tool_opts__describe(o, target, sizeof(target));
-	r->st->next_ns = mono_ns() + (uint64_t)(r->st->interval * 1e9);
+	r->st->start_ns = session__now(r->st->s);
+	r->st->next_ns = r->st->start_ns + (uint64_t)(r->st->interval * 1e9);
+	/* A report prints the report alone. */
+	if (session__replaying(r->st->s))
+		return;
 	if (o->sess.cmd)
 		fprintf(stderr, "Executing '%s' and tracing direct reclaim with %s.\n", o->sess.cmd,
 			r->source);
@@ -323,17 +327,29 @@ static void on_round(void *ctx)
 {
 	struct run_ctx *r = ctx;
 	struct reclaim_state *st = r->st;
-	uint64_t now = mono_ns();
+	uint64_t now = session__now(st->s);
+	bool replay = session__replaying(st->s);
 
 	if ((st->summary || r->vmstat) && now >= st->next_ns) {
 		if (r->vmstat)
 			print_vmstat_interval(st);
 		else
 			print_interval(st);
-		/* A late round does not make a burst of short intervals. */
-		while (st->next_ns <= now)
+		/* A late round does not make a burst of short intervals.  A
+		 * replay's rounds come with records only: the intervals of a
+		 * gap between two were printed live, empty. */
+		st->next_ns += (uint64_t)(st->interval * 1e9);
+		while (st->next_ns <= now) {
+			if (replay)
+				print_interval(st);
 			st->next_ns += (uint64_t)(st->interval * 1e9);
+		}
 	}
+	/* A replay stops at [duration] of recorded time, as the live session
+	 * did at its own. */
+	if (replay && st->o->sess.duration > 0 &&
+	    now - st->start_ns >= (uint64_t)(st->o->sess.duration * 1e9))
+		raise(SIGINT);
 	fflush(stdout);
 }
 
@@ -368,7 +384,8 @@ static int add_events(struct session *s, struct reclaim_state *st, struct errbuf
 		fprintf(stderr, "faultline " TOOL ": warning: no memcg reclaim tracepoints: "
 			"reclaim of a cgroup over its limit is not shown\n");
 	}
-	if (!st->summary)
+	/* A recording serves every option of a replay: -s's events too. */
+	if (!st->summary && !session__recording(s))
 		return 0;
 	st->have_slab = features__has_tracepoint(f, "vmscan", "mm_shrink_slab_start") &&
 			features__has_tracepoint(f, "vmscan", "mm_shrink_slab_end");
@@ -395,7 +412,8 @@ static int add_events(struct session *s, struct reclaim_state *st, struct errbuf
 					   NULL, eb)))
 		return err;
 	if (!st->have_slab || !st->have_wake || !st->writepage_event)
-		fprintf(stderr, "faultline " TOOL ": warning: this kernel lacks %s%s%s: those columns stay 0\n",
+		fprintf(stderr, "faultline " TOOL ": warning: %s lacks %s%s%s: those columns stay 0\n",
+			session__replaying(s) ? "the recording" : "this kernel",
 			st->have_slab ? "" : "mm_shrink_slab_start/end ",
 			st->have_wake ? "" : "mm_vmscan_wakeup_kswapd ",
 			st->writepage_event ? "" : "mm_vmscan_write_folio/writepage");
@@ -448,8 +466,14 @@ int cmd_reclaim(int argc, char **argv)
 	s = tool__start(&o, TOOL, &rung, &label);
 	if (!s)
 		goto out;
+	st.s = s;
 	rc.source = label;
 	rc.vmstat = !strcmp(rung, "vmstat");
+	if (rc.vmstat && (session__recording(s) || session__replaying(s))) {
+		fprintf(stderr, "faultline " TOOL ": its source here reads /proc counters, which %s\n",
+			session__recording(s) ? "cannot be recorded" : "a recording does not hold");
+		goto out;
+	}
 	if (rc.vmstat) {
 		if (o.sess.pid > 0 || o.sess.cmd)
 			fprintf(stderr, "faultline " TOOL ": warning: /proc/vmstat is system-wide: "
@@ -466,6 +490,12 @@ int cmd_reclaim(int argc, char **argv)
 		err = add_events(s, &st, &eb);
 		if (err) {
 			ret = tool__fail(TOOL, &eb, err);
+			goto out;
+		}
+		/* faultline record borrows the setup: the run is its own. */
+		if (session__recording(s)) {
+			tool__run(s, &o, TOOL, "direct reclaim", label);
+			ret = EXIT_OK;
 			goto out;
 		}
 		if (st.json)
@@ -492,7 +522,7 @@ int cmd_reclaim(int argc, char **argv)
 	 * only just begun and saw nothing (a duration ends on a boundary). */
 	if ((rc.vmstat || st.summary) &&
 	    (memcmp(&st.cur, &(struct interval){ 0 }, sizeof(st.cur)) ||
-	     mono_ns() + (uint64_t)(st.interval * 0.5e9) >= st.next_ns)) {
+	     session__now(s) + (uint64_t)(st.interval * 0.5e9) >= st.next_ns)) {
 		if (rc.vmstat)
 			print_vmstat_interval(&st);
 		else

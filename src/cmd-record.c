@@ -29,9 +29,17 @@ static const char help[] =
 	"  -e TOOLS     comma list of the tools whose events to record: leak, faults, brk,\n"
 	"               mmap, oom, cache, reclaim, swapin (default: all of them that this\n"
 	"               kernel serves; a tool named here that it cannot serve is an error)\n"
-	"  -o FILE      the recording (default faultline.rec)\n"
-	TOOL_OPTS_HELP
-	TOOL_OPTS_STACK_HELP;
+	"  -o FILE      the recording (default faultline.rec; created mode 0600)\n"
+	"  -p PID       record this process (all its threads, and threads it creates)\n"
+	"  -c CMD       run CMD and record it from its first instruction\n"
+	"  -a           record every process (the default without -p and -c)\n"
+	"  -m PAGES     ring buffer pages per CPU (power of two)\n"
+	"  --call-graph dwarf[,SIZE] | fp\n"
+	"               how the user stacks the tools ask for are taken (default\n"
+	"               dwarf,8192: unwound at record time, only the frames are kept)\n"
+	"  --unwinder libdw | libunwind\n"
+	"               the DWARF unwinder (default libdw)\n"
+	"  duration     stop after this many seconds\n";
 
 static const char *const default_tools = "leak,faults,brk,mmap,oom,cache,reclaim,swapin";
 
@@ -89,7 +97,7 @@ int cmd_record(int argc, char **argv)
 	char *list = NULL, *save = NULL, *t, recorded[512] = "";
 	int ret, err;
 
-	ret = tool_opts__parse_ext(&o, TOOL, 0, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_NO_JSON, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	ret = EXIT_FAIL;

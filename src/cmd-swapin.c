@@ -13,10 +13,16 @@
  *   /proc/vmstat pswpin: pages swapped in by everyone, one system-wide
  *     line per interval; per-process counts cannot come from it.
  * No kernel has a generic swap-in tracepoint (KERNEL-COMPAT.md, D).
+ *
+ * From a recording (faultline report -i FILE swapin [interval [count]])
+ * the reports are the recorded run's, on its clock, the major faults
+ * looked up in the recorded mappings.  The /proc/vmstat rung can be
+ * neither recorded nor replayed.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -65,14 +71,6 @@ struct swapin_state {
 
 static const char *const vm_names[] = { "pswpin", NULL };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void count_pid(struct swapin_state *st, pid_t pid)
 {
 	uint64_t n = 0;
@@ -88,31 +86,12 @@ static void on_swap_read(struct session *s, const struct sample *smp, void *ctx)
 	count_pid(ctx, (pid_t)smp->pid);
 }
 
-/*
- * Whether a page of @m lives in swap when it is not in memory: anonymous
- * memory (heap, stack, MAP_ANONYMOUS: no path in /proc/PID/maps, "//anon"
- * in MMAP2 records) and shmem (MAP_SHARED|MAP_ANONYMOUS
- * shows as /dev/zero, SysV segments as /SYSV*, memfd, /dev/shm).  A file
- * on disk is read from its file, never from swap; a written page of a
- * private file mapping is anonymous, yet indistinguishable here from the
- * file's own pages, so it is left out.
- */
-static bool swap_backed(const struct map *m)
-{
-	if (map__anonymous(m))
-		return true;
-	if (m->path[0] == '[')
-		return !strcmp(m->path, "[heap]") || !strncmp(m->path, "[stack", 6);
-	return !strcmp(m->path, "/dev/zero") || !strncmp(m->path, "/SYSV", 5) ||
-	       !strncmp(m->path, "/memfd:", 7) || !strncmp(m->path, "/dev/shm/", 9);
-}
-
 static void on_major_fault(struct session *s, const struct sample *smp, void *ctx)
 {
 	struct swapin_state *st = ctx;
 	const struct map *m = addrspaces__find(session__addrspaces(s), (pid_t)smp->pid, smp->addr);
 
-	if (m && swap_backed(m))
+	if (m && map__swap_backed(m))
 		count_pid(st, (pid_t)smp->pid);
 	else
 		st->skipped++;
@@ -133,7 +112,7 @@ static void print_report(struct session *s, struct swapin_state *st)
 	struct row *rows = NULL;
 	uint64_t key, val, vm[1];
 	char when[16];
-	time_t now = time(NULL);
+	time_t now = session__wall(s);
 	struct tm tm;
 
 	localtime_r(&now, &tm);
@@ -205,7 +184,10 @@ static void on_ready(void *ctx)
 	char target[256];
 
 	tool_opts__describe(o, target, sizeof(target));
-	r->st->next_ns = mono_ns() + (uint64_t)(r->st->every.secs * 1e9);
+	r->st->next_ns = session__now(r->s) + (uint64_t)(r->st->every.secs * 1e9);
+	/* A report prints the report alone. */
+	if (session__replaying(r->s))
+		return;
 	if (o->sess.cmd)
 		fprintf(stderr, "Executing '%s' and counting swap ins with %s.\n", o->sess.cmd,
 			r->source);
@@ -218,15 +200,23 @@ static void on_round(void *ctx)
 {
 	struct run_ctx *r = ctx;
 	struct swapin_state *st = r->st;
-	uint64_t now = mono_ns();
+	uint64_t now = session__now(r->s);
+	bool replay = session__replaying(r->s);
 
 	/* The last report of a counted run comes after the session ends, so
-	 * that the events of its final round are in it. */
-	if (now >= st->next_ns && (!st->every.count || st->printed + 1 < st->every.count)) {
+	 * that the events of its final round are in it.  A replay's rounds
+	 * come with records only: the intervals of a gap between two were
+	 * reported live, empty; and it ends where the count does, as the
+	 * live session did at its duration. */
+	while (now >= st->next_ns && (!st->every.count || st->printed + 1 < st->every.count)) {
 		print_report(r->s, st);
-		while (st->next_ns <= now)
-			st->next_ns += (uint64_t)(st->every.secs * 1e9);
+		st->next_ns += (uint64_t)(st->every.secs * 1e9);
+		if (!replay)
+			while (st->next_ns <= now)
+				st->next_ns += (uint64_t)(st->every.secs * 1e9);
 	}
+	if (replay && st->every.count && st->printed + 1 >= st->every.count && now >= st->next_ns)
+		raise(SIGINT);
 }
 
 static const char *swapin_opt(int c, const char *arg, void *ctx)
@@ -295,12 +285,23 @@ int cmd_swapin(int argc, char **argv)
 	rc.s = s;
 	rc.source = label;
 	st.vmstat = !strcmp(rung, "vmstat");
+	if (st.vmstat && (session__recording(s) || session__replaying(s))) {
+		fprintf(stderr, "faultline " TOOL ": its source here reads /proc counters, which %s\n",
+			session__recording(s) ? "cannot be recorded" : "a recording does not hold");
+		goto out;
+	}
 	if (st.vmstat && (o.sess.pid > 0 || o.sess.cmd))
 		fprintf(stderr, "faultline " TOOL ": warning: /proc/vmstat pswpin is system-wide: "
 			"it cannot be limited to one process\n");
 	err = add_events(s, &st, rung, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	/* faultline record borrows the setup: the run is its own. */
+	if (session__recording(s)) {
+		tool__run(s, &o, TOOL, "swap ins", label);
+		ret = EXIT_OK;
 		goto out;
 	}
 	err = session__run(s, &hooks, &eb);

@@ -518,6 +518,28 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 /* Rounds as a live session has them: every 100 ms of recorded time. */
 #define ROUND_NS 100000000ULL
 
+/* The time a record carries, or 0 (metadata, stacks, END). */
+static uint64_t record_time(const struct rec *rec)
+{
+	switch (rec->type) {
+	case REC_PROC:
+		return rec->u.proc.time;
+	case REC_MMAP:
+		return rec->u.mmap.time;
+	case REC_COMM:
+		return rec->u.comm.time;
+	case REC_FORK:
+	case REC_EXIT:
+		return rec->u.task.time;
+	case REC_SAMPLE:
+		return rec->u.sample.time;
+	case REC_LOST:
+		return rec->u.lost.time;
+	default:
+		return 0;
+	}
+}
+
 int replay__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
 	struct replay *rp = s->replay;
@@ -532,16 +554,27 @@ int replay__run(struct session *s, const struct session_hooks *hooks, struct err
 		rp->have_first = false;
 	}
 	while (!err && !rp->ended && (ret = recreader__next(rp->r, &rec, eb)) == 1) {
+		uint64_t t = record_time(&rec);
+
 		if (session__stop_requested()) {
 			s->stop = SESSION_STOP_SIGNAL;	/* Ctrl-C, or a tool done early */
 			break;
 		}
+		/* The rounds a live run had before this record: at each 100 ms
+		 * boundary, on that boundary's clock, so an interval report
+		 * closes before the first record of the next interval. */
+		while (hooks && hooks->round && t >= next_round) {
+			s->now_ns = next_round;
+			hooks->round(hooks->ctx);
+			next_round += ROUND_NS;
+		}
+		if (s->opts.duration > 0 && t > s->start_mono_ns &&
+		    t - s->start_mono_ns >= (uint64_t)(s->opts.duration * 1e9)) {
+			s->stop = SESSION_STOP_DURATION;
+			break;
+		}
 		rp->read++;
 		err = apply(s, &rec, eb);
-		if (!err && hooks && hooks->round && s->now_ns >= next_round) {
-			hooks->round(hooks->ctx);
-			next_round = s->now_ns + ROUND_NS;
-		}
 	}
 	if (!err && ret < 0)
 		err = read_error(rp, ret, eb);

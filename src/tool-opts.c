@@ -326,6 +326,16 @@ bool tool__setup_done(void)
 	return mode.setup_done;
 }
 
+bool tool__recording(void)
+{
+	return mode.record != NULL;
+}
+
+bool tool__replaying(void)
+{
+	return mode.replay != NULL;
+}
+
 /* Recording: the shared session, with this tool's rung noted in it. */
 static struct session *start_recording(const char *tool, const struct ladder *l,
 				       const char **rung_key, const char **rung_label)
@@ -431,8 +441,8 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 	if (mode.record || mode.replay) {
 		*s = tool__start(o, tool, rung_key, rung_label);
 		if (*s && !strcmp(*rung_key, bare_rung)) {
-			fprintf(stderr, "faultline %s: its source here reads /proc counters, which %s\n",
-				tool, mode.record ? "cannot be recorded" : "a recording does not hold");
+			fprintf(stderr, "faultline %s: its source here (%s) %s\n", tool, *rung_label,
+				mode.record ? "cannot be recorded" : "is not in a recording");
 			session__free(*s);
 			*s = NULL;
 		}

@@ -167,6 +167,9 @@ struct tool_mode {
 };
 void tool__set_mode(const struct tool_mode *m);
 bool tool__setup_done(void);
+/* Whether the tool runs for faultline record, or on a recording. */
+bool tool__recording(void);
+bool tool__replaying(void);
 
 /*
  * Start a tool: open the session for o (printing one clear line and

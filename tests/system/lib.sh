@@ -263,6 +263,27 @@ block_backed_dir() {
 	skip "no block-backed directory for the test file"
 }
 
+# memcg_v1_root: where the cgroup v1 memory controller is mounted ("" if
+# nowhere); memcg_v1_own: this shell's memory cgroup below it.
+memcg_v1_root() { awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts; }
+memcg_v1_own() { awk -F: '$2 ~ /(^|,)memory(,|$)/ { sub("/$", "", $3); print $3; exit }' /proc/self/cgroup; }
+
+# empty_cg DIR: kill what runs in cgroup DIR, wait up to 5 s for it to
+# empty, remove it (a line on stderr when it cannot).  No DIR: nothing.
+empty_cg() {
+	local p n=50
+	[ -n "$1" ] && [ -d "$1" ] || return 0
+	for p in $(cat "$1/cgroup.procs" 2>/dev/null); do
+		kill -KILL "$p" 2>/dev/null
+	done
+	while [ -s "$1/cgroup.procs" ] && [ "$n" -gt 0 ]; do
+		sleep 0.1
+		n=$((n - 1))
+	done
+	rmdir "$1" 2>/dev/null || echo "${0##*/}: could not remove $1" >&2
+	return 0
+}
+
 within() { [ "$1" -ge $(($2 - $2 * $3 / 100)) ] && [ "$1" -le $(($2 + $2 * $3 / 100)) ]; }
 
 _fl_stop_spawned() {

@@ -66,28 +66,15 @@ expect_eq "$rc" 0 "oom -h exit status"
 expect_line '^usage: faultline oom' "$T/out"
 
 # ---- a memory cgroup with a low limit
-MEMCG_ROOT=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
+MEMCG_ROOT=$(memcg_v1_root)
 [ -n "$MEMCG_ROOT" ] || skip "no cgroup v1 memory controller mounted"
-OWN=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3; exit }' /proc/self/cgroup)
-OWN=${OWN%/}
+OWN=$(memcg_v1_own)
 CGPATH=$OWN/faultline-oom.$$
 CG=$MEMCG_ROOT$CGPATH
 V2CG=
 LIMIT_MB=32
 mkdir "$CG" || skip "cannot create a memory cgroup at $CG"
 
-empty_cg() { # DIR: kill what is left in it, remove it
-	local p n=50
-	[ -d "$1" ] || return 0
-	for p in $(cat "$1/cgroup.procs" 2>/dev/null); do
-		kill -KILL "$p" 2>/dev/null
-	done
-	while [ -s "$1/cgroup.procs" ] && [ "$n" -gt 0 ]; do
-		sleep 0.1
-		n=$((n - 1))
-	done
-	rmdir "$1" 2>/dev/null || echo "oom.sh: could not remove $1" >&2
-}
 cleanup_cg() {
 	empty_cg "$CG/child"
 	empty_cg "$CG"

@@ -41,15 +41,7 @@ echo $((LIMIT_MB << 20)) >"$CG/memory.limit_in_bytes" ||
 	{ rmdir "$CG"; skip "cannot set memory.limit_in_bytes"; }
 
 cleanup_cg() {
-	local p n=50
-	for p in $(cat "$CG/cgroup.procs" 2>/dev/null); do
-		kill -KILL "$p" 2>/dev/null
-	done
-	while [ -s "$CG/cgroup.procs" ] && [ "$n" -gt 0 ]; do
-		sleep 0.1
-		n=$((n - 1))
-	done
-	rmdir "$CG" 2>/dev/null || echo "reclaim.sh: could not remove $CG" >&2
+	empty_cg "$CG"
 	rm -f "$DATA"
 }
 trap 'st=$?; cleanup_cg; (exit $st); _fl_exit' EXIT
