@@ -30,7 +30,7 @@
 
 static const char usage[] =
 	"faultline report -i FILE [--symfs DIR] [--since SECS] [--until SECS]\n"
-	"                        TOOL [TOOL OPTIONS] | script | info";
+	"                        TOOL [TOOL OPTIONS] | script | timeline | info";
 static const char help[] =
 	"  -i, --input FILE   the recording (faultline record -o FILE)\n"
 	"  --symfs DIR        look for the recorded binaries below DIR (by their\n"
@@ -40,6 +40,8 @@ static const char help[] =
 	"  TOOL               leak, faults, ffaults, brk, mmap, oom, cache, cachetop,\n"
 	"                     reclaim, swapin, with that tool's options: its report\n"
 	"  script             every sample, as perf script prints it\n"
+	"  timeline           per process and interval: outstanding bytes, pages\n"
+	"                     touched, faults, reclaim, swap-ins, OOM kill and exit\n"
 	"  info               the recording's metadata, events and totals\n";
 
 enum { OPT_SYMFS = 256, OPT_SINCE, OPT_UNTIL };
@@ -257,5 +259,7 @@ int cmd_report(int argc, char **argv)
 		return info(&ro);
 	if (!strcmp(argv[optind], "script"))
 		return script(&ro);
+	if (!strcmp(argv[optind], "timeline"))
+		return report_timeline(&ro, argc - optind, argv + optind);
 	return tool(&ro, argc - optind, argv + optind);
 }

@@ -26,6 +26,9 @@ int cmd_cachetop(int argc, char **argv);
 int cmd_oom(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+/* report -i FILE timeline (cmd-timeline.c): argv[0] is "timeline". */
+struct replay_opts;
+int report_timeline(const struct replay_opts *ro, int argc, char **argv);
 
 /* The command function of @name (leak, faults...), or NULL: how record
  * and report run a tool's own code. */
