@@ -156,20 +156,30 @@ if n < 300 or reads < 1:
     sys.exit("%d samples, read_file stacks %d" % (n, reads))
 PY
 
-# 5. --symfs: a target whose binary is gone at its recorded path still
-# symbolizes from a copy below DIR, found by its build-id.
-mkdir -p "$T/bin" "$T/symfs$T/bin"
+# 5. --symfs: a recording moved to another directory, of a target whose
+# binary is gone from its recorded path, still symbolizes from a copy below
+# DIR, found by its build-id.
+mkdir -p "$T/bin" "$T/symfs$T/bin" "$T/moved"
 cp "$FT" "$T/bin/ft"
 run_fl record -e faults -o "$T/sym.rec" -c "$T/bin/ft"
 mv "$T/bin/ft" "$T/symfs$T/bin/ft"
-run_fl report -i "$T/sym.rec" faults --folded
+mv "$T/sym.rec" "$T/moved/sym.rec"
+run_fl report -i "$T/moved/sym.rec" faults --folded
 expect_no_line ';touch_big [0-9]+$' "$T/out"
-run_fl report -i "$T/sym.rec" --symfs "$T/symfs" faults --folded
+run_fl report -i "$T/moved/sym.rec" --symfs "$T/symfs" faults --folded
 expect_line ';run_fault_scenario;touch_big 99$' "$T/out"
 # A different binary at that path is not taken for it (build-id check).
 cp "$BT" "$T/symfs$T/bin/ft"
-run_fl report -i "$T/sym.rec" --symfs "$T/symfs" faults --folded
+run_fl report -i "$T/moved/sym.rec" --symfs "$T/symfs" faults --folded
 expect_no_line ';touch_big [0-9]+$' "$T/out"
+# With no binary at all, the debug file named by the recorded build-id.
+id=$(readelf -n "$FT" | sed -n 's/.*Build ID: *//p')
+[ -n "$id" ] || fail "no build-id in $FT"
+mkdir -p "$T/symfs/usr/lib/debug/.build-id/${id%"${id#??}"}"
+cp "$FT" "$T/symfs/usr/lib/debug/.build-id/${id%"${id#??}"}/${id#??}.debug"
+rm "$T/symfs$T/bin/ft"
+run_fl report -i "$T/moved/sym.rec" --symfs "$T/symfs" faults --folded
+expect_line ';run_fault_scenario;touch_big 99$' "$T/out"
 
 # 6. Truncated and corrupted recordings: one line, exit 1, the offset.
 size=$(stat -c %s "$T/brk.rec")
