@@ -28,6 +28,7 @@
 
 #include "features.h"
 #include "lib/file.h"
+#include "lib/hashmap.h"
 
 #define WHY_LEN 256
 #define MASKED "masked by FAULTLINE_MASK"
@@ -65,6 +66,16 @@ struct features {
 	 * are what "exists"; NULL for a live kernel or a fixture tree. */
 	char **recorded;		/* "system:event" and "kfunc:NAME", sorted */
 	size_t nrecorded;
+	/* Kernel text symbols, read from kallsyms at the first kfunc
+	 * question (a ladder asks up to a dozen): hashes of their names.
+	 * Behind a pointer, so a const features can fill it. */
+	struct ksyms *ksyms;
+};
+
+struct ksyms {
+	bool loaded;
+	int err;			/* errno of reading kallsyms, or 0 */
+	struct hashmap *names;		/* hash_bytes(name) -> 1 */
 };
 
 /* Indexed by enum feature_id: these names are a stable interface
@@ -791,6 +802,7 @@ int features__probe(const struct fl_roots *roots, struct features **out, struct 
 	f->paranoid = INT_MIN;
 	f->uprobe_pmu_type = -1;
 	f->kprobe_pmu_type = -1;
+	f->ksyms = calloc(1, sizeof(*f->ksyms));
 	err = feature_mask__parse(getenv("FAULTLINE_MASK"), &f->mask, eb);
 	if (err)
 		goto out;
@@ -860,6 +872,9 @@ void features__free(struct features *f)
 	for (size_t i = 0; i < f->nrecorded; i++)
 		free(f->recorded[i]);
 	free(f->recorded);
+	if (f->ksyms)
+		hashmap__free(f->ksyms->names);
+	free(f->ksyms);
 	feature_mask__free(f->mask);
 	free(f);
 }
@@ -991,12 +1006,38 @@ bool features__has_tracepoint(const struct features *f, const char *system, cons
 	return features__tracepoint_why(f, system, event, NULL, 0);
 }
 
+/* Reads kallsyms' text symbols ("addr type name [module]": module
+ * symbols count too) into @k once. */
+static void ksyms__load(struct ksyms *k, const char *path)
+{
+	char line[512], name[256], type;
+	FILE *fp;
+
+	k->loaded = true;
+	k->names = hashmap__new();
+	if (!k->names) {
+		k->err = ENOMEM;
+		return;
+	}
+	fp = fopen(path, "re");
+	if (!fp) {
+		k->err = errno;
+		return;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%*s %c %255s", &type, name) == 2 && (type == 'T' || type == 't') &&
+		    hashmap__set(k->names, hash_bytes(name, strlen(name)), 1)) {
+			k->err = ENOMEM;
+			break;
+		}
+	}
+	fclose(fp);
+}
+
 bool features__kfunc_why(const struct features *f, const char *func, char *why, size_t n)
 {
-	char path[PATH_MAX], line[512], name[256], type;
-	bool found = false;
+	char path[PATH_MAX];
 	char dummy[1];
-	FILE *fp;
 
 	if (!why || !n) {
 		why = dummy;
@@ -1017,19 +1058,20 @@ bool features__kfunc_why(const struct features *f, const char *func, char *why, 
 		snprintf(why, n, "procfs path too long");
 		return false;
 	}
-	fp = fopen(path, "re");
-	if (!fp) {
-		snprintf(why, n, "cannot read %s: %s", path, strerror(errno));
+	if (!f->ksyms) {
+		snprintf(why, n, "out of memory");
 		return false;
 	}
-	/* "addr type name [module]": module symbols count too. */
-	while (!found && fgets(line, sizeof(line), fp))
-		found = sscanf(line, "%*s %c %255s", &type, name) == 2 &&
-			(type == 'T' || type == 't') && strcmp(name, func) == 0;
-	fclose(fp);
-	if (!found)
-		snprintf(why, n, "no %s in %s", func, path);
-	return found;
+	if (!f->ksyms->loaded)
+		ksyms__load(f->ksyms, path);
+	if (f->ksyms->err) {
+		snprintf(why, n, "cannot read %s: %s", path, strerror(f->ksyms->err));
+		return false;
+	}
+	if (hashmap__get(f->ksyms->names, hash_bytes(func, strlen(func)), NULL))
+		return true;
+	snprintf(why, n, "no %s in %s", func, path);
+	return false;
 }
 
 int features__paranoid(const struct features *f)
