@@ -24,7 +24,6 @@
 struct proc {
 	struct map *maps;	/* sorted by start, non-overlapping */
 	size_t nr, cap;
-	uint64_t gen;		/* changes with every change of maps */
 	uint64_t code_gen;	/* changes when executable mappings change */
 };
 
@@ -301,17 +300,14 @@ static int set_proc(struct addrspaces *as, pid_t pid, struct proc *p)
 	return 0;
 }
 
-/* A pid's maps changed: unwinders keyed by its generation start over.
- * code: executable mappings may have changed too. */
+/* A pid's maps changed; when @code, executable mappings may have too:
+ * unwinders and name caches keyed by its code generation start over. */
 static void touch_maps(struct addrspaces *as, pid_t pid, bool code)
 {
 	struct proc *p = get_proc(as, pid);
 
-	if (!p)
-		return;
-	p->gen = ++as->next_gen;
-	if (code)
-		p->code_gen = p->gen;
+	if (p && code)
+		p->code_gen = ++as->next_gen;
 }
 
 static void touch(struct addrspaces *as, pid_t pid)
@@ -580,13 +576,6 @@ const struct map *addrspaces__find(const struct addrspaces *as, pid_t pid, uint6
 bool addrspaces__known(const struct addrspaces *as, pid_t pid)
 {
 	return get_proc(as, pid) != NULL;
-}
-
-uint64_t addrspaces__generation(const struct addrspaces *as, pid_t pid)
-{
-	const struct proc *p = get_proc(as, pid);
-
-	return p ? p->gen : 0;
 }
 
 const struct map *addrspaces__maps(const struct addrspaces *as, pid_t pid, size_t *n)

@@ -160,12 +160,6 @@ const struct map *addrspaces__find(const struct addrspaces *as, pid_t pid, uint6
  */
 bool addrspaces__known(const struct addrspaces *as, pid_t pid);
 
-/*
- * A number that changes whenever pid's maps change (load, add, fork, exec),
- * 0 for an unknown pid: per-process caches (unwinding contexts) compare it
- * to know when to rebuild.
- */
-uint64_t addrspaces__generation(const struct addrspaces *as, pid_t pid);
 
 /*
  * A descriptor of the file behind m when it is a deleted executable that
@@ -175,9 +169,10 @@ uint64_t addrspaces__generation(const struct addrspaces *as, pid_t pid);
  */
 int addrspaces__kept_fd(const struct addrspaces *as, const struct map *m);
 
-/* Like addrspaces__generation(), but changes only when executable mappings
- * do (load, fork, exec, an executable mapping added or overlapped): what
- * caches of symbol names may key on. */
+/* A number that changes when pid's executable mappings do (load, fork,
+ * exec, an executable mapping added or overlapped), 0 for an unknown pid:
+ * what per-process caches (unwinding contexts, symbol names) compare to
+ * know when to rebuild. */
 uint64_t addrspaces__code_generation(const struct addrspaces *as, pid_t pid);
 
 /* All of pid's maps, sorted by start (*n = 0 and NULL when unknown).  Valid

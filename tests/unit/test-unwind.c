@@ -338,14 +338,20 @@ static void test_backend(const char *name, struct addrspaces *as, struct symboli
 	CHECK_EQ_U64(stop, UNWIND_END);
 	in = input_of(cap, pid);
 
-	/* The maps change (a new anonymous mapping): same walk. */
+	/* The maps change (a new anonymous mapping): the code did not, so
+	 * the unwinder keeps its state; same walk.  An executable mapping
+	 * changes the code generation. */
 	{
 		struct map anon = { .start = 0x10000, .end = 0x11000, .prot = 3, .flags = 2 };
-		uint64_t gen = addrspaces__generation(as, pid);
+		struct map text = { .start = 0x20000, .end = 0x21000, .prot = 5, .flags = 2 };
+		uint64_t gen = addrspaces__code_generation(as, pid);
 
 		err = addrspaces__add(as, pid, &anon);
 		CHECK_EQ_U64(err, 0);
-		CHECK(addrspaces__generation(as, pid) != gen);
+		CHECK_EQ_U64(addrspaces__code_generation(as, pid), gen);
+		err = addrspaces__add(as, pid, &text);
+		CHECK_EQ_U64(err, 0);
+		CHECK(addrspaces__code_generation(as, pid) != gen);
 		err = unwinder__unwind(u, &in, again, MAX_FRAMES, &n2, &stop);
 		CHECK_EQ_U64(err, 0);
 		CHECK(n2 == n && memcmp(ips, again, n * sizeof(*ips)) == 0);
