@@ -21,6 +21,7 @@
 #include "event-fields.h"
 #include "lib/file.h"
 #include "lib/hashmap.h"
+#include "lib/stopsig.h"
 #include "session.h"
 #include "vmstat.h"
 
@@ -941,33 +942,18 @@ static void on_round(void *ctx)
 	raise(SIGTERM);
 }
 
-/* Set by the vmstat loop's signal handler: the only mutable global here. */
-static volatile sig_atomic_t procfs_stop;
-
-static void on_procfs_signal(int sig)
-{
-	procfs_stop = sig;
-}
-
 static int run_procfs(struct run_state *r, struct errbuf *eb)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-	struct sigaction sa, old[4];
 	struct timespec now, nap;
 	int err;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_procfs_signal;
-	sigemptyset(&sa.sa_mask);
-	procfs_stop = 0;
-	for (size_t i = 0; i < 4; i++)
-		sigaction(sigs[i], &sa, &old[i]);
+	stopsig__catch();
 	err = cache_source__poll_procfs(r->cs, eb);
 	if (err)
 		goto out;
 	on_ready(r);
 	for (;;) {
-		if (procfs_stop) {
+		if (stopsig__caught()) {
 			err = cache_source__poll_procfs(r->cs, eb);
 			if (!err)
 				r->ops->interval(r->ops->ctx, r->cs, true);
@@ -996,8 +982,7 @@ static int run_procfs(struct run_state *r, struct errbuf *eb)
 		nanosleep(&nap, NULL);
 	}
 out:
-	for (size_t i = 0; i < 4; i++)
-		sigaction(sigs[i], &old[i], NULL);
+	stopsig__release();
 	return err;
 }
 

@@ -56,6 +56,7 @@
 #include "features.h"
 #include "ladder.h"
 #include "lib/file.h"
+#include "lib/stopsig.h"
 #include "oom-kmsg.h"
 #include "report.h"
 #include "session.h"
@@ -883,28 +884,15 @@ static int add_events(struct oom_state *st, struct errbuf *eb)
 
 /* ---- the kmsg rung's own loop ----------------------------------------- */
 
-static volatile sig_atomic_t kmsg_stop;
-
-static void on_stop_signal(int sig)
-{
-	kmsg_stop = sig;
-}
-
 static int run_kmsg(struct oom_state *st, double duration, const char *label)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
-	struct sigaction sa, old[4];
 	uint64_t deadline = 0;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < 4; i++)
-		sigaction(sigs[i], &sa, &old[i]);
+	stopsig__catch();
 	if (duration > 0)
 		deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)(duration * 1e9);
 	fprintf(stderr, "Tracing OOM kills with %s... Hit Ctrl-C to end.\n", label);
-	while (!kmsg_stop) {
+	while (!stopsig__caught()) {
 		struct pollfd pfd = { .fd = st->kmsg_fd, .events = POLLIN };
 		int timeout = 100;
 
@@ -921,8 +909,7 @@ static int run_kmsg(struct oom_state *st, double duration, const char *label)
 		kmsg_drain(st);
 	}
 	kmsg_drain(st);
-	for (size_t i = 0; i < 4; i++)
-		sigaction(sigs[i], &old[i], NULL);
+	stopsig__release();
 	return 0;
 }
 

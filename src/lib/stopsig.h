@@ -1,0 +1,18 @@
+/*
+ * stopsig: Ctrl-C, SIGTERM, SIGHUP and SIGPIPE as a request to stop, for
+ * the loops that run without a session (cache's /proc rung, oom's
+ * /dev/kmsg rung): the loop sees the request and ends cleanly, printing
+ * what it has.  A session installs handlers of its own.  One catcher at a
+ * time: the handlers and the flag are process state.
+ */
+#ifndef FAULTLINE_STOPSIG_H
+#define FAULTLINE_STOPSIG_H
+
+/* Install the handlers (the previous ones kept) and clear the request. */
+void stopsig__catch(void);
+/* The signal that asked to stop, or 0. */
+int stopsig__caught(void);
+/* Put the previous handlers back. */
+void stopsig__release(void);
+
+#endif
