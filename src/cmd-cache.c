@@ -153,9 +153,7 @@ int cmd_cache(int argc, char **argv)
 		tool__fail(TOOL, &eb, err);
 		goto out;
 	}
-	/* faultline record borrows the setup: the run is its own. */
-	if (s && session__recording(s)) {
-		tool__run(s, &o, TOOL, "page cache", label);
+	if (tool__lent()) {
 		ret = EXIT_OK;
 		goto out;
 	}

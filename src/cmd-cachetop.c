@@ -404,9 +404,7 @@ int cmd_cachetop(int argc, char **argv)
 		tool__fail(TOOL, &eb, err);
 		goto out;
 	}
-	/* faultline record borrows the setup: the run is its own. */
-	if (t.s && session__recording(t.s)) {
-		tool__run(t.s, &o, TOOL, "page cache", label);
+	if (tool__lent()) {
 		ret = EXIT_OK;
 		goto out;
 	}

@@ -469,11 +469,8 @@ int cmd_reclaim(int argc, char **argv)
 	st.s = s;
 	rc.source = label;
 	rc.vmstat = !strcmp(rung, "vmstat");
-	if (rc.vmstat && (session__recording(s) || session__replaying(s))) {
-		fprintf(stderr, "faultline " TOOL ": its source here reads /proc counters, which %s\n",
-			session__recording(s) ? "cannot be recorded" : "a recording does not hold");
+	if (rc.vmstat && tool__refuse_live(TOOL, "/proc counters"))
 		goto out;
-	}
 	if (rc.vmstat) {
 		if (o.sess.pid > 0 || o.sess.cmd)
 			fprintf(stderr, "faultline " TOOL ": warning: /proc/vmstat is system-wide: "
@@ -492,9 +489,7 @@ int cmd_reclaim(int argc, char **argv)
 			ret = tool__fail(TOOL, &eb, err);
 			goto out;
 		}
-		/* faultline record borrows the setup: the run is its own. */
-		if (session__recording(s)) {
-			tool__run(s, &o, TOOL, "direct reclaim", label);
+		if (tool__lent()) {
 			ret = EXIT_OK;
 			goto out;
 		}

@@ -285,11 +285,8 @@ int cmd_swapin(int argc, char **argv)
 	rc.s = s;
 	rc.source = label;
 	st.vmstat = !strcmp(rung, "vmstat");
-	if (st.vmstat && (session__recording(s) || session__replaying(s))) {
-		fprintf(stderr, "faultline " TOOL ": its source here reads /proc counters, which %s\n",
-			session__recording(s) ? "cannot be recorded" : "a recording does not hold");
+	if (st.vmstat && tool__refuse_live(TOOL, "/proc counters"))
 		goto out;
-	}
 	if (st.vmstat && (o.sess.pid > 0 || o.sess.cmd))
 		fprintf(stderr, "faultline " TOOL ": warning: /proc/vmstat pswpin is system-wide: "
 			"it cannot be limited to one process\n");
@@ -298,9 +295,7 @@ int cmd_swapin(int argc, char **argv)
 		ret = tool__fail(TOOL, &eb, err);
 		goto out;
 	}
-	/* faultline record borrows the setup: the run is its own. */
-	if (session__recording(s)) {
-		tool__run(s, &o, TOOL, "swap ins", label);
+	if (tool__lent()) {
 		ret = EXIT_OK;
 		goto out;
 	}

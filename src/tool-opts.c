@@ -331,6 +331,22 @@ bool tool__recording(void)
 	return mode.record != NULL;
 }
 
+bool tool__lent(void)
+{
+	if (mode.record)
+		mode.setup_done = true;
+	return mode.record != NULL;
+}
+
+bool tool__refuse_live(const char *tool, const char *what)
+{
+	if (!mode.record && !mode.replay)
+		return false;
+	fprintf(stderr, "faultline %s: its source here reads %s, which %s\n", tool, what,
+		mode.record ? "cannot be recorded" : "a recording does not hold");
+	return true;
+}
+
 bool tool__replaying(void)
 {
 	return mode.replay != NULL;
@@ -440,9 +456,7 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 	 * reads: record and report go through the event rungs only. */
 	if (mode.record || mode.replay) {
 		*s = tool__start(o, tool, rung_key, rung_label);
-		if (*s && !strcmp(*rung_key, bare_rung)) {
-			fprintf(stderr, "faultline %s: its source here (%s) %s\n", tool, *rung_label,
-				mode.record ? "cannot be recorded" : "is not in a recording");
+		if (*s && !strcmp(*rung_key, bare_rung) && tool__refuse_live(tool, *rung_label)) {
 			session__free(*s);
 			*s = NULL;
 		}
@@ -537,12 +551,8 @@ int tool__run_with(struct session *s, const struct tool_opts *o, const char *too
 	struct errbuf eb = { "" };
 	int err, st;
 
-	/* Recording borrows the tool's setup only: its events are added, the
-	 * run is faultline record's, and the tool reports nothing. */
-	if (mode.record) {
-		mode.setup_done = true;
+	if (tool__lent())
 		return 1;
-	}
 	err = session__run(s, &hooks, &eb);
 	if (err)
 		return tool__fail(tool, &eb, err);

@@ -170,6 +170,16 @@ bool tool__setup_done(void);
 /* Whether the tool runs for faultline record, or on a recording. */
 bool tool__recording(void);
 bool tool__replaying(void);
+/*
+ * Call where a tool would run its session (tool__run* does): true while
+ * faultline record lends the session to the tool's setup, which is then
+ * done: the tool returns without running or reporting, and the run is
+ * record's.
+ */
+bool tool__lent(void);
+/* A source that reads the live system (@what: "/proc counters"), in a
+ * record or a report: says so in one line and returns true. */
+bool tool__refuse_live(const char *tool, const char *what);
 
 /*
  * Start a tool: open the session for o (printing one clear line and
