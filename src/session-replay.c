@@ -48,6 +48,10 @@ struct replay {
 	size_t nmeta;
 	double since, until;
 	uint64_t read;			/* records read */
+	/* The evsels of each recorded event, in the order they were added:
+	 * route[route_start[id] .. route_start[id + 1]), built when the run
+	 * starts, so a sample visits its own evsels only. */
+	size_t *route_start, *route;
 };
 
 static void rev_clear(struct rev *e)
@@ -62,6 +66,8 @@ void replay__free(struct replay *rp)
 	if (!rp)
 		return;
 	recreader__free(rp->r);
+	free(rp->route_start);
+	free(rp->route);
 	for (size_t i = 0; i < rp->nevs; i++)
 		rev_clear(&rp->evs[i]);
 	free(rp->evs);
@@ -438,10 +444,13 @@ static void deliver_sample(struct session *s, const struct rec_sample *rs)
 		return;
 	s->cur_ustack = rs->user_stack;
 	s->cur_kstack = rs->kernel_stack;
-	for (size_t i = 0; i < s->nevsels; i++) {
-		const struct evsel *e = &s->evsels[i];
+	if (rs->event >= s->replay->nevs)
+		return;	/* the reader checked it was defined: never */
+	for (size_t r = s->replay->route_start[rs->event]; r < s->replay->route_start[rs->event + 1];
+	     r++) {
+		const struct evsel *e = &s->evsels[s->replay->route[r]];
 
-		if (e->rec_id != rs->event || !e->fn)
+		if (!e->fn)
 			continue;
 		if (e->filter && !tp_filter__match(e->filter, rs->raw, rs->raw_size))
 			continue;
@@ -540,6 +549,34 @@ static uint64_t record_time(const struct rec *rec)
 	}
 }
 
+/* Counting sort of the evsels by recorded event id (see struct replay). */
+static int build_routes(struct session *s)
+{
+	struct replay *rp = s->replay;
+	size_t *fill;
+
+	rp->route_start = calloc(rp->nevs + 1, sizeof(*rp->route_start));
+	rp->route = calloc(s->nevsels ? s->nevsels : 1, sizeof(*rp->route));
+	fill = calloc(rp->nevs + 1, sizeof(*fill));
+	if (!rp->route_start || !rp->route || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->nevsels; i++)
+		if (s->evsels[i].rec_id < rp->nevs)
+			rp->route_start[s->evsels[i].rec_id + 1]++;
+	for (size_t id = 0; id < rp->nevs; id++)
+		rp->route_start[id + 1] += rp->route_start[id];
+	for (size_t i = 0; i < s->nevsels; i++) {
+		uint32_t id = s->evsels[i].rec_id;
+
+		if (id < rp->nevs)
+			rp->route[rp->route_start[id] + fill[id]++] = i;
+	}
+	free(fill);
+	return 0;
+}
+
 int replay__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
 	struct replay *rp = s->replay;
@@ -547,6 +584,8 @@ int replay__run(struct session *s, const struct session_hooks *hooks, struct err
 	struct rec rec;
 	int ret = 1, err = 0;
 
+	if (build_routes(s))
+		return -ENOMEM;
 	if (hooks && hooks->ready)
 		hooks->ready(hooks->ctx);
 	if (rp->have_first) {
