@@ -27,7 +27,7 @@
 
 enum {
 	STACK_COPY = 32 * 1024,
-	NREGS = 17,		/* bits set in UNWIND_REGS_MASK */
+	NREGS = __builtin_popcountll(UNWIND_REGS_MASK),
 	MAX_FRAMES = 64,
 	FAKE_PID = 5000000,	/* above any pid_max: never a real process */
 };
@@ -146,6 +146,12 @@ __attribute__((noinline, noclone)) int test_unwind_a(struct capture *cap)
 	return test_unwind_b(cap) + 1;
 }
 
+/* Index of perf register @reg in the packed sample registers. */
+static int packed(int reg)
+{
+	return __builtin_popcountll(UNWIND_REGS_MASK & ((1ULL << reg) - 1));
+}
+
 static struct unwind_input input_of(const struct capture *cap, pid_t pid)
 {
 	return (struct unwind_input){ pid, cap->regs, UNWIND_REGS_MASK, cap->stack, cap->stack_size };
@@ -250,7 +256,7 @@ static void test_backend(const char *name, struct addrspaces *as, struct symboli
 		goto out;
 	print_frames(name, s, as, pid, ips, n, stop);
 	check_chain(name, s, as, pid, ips, n, stop);
-	CHECK_EQ_U64(ips[0], cap->regs[PERF_REG_X86_IP]);	/* IP's packed index is its own */
+	CHECK_EQ_U64(ips[0], cap->regs[packed(PERF_REG_X86_IP)]);
 
 	/* Again: the per-process state kept from the first walk must give
 	 * the same answer. */
@@ -304,8 +310,8 @@ static void test_backend(const char *name, struct addrspaces *as, struct symboli
 	/* An ip in no mapping (below mmap_min_addr), rbp 0 so that no
 	 * frame-pointer guess goes further. */
 	memcpy(regs, cap->regs, sizeof(regs));
-	regs[PERF_REG_X86_IP] = 0x1000;
-	regs[PERF_REG_X86_BP] = 0;
+	regs[packed(PERF_REG_X86_IP)] = 0x1000;
+	regs[packed(PERF_REG_X86_BP)] = 0;
 	in.regs = regs;
 	err = unwinder__unwind(u, &in, again, MAX_FRAMES, &n2, &stop);
 	CHECK_EQ_U64(err, 0);
