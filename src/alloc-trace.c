@@ -420,6 +420,20 @@ static void on_exec(struct session *s, pid_t pid, void *ctx)
 	hashmap__delete(at->breaks, (uint64_t)pid, NULL);
 }
 
+/* Events were lost: a call in flight may have lost its return, and a call
+ * left in flight makes every later one on its thread look nested inside
+ * it (an allocator's inner call, not counted), which would hide the rest
+ * of the run.  Forget them all: a return whose entry is forgotten counts
+ * as lost, an inner call whose outer one is forgotten counts on its own. */
+static void on_lost(struct session *s, uint64_t n, void *ctx)
+{
+	struct alloc_trace *at = ctx;
+
+	(void)s;
+	(void)n;
+	at->st.calls_dropped += alloc_track__drop_calls(at->track);
+}
+
 static void on_thread_exit(struct session *s, pid_t pid, pid_t tid, void *ctx)
 {
 	struct alloc_trace *at = ctx;
@@ -767,7 +781,9 @@ int alloc_trace__new(struct session *s, const struct alloc_trace_opts *o,
 		err = alloc_track__index(at->track);
 	if (err)
 		goto fail;
-	session__on_task(s, &(struct session_task_hooks){ on_exec, on_fork, on_thread_exit, at });
+	session__on_task(s, &(struct session_task_hooks){ .exec = on_exec, .fork = on_fork,
+							  .thread_exit = on_thread_exit, .lost = on_lost,
+							  .ctx = at });
 	if (o->kernel) {
 		at->filter_pid = session__target_pid(s) > 0 ? session__target_pid(s) : 0;
 		err = add_kernel_events(at, eb);

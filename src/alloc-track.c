@@ -302,6 +302,17 @@ void alloc_track__note_map(struct alloc_track *t, pid_t tid, uint64_t addr, uint
 	}
 }
 
+uint64_t alloc_track__drop_calls(struct alloc_track *t)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < t->nthreads; i++) {
+		n += t->threads[i].n;
+		t->threads[i].n = 0;
+	}
+	return n;
+}
+
 void alloc_track__forget_thread(struct alloc_track *t, pid_t tid)
 {
 	uint64_t idx;

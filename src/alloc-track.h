@@ -127,6 +127,10 @@ void alloc_track__note_ptr(struct alloc_track *t, pid_t tid, enum alloc_fn fn, u
 /* Forget @tid and its calls in flight (the thread exited). */
 void alloc_track__forget_thread(struct alloc_track *t, pid_t tid);
 
+/* Forget every thread's calls in flight (events were lost: their returns
+ * may be among them); returns how many were forgotten. */
+uint64_t alloc_track__drop_calls(struct alloc_track *t);
+
 /* ---- blocks and regions outstanding ---- */
 
 /**

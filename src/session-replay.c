@@ -507,7 +507,10 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 		deliver_sample(s, &rec->u.sample);
 		return 0;
 	case REC_LOST:
-		return 0;	/* END has the run's total */
+		/* END has the run's total; the tools hear of it where it was. */
+		if (s->task.lost)
+			s->task.lost(s, rec->u.lost.count, s->task.ctx);
+		return 0;
 	case REC_END:
 		s->stop = (enum session_stop)rec->u.end.stop;
 		s->rec_cmd_status = rec->u.end.status;

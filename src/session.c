@@ -1031,6 +1031,8 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 		s->lost += lo.lost;
 		if (s->rec)
 			recorder__lost(s, record_time(s, hdr), lo.lost);
+		else if (s->task.lost)
+			s->task.lost(s, lo.lost, s->task.ctx);
 		return 0;
 	default:
 		return 0;

@@ -153,6 +153,10 @@ struct session_task_hooks {
 	void (*exec)(struct session *s, pid_t pid, void *ctx);
 	void (*fork)(struct session *s, pid_t parent, pid_t child, void *ctx);
 	void (*thread_exit)(struct session *s, pid_t pid, pid_t tid, void *ctx);
+	/* The kernel dropped @n events (a full ring): whatever state waits
+	 * for a later event (a call's return) may wait for one that is gone.
+	 * Called where the loss is reported in the stream, live and replayed. */
+	void (*lost)(struct session *s, uint64_t n, void *ctx);
 	void *ctx;
 };
 /* One listener: a later call replaces the hooks (copied). */

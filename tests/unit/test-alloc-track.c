@@ -84,6 +84,25 @@ static void test_pairing(void)
 	c = call(ALLOC_MALLOC, 11, 0, 0x3000);
 	CHECK(alloc_track__enter(t, 1, &c) == 0);
 	CHECK(alloc_track__leave(t, 1, 0x3008, &got) == 0 && got.size == 11);
+
+	/* A return lost from a shallow call: every deeper call after it
+	 * would look nested inside it, until events are reported lost and
+	 * the calls in flight are dropped. */
+	c = call(ALLOC_MALLOC, 12, 0, 0x3000);
+	CHECK(alloc_track__enter(t, 1, &c) == 0);
+	c = call(ALLOC_MALLOC, 13, 0, 0x2000);
+	CHECK(alloc_track__enter(t, 7, &c) == 0);
+	c = call(ALLOC_MALLOC, 14, 0, 0x2000);
+	CHECK(alloc_track__enter(t, 1, &c) == 0);
+	CHECK(c.inner);
+	CHECK(alloc_track__drop_calls(t) == 3);
+	CHECK(!alloc_track__busy(t, 1) && !alloc_track__busy(t, 7));
+	CHECK(alloc_track__leave(t, 1, 0x2008, &got) == -ENOENT);
+	c = call(ALLOC_MALLOC, 15, 0, 0x2000);
+	CHECK(alloc_track__enter(t, 1, &c) == 0);
+	CHECK(!c.inner);
+	CHECK(alloc_track__leave(t, 1, 0x2008, &got) == 0 && got.size == 15);
+	CHECK(alloc_track__drop_calls(t) == 0);
 	alloc_track__free(t);
 }
 
