@@ -18,6 +18,7 @@
 
 #include "addrspace.h"
 #include "lib/hashmap.h"
+#include "lib/sorted.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -264,17 +265,8 @@ static int proc__reserve(struct proc *p, size_t need)
 /* Index of the first mapping whose end is above @addr (nr if none). */
 static size_t proc__lower(const struct proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->nr;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	/* Ends sorted as starts are: mappings do not overlap. */
+	return SORTED_UPTO(p->maps, p->nr, end, addr);
 }
 
 static struct proc *get_proc(const struct addrspaces *as, pid_t pid)

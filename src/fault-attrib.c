@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fault-attrib.h"
+#include "lib/grow.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
 
@@ -306,15 +307,8 @@ int fault_attrib__fault(struct fault_attrib *fa, pid_t pid, pid_t tid, uint64_t 
 
 		if (!w)
 			return -ENOMEM;
-		if (w->n == w->cap) {
-			size_t cap = w->cap ? w->cap * 2 : 16;
-			struct waiting *nv = realloc(w->v, cap * sizeof(*nv));
-
-			if (!nv)
-				return -ENOMEM;
-			w->v = nv;
-			w->cap = cap;
-		}
+		if (GROW_FOR(w->v, w->cap, w->n + 1, 16))
+			return -ENOMEM;
 		w->v[w->n++] = (struct waiting){ .addr = addr, .kind = kind };
 		fa->totals.waiting++;
 		return note_last(fa, tid, addr, WAITING_KEY);

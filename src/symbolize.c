@@ -60,6 +60,7 @@
 #include <gelf.h>
 
 #include "lib/hashmap.h"
+#include "lib/sorted.h"
 #include "symbolize.h"
 #include "mapped-file.h"
 #include "lib/file.h"
@@ -959,17 +960,7 @@ static const struct fsym *sympass__covering(const struct sympass *p, uint64_t ad
 /* How many of @p's symbols start at or below @addr. */
 static size_t sympass__upto(const struct sympass *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->syms[mid].value <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return SORTED_UPTO(p->syms, p->n, value, addr);
 }
 
 /* Whether a sizeless symbol among @p's first @upto is at @at (they are

@@ -251,8 +251,9 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 			o->srcline = true;
 			break;
 		case 'U':
-			if (strcmp(optarg, "libdw") && strcmp(optarg, "libunwind"))
-				return bad(tool, "--unwinder is libdw or libunwind, not", optarg);
+			if (strcmp(optarg, "libdw") && strcmp(optarg, "libdw-walk") &&
+			    strcmp(optarg, "libunwind"))
+				return bad(tool, "--unwinder is libdw, libdw-walk or libunwind, not", optarg);
 			o->sess.unwinder = optarg;
 			break;
 		case 'f':

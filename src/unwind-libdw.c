@@ -46,7 +46,9 @@
 #include <gelf.h>
 
 #include "addrspace.h"
+#include "cfi-table.h"
 #include "lib/hashmap.h"
+#include "lib/sorted.h"
 #include "mapped-file.h"
 #include "unwind.h"
 
@@ -85,6 +87,7 @@ struct binary {
 	void *owned_image;		/* the vDSO's copy, freed after elf */
 	struct load *loads;
 	size_t nloads;
+	struct cfi_table *cfi;		/* the fast path's rows, made on first use */
 	uint64_t lo, hi;		/* vaddr span of the PT_LOADs, lo page-aligned as libdwfl does */
 	uint64_t relro_lo, relro_hi;	/* PT_GNU_RELRO vaddrs: written at load time */
 	unsigned users;			/* kept Dwfls reporting it */
@@ -138,6 +141,7 @@ struct libdw_unwinder {
 	size_t nprocs;
 	uint64_t page_size;
 	struct walk *walk;		/* set only during dwfl_getthread_frames */
+	bool walk_only;			/* "libdw-walk": no fast path */
 };
 
 /* ---- binaries ---- */
@@ -146,6 +150,7 @@ static void binary__free(struct binary *b)
 {
 	if (!b)
 		return;
+	cfi_table__free(b->cfi);	/* it reads b->elf */
 	elf_end(b->elf);
 	free(b->owned_image);
 	free(b->loads);
@@ -586,6 +591,13 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+static int modref_cmp(const void *a, const void *b)
+{
+	const struct modref *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
 /* The modules @pid's executable mappings make, in address order, each
  * holding a use of its binary. */
 static int collect_mods(struct libdw_unwinder *u, pid_t pid, struct modref **out, size_t *nout)
@@ -635,6 +647,8 @@ out:
 		release_mods(mods, k);
 		return err;
 	}
+	/* By address, for the fast path's search (libdwfl sorts its own). */
+	qsort(mods, k, sizeof(*mods), modref_cmp);
 	*out = mods;
 	*nout = k;
 	return 0;
@@ -927,9 +941,112 @@ static enum unwind_stop classify(struct proc_ctx *ctx, const struct walk *w, int
 	return UNWIND_ERROR;
 }
 
+/* ---- the fast path ---- */
+
+enum fast {
+	FAST_DONE,		/* *n and *stop are the walk's answer */
+	FAST_LIBDW,		/* a frame the rows cannot express: walk with libdw */
+};
+
+/* The module holding @pc, or NULL. */
+static const struct modref *mod_of(const struct proc_ctx *ctx, uint64_t pc)
+{
+	size_t i = SORTED_UPTO(ctx->mods, ctx->nmods, lo, pc);
+
+	return i && pc < ctx->mods[i - 1].hi ? &ctx->mods[i - 1] : NULL;
+}
+
+/* Whether a read at @addr failed because the copy ends before it, as
+ * note_failed_read judges for libdw's walks. */
+static bool beyond_copy(struct proc_ctx *ctx, const struct unwind_input *in, uint64_t addr)
+{
+	struct walk w = { .in = in };
+
+	note_failed_read(ctx, &w, addr);
+	return w.read_beyond;
+}
+
+/*
+ * Walk the sample with the binaries' compact CFI rows (cfi-table.h): the
+ * CFA from rsp or rbp, the return address and rbp from the stack copy.
+ * The frames and the stop reason are the ones libdw's walk gives; at the
+ * first frame the rows cannot express, or anything unusual (a pc in no
+ * module, a read outside the copy, a frame repeating itself), the answer
+ * is FAST_LIBDW and libdw walks the whole sample, so every case the rows
+ * do not cover keeps libdw's behaviour.  Most samples of a process end
+ * here, at a few binary searches per frame.
+ */
+static int fast_walk(struct proc_ctx *ctx, const struct unwind_input *in, uint64_t *ips, uint32_t max,
+		     uint32_t *n, enum unwind_stop *stop, enum fast *how)
+{
+	uint64_t pc, sp, bp = 0;
+	bool bp_known, first = true;
+	uint32_t k = 0;
+
+	*how = FAST_LIBDW;
+	if (!unwind_input__reg(in, PERF_REG_X86_IP, &pc) || !unwind_input__reg(in, PERF_REG_X86_SP, &sp))
+		return 0;
+	bp_known = unwind_input__reg(in, PERF_REG_X86_BP, &bp);
+	for (;;) {
+		const struct modref *m;
+		struct cfi_row row;
+		uint64_t lpc, cfa, ra;
+		int err;
+
+		if (k == max) {
+			*stop = UNWIND_MAX_DEPTH;
+			break;
+		}
+		ips[k++] = pc;
+		/* A return address points after its call: the call's row. */
+		lpc = first ? pc : pc - 1;
+		m = mod_of(ctx, lpc);
+		if (!m || !m->bin)
+			return 0;
+		if (!m->bin->cfi) {
+			err = cfi_table__new(m->bin->elf, &m->bin->cfi);
+			if (err)
+				return err;
+		}
+		err = cfi_table__find(m->bin->cfi, lpc - (m->lo - m->bin->lo), &row);
+		if (err)
+			return err;
+		if (row.kind != CFI_SIMPLE || (row.cfa_bp && !bp_known))
+			return 0;
+		cfa = (row.cfa_bp ? bp : sp) + (uint64_t)(int64_t)row.cfa_off;
+		if (row.ra_rule == CFI_REG_UNDEF) {
+			*stop = UNWIND_END;	/* _start, a thread's start */
+			break;
+		}
+		if (!unwind_input__read(in, cfa + (uint64_t)(int64_t)row.ra_off, &ra, sizeof(ra))) {
+			if (!beyond_copy(ctx, in, cfa + (uint64_t)(int64_t)row.ra_off))
+				return 0;
+			*stop = UNWIND_STACK_END;
+			break;
+		}
+		if (row.bp_rule == CFI_REG_AT)
+			bp_known = unwind_input__read(in, cfa + (uint64_t)(int64_t)row.bp_off, &bp, sizeof(bp));
+		else if (row.bp_rule == CFI_REG_UNDEF)
+			bp_known = false;
+		if (!ra) {
+			*stop = UNWIND_END;	/* libdwfl: a zero pc ends the stack */
+			break;
+		}
+		if (ra == pc && cfa == sp)
+			return 0;	/* a frame repeating itself: corrupt, libdw says how */
+		pc = ra;
+		sp = cfa;
+		first = false;
+	}
+	*n = k;
+	*how = FAST_DONE;
+	return 0;
+}
+
 static int libdw_unwind(void *priv, const struct unwind_input *in, uint64_t *ips, uint32_t max, uint32_t *n,
 			enum unwind_stop *stop)
 {
+	enum fast how;
 	struct libdw_unwinder *u = priv;
 	struct walk w = { .in = in, .ips = ips, .max = max };
 	struct proc_ctx *ctx;
@@ -958,6 +1075,12 @@ static int libdw_unwind(void *priv, const struct unwind_input *in, uint64_t *ips
 		*stop = m && m->path && (m->prot & PROT_EXEC) ? UNWIND_NO_CFI : UNWIND_NO_MAP;
 		return 0;
 	}
+	how = FAST_LIBDW;
+	err = u->walk_only ? 0 : fast_walk(ctx, in, ips, max, n, stop, &how);
+	if (err || how == FAST_DONE)
+		return err;
+	*n = 0;
+	*stop = UNWIND_ERROR;
 	u->walk = &w;
 	rc = dwfl_getthread_frames(ctx->dwfl, in->pid, frame_cb, &w);
 	u->walk = NULL;
@@ -973,4 +1096,16 @@ static int libdw_unwind(void *priv, const struct unwind_input *in, uint64_t *ips
 	return 0;
 }
 
+/* libdw for every frame: what the fast path must agree with (tests,
+ * bench/unwind-throughput). */
+static int libdw_walk_init(struct addrspaces *as, void **priv)
+{
+	int err = libdw_init(as, priv);
+
+	if (!err)
+		((struct libdw_unwinder *)*priv)->walk_only = true;
+	return err;
+}
+
 const struct unwind_backend unwind_libdw = { "libdw", libdw_init, libdw_fini, libdw_unwind };
+const struct unwind_backend unwind_libdw_walk = { "libdw-walk", libdw_walk_init, libdw_fini, libdw_unwind };

@@ -61,6 +61,8 @@ int unwinder__new(const char *name, struct addrspaces *as, struct unwinder **out
 
 	if (!strcmp(name, "libdw"))
 		be = &unwind_libdw;
+	else if (!strcmp(name, "libdw-walk"))
+		be = &unwind_libdw_walk;
 	else if (!strcmp(name, "libunwind"))
 		be = &unwind_libunwind;
 	else

@@ -97,6 +97,7 @@ struct unwind_backend {
 };
 
 extern const struct unwind_backend unwind_libdw;
+extern const struct unwind_backend unwind_libdw_walk;
 extern const struct unwind_backend unwind_libunwind;
 
 struct unwinder;

@@ -383,7 +383,7 @@ out:
 
 int main(void)
 {
-	static const char *const backends[] = { "libdw", "libunwind" };
+	static const char *const backends[] = { "libdw", "libdw-walk", "libunwind" };
 	struct capture *cap = calloc(1, sizeof(*cap));
 	struct addrspaces *as = NULL;
 	struct symbolizer *s = NULL;
