@@ -24,6 +24,10 @@ struct ring {
 	uint64_t mask;		/* data size - 1 */
 	unsigned char *scratch;	/* for records that wrap */
 	size_t scratch_len;
+	unsigned char *scratch_last;	/* ring__last()'s, so a peeked record stays valid */
+	size_t scratch_last_len;
+	uint64_t head, tail;	/* the snapshot being read */
+	uint16_t peeked;	/* size of the record ring__peek() gave */
 };
 
 int ring__new(int fd, unsigned int pages, struct ring **out)
@@ -66,6 +70,7 @@ void ring__free(struct ring *r)
 	if (r->base)
 		munmap(r->base, r->map_len);
 	free(r->scratch);
+	free(r->scratch_last);
 	free(r);
 }
 
@@ -74,55 +79,117 @@ int ring__fd(const struct ring *r)
 	return r->fd;
 }
 
-int ring__read(struct ring *r, ring_cb cb, void *ctx)
+/* The header of the record at @pos, which may straddle the end. */
+static void header_at(const struct ring *r, uint64_t pos, struct perf_event_header *hdr)
+{
+	uint64_t off = pos & r->mask;
+	size_t first = r->mask + 1 - off;
+
+	if (first >= sizeof(*hdr)) {
+		memcpy(hdr, r->data + off, sizeof(*hdr));
+	} else {
+		memcpy(hdr, r->data + off, first);
+		memcpy((char *)hdr + first, r->data, sizeof(*hdr) - first);
+	}
+}
+
+/* The record of @size bytes at @pos, contiguous: in place, or copied into
+ * *@buf (grown as needed). */
+static int record_at(const struct ring *r, uint64_t pos, uint16_t size, unsigned char **buf,
+		     size_t *buf_len, const struct perf_event_header **out)
+{
+	uint64_t off = pos & r->mask;
+	size_t first = r->mask + 1 - off;
+
+	if (size <= first) {
+		*out = (const void *)(r->data + off);
+		return 0;
+	}
+	if (*buf_len < size) {
+		unsigned char *nv = realloc(*buf, size);
+
+		if (!nv)
+			return -ENOMEM;
+		*buf = nv;
+		*buf_len = size;
+	}
+	memcpy(*buf, r->data + off, first);
+	memcpy(*buf + first, r->data, size - first);
+	*out = (const void *)*buf;
+	return 0;
+}
+
+bool ring__snapshot(struct ring *r)
 {
 	struct perf_event_mmap_page *pc = r->base;
-	uint64_t head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = pc->data_tail;
+
+	r->head = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+	r->tail = pc->data_tail;
+	r->peeked = 0;
+	return r->tail < r->head;
+}
+
+int ring__peek(struct ring *r, const struct perf_event_header **out)
+{
+	struct perf_event_header hdr;
+	int err;
+
+	if (r->tail >= r->head)
+		return -ENOENT;
+	header_at(r, r->tail, &hdr);
+	if (hdr.size < sizeof(hdr) || hdr.size > r->head - r->tail) {
+		/* Corrupt or torn: drop what we have rather than loop. */
+		r->tail = r->head;
+		return -EIO;
+	}
+	err = record_at(r, r->tail, hdr.size, &r->scratch, &r->scratch_len, out);
+	if (!err)
+		r->peeked = hdr.size;
+	return err;
+}
+
+void ring__consume(struct ring *r)
+{
+	r->tail += r->peeked;
+	r->peeked = 0;
+}
+
+int ring__last(struct ring *r, const struct perf_event_header **out)
+{
+	struct perf_event_header hdr = { 0 };
+	uint64_t pos = r->tail, last = UINT64_MAX;
+
+	while (pos < r->head) {
+		header_at(r, pos, &hdr);
+		if (hdr.size < sizeof(hdr) || hdr.size > r->head - pos)
+			return -EIO;
+		last = pos;
+		pos += hdr.size;
+	}
+	if (last == UINT64_MAX)
+		return -ENOENT;
+	return record_at(r, last, hdr.size, &r->scratch_last, &r->scratch_last_len, out);
+}
+
+void ring__publish(struct ring *r)
+{
+	struct perf_event_mmap_page *pc = r->base;
+
+	__atomic_store_n(&pc->data_tail, r->tail, __ATOMIC_RELEASE);
+}
+
+int ring__read(struct ring *r, ring_cb cb, void *ctx)
+{
+	const struct perf_event_header *rec;
 	int ret = 0;
 
-	while (tail < head) {
-		uint64_t off = tail & r->mask;
-		struct perf_event_header hdr;
-		const struct perf_event_header *rec;
-		size_t first;
-
-		/* The header itself may straddle the end. */
-		first = r->mask + 1 - off;
-		if (first >= sizeof(hdr)) {
-			memcpy(&hdr, r->data + off, sizeof(hdr));
-		} else {
-			memcpy(&hdr, r->data + off, first);
-			memcpy((char *)&hdr + first, r->data, sizeof(hdr) - first);
-		}
-		if (hdr.size < sizeof(hdr) || hdr.size > head - tail) {
-			/* Corrupt or torn: drop what we have rather than loop. */
-			tail = head;
-			ret = -EIO;
-			break;
-		}
-		if (hdr.size <= first) {
-			rec = (const void *)(r->data + off);
-		} else {
-			if (r->scratch_len < hdr.size) {
-				unsigned char *s = realloc(r->scratch, hdr.size);
-
-				if (!s) {
-					ret = -ENOMEM;
-					break;
-				}
-				r->scratch = s;
-				r->scratch_len = hdr.size;
-			}
-			memcpy(r->scratch, r->data + off, first);
-			memcpy(r->scratch + first, r->data, hdr.size - first);
-			rec = (const void *)r->scratch;
-		}
-		tail += hdr.size;
+	ring__snapshot(r);
+	while ((ret = ring__peek(r, &rec)) == 0) {
+		ring__consume(r);
 		ret = cb(rec, ctx);
 		if (ret)
 			break;
 	}
-	__atomic_store_n(&pc->data_tail, tail, __ATOMIC_RELEASE);
-	return ret;
+	ring__publish(r);
+	return ret == -ENOENT ? 0 : ret;
 }

@@ -5,11 +5,19 @@
  * publish how far we got by storing data_tail.  A record that wraps the end
  * of the data area is copied into a scratch buffer so callers always see it
  * contiguous.  Callers must not keep the record pointer beyond the callback.
+ *
+ * Records can also be read in place, which is how the session merges the
+ * rings into one timeline without copying 8 KiB stack samples out of them:
+ * ring__snapshot() takes the kernel's head, ring__peek() gives the record at
+ * the reader's position (valid until the next peek or consume),
+ * ring__consume() steps past it, ring__publish() hands the space consumed
+ * back to the kernel.  Records not consumed stay for the next snapshot.
  */
 #ifndef FAULTLINE_RING_H
 #define FAULTLINE_RING_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 struct ring;
@@ -33,5 +41,25 @@ int ring__fd(const struct ring *r);
  */
 typedef int (*ring_cb)(const struct perf_event_header *hdr, void *ctx);
 int ring__read(struct ring *r, ring_cb cb, void *ctx);
+
+/* Take the kernel's write position: true when records are there to read. */
+bool ring__snapshot(struct ring *r);
+/*
+ * The next record of the snapshot into *@out, contiguous (one that wraps
+ * the end of the ring is copied into the ring's scratch buffer).  0;
+ * -ENOENT when the snapshot is read; -EIO for a corrupt or torn header,
+ * after which the rest of the snapshot is dropped; -ENOMEM.
+ */
+int ring__peek(struct ring *r, const struct perf_event_header **out);
+/* Step past the record ring__peek() gave. */
+void ring__consume(struct ring *r);
+/*
+ * The last record of the snapshot into *@out (copied into a second buffer
+ * if it wraps, so that a peeked record stays valid), for its time.  0,
+ * -ENOENT (none), -EIO, -ENOMEM.
+ */
+int ring__last(struct ring *r, const struct perf_event_header **out);
+/* Release what was consumed to the kernel. */
+void ring__publish(struct ring *r);
 
 #endif

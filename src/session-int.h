@@ -61,7 +61,9 @@ struct session {
 	struct addrspaces *as;
 	struct stackdb *stacks;
 	struct symbolizer *sym;
-	struct ordered *queue;
+	/* read_round()'s merge: each ring's next record and its time. */
+	const struct perf_event_header **round_heads;
+	uint64_t *round_times;
 	struct hashmap *comms;		/* pid -> char * */
 	struct hashmap *ids;		/* kernel event id -> evsel index + 1 */
 	struct hashmap *execs;		/* pid -> exec count */
