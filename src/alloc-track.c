@@ -5,7 +5,13 @@
  * Blocks live in one open-addressing table (linear probing, deletion by
  * backward shift, so no tombstones slow a table that sees millions of
  * malloc/free pairs), keyed by (pid, address): 40 bytes a block, and the
- * table doubles at 50% load, so 80 to 160 bytes a block.  Regions (mmap,
+ * table doubles at 50% load, so 80 to 160 bytes a block.  It grows without
+ * a pause, as Redis rehashes its dicts: the doubled table takes every new
+ * block at once while the old one's slots move over a few per operation,
+ * lookups trying both meanwhile (a slot moved or freed in the old table
+ * becomes a tombstone there, so its probe runs stay intact until it is
+ * freed whole).  Rehashing 250,000 blocks at once stalled the reader for
+ * 20 ms, long enough for a busy target to overflow its ring.  Regions (mmap,
  * brk growth) are few and must be searched by range, so they are a plain
  * array scanned per munmap.
  *
@@ -32,6 +38,7 @@
 #include <string.h>
 
 #include "alloc-track.h"
+#include "lib/grow.h"
 #include "lib/hashmap.h"
 
 /* Calls one thread can have in flight: malloc inside realloc inside a
@@ -67,7 +74,9 @@ struct thread_calls {
 
 struct alloc_track {
 	struct alloc_rec *slots;	/* addr == 0: empty */
-	size_t cap, count, peak;	/* cap: power of two */
+	size_t cap, count, peak;	/* cap: power of two; count: blocks in both tables */
+	struct alloc_rec *old;		/* the table being moved into slots, or NULL */
+	size_t oldcap, cursor;		/* old's slots below cursor have moved */
 	struct alloc_rec *regions;
 	size_t nregions, capregions;
 	struct hashmap *thread_idx;	/* tid -> index + 1 in threads */
@@ -204,6 +213,7 @@ void alloc_track__free(struct alloc_track *t)
 	free(t->links);
 	free(t->large);
 	free(t->slots);
+	free(t->old);
 	free(t->regions);
 	free(t->threads);
 	hashmap__free(t->thread_idx);
@@ -330,35 +340,22 @@ void alloc_track__forget_thread(struct alloc_track *t, pid_t tid)
 
 /* ---- blocks ---- */
 
-static size_t slot_of(const struct alloc_track *t, pid_t pid, uint64_t addr)
+/* An old table's slot whose block moved or was freed. */
+#define DEAD_PID INT32_MIN
+/* Old slots moved per operation while growing: the move ends before the
+ * new table, twice the size, is a quarter fuller than the old one was. */
+#define MOVE_PER_OP 4
+
+static size_t home_of(size_t cap, pid_t pid, uint64_t addr)
 {
 	uint64_t h = (addr ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ULL;
 
-	return (size_t)(h >> 20) & (t->cap - 1);
+	return (size_t)(h >> 20) & (cap - 1);
 }
 
-static int grow(struct alloc_track *t)
+static size_t slot_of(const struct alloc_track *t, pid_t pid, uint64_t addr)
 {
-	struct alloc_rec *old = t->slots;
-	size_t oldcap = t->cap;
-
-	t->slots = calloc(oldcap * 2, sizeof(*t->slots));
-	if (!t->slots) {
-		t->slots = old;
-		return -ENOMEM;
-	}
-	t->cap = oldcap * 2;
-	for (size_t i = 0; i < oldcap; i++) {
-		size_t j;
-
-		if (!old[i].addr)
-			continue;
-		for (j = slot_of(t, old[i].pid, old[i].addr); t->slots[j].addr; j = (j + 1) & (t->cap - 1))
-			;
-		t->slots[j] = old[i];
-	}
-	free(old);
-	return 0;
+	return home_of(t->cap, pid, addr);
 }
 
 static size_t find(const struct alloc_track *t, pid_t pid, uint64_t addr, bool *found)
@@ -374,6 +371,84 @@ static size_t find(const struct alloc_track *t, pid_t pid, uint64_t addr, bool *
 	}
 	*found = false;
 	return i;
+}
+
+/* @pid's block at @addr in the old table, or NULL. */
+static struct alloc_rec *find_old(const struct alloc_track *t, pid_t pid, uint64_t addr)
+{
+	size_t i;
+
+	if (!t->old)
+		return NULL;
+	for (i = home_of(t->oldcap, pid, addr); t->old[i].addr; i = (i + 1) & (t->oldcap - 1))
+		if (t->old[i].addr == addr && t->old[i].pid == pid)
+			return &t->old[i];
+	return NULL;
+}
+
+/* @pid's block at @addr in either table, or NULL. */
+static struct alloc_rec *block_get(const struct alloc_track *t, pid_t pid, uint64_t addr)
+{
+	bool found;
+	size_t i = find(t, pid, addr, &found);
+
+	return found ? &t->slots[i] : find_old(t, pid, addr);
+}
+
+/* Move a few of the old table's blocks over; free it once all are. */
+static void move_some(struct alloc_track *t)
+{
+	for (int k = 0; t->old && k < MOVE_PER_OP; k++) {
+		struct alloc_rec *o;
+		bool found;
+		size_t i;
+
+		if (t->cursor == t->oldcap) {
+			free(t->old);
+			t->old = NULL;
+			break;
+		}
+		o = &t->old[t->cursor++];
+		if (!o->addr || o->pid == DEAD_PID)
+			continue;
+		/* Not in the new table: a block added there kills its old copy. */
+		i = find(t, o->pid, o->addr, &found);
+		t->slots[i] = *o;
+		o->pid = DEAD_PID;
+	}
+}
+
+/* Start growing: the table doubles, the old one moves over gradually. */
+static int grow(struct alloc_track *t)
+{
+	struct alloc_rec *nv = calloc(t->cap * 2, sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	t->old = t->slots;
+	t->oldcap = t->cap;
+	t->cursor = 0;
+	t->slots = nv;
+	t->cap *= 2;
+	return 0;
+}
+
+/* Next block of either table from *@pos (0 to start), or NULL. */
+static const struct alloc_rec *block_next(const struct alloc_track *t, size_t *pos)
+{
+	while (*pos < t->cap) {
+		const struct alloc_rec *r = &t->slots[(*pos)++];
+
+		if (r->addr)
+			return r;
+	}
+	while (t->old && *pos - t->cap < t->oldcap) {
+		const struct alloc_rec *r = &t->old[(*pos)++ - t->cap];
+
+		if (r->addr && r->pid != DEAD_PID)
+			return r;
+	}
+	return NULL;
 }
 
 /* ---- the address index ---- */
@@ -515,15 +590,8 @@ static int idx_update(struct alloc_track *t, const struct alloc_rec *old, const 
 		if (l) {
 			l->size = nw->size;
 		} else {
-			if (t->nlarge == t->caplarge) {
-				size_t cap = t->caplarge ? t->caplarge * 2 : 16;
-				struct idx_large *nv = realloc(t->large, cap * sizeof(*nv));
-
-				if (!nv)
-					return -ENOMEM;
-				t->large = nv;
-				t->caplarge = cap;
-			}
+			if (GROW_FOR(t->large, t->caplarge, t->nlarge + 1, 16))
+				return -ENOMEM;
 			t->large[t->nlarge++] = (struct idx_large){ nw->addr, nw->size, nw->pid };
 		}
 	}
@@ -557,6 +625,8 @@ static void idx_off(struct alloc_track *t)
 
 int alloc_track__index(struct alloc_track *t)
 {
+	const struct alloc_rec *r;
+
 	if (t->indexed)
 		return 0;
 	t->pages = hashmap__new();
@@ -564,8 +634,8 @@ int alloc_track__index(struct alloc_track *t)
 		return -ENOMEM;
 	t->free_link = IDX_NIL;
 	t->indexed = true;
-	for (size_t i = 0; i < t->cap; i++) {
-		if (t->slots[i].addr && idx_update(t, NULL, &t->slots[i])) {
+	for (size_t pos = 0; (r = block_next(t, &pos));) {
+		if (idx_update(t, NULL, r)) {
 			idx_off(t);
 			return -ENOMEM;
 		}
@@ -605,19 +675,26 @@ int alloc_track__add(struct alloc_track *t, const struct alloc_rec *r)
 
 	if (!r->addr)
 		return 0;
+	struct alloc_rec *old = NULL;
+
 	if (r->region)
 		return add_region(t, r);
-	if ((t->count + 1) * 2 > t->cap && grow(t))
+	move_some(t);
+	if (!t->old && (t->count + 1) * 2 > t->cap && grow(t))
 		return -ENOMEM;
 	i = find(t, r->pid, r->addr, &found);
+	if (!found)
+		old = find_old(t, r->pid, r->addr);
 	/* The index first: it is the step that can fail, and the slot stays
-	 * put meanwhile (only grow() and remove() move slots). */
-	if (idx_update(t, found ? &t->slots[i] : NULL, r))
+	 * put meanwhile (only move_some() and remove() move slots). */
+	if (idx_update(t, found ? &t->slots[i] : old, r))
 		return -ENOMEM;
-	if (found)
+	if (found || old)
 		t->replaced++;
 	else
 		t->count++;
+	if (old)
+		old->pid = DEAD_PID;
 	t->slots[i] = *r;
 	update_peak(t);
 	return 0;
@@ -625,11 +702,23 @@ int alloc_track__add(struct alloc_track *t, const struct alloc_rec *r)
 
 int alloc_track__remove(struct alloc_track *t, pid_t pid, uint64_t addr, struct alloc_rec *out)
 {
+	struct alloc_rec *old;
 	bool found;
-	size_t i = find(t, pid, addr, &found), j;
+	size_t i, j;
 
-	if (!found)
-		return -ENOENT;
+	move_some(t);
+	i = find(t, pid, addr, &found);
+	if (!found) {
+		old = find_old(t, pid, addr);
+		if (!old)
+			return -ENOENT;
+		if (out)
+			*out = *old;
+		idx_update(t, old, NULL);
+		old->pid = DEAD_PID;
+		t->count--;
+		return 0;
+	}
 	if (out)
 		*out = t->slots[i];
 	idx_update(t, &t->slots[i], NULL);	/* removing: cannot fail */
@@ -695,6 +784,9 @@ size_t alloc_track__drop_pid(struct alloc_track *t, pid_t pid)
 {
 	size_t dropped = 0;
 
+	/* Finish any move first: removal moves slots of both tables. */
+	while (t->old)
+		move_some(t);
 	for (size_t i = 0; i < t->cap; i++) {
 		/* Removal shifts later slots back: look at slot i again. */
 		while (t->slots[i].addr && t->slots[i].pid == pid) {
@@ -716,6 +808,7 @@ size_t alloc_track__drop_pid(struct alloc_track *t, pid_t pid)
 int alloc_track__fork(struct alloc_track *t, pid_t parent, pid_t child)
 {
 	struct alloc_rec *blocks = NULL;
+	const struct alloc_rec *r;
 	size_t n = 0, k = 0, nregions = t->nregions;
 	int copied = 0, err = 0;
 
@@ -723,8 +816,8 @@ int alloc_track__fork(struct alloc_track *t, pid_t parent, pid_t child)
 		goto out;
 	/* Collect first: adding while walking the table would see it
 	 * rehashed under us by grow(). */
-	for (size_t i = 0; i < t->cap; i++)
-		n += t->slots[i].addr && t->slots[i].pid == parent;
+	for (size_t pos = 0; (r = block_next(t, &pos));)
+		n += r->pid == parent;
 	if (n) {
 		blocks = malloc(n * sizeof(*blocks));
 		if (!blocks) {
@@ -732,9 +825,9 @@ int alloc_track__fork(struct alloc_track *t, pid_t parent, pid_t child)
 			goto out;
 		}
 	}
-	for (size_t i = 0; i < t->cap && k < n; i++)
-		if (t->slots[i].addr && t->slots[i].pid == parent)
-			blocks[k++] = t->slots[i];
+	for (size_t pos = 0; k < n && (r = block_next(t, &pos));)
+		if (r->pid == parent)
+			blocks[k++] = *r;
 	for (k = 0; k < n; k++) {
 		blocks[k].pid = child;
 		err = alloc_track__add(t, &blocks[k]);
@@ -745,12 +838,12 @@ int alloc_track__fork(struct alloc_track *t, pid_t parent, pid_t child)
 	/* The child's copies go to the end, past nregions; add_region() may
 	 * move the array, so copy the record out first. */
 	for (size_t i = 0; i < nregions; i++) {
-		struct alloc_rec r = t->regions[i];
+		struct alloc_rec reg = t->regions[i];
 
-		if (r.pid != parent)
+		if (reg.pid != parent)
 			continue;
-		r.pid = child;
-		err = add_region(t, &r);
+		reg.pid = child;
+		err = add_region(t, &reg);
 		if (err)
 			goto out;
 		copied++;
@@ -764,13 +857,12 @@ out:
 static bool block_at(const struct alloc_track *t, pid_t pid, uint64_t start, uint64_t addr,
 		     struct alloc_rec *out)
 {
-	bool found;
-	size_t i = find(t, pid, start, &found);
+	const struct alloc_rec *r = block_get(t, pid, start);
 
-	if (!found || addr < start || addr - start >= t->slots[i].size)
+	if (!r || addr < start || addr - start >= r->size)
 		return false;
 	if (out)
-		*out = t->slots[i];
+		*out = *r;
 	return true;
 }
 
@@ -837,6 +929,7 @@ int alloc_track__lookup(const struct alloc_track *t, pid_t pid, uint64_t addr,
 
 int alloc_track__index_check(const struct alloc_track *t)
 {
+	const struct alloc_rec *r;
 	uint64_t key, head, want_links = 0, used = 0, nfree = 0;
 	size_t pos = 0, want_large = 0;
 
@@ -852,16 +945,14 @@ int alloc_track__index_check(const struct alloc_track *t)
 		if (head == IDX_NIL)
 			return -EUCLEAN;	/* an empty list keeps its key */
 		for (uint32_t l = (uint32_t)head; l != IDX_NIL; l = t->links[l].next) {
+			const struct alloc_rec *b = block_get(t, pid, t->links[l].addr);
 			uint64_t first, last;
-			bool found;
-			size_t i;
 
 			if (l >= t->nlinks || ++used > t->nlinks)
 				return -EUCLEAN;
-			i = find(t, pid, t->links[l].addr, &found);
-			if (!found || idx_class(&t->slots[i]) != IDX_PAGES)
+			if (!b || idx_class(b) != IDX_PAGES)
 				return -EUCLEAN;
-			page_span(&t->slots[i], &first, &last);
+			page_span(b, &first, &last);
 			if (page < first || page > last)
 				return -EUCLEAN;
 			/* Bounded: a corrupt list may be a cycle. */
@@ -874,13 +965,10 @@ int alloc_track__index_check(const struct alloc_track *t)
 	}
 	/* Each link is valid and unique per page: with the right total,
 	 * every block has all its pages. */
-	for (size_t i = 0; i < t->cap; i++) {
-		const struct alloc_rec *r = &t->slots[i];
+	for (size_t p = 0; (r = block_next(t, &p));) {
 		const struct idx_large *l;
 		uint64_t first, last;
 
-		if (!r->addr)
-			continue;
 		switch (idx_class(r)) {
 		case IDX_PAGES:
 			page_span(r, &first, &last);
@@ -904,9 +992,10 @@ int alloc_track__index_check(const struct alloc_track *t)
 void alloc_track__foreach(const struct alloc_track *t,
 			  void (*fn)(const struct alloc_rec *r, void *ctx), void *ctx)
 {
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slots[i].addr)
-			fn(&t->slots[i], ctx);
+	const struct alloc_rec *r;
+
+	for (size_t pos = 0; (r = block_next(t, &pos));)
+		fn(r, ctx);
 	for (size_t i = 0; i < t->nregions; i++)
 		fn(&t->regions[i], ctx);
 }
