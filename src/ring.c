@@ -24,8 +24,6 @@ struct ring {
 	uint64_t mask;		/* data size - 1 */
 	unsigned char *scratch;	/* for records that wrap */
 	size_t scratch_len;
-	unsigned char *scratch_last;	/* ring__last()'s, so a peeked record stays valid */
-	size_t scratch_last_len;
 	uint64_t head, tail;	/* the snapshot being read */
 	uint16_t peeked;	/* size of the record ring__peek() gave */
 };
@@ -70,7 +68,6 @@ void ring__free(struct ring *r)
 	if (r->base)
 		munmap(r->base, r->map_len);
 	free(r->scratch);
-	free(r->scratch_last);
 	free(r);
 }
 
@@ -152,23 +149,6 @@ void ring__consume(struct ring *r)
 {
 	r->tail += r->peeked;
 	r->peeked = 0;
-}
-
-int ring__last(struct ring *r, const struct perf_event_header **out)
-{
-	struct perf_event_header hdr = { 0 };
-	uint64_t pos = r->tail, last = UINT64_MAX;
-
-	while (pos < r->head) {
-		header_at(r, pos, &hdr);
-		if (hdr.size < sizeof(hdr) || hdr.size > r->head - pos)
-			return -EIO;
-		last = pos;
-		pos += hdr.size;
-	}
-	if (last == UINT64_MAX)
-		return -ENOENT;
-	return record_at(r, last, hdr.size, &r->scratch_last, &r->scratch_last_len, out);
 }
 
 void ring__publish(struct ring *r)

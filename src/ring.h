@@ -53,12 +53,6 @@ bool ring__snapshot(struct ring *r);
 int ring__peek(struct ring *r, const struct perf_event_header **out);
 /* Step past the record ring__peek() gave. */
 void ring__consume(struct ring *r);
-/*
- * The last record of the snapshot into *@out (copied into a second buffer
- * if it wraps, so that a peeked record stays valid), for its time.  0,
- * -ENOENT (none), -EIO, -ENOMEM.
- */
-int ring__last(struct ring *r, const struct perf_event_header **out);
 /* Release what was consumed to the kernel. */
 void ring__publish(struct ring *r);
 

@@ -1036,11 +1036,13 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
  * Read every ring and deliver, in time order and in place, what is safely
  * in order: records up to the oldest among the rings' newest records (a
  * ring with nothing new does not hold the others back), as perf's
- * ordered_events does; everything when @final.  Records not yet safe stay
- * in their ring for the next round.  Each ring is in time order itself,
- * so merging their heads gives one timeline without copying a record out
- * of the ring: an 8 KiB stack sample is parsed and unwound where the
- * kernel wrote it.
+ * ordered_events does; everything when @final.  Each ring is in time
+ * order itself, so merging their heads gives one timeline without copying
+ * a record out of its ring: an 8 KiB stack sample is parsed and unwound
+ * where the kernel wrote it.  The merge finds the limit as it goes: the
+ * first ring to run out had the oldest newest record, so the round ends
+ * once the others' heads pass it.  Records not delivered stay in their
+ * ring for the next round.
  */
 static int read_round(struct session *s, bool final)
 {
@@ -1049,35 +1051,25 @@ static int read_round(struct session *s, bool final)
 	int err = 0;
 
 	for (int c = 0; c < s->ncpus; c++) {
-		const struct perf_event_header *last;
-
 		head[c] = NULL;
-		if (!s->rings[c] || !ring__snapshot(s->rings[c]))
-			continue;
-		err = ring__last(s->rings[c], &last);
-		if (err == -EIO) {
-			s->bad++;	/* the read below drops the torn part */
-		} else if (err) {
-			return err;
-		} else if (!final) {
-			uint64_t t = record_time(s, last);
-
-			if (t && t < limit)
-				limit = t;
-		}
+		when[c] = 0;
+		if (s->rings[c])
+			ring__snapshot(s->rings[c]);
 	}
 	for (;;) {
 		int best = -1;
 
-		/* Each ring's next record and its time; an undecodable time
-		 * (0) is delivered at once rather than held. */
 		for (int c = 0; c < s->ncpus; c++) {
+			uint64_t last = when[c];
+
 			while (s->rings[c] && !head[c]) {
 				err = ring__peek(s->rings[c], &head[c]);
-				if (err == -ENOENT)
-					break;
-				if (err == -EIO) {
-					s->bad++;
+				if (err == -ENOENT || err == -EIO) {
+					s->bad += err == -EIO;
+					/* Out of records: if it had some, its
+					 * newest bounds what is safe. */
+					if (!final && last && last < limit)
+						limit = last;
 					break;
 				}
 				if (err)
@@ -1085,6 +1077,8 @@ static int read_round(struct session *s, bool final)
 				when[c] = record_time(s, head[c]);
 				if (when[c])
 					break;
+				/* An undecodable time: delivered at once
+				 * rather than held. */
 				deliver(head[c], s);
 				ring__consume(s->rings[c]);
 				head[c] = NULL;

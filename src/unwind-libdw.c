@@ -966,6 +966,16 @@ static bool beyond_copy(struct proc_ctx *ctx, const struct unwind_input *in, uin
 	return w.read_beyond;
 }
 
+/* The word at @addr of the stack copy starting at @sp0
+ * (unwind_input__read() without finding sp each time). */
+static inline bool copy_word(const struct unwind_input *in, uint64_t sp0, uint64_t addr, uint64_t *val)
+{
+	if (addr < sp0 || addr - sp0 > in->stack_size || in->stack_size - (addr - sp0) < sizeof(*val))
+		return false;
+	memcpy(val, in->stack + (addr - sp0), sizeof(*val));
+	return true;
+}
+
 /*
  * Walk the sample with the binaries' compact CFI rows (cfi-table.h): the
  * CFA from rsp or rbp, the return address and rbp from the stack copy.
@@ -979,13 +989,15 @@ static bool beyond_copy(struct proc_ctx *ctx, const struct unwind_input *in, uin
 static int fast_walk(struct proc_ctx *ctx, const struct unwind_input *in, uint64_t *ips, uint32_t max,
 		     uint32_t *n, enum unwind_stop *stop, enum fast *how)
 {
-	uint64_t pc, sp, bp = 0;
+	uint64_t pc, sp, bp = 0, sp0;
 	bool bp_known, first = true;
 	uint32_t k = 0;
 
 	*how = FAST_LIBDW;
-	if (!unwind_input__reg(in, PERF_REG_X86_IP, &pc) || !unwind_input__reg(in, PERF_REG_X86_SP, &sp))
+	if (!unwind_input__reg(in, PERF_REG_X86_IP, &pc) || !unwind_input__reg(in, PERF_REG_X86_SP, &sp) ||
+	    !in->stack)
 		return 0;
+	sp0 = sp;
 	bp_known = unwind_input__reg(in, PERF_REG_X86_BP, &bp);
 	for (;;) {
 		const struct modref *m;
@@ -1018,14 +1030,14 @@ static int fast_walk(struct proc_ctx *ctx, const struct unwind_input *in, uint64
 			*stop = UNWIND_END;	/* _start, a thread's start */
 			break;
 		}
-		if (!unwind_input__read(in, cfa + (uint64_t)(int64_t)row.ra_off, &ra, sizeof(ra))) {
+		if (!copy_word(in, sp0, cfa + (uint64_t)(int64_t)row.ra_off, &ra)) {
 			if (!beyond_copy(ctx, in, cfa + (uint64_t)(int64_t)row.ra_off))
 				return 0;
 			*stop = UNWIND_STACK_END;
 			break;
 		}
 		if (row.bp_rule == CFI_REG_AT)
-			bp_known = unwind_input__read(in, cfa + (uint64_t)(int64_t)row.bp_off, &bp, sizeof(bp));
+			bp_known = copy_word(in, sp0, cfa + (uint64_t)(int64_t)row.bp_off, &bp);
 		else if (row.bp_rule == CFI_REG_UNDEF)
 			bp_known = false;
 		if (!ra) {
