@@ -405,6 +405,12 @@ static void print_totals(struct leak *lk, const struct gather *g)
 	printf("\n");
 }
 
+/* What lost events do to leak's figures. */
+#define LOST_USER "allocations and frees were missed: some blocks shown may have been freed, " \
+	"and some allocations are missing"
+#define LOST_KERNEL "kernel allocations and frees were missed: some shown may have been freed, " \
+	"and some allocations are missing"
+
 static void print_report(struct leak *lk, bool final_all)
 {
 	uint64_t scale = lk->lo.sample_rate > 1 ? lk->lo.sample_rate : 1;
@@ -439,6 +445,9 @@ static void print_report(struct leak *lk, bool final_all)
 		localtime_r(&t, &tm);
 		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
 	}
+	/* First: what the figures below cannot be trusted for. */
+	report__lost_first(&r, lk->o.json, lk->o.folded, TOOL,
+			   lk->lo.kernel ? LOST_KERNEL : LOST_USER);
 	if (!lk->o.json && !lk->o.folded) {
 		printf("[%s] Top %u stacks with outstanding allocations:\n", clock, lk->lo.top);
 		if (scale > 1)
