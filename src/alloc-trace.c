@@ -185,6 +185,7 @@ static bool keep(struct alloc_trace *at, const struct sample *smp, struct alloc_
 		return false;
 	}
 	at->st.allocs++;
+	at->st.allocs_by_kind[alloc_rec__kind(r)]++;
 	if (at->h.made)
 		at->h.made(at->h.ctx, smp, r);
 	return true;

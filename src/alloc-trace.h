@@ -73,6 +73,7 @@ struct alloc_trace_hooks {
 
 struct alloc_trace_stats {
 	uint64_t allocs;		/* blocks and regions kept */
+	uint64_t allocs_by_kind[ALLOC_KIND__COUNT];	/* the same, by kind: they add up */
 	uint64_t frees;			/* tracked blocks freed */
 	uint64_t unknown_frees;		/* frees of blocks never seen made (sampled ones only) */
 	uint64_t failed;		/* calls that failed (nothing allocated) */

@@ -108,6 +108,24 @@ const char *alloc_fn__name(enum alloc_fn fn)
 	return (unsigned int)fn < ALLOC_FN__COUNT ? fn_names[fn] : "?";
 }
 
+enum alloc_kind alloc_rec__kind(const struct alloc_rec *r)
+{
+	if (!r->region)
+		return ALLOC_KIND_MALLOC;
+	return r->fn == ALLOC_BRK ? ALLOC_KIND_BRK : ALLOC_KIND_MMAP;
+}
+
+const char *alloc_kind__name(enum alloc_kind k)
+{
+	static const char *const names[ALLOC_KIND__COUNT] = {
+		[ALLOC_KIND_MALLOC] = "malloc",
+		[ALLOC_KIND_MMAP] = "mmap",
+		[ALLOC_KIND_BRK] = "brk",
+	};
+
+	return (unsigned int)k < ALLOC_KIND__COUNT ? names[k] : "?";
+}
+
 /* A syscall's return value that is an error (-4095..-1). */
 static bool syscall_failed(uint64_t ret)
 {

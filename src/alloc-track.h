@@ -92,6 +92,24 @@ struct alloc_rec {
 	bool mapped;		/* a block in an mmap its call made (above the threshold) */
 };
 
+/*
+ * What kind of memory a block or region is, as leak's totals split it: a
+ * block of the malloc family (those glibc serves from an mmap of its own
+ * above its threshold too: valgrind counts them as heap), an anonymous
+ * region the program mapped itself (mmap, mremap), or growth of the break
+ * the program made itself (brk outside the allocator).
+ */
+enum alloc_kind {
+	ALLOC_KIND_MALLOC,
+	ALLOC_KIND_MMAP,
+	ALLOC_KIND_BRK,
+	ALLOC_KIND__COUNT
+};
+
+enum alloc_kind alloc_rec__kind(const struct alloc_rec *r);
+/* "malloc", "mmap", "brk" ("?" out of range). */
+const char *alloc_kind__name(enum alloc_kind k);
+
 struct alloc_track;
 
 int alloc_track__new(struct alloc_track **out);

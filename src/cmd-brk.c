@@ -159,6 +159,8 @@ static void print_report(struct session *s, void *ctx)
 	struct report r;
 
 	report__init(&r, s, stdout, st->o->srcline);
+	report__lost_first(&r, st->o->json, st->o->folded, TOOL,
+			   "brk calls were missed: some are missing from the counts and breaks below");
 	keyed__sort(st->sites, cmp_site, NULL);
 	for (size_t i = 0; i < keyed__count(st->sites); i++) {
 		const struct site *site = keyed__at(st->sites, i);

@@ -270,6 +270,8 @@ static void print_report(struct session *s, void *ctx)
 
 	report__init(&r, s, stdout, st->o.srcline);
 	keyed__sort(st->sites, cmp_site, st);
+	report__lost_first(&r, st->o.json, st->o.folded, TOOL,
+			   "page faults were missed: the counts below are low");
 	n_sites = keyed__count(st->sites);
 	first = st->fo.top && n_sites > st->fo.top ? n_sites - st->fo.top : 0;
 	for (size_t i = first; i < n_sites; i++) {
@@ -491,6 +493,9 @@ static void print_by_alloc(struct session *s, void *ctx)
 
 	report__init(&r, s, stdout, st->o.srcline);
 	fault_attrib__totals(st->fa, &t);
+	report__lost_first(&r, st->o.json, st->o.folded, TOOL,
+			   "faults, allocations or frees were missed: the counts below are low, "
+			   "and some faults may be given to the wrong allocation or to none");
 	fault_attrib__sort(st->fa, cmp_owner, st);
 	n = fault_attrib__count(st->fa);
 	while (nsites < n && fault_attrib__at(st->fa, nsites)->is_site)

@@ -165,6 +165,8 @@ static void print_report(struct session *s, void *ctx)
 
 	report__init(&r, s, stdout, false);
 	keyed__sort(st->files, cmp_file, NULL);
+	report__lost_first(&r, st->o.json, false, TOOL,
+			   "file faults were missed: the counts below are low");
 	if (!st->o.json)
 		printf("%10s %10s  %s\n", "FAULTS", "MAJOR", "FILE");
 	for (size_t i = 0; i < keyed__count(st->files); i++) {

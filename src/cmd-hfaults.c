@@ -239,6 +239,8 @@ static void print_report(struct session *s, void *ctx)
 
 	report__init(&r, s, stdout, false);
 	keyed__sort(st->procs, cmp_proc, NULL);
+	report__lost_first(&r, st->o.json, false, TOOL,
+			   "huge-page faults were missed: the counts below are low");
 	n = keyed__count(st->procs);
 	if (st->top && n > st->top)
 		n = st->top;

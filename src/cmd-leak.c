@@ -231,6 +231,10 @@ struct gather {
 	size_t nallocs;
 	uint64_t min_time;		/* younger blocks are left out */
 	uint64_t scale;			/* -s: what one sampled block stands for */
+	/* The totals by kind (user mode), and the malloc family's blocks
+	 * above the mmap threshold among them. */
+	uint64_t kind_bytes[ALLOC_KIND__COUNT], kind_count[ALLOC_KIND__COUNT];
+	uint64_t mapped_bytes, mapped_count;
 	bool any_pid_differs;
 	pid_t first_pid;
 	int err;
@@ -245,7 +249,7 @@ static void gather_one(const struct alloc_rec *r, void *ctx)
 {
 	struct gather *g = ctx;
 	pid_t pid = report_pid(r->pid);
-	uint64_t key = (uint64_t)(uint32_t)pid << 32 | r->stack, idx;
+	uint64_t key = (uint64_t)(uint32_t)pid << 32 | r->stack, idx, bytes, count;
 
 	if (g->err || r->time > g->min_time)
 		return;
@@ -267,8 +271,16 @@ static void gather_one(const struct alloc_rec *r, void *ctx)
 	}
 	/* Sampled blocks stand for sample_rate blocks each; regions are
 	 * never sampled. */
-	g->entries[idx - 1].bytes += r->size * (r->region ? 1 : g->scale);
-	g->entries[idx - 1].count += r->region ? 1 : g->scale;
+	bytes = r->size * (r->region ? 1 : g->scale);
+	count = r->region ? 1 : g->scale;
+	g->entries[idx - 1].bytes += bytes;
+	g->entries[idx - 1].count += count;
+	g->kind_bytes[alloc_rec__kind(r)] += bytes;
+	g->kind_count[alloc_rec__kind(r)] += count;
+	if (r->mapped) {
+		g->mapped_bytes += bytes;
+		g->mapped_count += count;
+	}
 	if (g->lk->lo.show_allocs) {
 		struct alloc_rec *nv = realloc(g->allocs, (g->nallocs + 1) * sizeof(*nv));
 
@@ -326,6 +338,79 @@ static const char *entry_comm(struct leak *lk, pid_t pid)
 	return pid ? session__comm(lk->s, pid) : "[kernel]";
 }
 
+/*
+ * The totals: everything outstanding, then (user mode) split by kind, so
+ * that the malloc family's figure compares with what valgrind calls "in use
+ * at exit" and the program's own mappings stand apart; then what was
+ * traced.
+ */
+static void print_totals(struct leak *lk, const struct gather *g)
+{
+	const struct alloc_trace_stats *st = alloc_trace__stats(lk->at);
+	uint64_t bytes = 0, count = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		bytes += g->entries[i].bytes;
+		count += g->entries[i].count;
+	}
+	if (lk->o.json) {
+		printf("{\"type\":\"leak_summary\",\"outstanding_bytes\":%" PRIu64
+		       ",\"outstanding_allocations\":%" PRIu64 ",\"stacks\":%zu", bytes, count, g->n);
+		if (!lk->lo.kernel) {
+			printf(",\"kinds\":{");
+			for (int k = 0; k < ALLOC_KIND__COUNT; k++) {
+				printf("%s\"%s\":{\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64
+				       ",\"traced_allocs\":%" PRIu64, k ? "," : "", alloc_kind__name(k),
+				       g->kind_bytes[k], g->kind_count[k], st->allocs_by_kind[k]);
+				if (k == ALLOC_KIND_MALLOC)
+					printf(",\"mapped_bytes\":%" PRIu64 ",\"mapped_allocations\":%"
+					       PRIu64, g->mapped_bytes, g->mapped_count);
+				printf("}");
+			}
+			printf("}");
+		}
+		printf(",\"sample_rate\":%" PRIu64 ",\"traced_allocs\":%" PRIu64
+		       ",\"traced_frees\":%" PRIu64 ",\"untracked_frees\":%" PRIu64
+		       ",\"failed\":%" PRIu64 ",\"dropped_at_exec\":%" PRIu64
+		       ",\"replaced\":%" PRIu64 ",\"loader_regions\":%" PRIu64 "}\n",
+		       g->scale, st->allocs, st->frees, st->unknown_frees, st->failed,
+		       st->dropped_exec, alloc_track__replaced(lk->track), st->loader_regions);
+		return;
+	}
+	printf("%" PRIu64 " bytes in %" PRIu64 " allocations outstanding from %zu stacks", bytes,
+	       count, g->n);
+	if (!lk->lo.kernel)
+		printf(": malloc family %" PRIu64 " bytes in %" PRIu64 " blocks (%" PRIu64
+		       " bytes in %" PRIu64 " served by mmap), own mmap %" PRIu64 " bytes in %"
+		       PRIu64 " regions, brk %" PRIu64 " bytes in %" PRIu64 " regions",
+		       g->kind_bytes[ALLOC_KIND_MALLOC], g->kind_count[ALLOC_KIND_MALLOC],
+		       g->mapped_bytes, g->mapped_count, g->kind_bytes[ALLOC_KIND_MMAP],
+		       g->kind_count[ALLOC_KIND_MMAP], g->kind_bytes[ALLOC_KIND_BRK],
+		       g->kind_count[ALLOC_KIND_BRK]);
+	printf("; %" PRIu64 " allocations", st->allocs);
+	if (!lk->lo.kernel)
+		printf(" (%" PRIu64 " malloc family, %" PRIu64 " mmap, %" PRIu64 " brk)",
+		       st->allocs_by_kind[ALLOC_KIND_MALLOC], st->allocs_by_kind[ALLOC_KIND_MMAP],
+		       st->allocs_by_kind[ALLOC_KIND_BRK]);
+	printf(" and %" PRIu64 " frees traced, %" PRIu64 " frees of blocks not seen allocated, %"
+	       PRIu64 " failed calls", st->frees, st->unknown_frees, st->failed);
+	if (st->dropped_exec)
+		printf(", %" PRIu64 " dropped at exec", st->dropped_exec);
+	if (st->loader_regions)
+		printf(", %" PRIu64 " regions of the dynamic loader's own left out",
+		       st->loader_regions);
+	if (alloc_track__replaced(lk->track))
+		printf(", %" PRIu64 " reused addresses whose free was missed",
+		       alloc_track__replaced(lk->track));
+	printf("\n");
+}
+
+/* What lost events do to leak's figures. */
+#define LOST_USER "allocations and frees were missed: some blocks shown may have been freed, " \
+	"and some allocations are missing"
+#define LOST_KERNEL "kernel allocations and frees were missed: some shown may have been freed, " \
+	"and some allocations are missing"
+
 static void print_report(struct leak *lk, bool final_all)
 {
 	uint64_t scale = lk->lo.sample_rate > 1 ? lk->lo.sample_rate : 1;
@@ -360,6 +445,9 @@ static void print_report(struct leak *lk, bool final_all)
 		localtime_r(&t, &tm);
 		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
 	}
+	/* First: what the figures below cannot be trusted for. */
+	report__lost_first(&r, lk->o.json, lk->o.folded, TOOL,
+			   lk->lo.kernel ? LOST_KERNEL : LOST_USER);
 	if (!lk->o.json && !lk->o.folded) {
 		printf("[%s] Top %u stacks with outstanding allocations:\n", clock, lk->lo.top);
 		if (scale > 1)
@@ -398,39 +486,7 @@ static void print_report(struct leak *lk, bool final_all)
 		}
 	}
 	if (!lk->o.folded) {
-		const struct alloc_trace_stats *st = alloc_trace__stats(lk->at);
-		uint64_t bytes = 0, count = 0;
-
-		for (size_t i = 0; i < g.n; i++) {
-			bytes += g.entries[i].bytes;
-			count += g.entries[i].count;
-		}
-		if (lk->o.json) {
-			printf("{\"type\":\"leak_summary\",\"outstanding_bytes\":%" PRIu64
-			       ",\"outstanding_allocations\":%" PRIu64 ",\"stacks\":%zu,\"sample_rate\":%"
-			       PRIu64 ",\"traced_allocs\":%" PRIu64 ",\"traced_frees\":%" PRIu64
-			       ",\"untracked_frees\":%" PRIu64 ",\"failed\":%" PRIu64
-			       ",\"dropped_at_exec\":%" PRIu64 ",\"replaced\":%" PRIu64
-			       ",\"loader_regions\":%" PRIu64 "}\n",
-			       bytes, count, g.n, scale, st->allocs, st->frees,
-			       st->unknown_frees, st->failed, st->dropped_exec,
-			       alloc_track__replaced(lk->track), st->loader_regions);
-		} else {
-			printf("%" PRIu64 " bytes in %" PRIu64 " allocations outstanding from %zu stacks"
-			       "; %" PRIu64 " allocations and %" PRIu64 " frees traced, %" PRIu64
-			       " frees of blocks not seen allocated, %" PRIu64 " failed calls",
-			       bytes, count, g.n, st->allocs, st->frees,
-			       st->unknown_frees, st->failed);
-			if (st->dropped_exec)
-				printf(", %" PRIu64 " dropped at exec", st->dropped_exec);
-			if (st->loader_regions)
-				printf(", %" PRIu64 " regions of the dynamic loader's own left out",
-				       st->loader_regions);
-			if (alloc_track__replaced(lk->track))
-				printf(", %" PRIu64 " reused addresses whose free was missed",
-				       alloc_track__replaced(lk->track));
-			printf("\n");
-		}
+		print_totals(lk, &g);
 		report__footer(&r, lk->o.json);
 	}
 	report__fini(&r);

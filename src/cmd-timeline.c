@@ -942,6 +942,9 @@ static void print_timeline(struct tl *t)
 	struct report rep;
 
 	report__init(&rep, t->s, stdout, false);
+	report__lost_first(&rep, t->json, false, TOOL,
+			   "events were missed: outstanding bytes, faults and the other figures "
+			   "below may be off");
 	print_missing(t);
 	for (size_t i = 0; i < keyed__count(t->procs); i++) {
 		const struct proc *p = keyed__at(t->procs, i);

@@ -327,6 +327,32 @@ void report__clock(const struct session *s, uint64_t sample_time, char *buf, siz
 	strftime(buf, n, "%H:%M:%S", &tm);
 }
 
+uint64_t report__lost_first(struct report *r, bool json, bool folded, const char *tool,
+			    const char *meaning)
+{
+	/* What stderr was last told, for every report of this process. */
+	static uint64_t warned;
+	uint64_t lost = session__lost(r->s);
+
+	if (!lost)
+		return 0;
+	if (json) {
+		fprintf(r->out, "{\"type\":\"lost\",\"lost\":%" PRIu64 ",\"message\":", lost);
+		report__json_str(r->out, meaning);
+		fprintf(r->out, "}\n");
+	} else if (!folded) {
+		fprintf(r->out, "WARNING: lost %" PRIu64 " events: %s\n", lost, meaning);
+	}
+	if (lost != warned) {
+		/* Before the report it precedes, where both go to a terminal. */
+		fflush(r->out);
+		fprintf(stderr, "faultline %s: warning: lost %" PRIu64 " events: %s\n", tool, lost,
+			meaning);
+		warned = lost;
+	}
+	return lost;
+}
+
 void report__footer(struct report *r, bool json)
 {
 	bool first = true;

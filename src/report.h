@@ -45,6 +45,23 @@ void report__stack_json(struct report *r, pid_t pid, uint32_t stack_id);
 void report__json_str(FILE *out, const char *str);
 /* HH:MM:SS of a sample time. */
 void report__clock(const struct session *s, uint64_t sample_time, char *buf, size_t n);
+/*
+ * report__lost_first() - before any result, say that events were lost and
+ * what that does to the figures that follow
+ * @tool:    the command, for the warning on stderr
+ * @meaning: in the tool's own terms, e.g. "allocations and frees were
+ *           missed: some blocks shown may have been freed, and some
+ *           allocations are missing"
+ *
+ * When the session lost events: text "WARNING: lost N events: MEANING";
+ * json a first object {"type":"lost","lost":N,"message":"MEANING"};
+ * folded nothing on the output (its lines are FlameGraph's input).  And
+ * "faultline TOOL: warning: lost N events: MEANING" on stderr, once per
+ * count: a tool reporting every interval repeats it only when more were
+ * lost.  Nothing when none was lost.  Returns the number lost.
+ */
+uint64_t report__lost_first(struct report *r, bool json, bool folded, const char *tool,
+			    const char *meaning);
 /* The accounting footer: samples, lost events, bad records, unknown frames
  * (text: one line "N samples, lost N events, ..."; json: a summary object). */
 void report__footer(struct report *r, bool json);

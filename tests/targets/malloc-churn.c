@@ -5,11 +5,13 @@
  * measured by the same clock around the same loop, without the setup of
  * the tool that traces it.
  *
- *   malloc-churn [--count N] [--keep K] [--delay-ms N] [--hold-ms N]
+ *   malloc-churn [--count N] [--keep K] [--min-size B] [--max-size B]
+ *                [--delay-ms N] [--hold-ms N]
  *
- * The loop: main -> churn -> churn_step -> malloc(16 + i % 512) and
- * free, except every K-th block (--keep, default 0: none) which is kept,
- * so a leak report has something to show.  Output, with write(2) only:
+ * The loop: main -> churn -> churn_step -> malloc(min + i % (max - min +
+ * 1)) and free (sizes from --min-size to --max-size, default 16 to 527),
+ * except every K-th block (--keep, default 0: none) which is kept, so a
+ * leak report has something to show.  Output, with write(2) only:
  * pairs=N, kept=N, kept_bytes=N, ns_per_pair=N, cpu_ns_per_pair=N (user +
  * system time of this process per pair: the trap and probe handling the
  * kernel does in the target's context), pid=P.
@@ -20,14 +22,21 @@
 #include <time.h>
 
 #define TRUTH_PROG "malloc-churn"
-#define TRUTH_USAGE "usage: malloc-churn [--count N] [--keep K] [--delay-ms N] [--hold-ms N]\n"
+#define TRUTH_USAGE "usage: malloc-churn [--count N] [--keep K] [--min-size B] [--max-size B] " \
+	"[--delay-ms N] [--hold-ms N]\n"
 #include "truth.h"
 
 static void *volatile sink;
+static unsigned long min_size = 16, size_span = 512;
+
+static unsigned long size_of(unsigned long i)
+{
+	return min_size + i % size_span;
+}
 
 __attribute__((noinline)) static void *churn_step(unsigned long i)
 {
-	return malloc(16 + i % 512);
+	return malloc(size_of(i));
 }
 
 __attribute__((noinline)) static unsigned long churn(unsigned long n, unsigned long keep,
@@ -41,7 +50,7 @@ __attribute__((noinline)) static unsigned long churn(unsigned long n, unsigned l
 		sink = p;
 		if (keep && i % keep == keep - 1) {
 			kept++;
-			*kept_bytes += 16 + i % 512;
+			*kept_bytes += size_of(i);
 		} else {
 			free(p);
 		}
@@ -70,6 +79,7 @@ int main(int argc, char **argv)
 {
 	static struct out o;
 	unsigned long n = 100000, keep = 0, delay_ms = 0, hold_ms = 0, kept, kept_bytes = 0;
+	unsigned long max_size = min_size + size_span - 1;
 	uint64_t t0, t1, c0, c1;
 
 	for (int a = 1; a < argc; a++) {
@@ -77,11 +87,18 @@ int main(int argc, char **argv)
 			n = parse_num(argv[++a], "--count needs a number");
 		else if (strcmp(argv[a], "--keep") == 0)
 			keep = parse_num(argv[++a], "--keep needs a number");
+		else if (strcmp(argv[a], "--min-size") == 0)
+			min_size = parse_num(argv[++a], "--min-size needs a number");
+		else if (strcmp(argv[a], "--max-size") == 0)
+			max_size = parse_num(argv[++a], "--max-size needs a number");
 		else
 			parse_shared_opt(argv, &a, &delay_ms, &hold_ms);
 	}
 	if (!n)
 		die_usage("--count must be at least 1");
+	if (max_size < min_size || max_size - min_size + 1 == 0)
+		die_usage("--max-size must be at least --min-size, and the range not all sizes");
+	size_span = max_size - min_size + 1;
 	free(malloc(1));	/* malloc set up before the clock starts */
 	sleep_ms(delay_ms);
 	c0 = cpu_ns();

@@ -234,6 +234,52 @@ static void test_regions(void)
 	alloc_track__free(t);
 }
 
+/* Leak's totals split by kind: blocks (mapped ones too) are the malloc
+ * family's, regions the program's mmap or brk, and a region's parts after
+ * a split keep its kind. */
+static void count_kind(const struct alloc_rec *r, void *ctx)
+{
+	uint64_t *bytes = ctx;
+
+	bytes[alloc_rec__kind(r)] += r->size;
+}
+
+static void test_kinds(void)
+{
+	static const struct alloc_rec recs[] = {
+		{ .addr = 0x1000, .size = 10, .pid = 5, .fn = ALLOC_MALLOC },
+		{ .addr = 0x2000, .size = 20, .pid = 5, .fn = ALLOC_REALLOC },
+		{ .addr = 0x100010, .size = 200000, .pid = 5, .fn = ALLOC_MALLOC, .mapped = true },
+		{ .addr = 0x200000, .size = 0x3000, .pid = 5, .fn = ALLOC_MMAP, .region = true },
+		{ .addr = 0x300000, .size = 0x2000, .pid = 5, .fn = ALLOC_MREMAP, .region = true },
+		{ .addr = 0x400000, .size = 0x21000, .pid = 5, .fn = ALLOC_BRK, .region = true },
+	};
+	struct alloc_track *t;
+	uint64_t bytes[ALLOC_KIND__COUNT] = { 0 };
+
+	CHECK(alloc_rec__kind(&recs[0]) == ALLOC_KIND_MALLOC);
+	CHECK(alloc_rec__kind(&recs[1]) == ALLOC_KIND_MALLOC);
+	CHECK(alloc_rec__kind(&recs[2]) == ALLOC_KIND_MALLOC);
+	CHECK(alloc_rec__kind(&recs[3]) == ALLOC_KIND_MMAP);
+	CHECK(alloc_rec__kind(&recs[4]) == ALLOC_KIND_MMAP);
+	CHECK(alloc_rec__kind(&recs[5]) == ALLOC_KIND_BRK);
+	CHECK(!strcmp(alloc_kind__name(ALLOC_KIND_MALLOC), "malloc"));
+	CHECK(!strcmp(alloc_kind__name(ALLOC_KIND_MMAP), "mmap"));
+	CHECK(!strcmp(alloc_kind__name(ALLOC_KIND_BRK), "brk"));
+	CHECK(!strcmp(alloc_kind__name(ALLOC_KIND__COUNT), "?"));
+	CHECK(alloc_track__new(&t) == 0);
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++)
+		CHECK(alloc_track__add(t, &recs[i]) == 0);
+	/* A hole in the mmap region and in the brk one. */
+	CHECK(alloc_track__unmap(t, 5, 0x201000, 0x1000) == 0x1000);
+	CHECK(alloc_track__unmap(t, 5, 0x410000, 0x1000) == 0x1000);
+	alloc_track__foreach(t, count_kind, bytes);
+	CHECK_EQ_U64(bytes[ALLOC_KIND_MALLOC], 10 + 20 + 200000);
+	CHECK_EQ_U64(bytes[ALLOC_KIND_MMAP], 0x2000 + 0x2000);
+	CHECK_EQ_U64(bytes[ALLOC_KIND_BRK], 0x20000);
+	alloc_track__free(t);
+}
+
 static void test_note_map(void)
 {
 	struct alloc_track *t;
@@ -878,6 +924,7 @@ int main(void)
 	test_effects();
 	test_table();
 	test_regions();
+	test_kinds();
 	test_note_map();
 	test_lookup();
 	test_fork();
