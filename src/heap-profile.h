@@ -1,0 +1,80 @@
+/*
+ * heap-profile: heaptrack's questions about a heap, answered from the
+ * allocations and frees as they happen (live, or replayed from a
+ * recording): how many calls to allocation functions, how many of them
+ * were temporary, when the heap was at its peak and which stacks held it
+ * then, what was still allocated at the end, and the sizes asked for.
+ *
+ * The rules are heaptrack's (heaptrack_print's summary and its sections):
+ * every successful allocation is a call (realloc included: its old block
+ * is freed, its new one made); the live bytes are the sizes asked for; the
+ * peak is the largest live total, and a stack's peak is what it held at
+ * that instant; an allocation is temporary when it is freed before any
+ * other allocation or free happens (heaptrack_print's test: the free is
+ * of a block of the size and stack of the allocation just made), or with
+ * a threshold N > 1, memray's rule: freed before N more allocations were
+ * made.
+ *
+ * A stack's value at the peak instant is kept lazily, in O(1) per event:
+ * each stack remembers when it last changed; the first change after a
+ * new peak saves the value it had, so nothing walks all stacks when the
+ * peak moves (heaptrack reads its file twice instead).
+ *
+ * Pure: no kernel, no printing.  Sites are keyed by (pid, stack id).
+ */
+#ifndef FAULTLINE_HEAP_PROFILE_H
+#define FAULTLINE_HEAP_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct heap_profile;
+
+struct heap_totals {
+	uint64_t calls;		/* successful allocations */
+	uint64_t temporary;	/* of them, freed at once (see above) */
+	uint64_t frees;		/* frees of blocks seen made */
+	uint64_t peak_bytes;	/* the largest live total */
+	uint64_t peak_time;	/* when it was first reached (event clock) */
+	uint64_t live_bytes;	/* live now: at the end, what leaked */
+	uint64_t live_blocks;
+	uint64_t first_time, last_time;	/* of the events seen (0: none) */
+};
+
+struct heap_site {
+	pid_t pid;
+	uint32_t stack;
+	uint64_t calls, temporary;
+	uint64_t peak;		/* bytes live at the peak instant */
+	uint64_t leaked;	/* bytes live now */
+	uint64_t leaked_blocks;
+};
+
+/* @temp_threshold: 0 or 1 for heaptrack's rule, N for memray's.  0 or
+ * -ENOMEM. */
+int heap_profile__new(unsigned int temp_threshold, struct heap_profile **out);
+/* NULL is fine. */
+void heap_profile__free(struct heap_profile *hp);
+
+/* @pid made the block [@addr, +@size) at @time from @stack.  0, -ENOMEM. */
+int heap_profile__alloc(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
+			uint32_t stack, uint64_t time);
+/* The block @addr of @pid, made from @stack with @size, was freed. */
+void heap_profile__release(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
+			   uint32_t stack, uint64_t time);
+
+const struct heap_totals *heap_profile__totals(const struct heap_profile *hp);
+
+/*
+ * The sites (one per (pid, stack) that allocated), their peaks resolved,
+ * in no particular order, into *@out (the caller frees it).  0, -ENOMEM.
+ */
+int heap_profile__sites(const struct heap_profile *hp, struct heap_site **out, size_t *n);
+
+/* Requested sizes and how many calls asked for each, ascending by size,
+ * into *@sizes and *@counts (the caller frees both).  0, -ENOMEM. */
+int heap_profile__histogram(const struct heap_profile *hp, uint64_t **sizes, uint64_t **counts,
+			    size_t *n);
+
+#endif

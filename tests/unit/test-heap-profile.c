@@ -1,0 +1,153 @@
+/*
+ * test-heap-profile: heaptrack's rules, case by case, and the lazy peak
+ * against a brute-force replay: random allocations and frees over a few
+ * sites, each site's bytes at the global peak computed the slow way (every
+ * site's live bytes copied whenever the total rises above its old peak).
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "heap-profile.h"
+#include "check.h"
+
+static const struct heap_site *site(const struct heap_site *v, size_t n, pid_t pid, uint32_t stack)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].pid == pid && v[i].stack == stack)
+			return &v[i];
+	return NULL;
+}
+
+static void test_rules(void)
+{
+	struct heap_profile *hp;
+	const struct heap_totals *t;
+	struct heap_site *v = NULL;
+	const struct heap_site *a, *b;
+	size_t n = 0;
+
+	CHECK_EQ_U64(heap_profile__new(0, &hp), 0);
+	/* A then freed at once: temporary.  B, C, free C: temporary (C was
+	 * the last allocation).  Free B: not (a free came in between). */
+	CHECK_EQ_U64(heap_profile__alloc(hp, 1, 0x100, 10, 7, 1), 0);
+	heap_profile__release(hp, 1, 0x100, 10, 7, 2);
+	CHECK_EQ_U64(heap_profile__alloc(hp, 1, 0x200, 100, 8, 3), 0);
+	CHECK_EQ_U64(heap_profile__alloc(hp, 1, 0x300, 1000, 7, 4), 0);
+	heap_profile__release(hp, 1, 0x300, 1000, 7, 5);
+	heap_profile__release(hp, 1, 0x200, 100, 8, 6);
+	/* D stays: leaked; E made, then F, then E freed: not temporary. */
+	CHECK_EQ_U64(heap_profile__alloc(hp, 1, 0x400, 5, 8, 7), 0);
+	CHECK_EQ_U64(heap_profile__alloc(hp, 1, 0x500, 1, 7, 8), 0);
+	CHECK_EQ_U64(heap_profile__alloc(hp, 1, 0x600, 2, 7, 9), 0);
+	heap_profile__release(hp, 1, 0x500, 1, 7, 10);
+	/* A free of a block never made here changes nothing. */
+	heap_profile__release(hp, 1, 0x999, 50, 9, 11);
+	t = heap_profile__totals(hp);
+	CHECK_EQ_U64(t->calls, 6);
+	CHECK_EQ_U64(t->temporary, 2);
+	CHECK_EQ_U64(t->frees, 4);
+	CHECK_EQ_U64(t->peak_bytes, 1100);
+	CHECK_EQ_U64(t->peak_time, 4);
+	CHECK_EQ_U64(t->live_bytes, 7);
+	CHECK_EQ_U64(t->live_blocks, 2);
+	CHECK_EQ_U64(t->first_time, 1);
+	CHECK_EQ_U64(t->last_time, 10);
+	CHECK_EQ_U64(heap_profile__sites(hp, &v, &n), 0);
+	CHECK_EQ_U64(n, 2);
+	a = site(v, n, 1, 7);
+	b = site(v, n, 1, 8);
+	CHECK(a && b);
+	if (a && b) {
+		CHECK_EQ_U64(a->calls, 4);
+		CHECK_EQ_U64(a->temporary, 2);
+		CHECK_EQ_U64(a->peak, 1000);	/* at the peak: C */
+		CHECK_EQ_U64(a->leaked, 2);
+		CHECK_EQ_U64(b->calls, 2);
+		CHECK_EQ_U64(b->peak, 100);	/* B */
+		CHECK_EQ_U64(b->leaked, 5);
+	}
+	free(v);
+	{
+		uint64_t *sizes = NULL, *counts = NULL;
+
+		CHECK_EQ_U64(heap_profile__histogram(hp, &sizes, &counts, &n), 0);
+		CHECK_EQ_U64(n, 6);
+		CHECK(n == 6 && sizes[0] == 1 && sizes[5] == 1000 && counts[0] == 1);
+		free(sizes);
+		free(counts);
+	}
+	heap_profile__free(hp);
+
+	/* memray's threshold: freed before 3 more allocations were made. */
+	CHECK_EQ_U64(heap_profile__new(3, &hp), 0);
+	CHECK_EQ_U64(heap_profile__alloc(hp, 1, 0x10, 1, 1, 1), 0);
+	CHECK_EQ_U64(heap_profile__alloc(hp, 1, 0x20, 1, 1, 2), 0);
+	CHECK_EQ_U64(heap_profile__alloc(hp, 1, 0x30, 1, 1, 3), 0);
+	heap_profile__release(hp, 1, 0x10, 1, 1, 4);	/* 2 after it: temporary */
+	CHECK_EQ_U64(heap_profile__alloc(hp, 1, 0x40, 1, 1, 5), 0);
+	CHECK_EQ_U64(heap_profile__alloc(hp, 1, 0x50, 1, 1, 6), 0);
+	heap_profile__release(hp, 1, 0x20, 1, 1, 7);	/* 3 after it: not */
+	CHECK_EQ_U64(heap_profile__totals(hp)->temporary, 1);
+	heap_profile__free(hp);
+	heap_profile__free(NULL);
+}
+
+enum { NSITES = 5, NBLOCKS = 64, STEPS = 20000 };
+
+static void test_random_peak(void)
+{
+	struct heap_profile *hp;
+	uint64_t live[NSITES] = { 0 }, at_peak[NSITES] = { 0 }, total = 0, peak = 0;
+	struct { uint64_t size; uint32_t site; bool used; } blocks[NBLOCKS] = { { 0 } };
+	struct heap_site *v = NULL;
+	size_t n = 0;
+
+	CHECK_EQ_U64(heap_profile__new(0, &hp), 0);
+	srand(11);
+	for (int step = 0; step < STEPS; step++) {
+		int b = rand() % NBLOCKS;
+
+		if (!blocks[b].used) {
+			blocks[b].size = 1 + (uint64_t)(rand() % 1000);
+			blocks[b].site = (uint32_t)(rand() % NSITES);
+			blocks[b].used = true;
+			CHECK_EQ_U64(heap_profile__alloc(hp, 4, 0x1000 + (uint64_t)b * 16, blocks[b].size,
+							 blocks[b].site, (uint64_t)step + 1), 0);
+			live[blocks[b].site] += blocks[b].size;
+			total += blocks[b].size;
+			if (total > peak) {
+				peak = total;
+				for (int s = 0; s < NSITES; s++)
+					at_peak[s] = live[s];
+			}
+		} else {
+			heap_profile__release(hp, 4, 0x1000 + (uint64_t)b * 16, blocks[b].size, blocks[b].site,
+					      (uint64_t)step + 1);
+			live[blocks[b].site] -= blocks[b].size;
+			total -= blocks[b].size;
+			blocks[b].used = false;
+		}
+	}
+	CHECK_EQ_U64(heap_profile__totals(hp)->peak_bytes, peak);
+	CHECK_EQ_U64(heap_profile__totals(hp)->live_bytes, total);
+	CHECK_EQ_U64(heap_profile__sites(hp, &v, &n), 0);
+	CHECK_EQ_U64(n, NSITES);
+	for (int s = 0; s < NSITES; s++) {
+		const struct heap_site *hs = site(v, n, 4, (uint32_t)s);
+
+		CHECK(hs != NULL);
+		if (hs) {
+			CHECK_EQ_U64(hs->peak, at_peak[s]);
+			CHECK_EQ_U64(hs->leaked, live[s]);
+		}
+	}
+	free(v);
+	heap_profile__free(hp);
+}
+
+int main(void)
+{
+	test_rules();
+	test_random_peak();
+	return check_done("test-heap-profile");
+}
