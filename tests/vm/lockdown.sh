@@ -49,6 +49,8 @@ HT=$(target huge-target)
 NR=/proc/sys/vm/nr_hugepages
 echo 4 >"$NR"
 run_fl hfaults -c "$HT --hold-ms 300"
+cp "$T/out" "$T/hfaults.out"
+cp "$T/err" "$T/hfaults.err"
 expect_eq "$rc" 0 "hfaults status"
 pid=$(sed -n 's/^pid=//p' "$T/out")
 thp=$(sed -n 's/^thp_pages=//p' "$T/out")
