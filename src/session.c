@@ -456,23 +456,25 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	err = features__probe(&roots, &s->features, eb);
 	if (err)
 		goto fail;
-	snprintf(s->tracing_dir, sizeof(s->tracing_dir), "%s", features__tracefs_dir(s->features));
-	if (!features__has(s->features, FEAT_TRACEFS)) {
-		err = errbuf__set(eb, -ENOENT, "no usable tracefs: %s",
-				  features__why(s->features, FEAT_TRACEFS));
-		goto fail;
+	/* Without a usable tracefs (lockdown [confidentiality] closes it) the
+	 * software events still work: the tool's ladder, which sees tracefs
+	 * absent, refuses every rung that needs it, naming the reason.  The
+	 * paths stay empty, so nothing is ever written to tracefs. */
+	if (features__has(s->features, FEAT_TRACEFS)) {
+		snprintf(s->tracing_dir, sizeof(s->tracing_dir), "%s",
+			 features__tracefs_dir(s->features));
+		if (tracefs_set_tracing_dir(s->tracing_dir) < 0) {
+			err = errbuf__set(eb, -ENOMEM, "cannot use tracing dir '%s'",
+					  s->tracing_dir);
+			goto fail;
+		}
+		snprintf(s->uprobe_events_path, sizeof(s->uprobe_events_path),
+			 "%s/uprobe_events", s->tracing_dir);
+		snprintf(s->kprobe_events_path, sizeof(s->kprobe_events_path),
+			 "%s/kprobe_events", s->tracing_dir);
+		if (!probe_groups__find_stale(&stale, &s->stale, NULL))
+			free(stale);
 	}
-	if (tracefs_set_tracing_dir(s->tracing_dir) < 0) {
-		err = errbuf__set(eb, -ENOMEM, "cannot use tracing dir '%s'", s->tracing_dir);
-		goto fail;
-	}
-	snprintf(s->uprobe_events_path, sizeof(s->uprobe_events_path), "%s/uprobe_events",
-		 s->tracing_dir);
-	snprintf(s->kprobe_events_path, sizeof(s->kprobe_events_path), "%s/kprobe_events",
-		 s->tracing_dir);
-
-	if (!probe_groups__find_stale(&stale, &s->stale, NULL))
-		free(stale);
 
 	/* The CPUs first: they size the rings. */
 	err = perf_cpus__online(&s->cpus, &s->ncpus);

@@ -158,7 +158,7 @@ check_fixture() { # TREE MASK EXPECTED_PREFIX
 	esac
 }
 check_fixture 5.4-kprobes "" "kprobes mark_page_accessed, add_to_page_cache_lru, account_page_dirtied, mark_buffer_dirty"
-check_fixture 6.1-kprobes "" "kprobes folio_mark_accessed, filemap_add_folio, folio_account_dirtied, mark_buffer_dirty"
+check_fixture 6.1-kprobes "" "kprobes folio_mark_accessed, filemap_add_folio, __folio_mark_dirty, mark_buffer_dirty"
 check_fixture 6.18-kprobes "" "kprobes folio_mark_accessed, filemap_add_folio, __folio_mark_dirty, mark_buffer_dirty"
 check_fixture 6.18-kprobes kprobes "tracepoints filemap:mm_filemap_get_pages"
 check_fixture 6.18-kprobes 'kprobes,filemap:*' "/proc/vmstat pgpgin"
