@@ -31,6 +31,9 @@
 #                              (a safety net around a handshake, never the
 #                              synchronisation itself: see below)
 #   go_fifo NAME               make the FIFO $T/NAME.fifo, its path in $fifo
+#   spawn_at_fifo NAME CMD...  spawn, then wait until CMD is blocked opening
+#                              its --go (or --end) FIFO: its start-up (the
+#                              loader's mmaps, work before --go) is over
 #   release FIFO               let a target blocked on --go/--end FIFO go on
 #                              (fail if none opens it in $FL_READY_TIMEOUT s)
 #   wait_ready FILE WHAT       wait for faultline's ready line in FILE (its
@@ -232,6 +235,20 @@ go_fifo() {
 	fifo=$T/$1.fifo
 	rm -f "$fifo"
 	mkfifo "$fifo" || { echo "$fl_test: mkfifo $fifo failed" >&2; exit 99; }
+}
+
+# A process blocked opening a FIFO for reading waits in the kernel's
+# wait_for_partner (fs/pipe.c, called from fifo_open).
+_fl_at_fifo() {
+	grep -q 'wait_for_partner\|fifo_open' "/proc/$1/stack" 2>/dev/null ||
+		[ "$(cat "/proc/$1/wchan" 2>/dev/null)" = wait_for_partner ]
+}
+
+spawn_at_fifo() {
+	spawn "$@"
+	wait_until "$FL_READY_TIMEOUT" _fl_at_fifo "$spawned" ||
+		fail "$1 (pid $spawned) never blocked on its FIFO: $(cat "$T/$1.err" 2>/dev/null)"
+	return 0
 }
 
 release() {
