@@ -64,7 +64,7 @@ fi
 # A pid that exits while traced: the trace ends, the report prints, exit 0.
 # The target runs and exits once faultline is tracing it.
 go_fifo victim
-spawn victim "$(target brk-target)" --go "$fifo"
+spawn_at_fifo victim "$(target brk-target)" --go "$fifo"
 run_fl_go "$fifo" brk -p "$spawned"
 expect_eq "$rc" 0 "pid exiting while traced: exit status"
 expect_line "lost 0 events" "$T/out"

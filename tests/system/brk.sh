@@ -107,7 +107,7 @@ expect_line "^[0-9]+ samples, lost 0 events, 0 unknown frames of [0-9]+; stacks:
 # 3. -p, with threads created after faultline attached (the target
 #    starts them once faultline is tracing: --go).
 go_fifo bt
-spawn bt "$BT" --go "$fifo" --threads 3 --count 4
+spawn_at_fifo bt "$BT" --go "$fifo" --threads 3 --count 4
 run_fl_go "$fifo" brk --json -p "$spawned"
 expect_eq "$rc" 0 "brk -p status"
 wait "$spawned" 2>/dev/null

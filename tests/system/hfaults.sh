@@ -133,7 +133,7 @@ expect_line '^[0-9]+ samples, lost 0 events' "$T/out"
 
 # 4. -p: attach while the target waits (--go), released once tracing.
 go_fifo ht
-spawn ht "$HT" --go "$fifo" --end "$END"
+spawn_at_fifo ht "$HT" --go "$fifo" --end "$END"
 htpid=$spawned
 spawn fl "$FAULTLINE" hfaults --json -p "$htpid"
 fl=$spawned

@@ -178,7 +178,7 @@ expect_no_line 'parent_leak' "$T/fork.json"
 # as frees of blocks not seen allocated, and only the later leak shows.
 # The target waits on a FIFO until faultline says it is tracing.
 go_fifo prealloc
-spawn target "$LT" prealloc --go "$fifo"
+spawn_at_fifo target "$LT" prealloc --go "$fifo"
 run_fl_go "$fifo" leak --json -p "$spawned"
 expect_eq "$rc" 0 "leak -p status"
 cp "$T/target.out" "$T/pre.truth"
@@ -198,7 +198,7 @@ go_fifo aged-end
 end=$fifo
 for older in 600000 0; do
 	go_fifo aged
-	spawn target "$LT" aged --go "$fifo" --end "$end"
+	spawn_at_fifo target "$LT" aged --go "$fifo" --end "$end"
 	tpid=$spawned
 	spawn fl "$FAULTLINE" leak --json -o "$older" -p "$tpid"
 	fpid=$spawned
@@ -243,7 +243,7 @@ expect_line ' free entered, address = [0-9a-f]+, size = ' "$T/out"
 go_fifo kleak
 go=$fifo
 go_fifo kleak-end
-spawn target "$KT" 100 --go "$go" --end "$fifo"
+spawn_at_fifo target "$KT" 100 --go "$go" --end "$fifo"
 tpid=$spawned
 spawn fl "$FAULTLINE" leak -k --json -o 0 -p "$tpid"
 fpid=$spawned

@@ -67,9 +67,8 @@ truth() { sed -n "s/^$1=//p" "$2" | head -n 1; }
 start_target() {
 	go_fifo "$1"
 	go=$fifo
-	spawn "$1" "$RT" --pageout "$PAGES" --go "$go"
-	wait_until "$FL_READY_TIMEOUT" grep -q '^swapped_out=' "$T/$1.out" ||
-		fail "$1: target did not swap out: $(cat "$T/$1.err")"
+	spawn_at_fifo "$1" "$RT" --pageout "$PAGES" --go "$go"
+	grep -q '^swapped_out=' "$T/$1.out" || fail "$1: target did not swap out: $(cat "$T/$1.err")"
 	tpid=$(truth pid "$T/$1.out")
 }
 wait_target() {
