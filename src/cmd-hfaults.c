@@ -25,6 +25,12 @@
  *               runs when the event is read, shortly after the fault: a
  *               fault whose process exited, or whose page was unmapped, by
  *               then cannot be classified and is reported as unresolved.
+ *               The events fire as the fault begins, so the faulting task
+ *               may not have mapped the page yet (preempted while clearing
+ *               a huge page): a fault with no page is looked up again
+ *               before the report (or when PENDING_MAX wait), unresolved
+ *               only if its page is still missing then; at its process's
+ *               exit or exec it is unresolved, the process gone.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -57,6 +63,13 @@ struct hproc {
 	uint64_t thp, hugetlb;
 };
 
+/* A fault whose page was not there yet when its event was read. */
+#define PENDING_MAX 256
+struct pending_fault {
+	pid_t pid;
+	uint64_t addr;
+};
+
 struct hfaults_state {
 	struct tool_opts o;
 	unsigned int top;
@@ -72,6 +85,8 @@ struct hfaults_state {
 	uint64_t exited;		/* unresolved: the process was gone */
 	uint64_t unmapped;		/* unresolved: no page at the address any more */
 	uint64_t unreadable;		/* unresolved: pagemap or kpageflags unreadable */
+	struct pending_fault pending[PENDING_MAX];
+	size_t npending;
 	int err;
 };
 
@@ -137,7 +152,21 @@ static void on_thp_return(struct session *s, const struct sample *smp, void *ctx
 
 /* ---- page-flags rung: the page a fault left behind ---- */
 
-static void classify(struct hfaults_state *st, pid_t pid, uint64_t addr)
+static void classify(struct hfaults_state *st, pid_t pid, uint64_t addr, bool again);
+
+/* Look the waiting faults up again; those still without a page are
+ * unresolved. */
+static void retry_pending(struct hfaults_state *st)
+{
+	size_t n = st->npending;
+
+	st->npending = 0;
+	for (size_t i = 0; i < n; i++)
+		classify(st, st->pending[i].pid, st->pending[i].addr, true);
+}
+
+/* @again: a pending fault looked up again, not queued a second time. */
+static void classify(struct hfaults_state *st, pid_t pid, uint64_t addr, bool again)
 {
 	struct page_info pi;
 	uint64_t key, head;
@@ -151,6 +180,12 @@ static void classify(struct hfaults_state *st, pid_t pid, uint64_t addr)
 	err = pageflags__lookup(st->pf, pid, addr, &pi);
 	if (err == -ESRCH) {
 		st->exited++;
+		return;
+	}
+	if ((err == -ENOENT || err == -ESTALE) && !again) {
+		if (st->npending == PENDING_MAX)
+			retry_pending(st);
+		st->pending[st->npending++] = (struct pending_fault){ pid, addr };
 		return;
 	}
 	if (err == -ENOENT || err == -ESTALE) {
@@ -188,7 +223,7 @@ static void on_fault_user(struct session *s, const struct sample *smp, void *ctx
 
 	(void)s;
 	if (!tp_field__u64(&st->f_user_addr, smp->raw, smp->raw_size, &addr))
-		classify(st, (pid_t)smp->pid, addr);
+		classify(st, (pid_t)smp->pid, addr, false);
 }
 
 static void on_fault_kernel(struct session *s, const struct sample *smp, void *ctx)
@@ -198,13 +233,13 @@ static void on_fault_kernel(struct session *s, const struct sample *smp, void *c
 
 	(void)s;
 	if (!tp_field__u64(&st->f_kernel_addr, smp->raw, smp->raw_size, &addr))
-		classify(st, (pid_t)smp->pid, addr);
+		classify(st, (pid_t)smp->pid, addr, false);
 }
 
 static void on_fault_sw(struct session *s, const struct sample *smp, void *ctx)
 {
 	(void)s;
-	classify(ctx, (pid_t)smp->pid, smp->addr);
+	classify(ctx, (pid_t)smp->pid, smp->addr, false);
 }
 
 /* A new image or a finished process: its pagemap is of an address space
@@ -212,7 +247,16 @@ static void on_fault_sw(struct session *s, const struct sample *smp, void *ctx)
 static void drop_process(struct hfaults_state *st, pid_t pid)
 {
 	uint64_t key, val;
-	size_t pos = 0;
+	size_t pos = 0, kept = 0;
+
+	/* Its waiting faults: the address space they were in is gone. */
+	for (size_t i = 0; i < st->npending; i++) {
+		if (st->pending[i].pid == pid)
+			st->exited++;
+		else
+			st->pending[kept++] = st->pending[i];
+	}
+	st->npending = kept;
 
 	pageflags__forget(st->pf, pid);
 	while (hashmap__next(st->seen, &pos, &key, &val))
@@ -252,6 +296,7 @@ static void print_report(struct session *s, void *ctx)
 	struct report r;
 	size_t n;
 
+	retry_pending(st);
 	report__init(&r, s, stdout, false);
 	keyed__sort(st->procs, cmp_proc, NULL);
 	report__lost_first(&r, st->o.json, false, TOOL,

@@ -14,7 +14,9 @@ struct cursor {
 static void cursor__init(struct cursor *c, const struct perf_event_header *hdr)
 {
 	c->p = (const unsigned char *)(hdr + 1);
-	c->end = (const unsigned char *)hdr + hdr->size;
+	/* A size below the header's own leaves nothing to read (end before
+	 * p would make cursor__has()'s length wrap to a huge one). */
+	c->end = hdr->size < sizeof(*hdr) ? c->p : (const unsigned char *)hdr + hdr->size;
 }
 
 static bool cursor__has(const struct cursor *c, size_t n)

@@ -62,8 +62,10 @@ if command -v unshare >/dev/null 2>&1; then
 fi
 
 # A pid that exits while traced: the trace ends, the report prints, exit 0.
-spawn victim "$(target brk-target)" --delay-ms 300
-run_fl brk -p "$spawned"
+# The target runs and exits once faultline is tracing it.
+go_fifo victim
+spawn_at_fifo victim "$(target brk-target)" --go "$fifo"
+run_fl_go "$fifo" brk -p "$spawned"
 expect_eq "$rc" 0 "pid exiting while traced: exit status"
 expect_line "lost 0 events" "$T/out"
 pass_or_fail

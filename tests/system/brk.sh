@@ -104,9 +104,11 @@ expect_line "^    5 calls, requested break $(hex_add "$(truth initial_break "$T/
 expect_line "^$pid +brk-target +[0-9]+ 0x[0-9a-f]+ +$final " "$T/out"
 expect_line "^[0-9]+ samples, lost 0 events, 0 unknown frames of [0-9]+; stacks: [0-9]+ complete(, [0-9]+ no-cfi)?$" "$T/out"
 
-# 3. -p, with threads created after faultline attached.
-spawn bt "$BT" --delay-ms 1500 --threads 3 --count 4
-run_fl brk --json -p "$spawned"
+# 3. -p, with threads created after faultline attached (the target
+#    starts them once faultline is tracing: --go).
+go_fifo bt
+spawn_at_fifo bt "$BT" --go "$fifo" --threads 3 --count 4
+run_fl_go "$fifo" brk --json -p "$spawned"
 expect_eq "$rc" 0 "brk -p status"
 wait "$spawned" 2>/dev/null
 check_stack "$T/out" "$spawned" 12 - "$(truth final_break "$T/bt.out")" \

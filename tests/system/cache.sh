@@ -44,7 +44,7 @@ phase() {
 	local name=$1 fl
 	spawn "fl-$name" "$FAULTLINE" cache 1000
 	fl=$spawned
-	if ! wait_until 20 grep -q HITRATIO "$T/fl-$name.out"; then
+	if ! wait_until "$FL_READY_TIMEOUT" grep -q HITRATIO "$T/fl-$name.out"; then
 		fail "$rung_name $name: faultline cache did not start"
 		cat "$T/fl-$name.err"
 		return 0
@@ -67,7 +67,7 @@ run_rung() {
 	rm -f "$FILE"
 	spawn tgt "$TGT" "$FILE" --mib "$MIB"
 	tgt=$spawned
-	wait_until 10 grep -q '^pages=' "$T/tgt.out" || { fail "$rung_name: cache-target did not start"; return 0; }
+	wait_until "$FL_READY_TIMEOUT" grep -q '^pages=' "$T/tgt.out" || { fail "$rung_name: cache-target did not start"; return 0; }
 	pages=$(truth pages)
 	expect_eq "$pages" $((MIB * 1048576 / $(truth page_size))) "$rung_name: target pages"
 

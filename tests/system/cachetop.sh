@@ -62,10 +62,7 @@ phase() {
 	shift
 	spawn "fl-$name" "$FAULTLINE" cachetop "$@" 1000
 	fl=$spawned
-	if ! wait_until 20 grep -q '^Tracing page cache' "$T/fl-$name.err"; then
-		fail "$rung_name $name: faultline cachetop did not start"
-		return 0
-	fi
+	wait_ready "$T/fl-$name.err" "$rung_name $name: cachetop" || return 0
 	kill -USR1 "$tgt"
 	wait_until 60 grep -q "^done=$name\$" "$T/tgt.out" || fail "$rung_name $name: target did not finish"
 	kill -INT "$fl"
@@ -85,7 +82,7 @@ run_rung() {
 	rm -f "$FILE"
 	spawn tgt "$TGT" "$FILE" --mib "$MIB"
 	tgt=$spawned
-	wait_until 10 grep -q '^pages=' "$T/tgt.out" || { fail "$rung_name: cache-target did not start"; return 0; }
+	wait_until "$FL_READY_TIMEOUT" grep -q '^pages=' "$T/tgt.out" || { fail "$rung_name: cache-target did not start"; return 0; }
 	pages=$(truth pages)
 
 	phase write -p "$tgt"
@@ -144,8 +141,16 @@ check_block "$T/count.out"
 if command -v script >/dev/null 2>&1; then
 	echo "+ script: faultline cachetop 0.3, keys r then q"
 	rc=0
-	{ sleep 2; printf r; sleep 1; printf q; } |
-		timeout 30 script -qefc "$FAULTLINE cachetop 0.3" /dev/null >"$T/tty.out" 2>&1 9>&- || rc=$?
+	# Each key once the screen it acts on is drawn: r after a descending
+	# screen, q after the ascending one r brought (keys read together
+	# would quit before the redraw).
+	: >"$T/tty.out"
+	{
+		wait_until "$FL_READY_TIMEOUT" grep -q 'Order: descending' "$T/tty.out"
+		printf r
+		wait_until "$FL_READY_TIMEOUT" grep -q 'Order: ascending' "$T/tty.out"
+		printf q
+	} | timeout "$FL_TIMEOUT" script -qefc "$FAULTLINE cachetop 0.3" /dev/null >"$T/tty.out" 2>&1 9>&- || rc=$?
 	expect_eq "$rc" 0 "terminal mode: exit after q"
 	grep -q "$(printf '\033\\[H\033\\[2J')" "$T/tty.out" || fail "terminal mode: screen never cleared"
 	expect_line 'Order: descending' "$T/tty.out"

@@ -281,62 +281,75 @@ if [ "$norand" = 1 ]; then
 		fail "stripped: addresses differ from the unstripped run's"
 fi
 
-# trace_p NAME PID ARGS...: faultline ARGS -p PID in the background, output
-# in $T/NAME.out and .err, status in $rc.  PID must be sleeping through a
-# --delay-ms of DELAY_MS: faultline has LIVE_S seconds to say "Tracing",
-# which must come while the target has not yet printed its ground truth
-# (that is, not yet done its work).
-DELAY_MS=5000
-LIVE_S=3
+# trace_p NAME PID GO END ARGS...: faultline ARGS -p PID in the
+# background, output in $T/NAME.out and .err, status in $rc.  PID waits on
+# the FIFO GO (--go), released once faultline says it is tracing; its
+# ground truth must not be out before.  END "-": the target exits after
+# its work and faultline -p ends with it.  Else the target holds on the
+# FIFO END (--end) after its work: faultline is stopped with SIGINT once
+# the truth is out, while the target still lives, and END is released.
 trace_p() {
-	local name=$1 tpid=$2 fl
-	shift 2
+	local name=$1 tpid=$2 go=$3 end=$4 fl
+	shift 4
 	echo "+ faultline $* -p $tpid"
-	spawn "$name" timeout -k 10 "$FL_TIMEOUT" "$FL_REAL" "$@" -p "$tpid"
+	spawn "$name" "$FL_REAL" "$@" -p "$tpid"
 	fl=$spawned
-	if ! wait_until "$LIVE_S" grep -q '^Tracing' "$T/$name.err"; then
-		fail "$name: faultline not live ${LIVE_S} s after starting (the target's delay is ${DELAY_MS} ms)"
-	elif [ -s "$T/target.$name.out" ]; then
-		fail "$name: the target did its work before faultline was live"
+	if wait_ready "$T/$name.err" "$name"; then
+		[ -s "$T/target.$name.out" ] && fail "$name: the target did its work before its --go"
+		release "$go"
 	fi
-	# faultline -p ends when its target exits.
-	rc=0
-	wait "$fl" || rc=$?
-	[ "$rc" -eq 124 ] && fail "$name: faultline timed out after $FL_TIMEOUT s"
+	if [ "$end" != - ]; then
+		wait_until "$FL_TIMEOUT" grep -q '^pid=' "$T/target.$name.out" ||
+			fail "$name: the target did not finish its work"
+		kill -INT "$fl"
+	fi
+	wait_exit "$fl" "$name"
 	expect_eq "$rc" 0 "$name: faultline -p status"
+	if [ "$end" != - ]; then
+		release "$end"
+		wait_exit "$tpid" "$name: target"
+		expect_eq "$rc" 0 "$name: target status"
+	fi
 	cat "$T/target.$name.out" >>"$T/$name.out"
 }
 
 # 6. Deleted executable: a copy, started from a temp dir beside a copy of
 #    libdeep.so ($ORIGIN), is deleted while it waits; its file is reached
 #    through /proc/PID/map_files, both to unwind and to name its frames.
-#    6a: the target stays alive (--hold-ms) while faultline unwinds and
+#    6a: the target stays alive (--end FIFO) while faultline unwinds and
 #    prints the call; 6b: it exits right after the call (--exit-early), so
 #    the file must have been opened while the process lived (faultline
 #    keeps a descriptor of deleted executables when it reads the maps).
-# deleted NAME TARGET-OPTION...
+# deleted NAME held|gone
 deleted() {
-	local name=$1 tpid
-	shift
+	local name=$1 tpid go end=- opt=--exit-early
 	mkdir "$T/$name.dir"
 	cp "$DT" "$T/$name.dir/deep-target"
 	cp "$(target libdeep.so)" "$T/$name.dir/libdeep.so"
-	spawn "target.$name" "$T/$name.dir/deep-target" --delay-ms "$DELAY_MS" "$@"
+	go_fifo "$name.go"
+	go=$fifo
+	if [ "$2" = held ]; then
+		go_fifo "$name.end"
+		end=$fifo
+		opt="--end $end"
+	fi
+	spawn_at_fifo "target.$name" "$T/$name.dir/deep-target" --go "$go" $opt
 	tpid=$spawned
 	rm "$T/$name.dir/deep-target"
 	[ -e "$T/$name.dir/deep-target" ] && fail "$name: cannot delete the copy"
-	trace_p "$name" "$tpid" mmap --json -g --call-graph dwarf
+	trace_p "$name" "$tpid" "$go" "$end" mmap --json -g --call-graph dwarf
 	check_chain "$T/$name.out" mmap "$T/mmap.$name"
 	rm -rf "$T/$name.dir"
 }
-deleted deleted-held --hold-ms 2000
-deleted deleted-gone --exit-early
+deleted deleted-held held
+deleted deleted-gone gone
 
 # 7. Footer: with -p and the target's only mmap after attaching, there is
 #    one walk and it is complete (ended at the outermost frame).  The
 #    target exits right after its work (--exit-early), before the report.
-spawn target.alive "$DT" --delay-ms "$DELAY_MS" --exit-early
-trace_p alive "$spawned" mmap --json -g --call-graph dwarf
+go_fifo alive.go
+spawn_at_fifo target.alive "$DT" --go "$fifo" --exit-early
+trace_p alive "$spawned" "$fifo" - mmap --json -g --call-graph dwarf
 check_chain "$T/alive.out" mmap "$T/mmap.alive"
 expect_eq "$(records "$T/alive.out" "$(truth pid "$T/alive.out")")" 1 "-p: mmap/munmap records after attaching"
 f=$(footer "$T/alive.out") || fail "-p footer: $f"
@@ -356,10 +369,14 @@ if command -v chroot >/dev/null 2>&1; then
 		mkdir -p "$R$(dirname "$lib")"
 		cp "$lib" "$R$lib"
 	done
+	# The FIFOs in the tree, where the chrooted target finds them.
+	mkfifo "$R/go.fifo" "$R/end.fifo"
 	# No /proc in the chroot, so ld.so cannot expand $ORIGIN: name the dir.
-	spawn target.container env LD_LIBRARY_PATH=/app chroot "$R" /app/deep-target \
-		--delay-ms "$DELAY_MS" --hold-ms 2000
-	trace_p container "$spawned" mmap --json -g --call-graph dwarf
+	spawn_at_fifo target.container env LD_LIBRARY_PATH=/app chroot "$R" /app/deep-target \
+		--go /go.fifo --end /end.fifo
+	# (spawn_at_fifo: attached to deep-target, not to the env and chroot
+	# it is exec'd from.)
+	trace_p container "$spawned" "$R/go.fifo" "$R/end.fifo" mmap --json -g --call-graph dwarf
 	check_chain "$T/container.out" mmap "$T/mmap.container"
 fi
 pass_or_fail

@@ -67,8 +67,8 @@ if not p:
     errs.append("pid %d missing: %s" % (pid, procs))
 else:
     if (p["thp"], p["hugetlb"], p["hfaults"]) != (thp, hugetlb, thp + hugetlb):
-        errs.append("pid %d: thp %d hugetlb %d hfaults %d, want %d %d %d" % (
-            pid, p["thp"], p["hugetlb"], p["hfaults"], thp, hugetlb, thp + hugetlb))
+        errs.append("pid %d: thp %d hugetlb %d hfaults %d, want %d %d %d (%s)" % (
+            pid, p["thp"], p["hugetlb"], p["hfaults"], thp, hugetlb, thp + hugetlb, unresolved))
     if p["comm"] != "huge-target":
         errs.append("comm %r" % p["comm"])
 if errs:
@@ -76,8 +76,33 @@ if errs:
 PY
 }
 
+# The page-flags rung looks each fault's page up when it reads the event:
+# the target must still be alive then.  So the target holds after its work
+# on a FIFO nobody opens (--end; at the end faultline's SIGTERM, or the
+# test's, ends it), and faultline is stopped with SIGINT once the target
+# printed its truth: every fault is read, in the final drain at the
+# latest, while the target lives.  No --hold-ms guesses how long that is.
+go_fifo end
+END=$fifo
+
+# held TRUTHFILE ARGS...: faultline hfaults ARGS in the background until
+# the target printed its truth ("pid=" last) in TRUTHFILE, then Ctrl-C;
+# output in $T/out and $T/err, status in $rc.
+held() {
+	local truthf=$1 fl
+	shift
+	echo "+ faultline hfaults $*"
+	spawn fl "$FAULTLINE" hfaults "$@"
+	fl=$spawned
+	wait_until "$FL_TIMEOUT" grep -q '^pid=' "$truthf" || fail "hfaults $*: the target did not finish"
+	kill -INT "$fl"
+	wait_exit "$fl" "hfaults $*"
+	cp "$T/fl.out" "$T/out"
+	cp "$T/fl.err" "$T/err"
+}
+
 # 1. The page-flags rung with the exceptions tracepoints, -c.
-run_fl hfaults --json -c "$HT --hold-ms 300"
+held "$T/fl.out" --json -c "$HT --end $END"
 expect_eq "$rc" 0 "hfaults -c status"
 grep -q '^hugetlb_pages=3$' "$T/out" ||
 	fail "the target got no hugetlb pages: $(grep -E '^(hugetlb_pages|reason)=' "$T/out")"
@@ -86,15 +111,18 @@ grep -q '^thp_pages=0$' "$T/out" &&
 grep -q '^thp_region_pages=4$' "$T/out" || echo "note: $(grep '^thp_region_pages=' "$T/out") of 4"
 check "$T/out" "$T/out" "tracepoint, -c"
 expect_line 'falling back to every user fault, its page classified by /proc/PID/pagemap' "$T/err"
-expect_line "^Executing '.*huge-target --hold-ms 300' and tracing huge page faults with " "$T/err"
+expect_line "^Executing '.*huge-target --end .*' and tracing huge page faults with " "$T/err"
 
 # 2. The same with the software event forced.
-FAULTLINE_MASK='exceptions:page_fault_user' run_fl hfaults --json -c "$HT --hold-ms 300"
+FAULTLINE_MASK='exceptions:page_fault_user'
+export FAULTLINE_MASK
+held "$T/fl.out" --json -c "$HT --end $END"
+unset FAULTLINE_MASK
 expect_eq "$rc" 0 "hfaults software event status"
 check "$T/out" "$T/out" "software event, -c"
 
 # 3. Text: the table, sorted, and the footer.
-run_fl hfaults -c "$HT --hold-ms 300"
+held "$T/fl.out" -c "$HT --end $END"
 expect_eq "$rc" 0 "hfaults text status"
 pid=$(sed -n 's/^pid=//p' "$T/out")
 thp=$(sed -n 's/^thp_pages=//p' "$T/out")
@@ -103,21 +131,38 @@ expect_line '^PID +COMM +HFAULTS +THP +HUGETLB$' "$T/out"
 expect_line "^$pid +huge-target +$((thp + ht)) +$thp +$ht\$" "$T/out"
 expect_line '^[0-9]+ samples, lost 0 events' "$T/out"
 
-# 4. -p: attach while the target waits, end when it exits.
-spawn ht "$HT" --delay-ms 3000 --hold-ms 300
-run_fl hfaults --json -p "$spawned"
-expect_eq "$rc" 0 "hfaults -p status"
-check "$T/ht.out" "$T/out" "-p"
-
-# 5. -a with a duration; -T 1 keeps the top process only.
-spawn fl "$FAULTLINE" hfaults --json -a 5
+# 4. -p: attach while the target waits (--go), released once tracing.
+go_fifo ht
+spawn_at_fifo ht "$HT" --go "$fifo" --end "$END"
+htpid=$spawned
+spawn fl "$FAULTLINE" hfaults --json -p "$htpid"
 fl=$spawned
-wait_until 20 grep -q '^Tracing huge page faults of all processes' "$T/fl.err" ||
-	fail "hfaults -a did not start: $(cat "$T/fl.err")"
-"$HT" --hold-ms 300 >"$T/ht-a.out" 2>&1 9>&- || fail "huge-target failed"
-wait "$fl" 2>/dev/null || fail "hfaults -a exited with status $?"
+wait_ready "$T/fl.err" "hfaults -p" && release "$fifo"
+wait_until "$FL_TIMEOUT" grep -q '^pid=' "$T/ht.out" || fail "hfaults -p: the target did not finish"
+kill -INT "$fl"
+wait_exit "$fl" "hfaults -p"
+expect_eq "$rc" 0 "hfaults -p status"
+check "$T/ht.out" "$T/fl.out" "-p"
+release "$END"
+wait_exit "$htpid" "huge-target -p"
+expect_eq "$rc" 0 "huge-target -p status"
+
+# 5. -a, the target started once faultline is tracing; -T 1 keeps the top
+# process only.
+spawn fl "$FAULTLINE" hfaults --json -a
+fl=$spawned
+wait_ready "$T/fl.err" "hfaults -a"
+spawn ht-a "$HT" --end "$END"
+htpid=$spawned
+wait_until "$FL_TIMEOUT" grep -q '^pid=' "$T/ht-a.out" || fail "hfaults -a: the target did not finish"
+kill -INT "$fl"
+wait_exit "$fl" "hfaults -a"
+expect_eq "$rc" 0 "hfaults -a status"
 check "$T/ht-a.out" "$T/fl.out" "-a"
-run_fl hfaults --json -T 1 -c "$HT --hold-ms 300"
+release "$END"
+wait_exit "$htpid" "huge-target -a"
+expect_eq "$rc" 0 "huge-target -a status"
+held "$T/fl.out" --json -T 1 -c "$HT --end $END"
 expect_eq "$(grep -c '"type":"process"' "$T/out")" 1 "-T 1: process lines"
 
 # 6. Nothing left: one line, exit 1, the target never started.

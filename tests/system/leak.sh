@@ -176,8 +176,10 @@ expect_no_line 'parent_leak' "$T/fork.json"
 
 # 7. Attached with -p after 25 blocks were made: their frees are counted
 # as frees of blocks not seen allocated, and only the later leak shows.
-spawn target "$LT" prealloc --delay-ms 3000 --hold-ms 500
-run_fl leak --json -p "$spawned"
+# The target waits on a FIFO until faultline says it is tracing.
+go_fifo prealloc
+spawn_at_fifo target "$LT" prealloc --go "$fifo"
+run_fl_go "$fifo" leak --json -p "$spawned"
 expect_eq "$rc" 0 "leak -p status"
 cp "$T/target.out" "$T/pre.truth"
 check "$T/out" "$T/pre.truth"
@@ -185,27 +187,38 @@ expect_eq "$(summary "$T/out" untracked_frees)" 25 "frees of blocks allocated be
 
 # 8. -o: a block freed after living longer than the age threshold is
 # gone; the report at Ctrl-C hides blocks younger than -o, the report
-# after a -c command exits shows them all.
+# after a -c command exits shows them all.  For the Ctrl-C report the
+# target works once faultline is tracing (--go), then stays (--end, never
+# opened) until killed.
 run_fl leak --json -c "$LT aged"
 expect_eq "$rc" 0 "leak aged status"
 split_out aged
 check "$T/aged.json" "$T/aged.truth"
+go_fifo aged-end
+end=$fifo
 for older in 600000 0; do
-	spawn target "$LT" aged --delay-ms 3000 --hold-ms 60000
+	go_fifo aged
+	spawn_at_fifo target "$LT" aged --go "$fifo" --end "$end"
 	tpid=$spawned
 	spawn fl "$FAULTLINE" leak --json -o "$older" -p "$tpid"
 	fpid=$spawned
-	wait_until 20 grep -q '^Tracing' "$T/fl.err" || fail "-o $older: no banner"
-	grep -q '^pid=' "$T/target.out" && fail "-o $older: attaching took longer than 3 s"
-	wait_until 20 grep -q '^pid=' "$T/target.out" || fail "-o $older: target did not finish its work"
+	if wait_ready "$T/fl.err" "-o $older"; then
+		grep -q '^pid=' "$T/target.out" && fail "-o $older: the target worked before its --go"
+		release "$fifo"
+		wait_until "$FL_READY_TIMEOUT" grep -q '^pid=' "$T/target.out" ||
+			fail "-o $older: target did not finish its work"
+	fi
 	kill -INT "$fpid"
-	wait_until 20 grep -q '"type":"summary"' "$T/fl.out" || fail "-o $older: no report after SIGINT"
+	wait_exit "$fpid" "-o $older"
+	expect_eq "$rc" 0 "-o $older: status after SIGINT"
+	expect_line '"type":"summary"' "$T/fl.out"
 	if [ "$older" = 0 ]; then
 		expect_line 'young_leak\+' "$T/fl.out"
 	else
 		expect_no_line 'young_leak\+' "$T/fl.out"
 	fi
 	kill "$tpid" 2>/dev/null || :
+	wait_exit "$tpid" "-o $older: target"
 done
 
 # 9. --folded: FlameGraph input weighted by bytes, outermost frame first.
@@ -224,17 +237,25 @@ expect_line ' free entered, address = [0-9a-f]+, size = ' "$T/out"
 
 # 11. Kernel mode: 100 pipes are two kmallocs each in alloc_pipe_info
 # (the pipe and its buffer array) while they are open, none once closed.
-spawn target "$KT" 100 --delay-ms 3000 --hold-ms 60000
+# The pipes are made once faultline is tracing (--go) and kept open
+# (--end, never opened: the target is killed) for the Ctrl-C report.  The
+# FIFOs' own pipes are allocated and freed around the target's opens.
+go_fifo kleak
+go=$fifo
+go_fifo kleak-end
+spawn_at_fifo target "$KT" 100 --go "$go" --end "$fifo"
 tpid=$spawned
 spawn fl "$FAULTLINE" leak -k --json -o 0 -p "$tpid"
 fpid=$spawned
-wait_until 20 grep -q '^Tracing' "$T/fl.err" || fail "kernel: no banner"
-if grep -q '^pipes=' "$T/target.out"; then
-	fail "kernel: attaching took longer than the target's 3 s delay"
+if wait_ready "$T/fl.err" kernel; then
+	grep -q '^pipes=' "$T/target.out" && fail "kernel: the target made its pipes before its --go"
+	release "$go"
+	wait_until "$FL_READY_TIMEOUT" grep -q '^pid=' "$T/target.out" || fail "kernel: no pipes made"
 fi
-wait_until 20 grep -q '^pid=' "$T/target.out" || fail "kernel: no pipes made"
 kill -INT "$fpid"
-wait_until 20 grep -q '"type":"summary"' "$T/fl.out" || fail "kernel: no report after SIGINT"
+wait_exit "$fpid" kernel
+expect_eq "$rc" 0 "kernel: status after SIGINT"
+expect_line '"type":"summary"' "$T/fl.out"
 python3 - "$T/fl.out" <<'PY' || fail "kernel: pipes"
 import json, sys
 counts = []
@@ -250,7 +271,10 @@ if sorted(counts) != [100, 100]:
     sys.exit("alloc_pipe_info stacks with %s allocations, want two of 100" % counts)
 PY
 kill "$tpid" 2>/dev/null || :
-run_fl leak -k --json -T 1000 -c "$KT 100 --hold-ms 200"
+wait_exit "$tpid" "kernel: target"
+# The frees are close(2)'s own (pipe_release, free_pipe_info): traced
+# before the command exits, whatever the machine's load.
+run_fl leak -k --json -T 1000 -c "$KT 100"
 expect_eq "$rc" 0 "leak -k -c status"
 expect_no_line '^\{"type":"stack".*"stack":\[\{[^}]*\},\{"addr":"[^"]*","sym":"alloc_pipe_info\+' "$T/out"
 expect_line '"sym":"alloc_pipe_info\+' "$T/fl.out"

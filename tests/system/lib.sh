@@ -28,6 +28,20 @@
 #                              $T/NAME.out and $T/NAME.err, pid in $spawned;
 #                              stopped (TERM, then KILL) at exit
 #   wait_until SECS CMD...     poll CMD every 0.1 s; status 1 on timeout
+#                              (a safety net around a handshake, never the
+#                              synchronisation itself: see below)
+#   go_fifo NAME               make the FIFO $T/NAME.fifo, its path in $fifo
+#   spawn_at_fifo NAME CMD...  spawn, then wait until CMD is blocked opening
+#                              its --go (or --end) FIFO: its start-up (the
+#                              loader's mmaps, work before --go) is over
+#   release FIFO               let a target blocked on --go/--end FIFO go on
+#                              (fail if none opens it in $FL_READY_TIMEOUT s)
+#   wait_ready FILE WHAT       wait for faultline's ready line in FILE (its
+#                              stderr); fail after $FL_READY_TIMEOUT s
+#   run_fl_go FIFO ARGS...     run_fl ARGS, releasing FIFO once faultline's
+#                              ready line is on its stderr
+#   wait_exit PID WHAT         wait for spawned PID to end (fail and kill it
+#                              after $FL_TIMEOUT s), its status in $rc
 #   expect_eq ACTUAL EXPECTED WHAT
 #   expect_line REGEX FILE     an extended regex matches a line of FILE
 #   expect_no_line REGEX FILE
@@ -51,6 +65,13 @@ fi
 : "${FAULTLINE:=$top_builddir/faultline}"
 : "${FAULTLINE_PROBES_DIR:=$top_srcdir/probes}"
 : "${FL_TIMEOUT:=120}"
+# How long a handshake may take on a loaded machine before the test fails.
+: "${FL_READY_TIMEOUT:=60}"
+# The line every faultline tool prints on stderr once its events are
+# enabled (the session's ready hook): "Tracing ... Hit Ctrl-C to end.",
+# "Counting swap ins of ... Ctrl-C to end.".  -c runs print "Executing"
+# instead, but a -c command is held by faultline until tracing is on.
+FL_READY='Ctrl-C to end\.$'
 export top_srcdir top_builddir FAULTLINE FAULTLINE_PROBES_DIR
 
 fl_test=${0##*/}
@@ -203,6 +224,81 @@ wait_until() {
 		n=$((n - 1))
 	done
 	return 1
+}
+
+# Handshakes.  A target given --go FIFO (truth.h) blocks before its
+# measured work until the FIFO is opened for writing; --end FIFO holds it
+# after the work the same way.  The test opens the FIFO once faultline has
+# printed its ready line, however long that takes on a loaded machine:
+# no sleep, no deadline decides what a test sees.
+go_fifo() {
+	fifo=$T/$1.fifo
+	rm -f "$fifo"
+	mkfifo "$fifo" || { echo "$fl_test: mkfifo $fifo failed" >&2; exit 99; }
+}
+
+# A process blocked opening a FIFO for reading waits in the kernel's
+# wait_for_partner (fs/pipe.c, called from fifo_open).
+_fl_at_fifo() {
+	grep -q 'wait_for_partner\|fifo_open' "/proc/$1/stack" 2>/dev/null ||
+		[ "$(cat "/proc/$1/wchan" 2>/dev/null)" = wait_for_partner ]
+}
+
+spawn_at_fifo() {
+	spawn "$@"
+	wait_until "$FL_READY_TIMEOUT" _fl_at_fifo "$spawned" ||
+		fail "$1 (pid $spawned) never blocked on its FIFO: $(cat "$T/$1.err" 2>/dev/null)"
+	return 0
+}
+
+release() {
+	timeout "$FL_READY_TIMEOUT" sh -c 'echo go >"$1"' sh "$1" 9>&- ||
+		fail "nothing opened ${1#"$T"/} within $FL_READY_TIMEOUT s (the target is gone?)"
+	return 0
+}
+
+wait_ready() {
+	wait_until "$FL_READY_TIMEOUT" grep -Eq -- "$FL_READY" "$1" 2>/dev/null && return 0
+	fail "$2: faultline not tracing after $FL_READY_TIMEOUT s: $(tail -n 3 "$1" 2>/dev/null)"
+	return 1
+}
+
+# The releaser runs beside run_fl: once $T/err (truncated first, so that a
+# previous run's line cannot count) has the ready line, it opens FIFO.
+# Should the line never come, it releases the target all the same, so that
+# the run ends, and the run is failed.
+run_fl_go() {
+	local f=$1 rel
+	shift
+	: >"$T/err"
+	rm -f "$f.late"
+	(
+		trap - EXIT INT TERM HUP
+		wait_until "$FL_READY_TIMEOUT" grep -Eq -- "$FL_READY" "$T/err" ||
+			echo "faultline $* not tracing after $FL_READY_TIMEOUT s" >"$f.late"
+		exec timeout "$FL_READY_TIMEOUT" sh -c 'echo go >"$1"' sh "$f"
+	) 9>&- &
+	rel=$!
+	run_fl "$@"
+	wait "$rel" || fail "faultline $*: the target never opened ${f#"$T"/}"
+	[ -e "$f.late" ] && fail "$(cat "$f.late")"
+	return 0
+}
+
+# A zombie is gone too: kill -0 would still find it.
+_fl_gone() {
+	[ -e "/proc/$1" ] || return 0
+	grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null
+}
+
+wait_exit() {
+	if ! wait_until "$FL_TIMEOUT" _fl_gone "$1"; then
+		fail "$2: pid $1 still running after $FL_TIMEOUT s; killed"
+		kill -KILL "$1" 2>/dev/null
+	fi
+	rc=0
+	wait "$1" || rc=$?
+	return 0
 }
 
 expect_eq() {

@@ -12,18 +12,20 @@ group_present() { grep -q ":faultline_$1/" "$TD/uprobe_events"; }
 export FAULTLINE_MASK='syscalls:*'
 spawn victim "$FAULTLINE" mmap -a 60
 victim=$spawned
-wait_until 20 group_present "$victim" || fail "faultline $victim never created its probes"
+# Its ready line comes once every probe is made: then count them.
+wait_ready "$T/victim.err" victim
 n=$(grep -c ":faultline_$victim/" "$TD/uprobe_events")
 expect_eq "$n" 4 "probes of the victim (mmap/munmap entry and return)"
 
 kill -KILL "$victim"
-wait "$victim" 2>/dev/null
+wait_exit "$victim" victim
 group_present "$victim" || fail "SIGKILL left nothing behind: the test proves nothing"
 
 # A live faultline beside it must survive the cleanup.
 spawn live "$FAULTLINE" mmap -a 60
 live=$spawned
-wait_until 20 group_present "$live" || fail "live faultline never created its probes"
+wait_ready "$T/live.err" live
+group_present "$live" || fail "live faultline never created its probes"
 expect_line "warning: 1 probe group\(s\) left by faultline processes that died" "$T/live.err"
 
 run_fl cleanup -n
@@ -42,6 +44,6 @@ run_fl cleanup
 expect_line "^no stale faultline probes$" "$T/out"
 
 kill -TERM "$live"
-wait "$live" 2>/dev/null
+wait_exit "$live" live
 group_present "$live" && fail "SIGTERM left the live faultline's probes"
 pass_or_fail

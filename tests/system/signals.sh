@@ -12,11 +12,12 @@ export FAULTLINE_MASK='syscalls:*'	# the uprobe rung, so there are probes
 for sig in INT TERM HUP; do
 	spawn "fl-$sig" "$FAULTLINE" brk -a 60
 	pid=$spawned
-	wait_until 20 group_present "$pid" || fail "SIG$sig: no probes created"
+	# Tracing (every probe made, the signals caught), then the signal.
+	wait_ready "$T/fl-$sig.err" "SIG$sig"
+	group_present "$pid" || fail "SIG$sig: no probes created"
 	kill -"$sig" "$pid"
-	st=0
-	wait "$pid" || st=$?
-	expect_eq "$st" 0 "exit status after SIG$sig"
+	wait_exit "$pid" "SIG$sig"
+	expect_eq "$rc" 0 "exit status after SIG$sig"
 	expect_line "lost [0-9]+ events" "$T/fl-$sig.out"
 	group_present "$pid" && fail "SIG$sig left probes of $pid"
 done
@@ -24,9 +25,10 @@ done
 # SIGSEGV: the process dies of it, but its probes go first.
 spawn fl-segv "$FAULTLINE" brk -a 60
 pid=$spawned
-wait_until 20 group_present "$pid" || fail "SIGSEGV: no probes created"
+wait_ready "$T/fl-segv.err" SIGSEGV
+group_present "$pid" || fail "SIGSEGV: no probes created"
 kill -SEGV "$pid"
-wait "$pid" 2>/dev/null
+wait_exit "$pid" SIGSEGV
 group_present "$pid" && fail "SIGSEGV left probes of $pid"
 
 # SIGPIPE: the reader of -T output goes away mid-trace.

@@ -3,7 +3,10 @@
 # (64 MiB, removed at exit; skipped where zram0 or swapon is missing, or
 # zram0 is already in use).  The target writes a pattern into 2000 private
 # anonymous pages (no THP), pushes them out with MADV_PAGEOUT, counts from
-# /proc/self/pagemap how many went to swap, then reads one byte of each.
+# /proc/self/pagemap how many went to swap (MADV_PAGEOUT is best effort: on
+# a busy machine a few pages may stay, so the count the kernel reports is
+# the truth, not 2000), waits on a FIFO until faultline says it is
+# tracing, then reads one byte of each.
 #
 # What is exact, and why: zram is a synchronous swap device, so a fault on
 # a page swapped out by one process skips the swap cache and readahead and
@@ -59,29 +62,50 @@ swapon /dev/zram0 || skip "swapon /dev/zram0 failed"
 
 truth() { sed -n "s/^$1=//p" "$2" | head -n 1; }
 
-# start_target NAME DELAY_MS GAP_MS: pid in $tpid.
+# start_target NAME: the target swaps its pages out, then waits on the
+# FIFO $go before swapping them in; pid in $tpid.
 start_target() {
-	spawn "$1" "$RT" --pageout "$PAGES" --delay-ms "$2" --gap-ms "$3"
-	wait_until 10 grep -q '^pid=' "$T/$1.out" || fail "$1: target did not start"
+	go_fifo "$1"
+	go=$fifo
+	spawn_at_fifo "$1" "$RT" --pageout "$PAGES" --go "$go"
+	grep -q '^swapped_out=' "$T/$1.out" || fail "$1: target did not swap out: $(cat "$T/$1.err")"
 	tpid=$(truth pid "$T/$1.out")
 }
 wait_target() {
-	wait_until 30 grep -q '^swapped_in=' "$T/$1.out" || fail "$1: target did not finish: $(cat "$T/$1.err")"
+	wait_until "$FL_READY_TIMEOUT" grep -q '^swapped_in=' "$T/$1.out" ||
+		fail "$1: target did not finish: $(cat "$T/$1.err")"
 }
-# check_truth NAME: the pages did go to swap and came back.
+# check_truth NAME: pages did go to swap (how many is the kernel's
+# choice), and every one came back, by one major fault each.
 check_truth() {
 	so=$(truth swapped_out "$T/$1.out")
 	si=$(truth swapped_in "$T/$1.out")
 	mf=$(truth majflt "$T/$1.out")
 	echo "$1: pages=$PAGES swapped_out=$so swapped_in=$si majflt=$mf"
-	expect_eq "$so" "$PAGES" "$1: pages in swap after MADV_PAGEOUT"
+	[ "${so:-0}" -gt 0 ] && [ "$so" -le "$PAGES" ] ||
+		fail "$1: $so pages in swap after MADV_PAGEOUT of $PAGES"
 	expect_eq "$si" "$so" "$1: pages swapped back in"
 	expect_eq "$mf" "$si" "$1: major faults (one per page on zram)"
 }
+# live_run NAME ARGS...: faultline swapin ARGS (an interval, no count)
+# started, the target released once it traces, stopped with SIGINT once
+# the target is done: every swap-in falls inside the run, however slow
+# the machine.  Output in $T/fl-NAME.out/.err, status in $rc.
+live_run() {
+	local name=$1 fl
+	shift
+	spawn "fl-$name" "$FAULTLINE" swapin "$@"
+	fl=$spawned
+	wait_ready "$T/fl-$name.err" "swapin $*" && release "$go"
+	wait_target "$name"
+	kill -INT "$fl"
+	wait_exit "$fl" "swapin $*"
+}
 
-# 1. -p, JSON: the target's count is exact.
-start_target t1 1000 200
-run_fl swapin --json -p "$tpid"
+# 1. -p, JSON: the target's count is exact.  faultline -p ends when the
+# target exits.
+start_target t1
+run_fl_go "$go" swapin --json -p "$tpid"
 wait_target t1
 expect_eq "$rc" 0 "swapin -p status"
 expect_json_lines "$T/out"
@@ -100,14 +124,16 @@ if any(e["comm"] != "reclaim-target" for e in rows):
     sys.exit("comm: %s" % rows)
 PY
 
-# 2. System-wide, BCC's text: "interval count", time lines, sorted rows.
-start_target t2 1500 200
-run_fl swapin 1 4
-wait_target t2
-expect_eq "$rc" 0 "swapin 1 4 status"
+# 2. System-wide, BCC's text: "interval", time lines, sorted rows; the
+# interval in progress at Ctrl-C is reported too.
+start_target t2
+live_run t2 1
+expect_eq "$rc" 0 "swapin 1 status"
 check_truth t2
-expect_eq "$(grep -c '^COMM             PID     COUNT$' "$T/out")" 4 "reports of 'swapin 1 4'"
-expect_eq "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$T/out")" 4 "time lines"
+cp "$T/fl-t2.out" "$T/out"
+n=$(grep -c '^COMM             PID     COUNT$' "$T/out")
+[ "$n" -ge 1 ] || fail "no report from 'swapin 1'"
+expect_eq "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$T/out")" "$n" "time lines, one per report"
 got=$(awk -v pid="$tpid" '$2 == pid && $1 == "reclaim-target" { s += $3 } END { print s + 0 }' "$T/out")
 expect_eq "$got" "$si" "system-wide count of the target"
 awk '/^COMM/ { last = -1; next } NF == 3 && $3 ~ /^[0-9]+$/ { if ($3 < last) bad = 1; last = $3 } END { exit bad }' "$T/out" ||
@@ -120,18 +146,20 @@ expect_eq "$(grep -cE '^[0-9]{2}:[0-9]{2}:[0-9]{2}$' "$T/out")" 0 "time lines wi
 expect_eq "$(grep -c '^COMM ' "$T/out")" 2 "reports of 'swapin -T 0.5 2'"
 
 # 4. The /proc/vmstat rung, for real: perf events (and kprobes) masked.
+start_target t4
 before=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
-start_target t4 1500 200
 FAULTLINE_MASK=perf_events,kprobes
 export FAULTLINE_MASK
-run_fl swapin 1 4
+live_run t4 1
 unset FAULTLINE_MASK
-wait_target t4
 after=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
 expect_eq "$rc" 0 "vmstat rung status"
 check_truth t4
-expect_line 'falling back to /proc/vmstat pswpin \(system-wide\)' "$T/err"
-expect_eq "$(grep -cE '^\[system-wide\] +- +[0-9]+$' "$T/out")" 4 "system-wide lines"
+cp "$T/fl-t4.out" "$T/out"
+expect_line 'falling back to /proc/vmstat pswpin \(system-wide\)' "$T/fl-t4.err"
+n=$(grep -cE '^\[system-wide\] +- +[0-9]+$' "$T/out")
+[ "$n" -ge 1 ] || fail "vmstat rung: no system-wide line"
+expect_eq "$(grep -c '^COMM ' "$T/out")" "$n" "vmstat rung: one system-wide line per report"
 sw=$(awk '$1 == "[system-wide]" { s += $3 } END { print s + 0 }' "$T/out")
 echo "vmstat rung: $sw pages system-wide, target $si, /proc/vmstat delta $((after - before))"
 [ "$sw" -ge "$si" ] || fail "vmstat rung: $sw pages < the target's $si"

@@ -29,12 +29,12 @@ PY
 #    seen whole; SIGINT ends the trace with the report.
 spawn fl "$FAULTLINE" brk --json -a
 fl=$spawned
-wait_until 20 grep -q "Hit Ctrl-C to end" "$T/fl.err" || fail "-a never became ready"
+wait_ready "$T/fl.err" "-a"
 "$BT" --count 5 >"$T/bt.out"
 pid=$(truth pid "$T/bt.out")
 kill -INT "$fl"
-wait "$fl"
-expect_eq "$?" 0 "-a exit status after SIGINT"
+wait_exit "$fl" "-a"
+expect_eq "$rc" 0 "-a exit status after SIGINT"
 expect_eq "$(sum_counts "$T/fl.out" "$pid" grow_heap_by_brk)" 5 "-a: grow_heap_by_brk calls of pid $pid"
 
 # 2. -a with a duration: stops by itself.

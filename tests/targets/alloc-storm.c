@@ -15,8 +15,8 @@
  *      malloc(256 KiB) below is one mmap and every free one munmap.
  *      Warms malloc up (one small malloc/free) so the main arena and the
  *      tcache exist before the storm.
- *   2. Sleeps --delay-ms N (default 0), so a tracer attaching with -p is
- *      ready before the work.
+ *   2. Sleeps --delay-ms N (default 0), then waits for --go FIFO (truth.h),
+ *      so a tracer attaching with -p is ready before the work.
  *   3. The storm: --count N (default 200000) iterations of
  *      malloc(256 KiB), a write to its first byte, free, each from
  *        main -> storm_main_loop -> storm_worker -> storm_batch
@@ -41,8 +41,9 @@
  *      so far, getrusage; it includes the kernel's copying of samples,
  *      which happens in the traced process).  Those two are not counts:
  *      they differ from run to run.
- *   5. Sleeps --hold-ms N (default 0) and exits 0.  Exit 1 if a malloc
- *      failed or a thread could not start, 2 on a usage error.
+ *   5. Sleeps --hold-ms N (default 0), then waits for --end FIFO and exits
+ *      0.  Exit 1 if a malloc failed or a thread could not start, 2 on a
+ *      usage error.
  *
  * Built -O2 -fomit-frame-pointer, as distributions build code: only a
  * DWARF walk sees the whole chain.  Every frame is kept out of
@@ -60,7 +61,7 @@
 #include <unistd.h>
 
 #define TRUTH_PROG "alloc-storm"
-#define TRUTH_USAGE "usage: alloc-storm [--count N] [--threads T] [--delay-ms N] [--hold-ms N]\n"
+#define TRUTH_USAGE "usage: alloc-storm [--count N] [--threads T] [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 #if defined(__clang__)
@@ -249,7 +250,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	warm_up();
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 
 	start_ns = mono_ns();
 	if (nthreads)
@@ -274,6 +275,6 @@ int main(int argc, char **argv)
 		say("alloc-storm: a malloc failed\n");
 		return 1;
 	}
-	sleep_ms(hold_ms);
+	wait_end(hold_ms);
 	return 0;
 }

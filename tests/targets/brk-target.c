@@ -10,8 +10,8 @@
  *      exactly one brk syscall.  Process startup itself makes brk calls
  *      (ld.so's brk(NULL); malloc's first heap when --threads), all
  *      before step 2.
- *   2. Sleeps --delay-ms N (default 0), so a tracer attaching with -p is
- *      ready before the work.
+ *   2. Sleeps --delay-ms N (default 0), then waits for --go FIFO (truth.h),
+ *      so a tracer attaching with -p is ready before the work.
  *   3. query_break(): one raw brk(0) syscall, the initial break.
  *   4. The measured phase, from main -> run_brk_scenario:
  *        default:  grow_heap_by_brk() makes --count N (default 7) raw
@@ -41,9 +41,9 @@
  *      call "brk req=0x... ret=0x... fn=grow_heap_by_brk tid=N", then
  *      brk_calls_grow=N*T, brk_calls_query=1, initial_break=0x...,
  *      final_break=0x..., threads=T, mode=raw|libc, pid=P.
- *   6. Sleeps --hold-ms N (default 0) and exits 0; nothing after the
- *      measured phase calls brk.  Exit 2 on a usage error, 1 if a brk
- *      call fails.
+ *   6. Sleeps --hold-ms N (default 0), then waits for --end FIFO and exits
+ *      0; nothing after the measured phase calls brk.  Exit 2 on a usage
+ *      error, 1 if a brk call fails.
  *
  * Built -O0 -fno-omit-frame-pointer -fno-inline; functions are noinline
  * anyway so the stacks hold whatever the compiler flags.
@@ -58,7 +58,7 @@
 
 #define TRUTH_PROG "brk-target"
 #define TRUTH_USAGE "usage: brk-target [--count N] [--step BYTES] [--libc] " \
-		    "[--threads T] [--delay-ms N] [--hold-ms N]\n"
+		    "[--threads T] [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 #define NOINLINE __attribute__((noinline))
@@ -240,7 +240,7 @@ int main(int argc, char **argv)
 	if (use_libc)
 		(void)sbrk(0);
 
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 
 	initial = query_break();
 	current_break = initial;
@@ -275,6 +275,6 @@ int main(int argc, char **argv)
 		say("brk-target: a brk call did not move the break as asked\n");
 		return 1;
 	}
-	sleep_ms(hold_ms);
+	wait_end(hold_ms);
 	return 0;
 }

@@ -22,7 +22,7 @@
  * sigwait(), so a signal sent before the target waits is not lost.
  */
 #define TRUTH_PROG "cache-target"
-#define TRUTH_USAGE "usage: cache-target FILE [--mib N] [--delay-ms N] [--hold-ms N]\n"
+#define TRUTH_USAGE "usage: cache-target FILE [--mib N] [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	page = (unsigned long)sysconf(_SC_PAGESIZE);
 	size = mib * CHUNK;
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 	out_kv(&out, "pid", (unsigned long long)getpid(), 10);
 	out_kv(&out, "page_size", page, 10);
 	out_kv(&out, "pages", size / page, 10);

@@ -27,8 +27,8 @@
  *   1. Parses options.  Primes libc's cached break with sbrk(0), so that
  *      the sbrk in the chain is exactly one brk syscall.  Process startup
  *      (ld.so) makes mmap and brk calls of its own before this.
- *   2. Sleeps --delay-ms N (default 0), so a tracer attaching with -p is
- *      ready before the work.
+ *   2. Sleeps --delay-ms N (default 0), then waits for --go FIFO (truth.h),
+ *      so a tracer attaching with -p is ready before the work.
  *   3. The work: main -> run_deep, the chain above.  Nothing else in the
  *      process calls mmap or brk from here to its exit.
  *   4. Prints the ground truth with write(2) only (stdio would malloc a
@@ -43,8 +43,9 @@
  *      Then compare_calls=1, mmap_addr=0x..., mmap_len=65536,
  *      sbrk_ret=0x... (the old break, where the new 65536 bytes start),
  *      sbrk_len=65536, pid=P.
- *   5. Sleeps --hold-ms N (default 0) and exits 0.  Exit 1 if a call
- *      failed or the comparator was not called, 2 on a usage error.
+ *   5. Sleeps --hold-ms N (default 0), then waits for --end FIFO and exits
+ *      0.  Exit 1 if a call failed or the comparator was not called, 2 on a
+ *      usage error.
  *
  * --exit-early: _exit(2)s right after printing the ground truth, skipping
  * --hold-ms and libc's exit path, so the process and its /proc entry may
@@ -58,7 +59,7 @@
 #include <unistd.h>
 
 #define TRUTH_PROG "deep-target"
-#define TRUTH_USAGE "usage: deep-target [--exit-early] [--delay-ms N] [--hold-ms N]\n"
+#define TRUTH_USAGE "usage: deep-target [--exit-early] [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 #include "libdeep.h"
@@ -153,7 +154,7 @@ int main(int argc, char **argv)
 	/* The first sbrk may call brk(0) to learn the break: do it here,
 	 * outside the chain. */
 	(void)sbrk(0);
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 
 	sorted = run_deep();
 	failed = sorted != 0 || work_result != 0 || compare_calls == 0;
@@ -173,6 +174,6 @@ int main(int argc, char **argv)
 	if (exit_early)
 		_exit(failed);
 	if (!failed)
-		sleep_ms(hold_ms);
+		wait_end(hold_ms);
 	return failed;
 }

@@ -17,8 +17,8 @@
  *      phase (none before main either), so the brk heap does not exist
  *      yet.  Linked with -z now: no lazy PLT binding (a GOT write, so a
  *      fault) in the phase or the child.
- *   2. Sleeps --delay-ms N (default 0) so a tracer attaching with -p is
- *      ready.
+ *   2. Sleeps --delay-ms N (default 0), then waits for --go FIFO (truth.h),
+ *      so a tracer attaching with -p is ready.
  *   3. The measured phase, main -> run_fault_scenario -> one function per
  *      step.  Each allocation site is a noinline, noipa function with one
  *      allocator call instruction (a loop around it for alloc_small).  Each
@@ -89,8 +89,9 @@
  *        in the phase: getrusage RUSAGE_SELF deltas), child_minflt=,
  *        child_majflt= (the waited-for child's: RUSAGE_CHILDREN), pid=P,
  *        child_pid=C.
- *   5. Sleeps --hold-ms N (default 0), removes the temp file, exits 0.
- *      Exit 2 on a usage error, 1 if a call fails or reads wrong data.
+ *   5. Sleeps --hold-ms N (default 0), then waits for --end FIFO, removes
+ *      the temp file, exits 0. Exit 2 on a usage error, 1 if a call fails
+ *      or reads wrong data.
  *
  * What is exact, and what the kernel or glibc blurs (checked with perf
  * record -e page-faults -d -g, kernel 6.18, glibc 2.36):
@@ -153,7 +154,7 @@
 #include <unistd.h>
 
 #define TRUTH_PROG "fault-target"
-#define TRUTH_USAGE "usage: fault-target [--delay-ms N] [--hold-ms N]\n"
+#define TRUTH_USAGE "usage: fault-target [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 /* No inlining, cloning (.constprop) or splitting: the site and toucher
@@ -601,7 +602,7 @@ int main(int argc, char **argv)
 	}
 	prefault_statics();
 
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 
 	getrusage(RUSAGE_SELF, &before);
 	child = run_fault_scenario();
@@ -642,7 +643,7 @@ int main(int argc, char **argv)
 	out_flush(&o);
 
 	if (!failed)
-		sleep_ms(hold_ms);
+		wait_end(hold_ms);
 	if (file_made)
 		unlink(file_path);
 	if (failed) {

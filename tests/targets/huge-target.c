@@ -9,8 +9,8 @@
  *      page size (/proc/meminfo Hugepagesize) and the THP size
  *      (/sys/kernel/mm/transparent_hugepage/hpage_pmd_size), and writes
  *      every static it uses later, so none of them faults in the phase.
- *   2. Sleeps --delay-ms N (default 0) so a tracer attaching with -p is
- *      ready.
+ *   2. Sleeps --delay-ms N (default 0), then waits for --go FIFO (truth.h),
+ *      so a tracer attaching with -p is ready.
  *   3. The measured phase:
  *        thp      mmap(5 THP sizes) anonymous, private; the 4 THP-aligned
  *                 THP sizes inside it get MADV_HUGEPAGE; one byte written
@@ -35,9 +35,9 @@
  *        reason=WHY           mmap-ENOMEM (no free pool pages) or the like
  *        small_pages=64
  *        thp_size_kb=, hugetlb_size_kb=, pid=
- *   5. Sleeps --hold-ms N (default 0), so that a tracer still finds the
- *      pages when it looks them up, and exits 0; 2 on a usage error, 1 if
- *      a call fails.
+ *   5. Sleeps --hold-ms N (default 0), then waits for --end FIFO, so that a
+ *      tracer still finds the pages when it looks them up, and exits 0; 2
+ *      on a usage error, 1 if a call fails.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +48,7 @@
 #include <unistd.h>
 
 #define TRUTH_PROG "huge-target"
-#define TRUTH_USAGE "usage: huge-target [--delay-ms N] [--hold-ms N]\n"
+#define TRUTH_USAGE "usage: huge-target [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 #define PAGE 4096UL
@@ -223,7 +223,7 @@ int main(int argc, char **argv)
 	learn_sizes();
 	memset(o.buf, 0, sizeof(o.buf));
 	memset(text, 0, sizeof(text));
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 
 	fault_thp();
 	fault_hugetlb();
@@ -248,7 +248,7 @@ int main(int argc, char **argv)
 	out_kv(&o, "hugetlb_size_kb", hugetlb_size / 1024, 10);
 	out_kv(&o, "pid", (unsigned long long)getpid(), 10);
 	out_flush(&o);
-	sleep_ms(hold_ms);
+	wait_end(hold_ms);
 	if (failed) {
 		say("huge-target: a call failed\n");
 		return 1;

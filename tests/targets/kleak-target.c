@@ -2,11 +2,11 @@
  * kleak-target: a program whose kernel allocations follow a known
  * pattern, for the kernel-mode tests of `faultline leak` (-k).
  *
- * Usage: kleak-target NPIPES [--delay-ms N] [--hold-ms N].  What it
- * does, in order:
+ * Usage: kleak-target NPIPES [--delay-ms N] [--hold-ms N] [--go FIFO]
+ * [--end FIFO].  What it does, in order:
  *   1. Parses options; raises its soft RLIMIT_NOFILE to the hard limit
  *      when 2*NPIPES descriptors need it.  Sleeps --delay-ms N (default
- *      0) so a tracer is ready.
+ *      0) and waits for --go FIFO (truth.h) so a tracer is ready.
  *   2. make_pipes: NPIPES x pipe2(fds, O_CLOEXEC), one call instruction
  *      in a loop (main -> make_pipes -> pipe2).  Each pipe makes the
  *      kernel allocate, among others, two kmem:kmalloc from
@@ -15,12 +15,12 @@
  *      bytes_alloc=1024), an inode, a dentry and two struct file
  *      (kmem:kmem_cache_alloc); no pages (nothing is written).
  *   3. Prints "pipes=N" and "pid=P" (one per line, write(2) only) and
- *      sleeps --hold-ms N: the allocations are outstanding.
+ *      sleeps --hold-ms N (then --end FIFO): the allocations are outstanding.
  *   4. close_pipes: closes every descriptor (main -> close_pipes ->
  *      close), which frees what step 2 allocated: per pipe one kmem:kfree
  *      from pipe_release and one from free_pipe_info (the inodes and
  *      dentries through RCU, a little later).
- *   5. Prints "closed=N" (pipes closed) and sleeps --hold-ms N again, so a
+ *   5. Prints "closed=N" (pipes closed) and sleeps --hold-ms N (then --end FIFO) again, so a
  *      tracer sees the frees, then exits 0.  Exit 1 if a pipe2 or close
  *      fails (what it made is closed first), 2 on a usage error.
  */
@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #define TRUTH_PROG "kleak-target"
-#define TRUTH_USAGE "usage: kleak-target NPIPES [--delay-ms N] [--hold-ms N]\n"
+#define TRUTH_USAGE "usage: kleak-target NPIPES [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 #if defined(__clang__)
@@ -96,14 +96,14 @@ int main(int argc, char **argv)
 		}
 	}
 
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 
 	made = make_pipes(npipes);
 	out_kv(&o, "pipes", made, 10);
 	out_kv(&o, "pid", (unsigned long long)getpid(), 10);
 	out_flush(&o);
 	if (made == npipes)
-		sleep_ms(hold_ms);
+		wait_end(hold_ms);
 
 	closed = close_pipes(made);
 	out_kv(&o, "closed", closed, 10);
@@ -112,6 +112,6 @@ int main(int argc, char **argv)
 		say("kleak-target: a pipe2 or close call failed\n");
 		return 1;
 	}
-	sleep_ms(hold_ms);
+	wait_end(hold_ms);
 	return 0;
 }

@@ -2,11 +2,12 @@
  * leak-target: a program whose heap leaks are known exactly, for the
  * system tests of `faultline leak`.
  *
- * Usage: leak-target MODE [--delay-ms N] [--hold-ms N].  Every mode
- * parses its options, does its warm-up (below), sleeps --delay-ms N
- * (default 0) so a tracer attaching with -p is ready, runs its measured
- * phase, prints the ground truth on stdout, sleeps --hold-ms N (default
- * 0) and exits 0 (1 if a call did not behave as glibc's does, 2 on a
+ * Usage: leak-target MODE [--delay-ms N] [--hold-ms N] [--go FIFO]
+ * [--end FIFO].  Every mode parses its options, does its warm-up (below),
+ * sleeps --delay-ms N (default 0) and waits for --go FIFO (truth.h) so a
+ * tracer attaching with -p is ready, runs its measured phase, prints the
+ * ground truth on stdout, sleeps --hold-ms N (default 0), waits for --end
+ * FIFO and exits 0 (1 if a call did not behave as glibc's does, 2 on a
  * usage error).  Every allocation site is its own noinline, noipa
  * function that calls the allocator from one call instruction (a loop
  * around one call), so each site has exactly one stack:
@@ -133,7 +134,7 @@
 
 #define TRUTH_PROG "leak-target"
 #define TRUTH_USAGE "usage: leak-target leaks|clean|many|fork|prealloc|aged " \
-		    "[--delay-ms N] [--hold-ms N]\n"
+		    "[--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 /* No inlining, cloning (.constprop) or splitting: the site names and
@@ -717,7 +718,7 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "prealloc"))
 		early_alloc(N_EARLY);
 
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 
 	if (!strcmp(mode, "leaks")) {
 		run_leaks();
@@ -780,6 +781,6 @@ int main(int argc, char **argv)
 		say("leak-target: cannot exec /proc/self/exe\n");
 		return 1;
 	}
-	sleep_ms(hold_ms);
+	wait_end(hold_ms);
 	return 0;
 }

@@ -23,7 +23,7 @@
 
 #define TRUTH_PROG "malloc-churn"
 #define TRUTH_USAGE "usage: malloc-churn [--count N] [--keep K] [--min-size B] [--max-size B] " \
-	"[--delay-ms N] [--hold-ms N]\n"
+	"[--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 static void *volatile sink;
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
 		die_usage("--max-size must be at least --min-size, and the range not all sizes");
 	size_span = max_size - min_size + 1;
 	free(malloc(1));	/* malloc set up before the clock starts */
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 	c0 = cpu_ns();
 	t0 = ns(CLOCK_MONOTONIC);
 	kept = churn(n, keep, &kept_bytes);
@@ -113,6 +113,6 @@ int main(int argc, char **argv)
 	out_kv(&o, "cpu_ns_per_pair", (c1 - c0) / n, 10);
 	out_kv(&o, "pid", (unsigned long long)getpid(), 10);
 	out_flush(&o);
-	sleep_ms(hold_ms);
+	wait_end(hold_ms);
 	return 0;
 }

@@ -34,8 +34,8 @@
  *      (flags spelled as mmap_flags__format spells them), then file=PATH,
  *      mmap_calls, munmap_calls, mapped_bytes, unmapped_bytes,
  *      mode=libc|raw, pid=P.
- *   4. Sleeps --hold-ms N (default 0), removes the temp file, exits 0.
- *      Exit 2 on a usage error, 1 if a call fails.
+ *   4. Sleeps --hold-ms N (default 0), then waits for --end FIFO, removes
+ *      the temp file, exits 0. Exit 2 on a usage error, 1 if a call fails.
  *
  * Stacks: by default the calls go through libc's mmap()/munmap().  Those
  * are leaf functions without a frame, so a frame-pointer callchain (the
@@ -55,7 +55,7 @@
 #include <unistd.h>
 
 #define TRUTH_PROG "mmap-target"
-#define TRUTH_USAGE "usage: mmap-target [--raw] [--delay-ms N] [--hold-ms N]\n"
+#define TRUTH_USAGE "usage: mmap-target [--raw] [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 #define NOINLINE __attribute__((noinline))
@@ -238,7 +238,7 @@ int main(int argc, char **argv)
 			parse_shared_opt(argv, &a, &delay_ms, &hold_ms);
 	}
 
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 	run_mmap_scenario();
 
 	for (i = 0; i < ncalls; i++) {
@@ -283,7 +283,7 @@ int main(int argc, char **argv)
 	out_flush(&o);
 
 	if (!failed)
-		sleep_ms(hold_ms);
+		wait_end(hold_ms);
 	if (file_made)
 		unlink(file_path);
 	if (failed) {

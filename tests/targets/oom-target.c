@@ -45,7 +45,7 @@
 #define TRUTH_PROG "oom-target"
 #define TRUTH_USAGE \
 	"usage: oom-target [--mode self|hog] [--hog-mib N] [--step-kib N] [--max-mib N]\n" \
-	"                  [--delay-ms N] [--hold-ms N]\n"
+	"                  [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 static struct out out;
@@ -158,7 +158,7 @@ int main(int argc, char **argv)
 		out_str(&out, " victim_comm=oom-hog\n");
 		out_flush(&out);
 	}
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 	while (grown_kib < max_mib * 1024) {
 		if (grab(step_kib * 1024, child, &status)) {
 			out_kv(&out, "victim_signal", WIFSIGNALED(status) ? (unsigned)WTERMSIG(status) : 0, 10);

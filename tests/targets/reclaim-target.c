@@ -14,15 +14,18 @@
  *     page), writes a non-zero byte pattern into each (the kernel keeps
  *     all-zero pages out of swap since 6.12: they would never be read
  *     back), asks MADV_PAGEOUT for all, and counts from /proc/self/pagemap
- *     how many are now in swap.  Then sleeps --gap-ms N (default 0: a
- *     tracer may attach meanwhile), reads one byte of every page (each
+ *     how many are now in swap (what the kernel moved: MADV_PAGEOUT is
+ *     best effort, some pages may stay).  Prints those two counts, then
+ *     sleeps --gap-ms N (default 0) and waits for --go FIFO: a tracer
+ *     attaches meanwhile.  Then reads one byte of every page (each
  *     swapped page is one swap-in, by one major fault), checks the pattern,
  *     and counts the pages still in swap.  Prints pages=PAGES,
  *     swapped_out=K (in swap after MADV_PAGEOUT), swapped_in=K-remaining,
  *     majflt=the process's major faults during the touching (getrusage).
  *     Exit 3 when no page went to swap (no swap device on).
  * Both print pid=P first (before --delay-ms) and the rest when done, then
- * sleep --hold-ms N.  Exit 2 on usage errors, 1 when a call fails.
+ * sleep --hold-ms N and wait for --end FIFO.  --go FIFO comes after
+ * --delay-ms: before the work of --file, before the swap-ins of --pageout.  Exit 2 on usage errors, 1 when a call fails.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -33,7 +36,7 @@
 #define TRUTH_PROG "reclaim-target"
 #define TRUTH_USAGE \
 	"usage: reclaim-target (--file PATH --mb N [--passes P] | --pageout PAGES [--gap-ms N])\n" \
-	"                      [--delay-ms N] [--hold-ms N]\n"
+	"                      [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 #define PAGE 4096UL
@@ -130,7 +133,10 @@ static void run_pageout(unsigned long pages, unsigned long gap_ms)
 		say(TRUTH_PROG ": no page went to swap (is a swap device on?)\n");
 		exit(3);
 	}
+	/* What is measured is the swap-in: a tracer attaches here. */
+	out_flush(&out);
 	sleep_ms(gap_ms);
+	wait_go(0);
 	before = majflt();
 	for (unsigned long i = 0; i < pages; i++) {
 		sink = p[i * PAGE + 17];
@@ -171,11 +177,13 @@ int main(int argc, char **argv)
 	out_kv(&out, "pid", (unsigned long long)getpid(), 10);
 	out_flush(&out);
 	sleep_ms(delay_ms);
-	if (file)
+	if (file) {
+		wait_go(0);
 		run_file(file, mb, passes);
-	else
+	} else {
 		run_pageout(pageout, gap_ms);
+	}
 	out_flush(&out);
-	sleep_ms(hold_ms);
+	wait_end(hold_ms);
 	return 0;
 }

@@ -18,7 +18,7 @@
 #include <time.h>
 
 #define TRUTH_PROG "stack-churn"
-#define TRUTH_USAGE "usage: stack-churn [--count N] [--depth D] [--delay-ms N] [--hold-ms N]\n"
+#define TRUTH_USAGE "usage: stack-churn [--count N] [--depth D] [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 static void *volatile sink;
@@ -93,7 +93,7 @@ int main(int argc, char **argv)
 	if (!n || depth > 20)
 		die_usage("--count must be at least 1 and --depth at most 20");
 	free(malloc(1));	/* malloc set up before the clock starts */
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 	c0 = cpu_ns();
 	t0 = ns(CLOCK_MONOTONIC);
 	for (unsigned long i = 0; i < n; i++)
@@ -106,6 +106,6 @@ int main(int argc, char **argv)
 	out_kv(&o, "cpu_ns_per_pair", (c1 - c0) / n, 10);
 	out_kv(&o, "pid", (unsigned long long)getpid(), 10);
 	out_flush(&o);
-	sleep_ms(hold_ms);
+	wait_end(hold_ms);
 	return 0;
 }

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #define TRUTH_PROG "touch-pages"
-#define TRUTH_USAGE "usage: touch-pages [--pages N] [--delay-ms N] [--hold-ms N]\n"
+#define TRUTH_USAGE "usage: touch-pages [--pages N] [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 static uint64_t cpu_ns(void)
@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	madvise(p, pages * (unsigned long)psz, MADV_NOHUGEPAGE);
-	sleep_ms(delay_ms);
+	wait_go(delay_ms);
 	c0 = cpu_ns();
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	touch_all(p, pages, psz);
@@ -73,6 +73,6 @@ int main(int argc, char **argv)
 	out_kv(&o, "cpu_ns_per_page", (c1 - c0) / pages, 10);
 	out_kv(&o, "pid", (unsigned long long)getpid(), 10);
 	out_flush(&o);
-	sleep_ms(hold_ms);
+	wait_end(hold_ms);
 	return 0;
 }

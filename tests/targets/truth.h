@@ -1,6 +1,7 @@
 /*
  * truth.h: what the test targets share around their measured calls:
- * option parsing, sleeping, and printing the ground truth.
+ * option parsing, sleeping, handshakes with the test (FIFOs), and printing
+ * the ground truth.
  *
  * Nothing here calls malloc or stdio.  glibc's stdio mallocs (or mmaps) a
  * buffer on first use, and malloc may call brk or mmap: either would add
@@ -16,6 +17,7 @@
 #define FAULTLINE_TRUTH_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -61,22 +63,42 @@ static inline unsigned long parse_num(const char *s, const char *opt)
 	return v;
 }
 
-/* The options after a target's own: --delay-ms N, --hold-ms N and
- * --help/-h.  Consumes argv[*a] and its value; anything else is an
- * unknown option. */
+/* The FIFOs of --go and --end (one copy per program: the helpers are
+ * static inline, this is their shared state). */
+struct truth_fifos {
+	const char *go, *end;
+};
+
+static inline struct truth_fifos *truth_fifos(void)
+{
+	static struct truth_fifos f;
+
+	return &f;
+}
+
+/* The options after a target's own: --delay-ms N, --hold-ms N, --go FIFO,
+ * --end FIFO and --help/-h.  Consumes argv[*a] and its value; anything
+ * else is an unknown option. */
 static inline void parse_shared_opt(char **argv, int *a, unsigned long *delay_ms,
 				    unsigned long *hold_ms)
 {
 	const char *opt = argv[*a];
 
-	if (strcmp(opt, "--delay-ms") == 0)
+	if (strcmp(opt, "--delay-ms") == 0) {
 		*delay_ms = parse_num(argv[++*a], "--delay-ms needs a number");
-	else if (strcmp(opt, "--hold-ms") == 0)
+	} else if (strcmp(opt, "--hold-ms") == 0) {
 		*hold_ms = parse_num(argv[++*a], "--hold-ms needs a number");
-	else if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0)
+	} else if (strcmp(opt, "--go") == 0 || strcmp(opt, "--end") == 0) {
+		const char **slot = opt[2] == 'g' ? &truth_fifos()->go : &truth_fifos()->end;
+
+		*slot = argv[++*a];
+		if (!*slot)
+			die_usage(opt[2] == 'g' ? "--go needs a FIFO" : "--end needs a FIFO");
+	} else if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) {
 		die_usage(NULL);
-	else
+	} else {
 		die_usage("unknown option");
+	}
 }
 
 /* Sleeps MS milliseconds in full, across signal interruptions. */
@@ -86,6 +108,59 @@ static inline void sleep_ms(unsigned long ms)
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
+}
+
+/* ---- handshakes with the test ----
+ *
+ * A test that must not let the target work before a tracer is live (or
+ * exit before the tracer is done with it) names a FIFO: the target blocks
+ * opening it for reading until the test opens it for writing, then reads
+ * one byte (or end of file) and goes on.  No clock decides anything: the
+ * test opens the FIFO once faultline has said it is tracing, and waits as
+ * long as that takes.  Neither open(2) nor read(2) of a FIFO calls malloc,
+ * brk or mmap, or touches a new page: the counts stay exact.  (The kernel
+ * allocates the FIFO's pipe at the first open and frees it at the last
+ * close, both here, before the measured work.) */
+
+/* Blocks until the writer of FIFO PATH opens it; exits 1 if PATH cannot
+ * be opened.  PATH NULL: returns at once. */
+static inline void wait_fifo(const char *path)
+{
+	char c;
+	ssize_t n;
+	int fd;
+
+	if (!path)
+		return;
+	do
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		say(TRUTH_PROG ": cannot open FIFO ");
+		say(path);
+		say(": ");
+		say(strerror(errno));
+		say("\n");
+		exit(1);
+	}
+	do
+		n = read(fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+}
+
+/* Before the measured work: --delay-ms, then --go FIFO. */
+static inline void wait_go(unsigned long delay_ms)
+{
+	sleep_ms(delay_ms);
+	wait_fifo(truth_fifos()->go);
+}
+
+/* After it: --hold-ms, then --end FIFO. */
+static inline void wait_end(unsigned long hold_ms)
+{
+	sleep_ms(hold_ms);
+	wait_fifo(truth_fifos()->end);
 }
 
 /* ---- output without stdio ---- */
