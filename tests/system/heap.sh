@@ -94,7 +94,8 @@ compare() {	# NAME CMD...
 	rm -f "$T/ht".*
 	heaptrack -o "$T/ht" "$@" >/dev/null 2>"$T/$name.ht.err" || fail "$name: heaptrack failed"
 	heaptrack_print "$T/ht".* >"$T/$name.ht" 2>/dev/null
-	run_fl heap --json -c "$*"
+	# shellcheck disable=SC2046 # busy_opts is words
+	run_fl heap --json $(busy_opts) -c "$*"
 	cp "$T/out" "$T/$name.fl"
 	expect_eq "$rc" 0 "$name: heap exit status"
 	expect_eq "$(fl_num "$T/$name.fl" lost)" 0 "$name: events lost"

@@ -29,7 +29,7 @@ command -v valgrind >/dev/null 2>&1 || skip "no valgrind (scripts/install-deps i
 command -v perl >/dev/null 2>&1 || skip "no perl"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
 : "${FL_TIMEOUT:=600}"
-opts=${LEAK_TRUTH_OPTS:-}
+opts="${LEAK_TRUTH_OPTS:-} $(busy_opts)"
 
 PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 PYTHONHASHSEED=0 PYTHONDONTWRITEBYTECODE=1
 export PERL_HASH_SEED PERL_PERTURB_KEYS PYTHONHASHSEED PYTHONDONTWRITEBYTECODE

@@ -52,6 +52,11 @@
 #                              tmpfs pages never leave the page cache), or
 #                              skip
 #   within VALUE EXPECTED PCT  |VALUE - EXPECTED| <= EXPECTED * PCT / 100
+#   busy_opts                  options for a run that must lose no event
+#                              on a busy real program: none in the normal
+#                              build; in the sanitizer build (FL_SANITIZED=1),
+#                              whose reader ASan and UBSan slow three-fold,
+#                              a 64 MiB ring per CPU (-m 16384)
 
 : "${top_srcdir:?top_srcdir must be set (run through make check)}"
 if [ -z "${top_builddir:-}" ]; then
@@ -381,6 +386,8 @@ empty_cg() {
 }
 
 within() { [ "$1" -ge $(($2 - $2 * $3 / 100)) ] && [ "$1" -le $(($2 + $2 * $3 / 100)) ]; }
+
+busy_opts() { [ "${FL_SANITIZED:-0}" = 1 ] && echo "-m 16384" || :; }
 
 _fl_stop_spawned() {
 	local p n alive
