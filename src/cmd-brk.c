@@ -25,7 +25,7 @@
 
 static const char usage[] =
 	"faultline brk [-p PID | -c CMD | -a] [--call-graph dwarf[,SIZE]|fp] [--unwinder U] [-T]\n"
-	"                     [--json | --folded] [-m PAGES] [duration]";
+	"                     [--json | --folded] [-m PAGES] [duration] [-- CMD [ARG]...]";
 static const char help[] =
 	TOOL_OPTS_HELP
 	TOOL_OPTS_STACK_HELP

@@ -41,6 +41,7 @@
 #include "commands.h"
 #include "lib/file.h"
 #include "lib/keyed.h"
+#include "lib/passwd.h"
 #include "session.h"
 #include "tool-opts.h"
 
@@ -98,6 +99,11 @@ struct top {
 
 static void user_name(uid_t uid, char *buf, size_t n)
 {
+#ifdef FL_STATIC_BINARY
+	/* No NSS in the static binary (lib/passwd.h): /etc/passwd only. */
+	if (passwd__name("/etc/passwd", uid, buf, n))
+		snprintf(buf, n, "UNKNOWN(%u)", (unsigned int)uid);
+#else
 	struct passwd pw, *res = NULL;
 	char tmp[1024];
 
@@ -105,6 +111,7 @@ static void user_name(uid_t uid, char *buf, size_t n)
 		snprintf(buf, n, "%s", pw.pw_name);
 	else
 		snprintf(buf, n, "UNKNOWN(%u)", (unsigned int)uid);
+#endif
 }
 
 /* Name and owner of @pid from /proc/PID/status, looked up once per pid;

@@ -46,7 +46,7 @@
 static const char usage[] =
 	"faultline faults [-p PID | -c CMD | -a] [--minor | --major] [-T N] [STACK OPTIONS]\n"
 	"                        [--by-alloc [-O LIB] [--symbols-prefix P] [--probes SPEC]]\n"
-	"                        [--json | --folded] [-m PAGES] [duration]";
+	"                        [--json | --folded] [-m PAGES] [duration] [-- CMD [ARG]...]";
 static const char help[] =
 	TOOL_OPTS_HELP
 	TOOL_OPTS_STACK_HELP

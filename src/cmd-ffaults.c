@@ -35,7 +35,8 @@
 #define TOOL "ffaults"
 
 static const char usage[] =
-	"faultline ffaults [-p PID | -c CMD | -a] [--json] [-m PAGES] [duration]";
+	"faultline ffaults [-p PID | -c CMD | -a] [--json] [-m PAGES] [duration]\n"
+	"                         [-- CMD [ARG]...]";
 static const char help[] = TOOL_OPTS_HELP;
 
 struct ffile {

@@ -53,7 +53,8 @@
 #define TOOL "hfaults"
 
 static const char usage[] =
-	"faultline hfaults [-p PID | -c CMD | -a] [-T N] [--json] [-m PAGES] [duration]";
+	"faultline hfaults [-p PID | -c CMD | -a] [-T N] [--json] [-m PAGES] [duration]\n"
+	"                         [-- CMD [ARG]...]";
 static const char help[] =
 	TOOL_OPTS_HELP
 	"  -T N         show the N processes with the most huge-page faults (default: all)\n";

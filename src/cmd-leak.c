@@ -29,11 +29,13 @@ static const char usage[] =
 	"faultline leak [-p PID | -c CMD | -k] [-t] [-a] [-o MS] [-s N] [-T N] [-z MIN] [-Z MAX]\n"
 	"                      [-O LIB] [--symbols-prefix P] [--probes SPEC] [--sort size|count]\n"
 	"                      [--percpu] [--call-graph dwarf[,SIZE]|fp] [--json | --folded]\n"
-	"                      [interval [count]]";
+	"                      [interval [count]] [-- CMD [ARG]...]";
 static const char help[] =
 	"  -p PID       trace the allocations of this process\n"
 	"  -c CMD       run CMD and trace it; when it exits, print what it still had\n"
 	"               allocated and exit 0\n"
+	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
+	"               parsing); after every other option\n"
 	"  -k, --kernel kernel allocations (kmalloc, kmem_cache, pages): the default\n"
 	"               without -p and -c; with -p/-c, those made by that process\n"
 	"  -t, --trace  print every allocation and free as it happens\n"

@@ -32,7 +32,7 @@
 
 static const char usage[] =
 	"faultline mmap [-p PID | -c CMD | -a] [-g] [--call-graph dwarf[,SIZE]|fp] [--unwinder U]\n"
-	"                      [-T] [--json] [-m PAGES] [duration]";
+	"                      [-T] [--json] [-m PAGES] [duration] [-- CMD [ARG]...]";
 static const char help[] =
 	TOOL_OPTS_HELP
 	TOOL_OPTS_STACK_HELP

@@ -39,7 +39,8 @@
 #define TOOL "reclaim"
 
 static const char usage[] =
-	"faultline reclaim [-p PID | -c CMD | -a] [-T] [-s [-i SECS]] [--json] [duration]";
+	"faultline reclaim [-p PID | -c CMD | -a] [-T] [-s [-i SECS]] [--json] [duration]\n"
+	"                         [-- CMD [ARG]...]";
 static const char help[] =
 	TOOL_OPTS_HELP
 	"  -T           prefix each event with seconds since the first (drsnoop -T)\n"

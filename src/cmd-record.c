@@ -24,7 +24,7 @@
 
 static const char usage[] =
 	"faultline record [-e TOOLS] [-p PID | -c CMD | -a] [-o FILE] [STACK OPTIONS] [-m PAGES]\n"
-	"                        [duration]";
+	"                        [duration] [-- CMD [ARG]...]";
 static const char help[] =
 	"  -e TOOLS     comma list of the tools whose events to record: leak, faults, brk,\n"
 	"               mmap, oom, cache, reclaim, swapin (default: all of them that this\n"
@@ -32,6 +32,8 @@ static const char help[] =
 	"  -o FILE      the recording (default faultline.rec; created mode 0600)\n"
 	"  -p PID       record this process (all its threads, and threads it creates)\n"
 	"  -c CMD       run CMD and record it from its first instruction\n"
+	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
+	"               parsing); after every other option\n"
 	"  -a           record every process (the default without -p and -c)\n"
 	"  -m PAGES     ring buffer pages per CPU (power of two)\n"
 	"  --call-graph dwarf[,SIZE] | fp\n"

@@ -42,10 +42,13 @@
 #define TOOL "swapin"
 
 static const char usage[] =
-	"faultline swapin [-p PID | -c CMD | -a] [-T] [--json] [interval [count]]";
+	"faultline swapin [-p PID | -c CMD | -a] [-T] [--json] [interval [count]]\n"
+	"                        [-- CMD [ARG]...]";
 static const char help[] =
 	"  -p PID       count this process only (all its threads)\n"
 	"  -c CMD       run CMD and count its swap-ins\n"
+	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
+	"               parsing); after every other option\n"
 	"  -a           every process (the default)\n"
 	"  -T           do not print the time line (BCC's -T/--notime)\n"
 	"  --json       one JSON object per process and interval\n"

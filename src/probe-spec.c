@@ -20,6 +20,7 @@
 
 #include "lib/errbuf.h"
 #include "probe-spec.h"
+#include "probes-builtin.h"
 
 #ifndef FAULTLINE_PROBES_DIR
 #define FAULTLINE_PROBES_DIR "/usr/local/share/faultline/probes"
@@ -721,7 +722,15 @@ int probe_set__load_named(const char *name, struct probe_set **out, struct errbu
 				used += (size_t)n;
 		}
 	}
-	return errbuf__set(eb, -ENOENT, "probe spec '%s' not found in: %s", name, tried);
+	/* The copy built into the binary, when no directory has one. */
+	for (i = 0; probe_builtins[i].name; i++) {
+		if (strcmp(probe_builtins[i].name, name))
+			continue;
+		snprintf(path, sizeof(path), "<built-in %s.probes>", name);
+		return probe_set__parse(probe_builtins[i].text, path, out, eb);
+	}
+	return errbuf__set(eb, -ENOENT, "probe spec '%s' not found in: %s, nor built in", name,
+			   tried);
 }
 
 int probe_spec__format(const struct probe_spec *p, char *buf, size_t n)

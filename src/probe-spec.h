@@ -87,11 +87,14 @@ int probe_set__load(const char *path, struct probe_set **out, struct errbuf *eb)
  *
  * Directories, first existing file wins: $FAULTLINE_PROBES_DIR;
  * <dir of /proc/self/exe>/probes; <dir of exe>/../probes (build tree);
- * the compiled-in FAULTLINE_PROBES_DIR.  A file that exists but fails to
- * parse is an error, not a reason to try the next directory.
+ * the compiled-in FAULTLINE_PROBES_DIR; then the copy of probes/@name.probes
+ * built into the binary (probes-builtin.h), origin "<built-in NAME.probes>".
+ * A file that exists but fails to parse is an error, not a reason to try
+ * the next directory.
  *
- * Return: 0; -ENOENT if no directory has the file (the message lists
- * where it looked); -EINVAL for a bad @name; errors of probe_set__load().
+ * Return: 0; -ENOENT if no directory has the file and none is built in
+ * (the message lists where it looked); -EINVAL for a bad @name; errors of
+ * probe_set__load().
  */
 int probe_set__load_named(const char *name, struct probe_set **out, struct errbuf *eb);
 

@@ -508,6 +508,9 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	}
 	if (o->pid > 0)
 		err = target__new_pid(o->pid, &s->target, eb);
+	else if (o->cmd_argv)
+		err = target__new_argv(o->cmd_argc, o->cmd_argv, o->cmd ? o->cmd : o->cmd_argv[0],
+				       &s->target, eb);
 	else if (o->cmd)
 		err = target__new_cmd(o->cmd, &s->target, eb);
 	else

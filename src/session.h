@@ -40,7 +40,10 @@ enum callgraph {
 
 struct session_opts {
 	pid_t pid;			/* -p PID; 0 = none */
-	const char *cmd;		/* -c "CMD ARGS"; NULL = none */
+	const char *cmd;		/* -c "CMD ARGS"; NULL = none.  With cmd_argv,
+					 * only how messages name the command */
+	int cmd_argc;			/* "-- CMD ARGS...": run as given */
+	char *const *cmd_argv;		/* NULL = none (then cmd is split as a shell would) */
 	unsigned int mmap_pages;	/* -m: data pages per ring, power of two; 0 = default */
 	double duration;		/* seconds; 0 = until stopped */
 	enum callgraph callgraph;	/* --call-graph */

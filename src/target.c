@@ -1,5 +1,6 @@
 /*
- * target: -a / -p PID / -c CMD, including the held-before-exec child.
+ * target: -a / -p PID / -c CMD / -- CMD ARGS, including the held-before-exec
+ * child.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -115,7 +116,7 @@ static int check_executable(const char *argv0)
 }
 
 /* Child side: wait for the go byte (or EOF: the parent gave up), exec. */
-static void __attribute__((noreturn)) child_run(int go_rd, int err_wr, char **argv)
+static void __attribute__((noreturn)) child_run(int go_rd, int err_wr, char *const *argv)
 {
 	sigset_t none;
 	char c;
@@ -138,29 +139,21 @@ static void __attribute__((noreturn)) child_run(int go_rd, int err_wr, char **ar
 	_exit(127);
 }
 
-int target__new_cmd(const char *cmdline, struct target **out, struct errbuf *eb)
+/* Forks the child held before exec of argv (NULL-terminated, copied by
+ * the child's fork); cmdline names the command in messages. */
+static int new_cmd(char *const *argv, const char *cmdline, struct target **out,
+		   struct errbuf *eb)
 {
 	int go[2] = { -1, -1 }, er[2] = { -1, -1 };
 	struct target *t = NULL;
-	wordexp_t we;
-	int err, wr;
+	int err;
 	pid_t pid;
 
-	wr = wordexp(cmdline, &we, WRDE_NOCMD | WRDE_UNDEF);
-	if (wr != 0) {
-		if (wr == WRDE_NOSPACE)
-			wordfree(&we);
-		return errbuf__set(eb, -EINVAL, "cannot parse command '%s'", cmdline);
-	}
-	if (we.we_wordc == 0) {
-		err = errbuf__set(eb, -EINVAL, "empty command");
-		goto out;
-	}
-	err = check_executable(we.we_wordv[0]);
-	if (err) {
-		errbuf__set(eb, err, "cannot execute '%s': %s", we.we_wordv[0], strerror(-err));
-		goto out;
-	}
+	if (!argv[0] || !argv[0][0])
+		return errbuf__set(eb, -EINVAL, "empty command");
+	err = check_executable(argv[0]);
+	if (err)
+		return errbuf__set(eb, err, "cannot execute '%s': %s", argv[0], strerror(-err));
 	t = alloc_target(TARGET_CMD);
 	if (!t || !(t->cmdline = strdup(cmdline))) {
 		err = -ENOMEM;
@@ -178,7 +171,7 @@ int target__new_cmd(const char *cmdline, struct target **out, struct errbuf *eb)
 	if (pid == 0) {
 		close(go[1]);
 		close(er[0]);
-		child_run(go[0], er[1], we.we_wordv);
+		child_run(go[0], er[1], argv);
 	}
 	t->pid = pid;
 	t->go_fd = go[1];
@@ -195,8 +188,89 @@ out:
 			close(er[i]);
 	}
 	target__free(t);
+	return err;
+}
+
+int target__new_cmd(const char *cmdline, struct target **out, struct errbuf *eb)
+{
+	wordexp_t we;
+	int err, wr;
+
+	wr = wordexp(cmdline, &we, WRDE_NOCMD | WRDE_UNDEF);
+	if (wr != 0) {
+		if (wr == WRDE_NOSPACE)
+			wordfree(&we);
+		return errbuf__set(eb, -EINVAL, "cannot parse command '%s'%s", cmdline,
+				   wr == WRDE_BADCHAR || wr == WRDE_CMDSUB || wr == WRDE_SYNTAX ?
+				   " (pass it after '--' to give its arguments as they are)" : "");
+	}
+	err = we.we_wordc ? new_cmd(we.we_wordv, cmdline, out, eb) :
+			    errbuf__set(eb, -EINVAL, "empty command");
 	wordfree(&we);
 	return err;
+}
+
+int target__new_argv(int argc, char *const *argv, const char *cmdline, struct target **out,
+		     struct errbuf *eb)
+{
+	char **v;
+	int err;
+
+	if (argc <= 0)
+		return errbuf__set(eb, -EINVAL, "empty command");
+	/* A copy, so that argv need not end in NULL where argc says. */
+	v = calloc((size_t)argc + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memcpy(v, argv, (size_t)argc * sizeof(*v));
+	err = new_cmd(v, cmdline, out, eb);
+	free(v);
+	return err;
+}
+
+/* Whether word w reads back as itself in a POSIX shell without quotes. */
+static bool shell_safe(const char *w)
+{
+	if (!*w)
+		return false;
+	for (; *w; w++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789_-+=/.,:@%^", *w))
+			return false;
+	return true;
+}
+
+size_t target__quote_argv(int argc, char *const *argv, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	/* snprintf's rule: len counts what the whole text needs. */
+#define PUT(c) do { if (len + 1 < n) buf[len] = (c); len++; } while (0)
+	for (int i = 0; i < argc; i++) {
+		const char *w = argv[i];
+
+		if (i)
+			PUT(' ');
+		if (shell_safe(w)) {
+			for (; *w; w++)
+				PUT(*w);
+			continue;
+		}
+		PUT('\'');
+		for (; *w; w++) {
+			if (*w == '\'') {
+				PUT('\'');
+				PUT('\\');
+				PUT('\'');
+			}
+			PUT(*w);
+		}
+		PUT('\'');
+	}
+#undef PUT
+	if (n)
+		buf[len < n ? len : n - 1] = '\0';
+	return len;
 }
 
 enum target_kind target__kind(const struct target *t)

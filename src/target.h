@@ -1,6 +1,7 @@
 /*
  * target: what a session traces: every process (-a), one running process
- * (-p PID) or a command faultline starts (-c "CMD ARGS").
+ * (-p PID) or a command faultline starts (-c "CMD ARGS", or perf's form
+ * "-- CMD ARGS...", whose arguments are passed as they are).
  *
  * A command is forked at once but held before exec(2) until the session
  * has every event in place and calls target__release(), so the command's
@@ -26,6 +27,23 @@ int target__new_pid(pid_t pid, struct target **out, struct errbuf *eb);
 /* Split cmdline like a shell would (quotes, no expansion of commands), fork
  * and hold the child.  -EINVAL for an empty or unparsable command line. */
 int target__new_cmd(const char *cmdline, struct target **out, struct errbuf *eb);
+/*
+ * target__new_argv - fork and hold the command argv[0..argc-1], its
+ * arguments as they are (no shell parsing)
+ * @cmdline: how messages name the command (target__quote_argv's text)
+ *
+ * argv is copied.  -EINVAL for an empty command, -errno with "cannot
+ * execute 'X': ..." when argv[0] cannot be executed.
+ */
+int target__new_argv(int argc, char *const *argv, const char *cmdline, struct target **out,
+		     struct errbuf *eb);
+/*
+ * target__quote_argv - argv as one line a POSIX shell (and -c) splits back
+ * into the same words: a word with characters other than letters, digits
+ * and _-+=/.,:@%^ is single-quoted.  Writes at most n bytes with the NUL,
+ * truncating, and returns the length the whole text needs (as snprintf).
+ */
+size_t target__quote_argv(int argc, char *const *argv, char *buf, size_t n);
 
 enum target_kind target__kind(const struct target *t);
 /* The pid traced (-p) or started (-c); -1 for -a. */

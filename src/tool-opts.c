@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "target.h"
 #include "tool-opts.h"
 
 static int bad(const char *tool, const char *what, const char *arg)
@@ -66,6 +67,60 @@ static bool wants_value(int c, const char *shortopts, const struct option *longo
 		if (longopts[i].val == c)
 			return longopts[i].has_arg == required_argument;
 	return false;
+}
+
+/*
+ * Where perf's "-- CMD ARGS" begins: the index of the first "--" that is
+ * not an option's value ("-c --" gives -c the value "--"), or argc.  Once
+ * options end at a positional argument (no '+' ordering: shortopts starts
+ * with '+'), only a "--" is looked for.
+ */
+static int find_dashdash(int argc, char **argv, const char *shortopts,
+			 const struct option *longopts)
+{
+	bool in_order = shortopts[0] == '+', opts_over = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			return i;
+		if (opts_over)
+			continue;
+		if (a[0] != '-' || !a[1]) {
+			opts_over = in_order;
+			continue;
+		}
+		if (a[1] == '-') {
+			size_t len = strcspn(a + 2, "=");
+			const struct option *hit = NULL;
+
+			if (a[2 + len] == '=')
+				continue;
+			/* getopt_long takes an exact name, else a prefix. */
+			for (size_t k = 0; longopts[k].name; k++) {
+				if (strncmp(longopts[k].name, a + 2, len))
+					continue;
+				if (!hit || !longopts[k].name[len])
+					hit = &longopts[k];
+				if (!longopts[k].name[len])
+					break;
+			}
+			if (hit && hit->has_arg == required_argument)
+				i++;
+			continue;
+		}
+		for (size_t j = 1; a[j]; j++) {
+			const char *p = a[j] != ':' ? strchr(shortopts, a[j]) : NULL;
+
+			if (p && p[1] == ':' && p[2] != ':') {
+				if (!a[j + 1])
+					i++;	/* the value is the next word */
+				break;		/* else the rest of this one */
+			}
+		}
+	}
+	return argc;
 }
 
 int tool_opts__parse_secs(const char *arg, double *secs)
@@ -144,7 +199,7 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 	char shortopts[128];
 	size_t nlong = 0, nshort = 0;
 	char *end;
-	int c;
+	int c, dd;
 
 	memset(o, 0, sizeof(*o));
 	/* The tool's options first: getopt takes the first match. */
@@ -171,6 +226,21 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 			continue;
 		longopts[nlong++] = shared[i];
 	}
+	/* perf's "-- CMD ARGS": getopt and the positionals see what is
+	 * before it. */
+	dd = find_dashdash(argc, argv, shortopts, longopts);
+	if (dd < argc) {
+		if (accepts & TOOL_OPT_NO_CMD)
+			return bad(tool, "runs no command: unexpected argument", "--");
+		if (dd + 1 == argc)
+			return bad(tool, "a command must follow", "--");
+		o->sess.cmd_argc = argc - dd - 1;
+		o->sess.cmd_argv = argv + dd + 1;
+		if (target__quote_argv(o->sess.cmd_argc, o->sess.cmd_argv, o->cmdline,
+				       sizeof(o->cmdline)) >= sizeof(o->cmdline))
+			memcpy(o->cmdline + sizeof(o->cmdline) - 4, "...", 4);
+		argc = dd;
+	}
 	/* 0, not 1: glibc then sets up again, with this call's ordering. */
 	optind = 0;
 	opterr = 0;
@@ -195,6 +265,8 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 			break;
 		}
 		case 'c':
+			if (o->sess.cmd_argv)
+				return bad(tool, "choose one of -c CMD and -- CMD, not", "both");
 			o->sess.cmd = optarg;
 			break;
 		case 'a':
@@ -269,10 +341,12 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 				   "option needs a value:" : "unknown option", argv[optind - 1]);
 		}
 	}
+	if (o->sess.cmd_argv)
+		o->sess.cmd = o->cmdline;
 	if ((o->sess.pid > 0) + !!o->sess.cmd + o->all > 1)
 		return bad(tool, "choose one of -p, -c and -a, not", "several");
 	if (mode.replay && o->sess.cmd)
-		return bad(tool, "a report reads a recording: -c is for faultline record, not",
+		return bad(tool, "a report reads a recording: -c and -- CMD are for faultline record, not",
 			   o->sess.cmd);
 	/* A report traces what was recorded: the recorded target, unless
 	 * -p narrows it to one of the recorded processes. */

@@ -2,7 +2,9 @@
  * tool-opts: the command-line options every tracing tool shares, parsed
  * one way, with perf's and BCC's spellings: -p PID, -c "CMD", -a, -m PAGES,
  * -T, -g, --json, --folded, and a trailing [duration] in seconds (or, for
- * the tools that report every interval, "interval [count]").
+ * the tools that report every interval, "interval [count]"); and perf's
+ * "-- CMD ARGS..." after all of them, a command run with its arguments as
+ * they are.
  */
 #ifndef FAULTLINE_TOOL_OPTS_H
 #define FAULTLINE_TOOL_OPTS_H
@@ -20,12 +22,17 @@ struct tool_opts {
 	bool json;		/* --json */
 	bool folded;		/* --folded */
 	bool srcline;		/* --srcline */
+	/* "-- CMD ARGS": the command as one shell-quoted line, for messages
+	 * and the recording (sess.cmd points here, sess.cmd_argv into argv) */
+	char cmdline[1024];
 };
 
 /* Help lines of the options every tracing tool takes. */
 #define TOOL_OPTS_HELP \
 	"  -p PID       trace this process (all its threads, and threads it creates)\n" \
 	"  -c CMD       run CMD and trace it from its first instruction\n" \
+	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n" \
+	"               parsing); after every other option\n" \
 	"  -a           trace every process (the default without -p and -c)\n" \
 	"  --json       one JSON object per line\n" \
 	"  -m PAGES     ring buffer pages per CPU (power of two; default 4096 with\n" \

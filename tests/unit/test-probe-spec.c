@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "lib/errbuf.h"
+#include "lib/file.h"
+#include "probes-builtin.h"
 #include "probe-spec.h"
 #include "check.h"
 
@@ -554,6 +556,40 @@ static void test_load(void)
 	CHECK_EQ_U64(probe_set__load_named("", &set, &eb), (unsigned long long)-EINVAL);
 	CHECK_EQ_U64(probe_set__load_named("a/b", &set, &eb), (unsigned long long)-EINVAL);
 
+	/* Built in: every shipped spec, byte for byte its file, found when no
+	 * directory has it; a file in a directory still wins. */
+	{
+		size_t nbuiltin = 0;
+
+		for (size_t i = 0; probe_builtins[i].name; i++, nbuiltin++) {
+			char *text = NULL;
+			size_t len = 0;
+
+			snprintf(path, sizeof(path), "%s/probes/%s.probes", srcdir,
+				 probe_builtins[i].name);
+			CHECK(read_file(path, 1u << 20, &text, &len) == 0);
+			CHECK(text && strlen(probe_builtins[i].text) == len &&
+			      !memcmp(text, probe_builtins[i].text, len));
+			free(text);
+			err = probe_set__load_named(probe_builtins[i].name, &set, &eb);
+			CHECK_EQ_U64(err, 0);
+			CHECK(probe_set__count(set) > 0);
+			probe_set__free(set);
+			set = NULL;
+		}
+		CHECK_EQ_U64(nbuiltin, 4);
+		snprintf(path, sizeof(path), "%s/glibc.probes", dir);
+		write_file(path, "library c\nprobe mine entry malloc\n", 34);
+		err = probe_set__load_named("glibc", &set, &eb);
+		CHECK_EQ_U64(err, 0);
+		CHECK_EQ_U64(probe_set__count(set), 1);
+		CHECK(probe_set__find(set, "mine") != NULL);
+		probe_set__free(set);
+		set = NULL;
+		unlink(path);
+	}
+
+	snprintf(path, sizeof(path), "%s/mine.probes", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/bad.probes", dir);
 	unlink(path);

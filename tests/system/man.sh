@@ -1,0 +1,53 @@
+#!/bin/sh
+# The man pages (docs/man/*.1, made by configure from *.1.in): each has the
+# sections BCC asks of a tool's page, names every option its command's -h
+# prints (as git's t0450 holds its docs to the usage texts), and renders
+# with man -l without a warning.  faultline(1) names every command.  No
+# root needed.
+. "$top_srcdir/tests/system/lib.sh"
+command -v man >/dev/null 2>&1 || skip "no man (man-db)"
+MANDIR=$top_builddir/docs/man
+pages=$(ls "$MANDIR"/*.1 2>/dev/null) || :
+[ -n "$pages" ] || fail "no pages in $MANDIR"
+
+# -h's options: the first column of its option lines (indented 1 to 4).
+help_options() {
+	"$FAULTLINE" "$@" -h 2>/dev/null | grep -E '^ {1,4}-' | sed 's/  *[^ -][^ ]*  .*//' |
+		grep -oE '(^|[ ,])--?[A-Za-z][-A-Za-z0-9]*' | tr -d ' ,' | sort -u
+}
+
+for page in $pages; do
+	name=${page##*/}
+	name=${name%.1}
+	# The page's text, roff escapes of - and font changes undone.
+	sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' "$page" >"$T/$name.txt"
+	for s in NAME SYNOPSIS DESCRIPTION OPTIONS OUTPUT EXAMPLES OVERHEAD 'EXIT STATUS' 'SEE ALSO'; do
+		grep -qx "\.SH $s" "$T/$name.txt" || fail "$name(1): no section $s"
+	done
+	MANWIDTH=80 man --warnings -l "$page" >/dev/null 2>"$T/$name.warn"
+	[ -s "$T/$name.warn" ] && fail "$name(1): man -l warns: $(head -n 3 "$T/$name.warn")"
+	grep -q '@[A-Z_]*@' "$page" && fail "$name(1): an unsubstituted @VAR@"
+	case $name in
+	faultline)
+		"$FAULTLINE" --help | sed -n 's/^  \([a-z][a-z]*\)  .*/\1/p' >"$T/want"
+		[ -s "$T/want" ] || fail "faultline --help lists no commands"
+		printf '%s\n' --help --version >>"$T/want"
+		;;
+	faultline-report)
+		{ help_options report; help_options report -i /dev/null timeline; } | sort -u >"$T/want" ;;
+	*)
+		help_options "${name#faultline-}" >"$T/want" ;;
+	esac
+	[ -s "$T/want" ] || fail "$name(1): its command's -h printed no option"
+	while IFS= read -r o; do
+		grep -qE -- "(^|[^-A-Za-z0-9])$o([^-A-Za-z0-9]|\$)" "$T/$name.txt" ||
+			fail "$name(1) does not name '$o', which its -h prints"
+	done <"$T/want"
+done
+
+# Every page faultline(1) refers to exists.
+sed -n 's/^\.BR faultline-\([a-z]*\) (1).*/\1/p' "$T/faultline.txt" | sort -u >"$T/refs"
+while IFS= read -r c; do
+	[ -f "$MANDIR/faultline-$c.1" ] || fail "faultline(1) refers to faultline-$c(1), which is not built"
+done <"$T/refs"
+pass_or_fail
