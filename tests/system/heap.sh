@@ -109,9 +109,11 @@ compare() {	# NAME CMD...
 		f=$(fl_num "$T/$name.fl" "$k")
 		tol=1
 		# cc1's garbage collector takes pages from mmap or from calloc
-		# as the kernel places its mappings: its own runs differ by 1 %
-		# in bytes (3.15M and 3.18M peak here, without and with ASLR).
-		case $name/$k in cc1/peak | cc1/leaked) tol=2 ;; esac
+		# as the kernel places its mappings, and heaptrack's libraries in
+		# the process move them: with ASLR off both tools' runs repeat to
+		# the byte and differ by 1.2 % (peak) and 1.3 % (leaked), with it
+		# cc1's own runs differ by 1 %.  Its calls agree within 0.01 %.
+		case $name/$k in cc1/peak | cc1/leaked) tol=3 ;; esac
 		echo "$name $k: faultline $f heaptrack $h"
 		within "$f" "$h" "$tol" || fail "$name: $k is $f, heaptrack's $h ($tol %)"
 	done
