@@ -58,23 +58,6 @@ __attribute__((noinline)) static unsigned long churn(unsigned long n, unsigned l
 	return kept;
 }
 
-static uint64_t ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
-	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
-}
-
 int main(int argc, char **argv)
 {
 	static struct out o;
@@ -101,11 +84,11 @@ int main(int argc, char **argv)
 	size_span = max_size - min_size + 1;
 	free(malloc(1));	/* malloc set up before the clock starts */
 	wait_go(delay_ms);
-	c0 = cpu_ns();
-	t0 = ns(CLOCK_MONOTONIC);
+	c0 = cpu_ns_self();
+	t0 = clock_ns_of(CLOCK_MONOTONIC);
 	kept = churn(n, keep, &kept_bytes);
-	t1 = ns(CLOCK_MONOTONIC);
-	c1 = cpu_ns();
+	t1 = clock_ns_of(CLOCK_MONOTONIC);
+	c1 = cpu_ns_self();
 	out_kv(&o, "pairs", n, 10);
 	out_kv(&o, "kept", kept, 10);
 	out_kv(&o, "kept_bytes", kept_bytes, 10);

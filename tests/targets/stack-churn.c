@@ -59,23 +59,6 @@ __attribute__((noinline)) static void descend(unsigned long i, unsigned int leve
 	__asm__ volatile("" ::: "memory");
 }
 
-static uint64_t ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
-	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
-}
-
 int main(int argc, char **argv)
 {
 	static struct out o;
@@ -94,12 +77,12 @@ int main(int argc, char **argv)
 		die_usage("--count must be at least 1 and --depth at most 20");
 	free(malloc(1));	/* malloc set up before the clock starts */
 	wait_go(delay_ms);
-	c0 = cpu_ns();
-	t0 = ns(CLOCK_MONOTONIC);
+	c0 = cpu_ns_self();
+	t0 = clock_ns_of(CLOCK_MONOTONIC);
 	for (unsigned long i = 0; i < n; i++)
 		descend(i, 0, (unsigned int)depth);
-	t1 = ns(CLOCK_MONOTONIC);
-	c1 = cpu_ns();
+	t1 = clock_ns_of(CLOCK_MONOTONIC);
+	c1 = cpu_ns_self();
 	out_kv(&o, "pairs", n, 10);
 	out_kv(&o, "stacks", 1UL << depth, 10);
 	out_kv(&o, "ns_per_pair", (t1 - t0) / n, 10);

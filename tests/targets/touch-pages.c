@@ -20,15 +20,6 @@
 #define TRUTH_USAGE "usage: touch-pages [--pages N] [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
-static uint64_t cpu_ns(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
-	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
-}
-
 __attribute__((noinline)) static void touch_all(volatile char *p, unsigned long pages, long psz)
 {
 	for (unsigned long i = 0; i < pages; i++)
@@ -61,11 +52,11 @@ int main(int argc, char **argv)
 	}
 	madvise(p, pages * (unsigned long)psz, MADV_NOHUGEPAGE);
 	wait_go(delay_ms);
-	c0 = cpu_ns();
+	c0 = cpu_ns_self();
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	touch_all(p, pages, psz);
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	c1 = cpu_ns();
+	c1 = cpu_ns_self();
 	out_kv(&o, "pages", pages, 10);
 	out_kv(&o, "ns_per_page",
 	       ((uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ULL + (uint64_t)b.tv_nsec -

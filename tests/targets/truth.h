@@ -19,7 +19,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -234,6 +236,28 @@ static inline void out_kv(struct out *o, const char *key, unsigned long long v, 
 	out_str(o, "=");
 	out_num(o, v, base);
 	out_str(o, "\n");
+}
+
+/* ---- clocks ---- */
+
+/* Clock @c in nanoseconds. */
+static inline uint64_t clock_ns_of(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* This process's CPU time, user and system, in nanoseconds: what the
+ * kernel spent on its traps and probes included. */
+static inline uint64_t cpu_ns_self(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
+	       ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
 }
 
 #endif
