@@ -42,7 +42,7 @@ expect_eq "$rc" 0 "leak -c demo: exit status"
 tb=$(sed -n 's/^leaked_thumbnail_bytes=//p' "$T/out")
 db=$(sed -n 's/^leaked_decode_bytes=//p' "$T/out")
 [ -n "$tb" ] && [ -n "$db" ] || fail "demo printed no truth"
-expect_line "^$((tb + db)) bytes in 7 allocations outstanding from 2 stacks;" "$T/out"
+expect_line "^$((tb + db)) bytes in 7 allocations outstanding from 2 stacks: malloc family $((tb + db)) bytes in 7 blocks" "$T/out"
 expect_line 'load_thumbnail[.a-z0-9]*\+0x[0-9a-f]+ \[demo\]' "$T/out"
 
 # --libc: sbrk through libc, which the uprobe rung sees (3 calls, and
