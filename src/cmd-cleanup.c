@@ -30,7 +30,9 @@ int cmd_cleanup(int argc, char **argv)
 			dry = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf("usage: faultline cleanup [-n|--dry-run]\n"
-			       "  removes probe groups faultline_<pid> whose faultline process is gone\n");
+			       "Removes the probe groups faultline_<pid> whose faultline process is gone.\n"
+			       "\n"
+			       "  -n, --dry-run  say what would be removed, and remove nothing\n");
 			return EXIT_OK;
 		} else {
 			fprintf(stderr, "faultline cleanup: unknown option '%s'\n"
