@@ -3,6 +3,7 @@
  * faults it in, without BPF.  This file is only the command table (as git's
  * git.c and perf's perf.c): each subcommand lives in src/cmd-<name>.c.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +50,25 @@ static void usage(FILE *out)
 	fprintf(out, "\n'faultline <command> -h' shows a command's options.\n");
 }
 
+/*
+ * A report that could not be written is no report: a full disk or a closed
+ * pipe under `faultline leak ... >FILE` must not exit 0.  Flush what the
+ * command left buffered and check the stream once, here, for every command.
+ */
+static int output_status(int status)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	if (status != EXIT_OK)
+		return status;	/* the command said what went wrong */
+	if (errno)
+		fprintf(stderr, "faultline: cannot write the output: %s\n", strerror(errno));
+	else
+		fprintf(stderr, "faultline: cannot write the output\n");
+	return EXIT_FAIL;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -57,15 +77,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return EXIT_OK;
+		return output_status(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("faultline %s\n", PACKAGE_VERSION);
-		return EXIT_OK;
+		return output_status(EXIT_OK);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+			return output_status(commands[i].fn(argc - 1, argv + 1));
 	fprintf(stderr, "faultline: '%s' is not a faultline command (see 'faultline --help')\n",
 		argv[1]);
 	return EXIT_USAGE;

@@ -68,4 +68,17 @@ spawn_at_fifo victim "$(target brk-target)" --go "$fifo"
 run_fl_go "$fifo" brk -p "$spawned"
 expect_eq "$rc" 0 "pid exiting while traced: exit status"
 expect_line "lost 0 events" "$T/out"
+
+# A report that cannot be written is an error: exit 1, one line.  stdout
+# is /dev/full; the "Executing ..." line on stderr is the tool's own.
+if [ -w /dev/full ]; then
+	rc=0
+	"$FAULTLINE" leak -c "$(target demo)" >/dev/full 2>"$T/err" || rc=$?
+	grep -v '^Executing ' "$T/err" >"$T/err2" || :
+	mv "$T/err2" "$T/err"
+	one_line_error "output to a full device" 1 "cannot write the output"
+	rc=0
+	"$FAULTLINE" --version >/dev/full 2>"$T/err" || rc=$?
+	one_line_error "--version to a full device" 1 "cannot write the output"
+fi
 pass_or_fail
