@@ -1,8 +1,7 @@
 /*
  * heap-profile: see heap-profile.h.
  *
- * Sites live in one array, found through a hashmap keyed by pid << 32 |
- * stack.  The lazy peak: `events` numbers every allocation and free; the
+ * Sites live in a keyed table (lib/keyed.h) by pid << 32 | stack.  The lazy peak: `events` numbers every allocation and free; the
  * latest peak is at event `peak_event`.  A site that last changed at or
  * before it still holds what it held at the peak; a site about to change
  * after it first saves that value (snap, for peak_event), unless it saved
@@ -14,8 +13,8 @@
 #include <string.h>
 
 #include "heap-profile.h"
-#include "lib/grow.h"
 #include "lib/hashmap.h"
+#include "lib/keyed.h"
 
 struct site {
 	struct heap_site s;	/* s.peak unused until heap_profile__sites */
@@ -36,9 +35,7 @@ struct recent {
 
 struct heap_profile {
 	struct heap_totals t;
-	struct site *sites;
-	size_t nsites, capsites;
-	struct hashmap *idx;		/* pid << 32 | stack -> index + 1 */
+	struct keyed *sites;		/* pid << 32 | stack -> struct site */
 	struct hashmap *sizes;		/* size -> calls */
 	uint64_t events, peak_event;
 	unsigned int threshold;		/* 1: heaptrack's rule */
@@ -55,10 +52,10 @@ int heap_profile__new(unsigned int temp_threshold, struct heap_profile **out)
 	if (!hp)
 		return -ENOMEM;
 	hp->threshold = temp_threshold ? temp_threshold : 1;
-	hp->idx = hashmap__new();
+	hp->sites = keyed__new(sizeof(struct site));
 	hp->sizes = hashmap__new();
 	hp->recent = calloc(hp->threshold, sizeof(*hp->recent));
-	if (!hp->idx || !hp->sizes || !hp->recent) {
+	if (!hp->sites || !hp->sizes || !hp->recent) {
 		heap_profile__free(hp);
 		return -ENOMEM;
 	}
@@ -70,9 +67,8 @@ void heap_profile__free(struct heap_profile *hp)
 {
 	if (!hp)
 		return;
-	hashmap__free(hp->idx);
+	keyed__free(hp->sites);
 	hashmap__free(hp->sizes);
-	free(hp->sites);
 	free(hp->recent);
 	free(hp);
 }
@@ -82,20 +78,20 @@ static uint64_t site_key(pid_t pid, uint32_t stack)
 	return (uint64_t)(uint32_t)pid << 32 | stack;
 }
 
+/* The site of @pid's @stack: made when @create, else NULL if none. */
 static struct site *site_of(struct heap_profile *hp, pid_t pid, uint32_t stack, bool create)
 {
-	uint64_t key = site_key(pid, stack), v;
+	uint64_t key = site_key(pid, stack);
 	struct site *st;
+	int created = 0;
 
-	if (hashmap__get(hp->idx, key, &v))
-		return &hp->sites[v - 1];
-	if (!create || GROW_FOR(hp->sites, hp->capsites, hp->nsites + 1, 64) ||
-	    hashmap__set(hp->idx, key, hp->nsites + 1))
-		return NULL;
-	st = &hp->sites[hp->nsites++];
-	memset(st, 0, sizeof(*st));
-	st->s.pid = pid;
-	st->s.stack = stack;
+	if (!create)
+		return keyed__find(hp->sites, key);
+	st = keyed__get(hp->sites, key, &created);
+	if (st && created) {
+		st->s.pid = pid;
+		st->s.stack = stack;
+	}
 	return st;
 }
 
@@ -204,12 +200,13 @@ const struct heap_totals *heap_profile__totals(const struct heap_profile *hp)
 
 int heap_profile__sites(const struct heap_profile *hp, struct heap_site **out, size_t *n)
 {
-	struct heap_site *v = malloc((hp->nsites ? hp->nsites : 1) * sizeof(*v));
+	size_t count = keyed__count(hp->sites);
+	struct heap_site *v = malloc((count ? count : 1) * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < hp->nsites; i++) {
-		const struct site *st = &hp->sites[i];
+	for (size_t i = 0; i < count; i++) {
+		const struct site *st = keyed__at(hp->sites, i);
 
 		v[i] = st->s;
 		v[i].leaked = st->live;
@@ -221,7 +218,7 @@ int heap_profile__sites(const struct heap_profile *hp, struct heap_site **out, s
 			v[i].peak = st->snap_for == hp->peak_event ? st->snap : 0;
 	}
 	*out = v;
-	*n = hp->nsites;
+	*n = count;
 	return 0;
 }
 
