@@ -432,7 +432,7 @@ static void on_lost(struct session *s, uint64_t n, void *ctx)
 
 	(void)s;
 	(void)n;
-	at->st.calls_dropped += alloc_track__drop_calls(at->track);
+	alloc_track__drop_calls(at->track);
 }
 
 static void on_thread_exit(struct session *s, pid_t pid, pid_t tid, void *ctx)

@@ -80,7 +80,6 @@ struct alloc_trace_stats {
 	uint64_t dropped_exec;		/* outstanding when their process exec'd */
 	uint64_t loader_regions;	/* the dynamic loader's own start-up regions, left out */
 	uint64_t inherited;		/* copied to fork children (opts.inherit) */
-	uint64_t calls_dropped;		/* calls in flight forgotten when events were lost */
 };
 
 /**

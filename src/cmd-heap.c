@@ -431,7 +431,7 @@ static const char *const section_keys[] = {
 	[M_CALLS] = "calls", [M_PEAK] = "peak", [M_TEMPORARY] = "temporary", [M_LEAKED] = "leaked",
 };
 
-static void print_sub_json(struct heap *h, struct report *r, const struct merged *g, enum metric m,
+static void print_sub_json(struct report *r, const struct merged *g, enum metric m,
 			   const struct group *gr, const struct sub *sb)
 {
 	const struct heap_site *hs = &g->sites[sb->site];
@@ -443,7 +443,6 @@ static void print_sub_json(struct heap *h, struct report *r, const struct merged
 	       sb->c.calls, sb->c.temporary, sb->c.peak, sb->c.leaked, (int)hs->pid);
 	report__stack_json(r, hs->pid, hs->stack);
 	printf("}\n");
-	(void)h;
 }
 
 static void print_section(struct heap *h, struct report *r, struct merged *g, enum metric m)
@@ -480,7 +479,7 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 				continue;
 			}
 			if (h->o.json) {
-				print_sub_json(h, r, g, m, gr, sb);
+				print_sub_json(r, g, m, gr, sb);
 				continue;
 			}
 			cost_line(m, true, &sb->c);
