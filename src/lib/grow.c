@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "grow.h"
+#include "lib/grow.h"
 
 int grow__to(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
 {

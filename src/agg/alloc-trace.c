@@ -1,0 +1,835 @@
+/*
+ * alloc-trace: the allocation tracer shared by leak and faults --by-alloc.
+ * See alloc-trace.h.
+ *
+ * Cost: stacks are unwound only for blocks that are kept (past the size
+ * limits and sampling); size limits are kernel filters on the entry probes
+ * that carry the size alone; free's probe moves to an instruction the
+ * kernel emulates (SESSION_PLACE_CHEAP).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "stack/addrspace.h"
+#include "agg/alloc-trace.h"
+#include "trace/tp-catalog.h"
+#include "features.h"
+#include "lib/hashmap.h"
+#include "trace/probe-spec.h"
+#include "trace/session.h"
+#include "stack/stackdb.h"
+
+/* What a probe of the spec does, by its name without _enter/_return. */
+struct role {
+	const char *name;
+	enum alloc_fn fn;
+	bool is_free;
+	bool zero_frees;	/* realloc(p, 0) frees p */
+};
+
+static const struct role roles[] = {
+	{ "malloc", ALLOC_MALLOC, false, false },
+	{ "calloc", ALLOC_CALLOC, false, false },
+	{ "realloc", ALLOC_REALLOC, false, true },
+	{ "reallocarray", ALLOC_REALLOC, false, true },
+	{ "aligned_alloc", ALLOC_MEMALIGN, false, false },
+	{ "memalign", ALLOC_MEMALIGN, false, false },
+	{ "valloc", ALLOC_MEMALIGN, false, false },
+	{ "pvalloc", ALLOC_MEMALIGN, false, false },
+	{ "posix_memalign", ALLOC_POSIX_MEMALIGN, false, false },
+	{ "free", ALLOC_MALLOC, true, false },
+	/* jemalloc's own API, C++ operators of tcmalloc */
+	{ "mallocx", ALLOC_MALLOC, false, false },
+	{ "rallocx", ALLOC_REALLOC, false, false },
+	{ "dallocx", ALLOC_MALLOC, true, false },
+	{ "sdallocx", ALLOC_MALLOC, true, false },
+	{ "new", ALLOC_MALLOC, false, false },
+	{ "delete", ALLOC_MALLOC, true, false },
+};
+
+
+struct alloc_trace;
+
+/* One event of the session and how to read it. */
+struct probe_ctx {
+	struct alloc_trace *at;
+	const struct role *role;
+	enum alloc_fn fn;		/* syscall and kernel events */
+	struct tp_field f_size, f_nmemb, f_ptr, f_sp, f_ret, f_addr, f_len, f_flags, f_old_len,
+		f_order, f_prot;
+	bool has_nmemb, has_sp, has_ptr, has_flags;
+	int kind;			/* KIND_* */
+	uint64_t key_space;		/* kernel: which address space (slab, page, percpu) */
+};
+
+enum {
+	KIND_ENTER, KIND_RETURN, KIND_STORE, KIND_FREE,
+	KIND_SYS_ENTER, KIND_SYS_EXIT, KIND_MUNMAP,
+	KIND_K_ALLOC, KIND_K_FREE,
+};
+
+/* Kernel allocations live in the table under these pseudo-pids, one per
+ * address space: a pfn and a slab pointer may be equal numbers. */
+#define KPID_SLAB 0
+#define KPID_PAGE (-2)
+#define KPID_PCPU (-3)
+
+struct alloc_trace {
+	struct alloc_trace_opts o;
+	struct alloc_trace_hooks h;
+	struct session *s;
+	struct alloc_track *track;
+	struct hashmap *breaks;		/* pid -> program break after its last brk */
+	struct probe_ctx **ctxs;
+	size_t nctxs;
+	pid_t filter_pid;		/* kernel mode with a target: its allocations */
+	struct alloc_trace_stats st;
+	bool posix_memalign_untracked;
+	char warning[1100];		/* errbuf message + what it means */
+	int err;
+};
+
+static bool field_u64(const struct tp_field *f, const struct sample *smp, uint64_t *v)
+{
+	return tp_field__u64(f, smp->raw, smp->raw_size, v) == 0;
+}
+
+/* Sampling by address, so an allocation and its free agree. */
+static bool sampled(const struct alloc_trace *at, uint64_t addr)
+{
+	if (at->o.sample_rate <= 1)
+		return true;
+	return ((addr >> 4) * 0x9e3779b97f4a7c15ULL >> 32) % at->o.sample_rate == 0;
+}
+
+static bool size_wanted(const struct alloc_trace *at, uint64_t size)
+{
+	return size >= at->o.min_size && (!at->o.max_size || size <= at->o.max_size);
+}
+
+static void release(struct alloc_trace *at, const struct sample *smp, pid_t pid, uint64_t addr,
+		    uint64_t region_len)
+{
+	struct alloc_rec r;
+
+	if (region_len) {
+		if (alloc_track__unmap(at->track, pid, addr, region_len) < 0)
+			at->err = -ENOMEM;
+		return;
+	}
+	if (!alloc_track__remove(at->track, pid, addr, &r)) {
+		at->st.frees++;
+		if (at->h.freed)
+			at->h.freed(at->h.ctx, smp, &r);
+	} else if (sampled(at, addr)) {
+		at->st.unknown_frees++;
+	}
+}
+
+/* Whether a path is a dynamic loader: ld-linux-x86-64.so.2, ld-2.17.so,
+ * ld-musl-x86_64.so.1, whatever the directory. */
+static bool loader_path(const char *path)
+{
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	base = base ? base + 1 : path;
+	return base && !strncmp(base, "ld-", 3) && strstr(base, ".so");
+}
+
+/*
+ * A region the dynamic loader mapped for itself, every frame of its stack
+ * inside the loader: ld.so's minimal malloc at start-up (search paths,
+ * the initial TLS block) holds such memory for the life of the process.
+ * It is the runtime's, not a leak of the program's, and BCC, which probes
+ * libc's mmap only, never shows it either.
+ */
+static bool loader_own(struct alloc_trace *at, pid_t pid, uint32_t stack)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(at->s), stack, &nr);
+
+	for (uint32_t i = 0; i < nr; i++) {
+		const struct map *m = addrspaces__find(session__addrspaces(at->s), pid, ips[i]);
+
+		if (!m || !loader_path(m->path))
+			return false;
+	}
+	return nr > 0;
+}
+
+/* Keep @r (its stack still to take) if the options want it; true when
+ * it was kept. */
+static bool keep(struct alloc_trace *at, const struct sample *smp, struct alloc_rec *r,
+		 bool kernel)
+{
+	int err;
+
+	/* Regions are few and large: sampling them would only add noise. */
+	if (!size_wanted(at, r->size) || (!r->region && !sampled(at, r->addr)))
+		return false;
+	err = kernel ? session__kernel_stack(at->s, smp, &r->stack) :
+		       session__user_stack(at->s, smp, &r->stack);
+	if (!err && r->region && !kernel && loader_own(at, r->pid, r->stack)) {
+		at->st.loader_regions++;
+		return false;
+	}
+	if (!err)
+		err = alloc_track__add(at->track, r);
+	if (err) {
+		at->err = err;
+		return false;
+	}
+	at->st.allocs++;
+	at->st.allocs_by_kind[alloc_rec__kind(r)]++;
+	if (at->h.made)
+		at->h.made(at->h.ctx, smp, r);
+	return true;
+}
+
+static void on_enter(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct probe_ctx *pc = ctx;
+	struct alloc_trace *at = pc->at;
+	struct alloc_call c = { .fn = pc->role->fn, .time = smp->time };
+	uint64_t nmemb = 1;
+
+	(void)s;
+	if (!field_u64(&pc->f_size, smp, &c.size))
+		return;
+	if (pc->has_nmemb && field_u64(&pc->f_nmemb, smp, &nmemb) &&
+	    __builtin_mul_overflow(c.size, nmemb, &c.size))
+		c.size = 0;	/* the call fails with ENOMEM */
+	if (pc->has_ptr)
+		field_u64(&pc->f_ptr, smp, &c.old);
+	if (pc->has_sp)
+		field_u64(&pc->f_sp, smp, &c.sp);
+	if (alloc_track__enter(at->track, (pid_t)smp->tid, &c)) {
+		at->err = -ENOMEM;
+		return;
+	}
+	if (at->h.entered && !c.inner)
+		at->h.entered(at->h.ctx, smp, &c);
+}
+
+static void returned(struct alloc_trace *at, const struct sample *smp,
+		     const struct alloc_rec *made)
+{
+	if (at->h.returned)
+		at->h.returned(at->h.ctx, smp, made);
+}
+
+static void complete(struct alloc_trace *at, const struct sample *smp, const struct alloc_call *c,
+		     uint64_t ret, bool zero_frees)
+{
+	struct alloc_rec r = { .time = smp->time, .pid = (pid_t)smp->pid, .fn = (uint8_t)c->fn,
+			       .region = c->fn >= ALLOC_MMAP };
+	bool kept = false;
+	struct alloc_effect e;
+
+	alloc_call__effect(c, ret, zero_frees, &e);
+	if (e.failed)
+		at->st.failed++;
+	if (e.frees)
+		release(at, smp, r.pid, e.freed, r.region ? e.freed_size : 0);
+	if (e.allocates) {
+		r.addr = e.addr;
+		r.size = e.size;
+		/* glibc serves a block above its threshold from an mmap of
+		 * its own, made inside this very call. */
+		r.mapped = !r.region && c->map_len && e.addr >= c->map_addr &&
+			   e.addr - c->map_addr < c->map_len;
+		kept = keep(at, smp, &r, false);
+	}
+	returned(at, smp, kept ? &r : NULL);
+}
+
+static void on_return(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct probe_ctx *pc = ctx;
+	struct alloc_trace *at = pc->at;
+	struct alloc_call c;
+	uint64_t ret = 0, sp = 0;
+
+	(void)s;
+	if (!field_u64(&pc->f_ret, smp, &ret))
+		return;
+	if (pc->has_sp)
+		field_u64(&pc->f_sp, smp, &sp);
+	if (alloc_track__leave(at->track, (pid_t)smp->tid, sp, &c) || c.inner)
+		return;
+	if (c.fn == ALLOC_POSIX_MEMALIGN && at->posix_memalign_untracked) {
+		returned(at, smp, NULL);
+		return;
+	}
+	complete(at, smp, &c, ret, pc->role->zero_frees);
+}
+
+static void on_store(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct probe_ctx *pc = ctx;
+	uint64_t ptr = 0;
+
+	(void)s;
+	if (field_u64(&pc->f_ptr, smp, &ptr))
+		alloc_track__note_ptr(pc->at->track, (pid_t)smp->tid, ALLOC_POSIX_MEMALIGN, ptr);
+}
+
+static void on_free(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct probe_ctx *pc = ctx;
+	struct alloc_trace *at = pc->at;
+	uint64_t ptr = 0;
+
+	(void)s;
+	if (!field_u64(&pc->f_ptr, smp, &ptr) || !ptr)
+		return;
+	/* A free inside realloc is realloc's business. */
+	if (alloc_track__busy(at->track, (pid_t)smp->tid))
+		return;
+	release(at, smp, (pid_t)smp->pid, ptr, 0);
+}
+
+/* mmap/mremap/brk entry.  Only anonymous memory is allocation: not file
+ * mappings, not MAP_FIXED over an existing mapping (ld.so's .bss), not
+ * thread stacks (MAP_STACK: glibc caches them), not PROT_NONE address
+ * space reserved for later (glibc's per-thread arenas reserve 64 MiB
+ * that way, from inside free() when a thread's first free sets up its
+ * tcache, where no return probe marks the call as the allocator's). */
+static void on_sys_enter(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct probe_ctx *pc = ctx;
+	struct alloc_trace *at = pc->at;
+	struct alloc_call c = { .fn = pc->fn, .time = smp->time };
+	uint64_t flags = 0, prot = 0, brk = 0;
+
+	(void)s;
+	switch (pc->fn) {
+	case ALLOC_MMAP:
+		if (!field_u64(&pc->f_len, smp, &c.size) || !field_u64(&pc->f_flags, smp, &flags) ||
+		    !field_u64(&pc->f_prot, smp, &prot))
+			return;
+		if (!(flags & MAP_ANONYMOUS) || (flags & (MAP_FIXED | MAP_STACK)) || prot == PROT_NONE)
+			c.size = 0;	/* not an allocation: ignored at its exit */
+		break;
+	case ALLOC_MREMAP:
+		if (!field_u64(&pc->f_addr, smp, &c.old) || !field_u64(&pc->f_old_len, smp, &c.old_size) ||
+		    !field_u64(&pc->f_len, smp, &c.size))
+			return;
+		break;
+	case ALLOC_BRK:
+		if (!field_u64(&pc->f_size, smp, &c.size))
+			return;
+		if (hashmap__get(at->breaks, (uint64_t)smp->pid, &brk))
+			c.old = brk;
+		break;
+	default:
+		return;
+	}
+	if (alloc_track__enter(at->track, (pid_t)smp->tid, &c))
+		at->err = -ENOMEM;
+}
+
+static void on_sys_exit(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct probe_ctx *pc = ctx;
+	struct alloc_trace *at = pc->at;
+	struct alloc_call c;
+	uint64_t ret = 0;
+
+	(void)s;
+	if (!field_u64(&pc->f_ret, smp, &ret))
+		return;
+	/* A syscall never nests: its exit pairs with the innermost entry. */
+	if (alloc_track__leave(at->track, (pid_t)smp->tid, 0, &c) || c.fn != pc->fn)
+		return;
+	/* The break moves whoever moved it, malloc included. */
+	if (c.fn == ALLOC_BRK && !(ret >= (uint64_t)-4095) &&
+	    hashmap__set(at->breaks, (uint64_t)smp->pid, ret))
+		at->err = -ENOMEM;
+	if (c.inner) {
+		/* The allocator mapped memory for the call in flight. */
+		if (c.size && c.fn != ALLOC_BRK && ret < (uint64_t)-4095)
+			alloc_track__note_map(at->track, (pid_t)smp->tid, ret, c.size);
+		return;
+	}
+	if (c.fn == ALLOC_MMAP && !c.size) {
+		returned(at, smp, NULL);	/* a mapping, not an allocation */
+		return;
+	}
+	complete(at, smp, &c, ret, false);
+}
+
+static void on_munmap(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct probe_ctx *pc = ctx;
+	struct alloc_trace *at = pc->at;
+	uint64_t addr = 0, len = 0;
+
+	(void)s;
+	if (!field_u64(&pc->f_addr, smp, &addr) || !field_u64(&pc->f_len, smp, &len) || !len)
+		return;
+	if (alloc_track__busy(at->track, (pid_t)smp->tid))
+		return;
+	release(at, smp, (pid_t)smp->pid, addr, len);
+}
+
+static void on_k_alloc(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct probe_ctx *pc = ctx;
+	struct alloc_trace *at = pc->at;
+	uint64_t ptr = 0, size = 0, order = 0;
+
+	(void)s;
+	if (at->filter_pid && (pid_t)smp->pid != at->filter_pid)
+		return;
+	if (!field_u64(&pc->f_ptr, smp, &ptr) || ptr <= 16)	/* NULL, ZERO_SIZE_PTR */
+		return;
+	if (pc->key_space == (uint64_t)KPID_PAGE) {
+		if (!field_u64(&pc->f_order, smp, &order) || order > 20)
+			return;
+		size = 4096ULL << order;
+	} else if (!field_u64(&pc->f_size, smp, &size)) {
+		return;
+	}
+	keep(at, smp, &(struct alloc_rec){ .addr = ptr, .size = size, .time = smp->time,
+					    .pid = (pid_t)pc->key_space, .fn = ALLOC_MALLOC },
+	     true);
+}
+
+static void on_k_free(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct probe_ctx *pc = ctx;
+	uint64_t ptr = 0;
+
+	(void)s;
+	if (field_u64(&pc->f_ptr, smp, &ptr) && ptr > 16)
+		release(pc->at, smp, (pid_t)pc->key_space, ptr, 0);
+}
+
+static void on_exec(struct session *s, pid_t pid, void *ctx)
+{
+	struct alloc_trace *at = ctx;
+
+	(void)s;
+	/* A new image: the old heap and mappings are gone, not leaked. */
+	at->st.dropped_exec += alloc_track__drop_pid(at->track, pid);
+	hashmap__delete(at->breaks, (uint64_t)pid, NULL);
+}
+
+/* Events were lost: a call in flight may have lost its return, and a call
+ * left in flight makes every later one on its thread look nested inside
+ * it (an allocator's inner call, not counted), which would hide the rest
+ * of the run.  Forget them all: a return whose entry is forgotten counts
+ * as lost, an inner call whose outer one is forgotten counts on its own. */
+static void on_lost(struct session *s, uint64_t n, void *ctx)
+{
+	struct alloc_trace *at = ctx;
+
+	(void)s;
+	(void)n;
+	alloc_track__drop_calls(at->track);
+}
+
+static void on_thread_exit(struct session *s, pid_t pid, pid_t tid, void *ctx)
+{
+	struct alloc_trace *at = ctx;
+
+	(void)s;
+	alloc_track__forget_thread(at->track, tid);
+	if (pid == tid)
+		hashmap__delete(at->breaks, (uint64_t)pid, NULL);
+	if (at->h.thread_exit)
+		at->h.thread_exit(at->h.ctx, pid, tid);
+}
+
+static void on_fork(struct session *s, pid_t parent, pid_t child, void *ctx)
+{
+	struct alloc_trace *at = ctx;
+	uint64_t brk;
+	int64_t n;
+
+	(void)s;
+	if (!at->o.inherit)
+		return;
+	/* The child's memory is a copy of the parent's, blocks and break. */
+	n = alloc_track__fork(at->track, parent, child);
+	if (n < 0 || (hashmap__get(at->breaks, (uint64_t)parent, &brk) &&
+		      hashmap__set(at->breaks, (uint64_t)child, brk))) {
+		at->err = -ENOMEM;
+		return;
+	}
+	at->st.inherited += (uint64_t)n;
+}
+
+/* ---- setup ---- */
+
+static struct probe_ctx *new_ctx(struct alloc_trace *at, int kind)
+{
+	struct probe_ctx *pc = calloc(1, sizeof(*pc)), **nv;
+
+	if (!pc)
+		return NULL;
+	nv = realloc(at->ctxs, (at->nctxs + 1) * sizeof(*nv));
+	if (!nv) {
+		free(pc);
+		return NULL;
+	}
+	at->ctxs = nv;
+	nv[at->nctxs++] = pc;
+	pc->at = at;
+	pc->kind = kind;
+	return pc;
+}
+
+static const struct role *role_of(const char *probe, int *kind)
+{
+	static const struct { const char *suffix; int kind; } suffixes[] = {
+		{ "_enter", KIND_ENTER }, { "_return", KIND_RETURN }, { "_store", KIND_STORE },
+	};
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		size_t ls = strlen(suffixes[i].suffix), lp = strlen(probe);
+
+		if (lp <= ls || strcmp(probe + lp - ls, suffixes[i].suffix))
+			continue;
+		for (size_t r = 0; r < sizeof(roles) / sizeof(roles[0]); r++) {
+			if (strlen(roles[r].name) == lp - ls && !strncmp(probe, roles[r].name, lp - ls)) {
+				*kind = roles[r].is_free ? KIND_FREE : suffixes[i].kind;
+				return &roles[r];
+			}
+		}
+	}
+	return NULL;
+}
+
+/* Which probe spec: --probes, else by the -O library's name. */
+static const char *spec_name(const struct alloc_trace_opts *lo)
+{
+	if (lo->probes)
+		return lo->probes;
+	if (lo->obj && strstr(lo->obj, "jemalloc"))
+		return "jemalloc";
+	if (lo->obj && strstr(lo->obj, "tcmalloc"))
+		return "tcmalloc";
+	return "glibc";
+}
+
+struct placed {
+	char path[PATH_MAX];
+	uint64_t off;
+	int kind;
+};
+
+static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
+{
+	struct probe_set *set = NULL;
+	struct placed *placed = NULL;
+	const char *name = spec_name(&at->o);
+	size_t nplaced = 0;
+	bool have_malloc = false, have_free = false;
+	int err;
+
+	if (strchr(name, '/'))
+		err = probe_set__load(name, &set, eb);
+	else
+		err = probe_set__load_named(name, &set, eb);
+	if (!err)
+		err = probe_set__retarget(set, at->o.obj, at->o.prefix);
+	if (err)
+		goto out;
+	placed = calloc(probe_set__count(set) + 1, sizeof(*placed));
+	if (!placed) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < probe_set__count(set); i++) {
+		const struct probe_spec *spec = probe_set__at(set, i);
+		struct placed *pl = &placed[nplaced];
+		struct tp_event *ev = NULL;
+		struct probe_ctx *pc;
+		unsigned int flags = 0;
+		bool dup = false;
+		int kind;
+		const struct role *role = role_of(spec->name, &kind);
+		session_sample_fn fn;
+
+		if (!role) {
+			err = errbuf__set(eb, -EINVAL,
+					  "probe '%s' of spec '%s' has no known role (malloc_enter, "
+					  "free_enter, realloc_return...)", spec->name, name);
+			goto out;
+		}
+		/* An entry probe alone may take the cheap placement; one
+		 * sharing its function with a return probe stays at the
+		 * entry, the breakpoint both then share. */
+		if (kind == KIND_FREE && spec->kind == PROBE_ENTRY)
+			flags |= SESSION_PLACE_CHEAP;
+		err = session__uprobe_locate(at->s, spec, flags, pl->path, sizeof(pl->path), &pl->off,
+					     eb);
+		if (err == -ENOENT && strcmp(role->name, "malloc") && strcmp(role->name, "free")) {
+			err = 0;	/* this allocator lacks the function */
+			continue;
+		}
+		if (err == -ENOEXEC && kind == KIND_STORE) {
+			at->posix_memalign_untracked = true;
+			snprintf(at->warning, sizeof(at->warning),
+				 "%s; posix_memalign blocks are not tracked", eb->msg);
+			err = 0;
+			continue;
+		}
+		if (err)
+			goto out;
+		pl->kind = spec->kind;
+		for (size_t k = 0; k < nplaced; k++)
+			dup |= placed[k].off == pl->off && placed[k].kind == pl->kind &&
+			       !strcmp(placed[k].path, pl->path);
+		if (dup)
+			continue;	/* one function, two names */
+		nplaced++;
+		pc = new_ctx(at, kind);
+		if (!pc) {
+			err = -ENOMEM;
+			goto out;
+		}
+		pc->role = role;
+		switch (kind) {
+		case KIND_RETURN:
+			flags |= SESSION_USER_STACK;
+			fn = on_return;
+			break;
+		case KIND_STORE:
+			fn = on_store;
+			break;
+		case KIND_FREE:
+			fn = on_free;
+			have_free = true;
+			break;
+		default:
+			fn = on_enter;
+			have_malloc |= role->fn == ALLOC_MALLOC;
+			break;
+		}
+		err = session__add_uprobe(at->s, spec, flags, fn, pc, &ev, eb);
+		if (err)
+			goto out;
+		pc->has_sp = !tp_event__field(ev, "sp", &pc->f_sp);
+		pc->has_nmemb = !tp_event__field(ev, "nmemb", &pc->f_nmemb);
+		pc->has_ptr = !tp_event__field(ev, "ptr", &pc->f_ptr);
+		if ((kind == KIND_ENTER && tp_event__field(ev, "size", &pc->f_size)) ||
+		    (kind == KIND_RETURN && tp_event__field(ev, "ret", &pc->f_ret)) ||
+		    ((kind == KIND_FREE || kind == KIND_STORE) && !pc->has_ptr)) {
+			err = errbuf__set(eb, -EINVAL, "probe '%s' of spec '%s' lacks the fetcharg its "
+					  "role reads (size, ret or ptr)", spec->name, name);
+			goto out;
+		}
+		/* Sizes filtered in the kernel where the size alone decides:
+		 * not calloc (a product) nor realloc (whose 0 frees). */
+		if (kind == KIND_ENTER && !pc->has_nmemb && role->fn != ALLOC_REALLOC &&
+		    (at->o.min_size || at->o.max_size)) {
+			char filter[96];
+
+			if (at->o.max_size)
+				snprintf(filter, sizeof(filter), "size >= %" PRIu64 " && size <= %" PRIu64,
+					 at->o.min_size, at->o.max_size);
+			else
+				snprintf(filter, sizeof(filter), "size >= %" PRIu64, at->o.min_size);
+			err = session__set_filter(at->s, ev, filter, eb);
+			if (err)
+				goto out;
+		}
+		if (kind == KIND_FREE) {
+			err = session__set_filter(at->s, ev, "ptr != 0", eb);
+			if (err)
+				goto out;
+		}
+	}
+	if (!have_malloc || !have_free)
+		err = errbuf__set(eb, -ENOENT, "probe spec '%s' found no malloc or no free to probe",
+				  name);
+out:
+	free(placed);
+	probe_set__free(set);
+	return err;
+}
+
+static int add_event(struct alloc_trace *at, const char *sys, const char *event, int kind,
+		     enum alloc_fn fn, uint64_t key_space, unsigned int flags, struct errbuf *eb)
+{
+	static const session_sample_fn fns[] = {
+		[KIND_SYS_ENTER] = on_sys_enter, [KIND_SYS_EXIT] = on_sys_exit,
+		[KIND_MUNMAP] = on_munmap, [KIND_K_ALLOC] = on_k_alloc, [KIND_K_FREE] = on_k_free,
+	};
+	struct probe_ctx *pc = new_ctx(at, kind);
+	struct tp_event *ev = NULL;
+	int err;
+
+	if (!pc)
+		return -ENOMEM;
+	pc->fn = fn;
+	pc->key_space = key_space;
+	err = session__add_tracepoint(at->s, sys, event, flags, fns[kind], pc, &ev, eb);
+	if (err)
+		return err;
+	/* Fields by name; which exist is the event's business. */
+	tp_event__field(ev, "ret", &pc->f_ret);
+	tp_event__field(ev, "addr", &pc->f_addr);
+	if (tp_event__field(ev, "len", &pc->f_len))
+		tp_event__field(ev, "new_len", &pc->f_len);
+	tp_event__field(ev, "old_len", &pc->f_old_len);
+	tp_event__field(ev, "flags", &pc->f_flags);
+	tp_event__field(ev, "prot", &pc->f_prot);
+	tp_event__field(ev, "order", &pc->f_order);
+	if (tp_event__field(ev, "bytes_alloc", &pc->f_size) &&
+	    tp_event__field(ev, "size", &pc->f_size))
+		tp_event__field(ev, "brk", &pc->f_size);
+	if (key_space == (uint64_t)KPID_PAGE) {
+		/* pfn since 4.x; a struct page pointer before. */
+		if (tp_event__field(ev, "pfn", &pc->f_ptr))
+			tp_event__field(ev, "page", &pc->f_ptr);
+	} else {
+		tp_event__field(ev, "ptr", &pc->f_ptr);
+	}
+	return 0;
+}
+
+static bool has_tp(struct alloc_trace *at, const char *sys, const char *event)
+{
+	return features__has_tracepoint(session__features(at->s), sys, event);
+}
+
+static int add_syscall_events(struct alloc_trace *at, struct errbuf *eb)
+{
+	static const struct {
+		const char *enter, *exit;
+		enum alloc_fn fn;
+	} calls[] = {
+		{ "sys_enter_mmap", "sys_exit_mmap", ALLOC_MMAP },
+		{ "sys_enter_mremap", "sys_exit_mremap", ALLOC_MREMAP },
+		{ "sys_enter_brk", "sys_exit_brk", ALLOC_BRK },
+	};
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]) && !err; i++) {
+		if (!has_tp(at, "syscalls", calls[i].enter) || !has_tp(at, "syscalls", calls[i].exit))
+			continue;
+		err = add_event(at, "syscalls", calls[i].enter, KIND_SYS_ENTER, calls[i].fn, 0, 0, eb);
+		if (!err)
+			err = add_event(at, "syscalls", calls[i].exit, KIND_SYS_EXIT, calls[i].fn, 0,
+					SESSION_USER_STACK, eb);
+	}
+	if (!err && has_tp(at, "syscalls", "sys_enter_munmap"))
+		err = add_event(at, "syscalls", "sys_enter_munmap", KIND_MUNMAP, ALLOC_MMAP, 0, 0, eb);
+	return err;
+}
+
+static int add_kernel_events(struct alloc_trace *at, struct errbuf *eb)
+{
+	static const struct {
+		const char *sys, *event;
+		int kind;
+		int space;
+		bool percpu;
+	} evs[] = {
+		{ "kmem", "kmalloc", KIND_K_ALLOC, KPID_SLAB, false },
+		{ "kmem", "kmalloc_node", KIND_K_ALLOC, KPID_SLAB, false },		/* < 6.1 */
+		{ "kmem", "kmem_cache_alloc", KIND_K_ALLOC, KPID_SLAB, false },
+		{ "kmem", "kmem_cache_alloc_node", KIND_K_ALLOC, KPID_SLAB, false },	/* < 6.1 */
+		{ "kmem", "kfree", KIND_K_FREE, KPID_SLAB, false },
+		{ "kmem", "kmem_cache_free", KIND_K_FREE, KPID_SLAB, false },
+		{ "kmem", "mm_page_alloc", KIND_K_ALLOC, KPID_PAGE, false },
+		{ "kmem", "mm_page_free", KIND_K_FREE, KPID_PAGE, false },
+		{ "kmem", "mm_page_free_batched", KIND_K_FREE, KPID_PAGE, false },
+		{ "percpu", "percpu_alloc_percpu", KIND_K_ALLOC, KPID_PCPU, true },
+		{ "percpu", "percpu_free_percpu", KIND_K_FREE, KPID_PCPU, true },
+	};
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]) && !err; i++) {
+		if (evs[i].percpu && !at->o.percpu)
+			continue;
+		if (!has_tp(at, evs[i].sys, evs[i].event))
+			continue;
+		err = add_event(at, evs[i].sys, evs[i].event, evs[i].kind, ALLOC_MALLOC,
+				(uint64_t)(int64_t)evs[i].space,
+				evs[i].kind == KIND_K_ALLOC ? SESSION_KERNEL_STACK : 0, eb);
+	}
+	return err;
+}
+
+int alloc_trace__new(struct session *s, const struct alloc_trace_opts *o,
+		     const struct alloc_trace_hooks *h, struct alloc_trace **out, struct errbuf *eb)
+{
+	struct alloc_trace *at = calloc(1, sizeof(*at));
+	int err;
+
+	*out = NULL;
+	if (!at)
+		return -ENOMEM;
+	at->o = *o;
+	if (h)
+		at->h = *h;
+	at->s = s;
+	err = alloc_track__new(&at->track);
+	at->breaks = hashmap__new();
+	if (!err && !at->breaks)
+		err = -ENOMEM;
+	if (!err && o->index)
+		err = alloc_track__index(at->track);
+	if (err)
+		goto fail;
+	session__on_task(s, &(struct session_task_hooks){ .exec = on_exec, .fork = on_fork,
+							  .thread_exit = on_thread_exit, .lost = on_lost,
+							  .ctx = at });
+	if (o->kernel) {
+		at->filter_pid = session__target_pid(s) > 0 ? session__target_pid(s) : 0;
+		err = add_kernel_events(at, eb);
+	} else {
+		err = add_user_probes(at, eb);
+		if (!err)
+			err = add_syscall_events(at, eb);
+	}
+	if (err)
+		goto fail;
+	*out = at;
+	return 0;
+fail:
+	alloc_trace__free(at);
+	return err;
+}
+
+void alloc_trace__free(struct alloc_trace *at)
+{
+	if (!at)
+		return;
+	for (size_t i = 0; i < at->nctxs; i++)
+		free(at->ctxs[i]);
+	free(at->ctxs);
+	hashmap__free(at->breaks);
+	alloc_track__free(at->track);
+	free(at);
+}
+
+struct alloc_track *alloc_trace__track(const struct alloc_trace *at)
+{
+	return at->track;
+}
+
+const struct alloc_trace_stats *alloc_trace__stats(const struct alloc_trace *at)
+{
+	return &at->st;
+}
+
+const char *alloc_trace__warning(const struct alloc_trace *at)
+{
+	return at->warning[0] ? at->warning : NULL;
+}
+
+int alloc_trace__error(const struct alloc_trace *at)
+{
+	return at->err;
+}

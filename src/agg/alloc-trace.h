@@ -1,0 +1,111 @@
+/*
+ * alloc-trace: the allocation tracer of `faultline leak`, as a module that
+ * `faultline faults --by-alloc` shares.  It adds to a session the events
+ * that tell what a process allocates and frees, and keeps alloc-track's
+ * table of what is outstanding up to date as their samples arrive.
+ *
+ * User mode: uprobes on the allocator's functions, from a probe spec
+ * (probes/glibc.probes, jemalloc.probes, tcmalloc.probes; retargeted with
+ * obj and prefix), plus the mmap/munmap/mremap/brk syscall tracepoints for
+ * anonymous memory the program maps itself.  An entry probe gives the
+ * size, its return probe the address and the stack (taken there, as BCC's
+ * memleak does, so the innermost frame is the caller of malloc), a free
+ * removes the block.  The rules of pairing and of each function are
+ * alloc-track's.
+ *
+ * Kernel mode: the kmem tracepoints (kmalloc, kmem_cache_alloc, their
+ * _node variants where the kernel still has them, mm_page_alloc, percpu on
+ * request), frees from every CPU and context, allocations of the target's
+ * tasks only when one is given.  Kernel address spaces live in the table
+ * under pids <= 0.
+ *
+ * The tracer never prints: what a tool wants to show of single events it
+ * hears through hooks, and what went wrong while events flowed it reads
+ * from alloc_trace__error().
+ */
+#ifndef FAULTLINE_ALLOC_TRACE_H
+#define FAULTLINE_ALLOC_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "agg/alloc-track.h"
+#include "lib/errbuf.h"
+#include "trace/sample.h"
+
+struct session;
+struct alloc_trace;
+
+struct alloc_trace_opts {
+	bool kernel;			/* kmem tracepoints rather than the allocator's */
+	bool percpu;			/* kernel: percpu allocations too */
+	const char *obj;		/* allocator library (NULL: libc) */
+	const char *prefix;		/* its symbols' prefix (je_) */
+	const char *probes;		/* probe spec name or file (NULL: by obj) */
+	uint64_t min_size, max_size;	/* keep only these sizes (max 0: no limit) */
+	uint64_t sample_rate;		/* keep one block in N, by address (0, 1: all) */
+	/* A fork child starts with copies of its parent's blocks and
+	 * regions (its writes to them are its own faults). */
+	bool inherit;
+	/* Keep alloc-track's address index: lookups by any address. */
+	bool index;
+};
+
+/* What a tool hears while events flow; members may be NULL.  Each is
+ * called from the session's sample delivery, in time order. */
+struct alloc_trace_hooks {
+	/* An outermost allocator call was entered (c->size: bytes asked). */
+	void (*entered)(void *ctx, const struct sample *smp, const struct alloc_call *c);
+	/* A block or region was made and kept in the table (stack interned). */
+	void (*made)(void *ctx, const struct sample *smp, const struct alloc_rec *r);
+	/* A tracked block was freed (and is gone from the table). */
+	void (*freed)(void *ctx, const struct sample *smp, const struct alloc_rec *r);
+	/* An outermost allocator call (or mmap/mremap/brk) of smp->tid has
+	 * returned, after made/freed: @made is the block or region it made
+	 * and kept, or NULL (it failed, freed only, or its block was not
+	 * kept). */
+	void (*returned)(void *ctx, const struct sample *smp, const struct alloc_rec *made);
+	/* A thread exited; the tracer has forgotten its calls in flight. */
+	void (*thread_exit)(void *ctx, pid_t pid, pid_t tid);
+	void *ctx;
+};
+
+struct alloc_trace_stats {
+	uint64_t allocs;		/* blocks and regions kept */
+	uint64_t allocs_by_kind[ALLOC_KIND__COUNT];	/* the same, by kind: they add up */
+	uint64_t frees;			/* tracked blocks freed */
+	uint64_t unknown_frees;		/* frees of blocks never seen made (sampled ones only) */
+	uint64_t failed;		/* calls that failed (nothing allocated) */
+	uint64_t dropped_exec;		/* outstanding when their process exec'd */
+	uint64_t loader_regions;	/* the dynamic loader's own start-up regions, left out */
+	uint64_t inherited;		/* copied to fork children (opts.inherit) */
+};
+
+/**
+ * alloc_trace__new() - add the allocation events to @s and start tracking
+ * @s:    a session not yet run; the tracer takes its task hooks
+ *        (session__on_task) and its events call into the tracer, so the
+ *        session must not run once the tracer is freed
+ * @o:    options, copied
+ * @h:    hooks, copied (may be NULL)
+ *
+ * Errors (-errno, detail in @eb): the probe spec does not load or names an
+ * unknown role, the allocator lacks malloc or free, a probe or tracepoint
+ * cannot be added, -ENOMEM.  A probe left out on purpose (posix_memalign's
+ * store probe on another build) is no error: see alloc_trace__warning().
+ */
+int alloc_trace__new(struct session *s, const struct alloc_trace_opts *o,
+		     const struct alloc_trace_hooks *h, struct alloc_trace **out, struct errbuf *eb);
+void alloc_trace__free(struct alloc_trace *at);
+
+/* The table of outstanding blocks and regions (owned by the tracer). */
+struct alloc_track *alloc_trace__track(const struct alloc_trace *at);
+const struct alloc_trace_stats *alloc_trace__stats(const struct alloc_trace *at);
+/* What was left untraced at setup and why, for the tool to tell the user,
+ * or NULL. */
+const char *alloc_trace__warning(const struct alloc_trace *at);
+/* The first error while events flowed (-ENOMEM), or 0. */
+int alloc_trace__error(const struct alloc_trace *at);
+
+#endif

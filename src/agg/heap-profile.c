@@ -1,0 +1,253 @@
+/*
+ * heap-profile: see heap-profile.h.
+ *
+ * Sites live in a keyed table (lib/keyed.h) by pid << 32 | stack.  The lazy peak: `events` numbers every allocation and free; the
+ * latest peak is at event `peak_event`.  A site that last changed at or
+ * before it still holds what it held at the peak; a site about to change
+ * after it first saves that value (snap, for peak_event), unless it saved
+ * it for this very peak already.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg/heap-profile.h"
+#include "lib/hashmap.h"
+#include "lib/keyed.h"
+
+struct site {
+	struct heap_site s;	/* s.peak unused until heap_profile__sites */
+	uint64_t live;
+	uint64_t changed;	/* event of the last change */
+	uint64_t snap;		/* live at the peak of event snap_for */
+	uint64_t snap_for;
+};
+
+/* One of the last allocations, for the temporary rules. */
+struct recent {
+	pid_t pid;
+	uint64_t addr;
+	uint64_t size;
+	uint32_t stack;
+	uint64_t call;		/* its number among the calls (1-based) */
+};
+
+struct heap_profile {
+	struct heap_totals t;
+	struct keyed *sites;		/* pid << 32 | stack -> struct site */
+	struct hashmap *sizes;		/* size -> calls */
+	uint64_t events, peak_event;
+	unsigned int threshold;		/* 1: heaptrack's rule */
+	struct recent *recent;		/* ring of the last threshold allocations */
+	size_t recent_head;
+	bool last_valid;		/* heaptrack: the last event was an allocation */
+};
+
+int heap_profile__new(unsigned int temp_threshold, struct heap_profile **out)
+{
+	struct heap_profile *hp = calloc(1, sizeof(*hp));
+
+	*out = NULL;
+	if (!hp)
+		return -ENOMEM;
+	hp->threshold = temp_threshold ? temp_threshold : 1;
+	hp->sites = keyed__new(sizeof(struct site));
+	hp->sizes = hashmap__new();
+	hp->recent = calloc(hp->threshold, sizeof(*hp->recent));
+	if (!hp->sites || !hp->sizes || !hp->recent) {
+		heap_profile__free(hp);
+		return -ENOMEM;
+	}
+	*out = hp;
+	return 0;
+}
+
+void heap_profile__free(struct heap_profile *hp)
+{
+	if (!hp)
+		return;
+	keyed__free(hp->sites);
+	hashmap__free(hp->sizes);
+	free(hp->recent);
+	free(hp);
+}
+
+static uint64_t site_key(pid_t pid, uint32_t stack)
+{
+	return (uint64_t)(uint32_t)pid << 32 | stack;
+}
+
+/* The site of @pid's @stack: made when @create, else NULL if none. */
+static struct site *site_of(struct heap_profile *hp, pid_t pid, uint32_t stack, bool create)
+{
+	uint64_t key = site_key(pid, stack);
+	struct site *st;
+	int created = 0;
+
+	if (!create)
+		return keyed__find(hp->sites, key);
+	st = keyed__get(hp->sites, key, &created);
+	if (st && created) {
+		st->s.pid = pid;
+		st->s.stack = stack;
+	}
+	return st;
+}
+
+/* @st is about to change at event hp->events. */
+static void before_change(struct heap_profile *hp, struct site *st)
+{
+	if (st->changed <= hp->peak_event && st->snap_for != hp->peak_event) {
+		st->snap = st->live;
+		st->snap_for = hp->peak_event;
+	}
+	st->changed = hp->events;
+}
+
+static void note_time(struct heap_profile *hp, uint64_t time)
+{
+	if (!hp->t.first_time || time < hp->t.first_time)
+		hp->t.first_time = time;
+	if (time > hp->t.last_time)
+		hp->t.last_time = time;
+}
+
+int heap_profile__alloc(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
+			uint32_t stack, uint64_t time)
+{
+	struct site *st = site_of(hp, pid, stack, true);
+	uint64_t n = 0;
+
+	if (!st)
+		return -ENOMEM;
+	hashmap__get(hp->sizes, size, &n);
+	if (hashmap__set(hp->sizes, size, n + 1))
+		return -ENOMEM;
+	hp->events++;
+	note_time(hp, time);
+	before_change(hp, st);
+	st->live += size;
+	st->s.calls++;
+	st->s.leaked_blocks++;
+	hp->t.calls++;
+	hp->t.live_bytes += size;
+	hp->t.live_blocks++;
+	if (hp->t.live_bytes > hp->t.peak_bytes) {
+		hp->t.peak_bytes = hp->t.live_bytes;
+		hp->t.peak_time = time;
+		hp->peak_event = hp->events;
+	}
+	hp->recent[hp->recent_head] = (struct recent){ pid, addr, size, stack, hp->t.calls };
+	hp->recent_head = (hp->recent_head + 1) % hp->threshold;
+	hp->last_valid = true;
+	return 0;
+}
+
+/*
+ * Whether freeing @addr of @pid (@size bytes from @stack) now makes its
+ * allocation temporary.  heaptrack's rule as heaptrack_print applies it:
+ * the last event was an allocation of the same size from the same stack
+ * (heaptrack compares the allocation's (size, trace) entry, not the
+ * address, so a block just like the one just made counts too).
+ */
+static bool temporary(const struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
+		      uint32_t stack)
+{
+	if (hp->threshold == 1) {
+		const struct recent *r = &hp->recent[0];
+
+		return hp->last_valid && r->pid == pid && r->size == size && r->stack == stack;
+	}
+	for (unsigned int i = 0; i < hp->threshold; i++) {
+		const struct recent *r = &hp->recent[i];
+
+		/* Made among the last threshold calls: fewer than threshold
+		 * allocations came after it. */
+		if (r->call && r->pid == pid && r->addr == addr && hp->t.calls - r->call < hp->threshold)
+			return true;
+	}
+	return false;
+}
+
+void heap_profile__release(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
+			   uint32_t stack, uint64_t time)
+{
+	struct site *st = site_of(hp, pid, stack, false);
+	bool temp = temporary(hp, pid, addr, size, stack);
+
+	hp->last_valid = false;
+	if (!st || st->live < size)
+		return;		/* made before we looked: not ours */
+	hp->events++;
+	note_time(hp, time);
+	before_change(hp, st);
+	st->live -= size;
+	st->s.leaked_blocks--;
+	hp->t.live_bytes -= size;
+	hp->t.live_blocks--;
+	hp->t.frees++;
+	if (temp) {
+		st->s.temporary++;
+		hp->t.temporary++;
+	}
+}
+
+const struct heap_totals *heap_profile__totals(const struct heap_profile *hp)
+{
+	return &hp->t;
+}
+
+int heap_profile__sites(const struct heap_profile *hp, struct heap_site **out, size_t *n)
+{
+	size_t count = keyed__count(hp->sites);
+	struct heap_site *v = malloc((count ? count : 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < count; i++) {
+		const struct site *st = keyed__at(hp->sites, i);
+
+		v[i] = st->s;
+		v[i].leaked = st->live;
+		if (!hp->peak_event)
+			v[i].peak = 0;
+		else if (st->changed <= hp->peak_event)
+			v[i].peak = st->live;
+		else
+			v[i].peak = st->snap_for == hp->peak_event ? st->snap : 0;
+	}
+	*out = v;
+	*n = count;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int heap_profile__histogram(const struct heap_profile *hp, uint64_t **sizes, uint64_t **counts,
+			    size_t *n)
+{
+	size_t k = hashmap__count(hp->sizes), pos = 0, i = 0;
+	uint64_t *s = malloc((k ? k : 1) * sizeof(*s)), *c = malloc((k ? k : 1) * sizeof(*c));
+	uint64_t key, val;
+
+	if (!s || !c) {
+		free(s);
+		free(c);
+		return -ENOMEM;
+	}
+	while (i < k && hashmap__next(hp->sizes, &pos, &key, &val))
+		s[i++] = key;
+	qsort(s, i, sizeof(*s), cmp_u64);
+	for (size_t j = 0; j < i; j++)
+		hashmap__get(hp->sizes, s[j], &c[j]);
+	*sizes = s;
+	*counts = c;
+	*n = i;
+	return 0;
+}

@@ -1,0 +1,180 @@
+/*
+ * faultline cache: page-cache hits, misses and dirties per interval for
+ * the whole system, in BCC cachestat's columns and formats, so scripts
+ * written for cachestat read it unchanged:
+ *
+ *       HITS   MISSES  DIRTIES HITRATIO   BUFFERS_MB  CACHED_MB
+ *
+ * with -T a leading HH:MM:SS TIME column; rows every interval seconds
+ * (default 1), count rows then exit, or on Ctrl-C a last row and
+ * "Detaching...".  BUFFERS_MB and CACHED_MB are /proc/meminfo's.
+ *
+ * Sources (compat/ladder.c "cache"): kprobes as BCC, tracepoints, or
+ * /proc counters; src/agg/cachestat.c counts, this file only prints.  The
+ * events fire in every process, so the session is system-wide (-a).
+ *
+ * From a recording (faultline report -i FILE cache [-T] [interval
+ * [count]]) the rows are the recorded run's, on its clock; BUFFERS_MB and
+ * CACHED_MB, read from /proc/meminfo at each row, are not recorded and
+ * show 0 (as BCC shows a key /proc/meminfo lacks).  The /proc rung can be
+ * neither recorded nor replayed.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agg/cachestat.h"
+#include "cmd/commands.h"
+#include "trace/session.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "cache"
+
+static const char usage[] = "faultline cache [-T] [interval [count]]";
+/* A blank line between the usage line and the description. */
+static const char help[] =
+	"\nPage-cache hits, misses and dirties of the whole system, as BCC cachestat.\n"
+	"\n"
+	"  -T          a TIME (HH:MM:SS) column first\n"
+	"  -a          accepted: the page cache is always counted system-wide\n"
+	"  interval    seconds between rows (default 1)\n"
+	"  count       rows to print, then exit (default: until Ctrl-C)\n"
+	"\n"
+	"The event source is the first this kernel offers (see 'faultline features'):\n"
+	"kprobes as BCC, page-cache tracepoints, or /proc counters (an approximation).\n";
+
+struct cache_cmd {
+	bool timestamps;
+	struct tool_interval every;
+	const char *label;
+	struct session *s;	/* NULL on the /proc rung */
+	int err;
+};
+
+/* -p is refused with the tool that does it (record passes its target). */
+static const char *cache_opt(int c, const char *arg, void *ctx)
+{
+	return "the page cache is counted system-wide (one process: faultline cachetop -p), "
+	       "not for pid";
+}
+
+static bool replaying(const struct cache_cmd *c)
+{
+	return c->s && session__replaying(c->s);
+}
+
+static void print_header(void *ctx)
+{
+	const struct cache_cmd *c = ctx;
+
+	/* Said when tracing is live, not before: scripts wait for this line.
+	 * A report prints the report alone, and what it lacks. */
+	if (replaying(c))
+		fprintf(stderr, "faultline " TOOL ": a recording does not hold /proc/meminfo: "
+			"BUFFERS_MB and CACHED_MB show 0\n");
+	else
+		fprintf(stderr, "Tracing page cache of all processes with %s... Hit Ctrl-C to end.\n",
+			c->label);
+	if (c->timestamps)
+		printf("%-8s ", "TIME");
+	printf("%8s %8s %8s %8s %12s %10s\n", "HITS", "MISSES", "DIRTIES", "HITRATIO", "BUFFERS_MB",
+	       "CACHED_MB");
+	fflush(stdout);
+}
+
+static int print_row(void *ctx, struct cache_source *cs, bool final)
+{
+	struct cache_cmd *c = ctx;
+	double buffers = 0, cached = 0;
+	struct cache_tally t;
+	struct cache_row row;
+	char now[16];
+	time_t secs;
+	struct tm tm;
+	int err;
+
+	err = cache_source__take(cs, &t, NULL, NULL);
+	if (err) {
+		c->err = err;
+		return 1;
+	}
+	cache_tally__row(&t, cache_source__formula(cs), &row);
+	/* A meminfo that cannot be read shows 0, as a missing key does in BCC;
+	 * a replay has none (this machine's now is not the recording's). */
+	if (!replaying(c))
+		cache_meminfo__read(NULL, &buffers, &cached);
+	if (c->timestamps) {
+		secs = c->s ? session__wall(c->s) : time(NULL);
+		localtime_r(&secs, &tm);
+		strftime(now, sizeof(now), "%H:%M:%S", &tm);
+		printf("%-8s ", now);
+	}
+	printf("%8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7.2f%% %12.0f %10.0f\n", row.hits, row.misses,
+	       row.dirties, row.ratio, buffers, cached);
+	if (final)
+		printf("Detaching...\n");
+	fflush(stdout);
+	return 0;
+}
+
+int cmd_cache(int argc, char **argv)
+{
+	struct cache_cmd c = { .every = { .secs = 1 } };
+	struct tool_extra extra = { .shortopts = "p:", .opt = cache_opt,
+				    .positional = tool_opts__interval_positional, .ctx = &c.every };
+	struct tool_opts o;
+	struct cache_run_ops ops = { .ready = print_header, .interval = print_row, .ctx = &c };
+	struct cache_source *cs = NULL;
+	struct session *s = NULL;
+	const char *rung = NULL, *label = NULL;
+	struct errbuf eb = { "" };
+	int ret, err;
+
+	/* -T only: the page cache is the whole system's, nothing to choose
+	 * (-a says so, as faultline record passes it). */
+	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL),
+				   usage, help, &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	c.timestamps = o.timestamps;
+	ret = EXIT_FAIL;
+	o.all = true;
+	/* No stacks: the small rings of the frame-pointer mode do. */
+	o.sess.callgraph = CALLGRAPH_FP;
+	/* The vmstat rung needs no tracefs: chosen before opening a session. */
+	if (tool__start_bare(&o, TOOL, "vmstat", &s, &rung, &label))
+		goto out;
+	err = cache_source__new(rung, false, 0, NULL, &cs);
+	if (!err)
+		err = cache_source__attach(cs, s, &eb);
+	if (err) {
+		tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	if (tool__lent()) {
+		ret = EXIT_OK;
+		goto out;
+	}
+	c.label = label;
+	c.s = s;
+	err = cache_run(cs, s, c.every.secs, c.every.count, &ops, &eb);
+	if (!err)
+		err = c.err;
+	if (err) {
+		tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	if (s && session__lost(s))
+		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " events: counts are low\n",
+			session__lost(s));
+	if (cs && cache_source__bad_records(cs))
+		fprintf(stderr, "faultline " TOOL ": %" PRIu64 " records without the expected fields\n",
+			cache_source__bad_records(cs));
+	ret = EXIT_OK;
+out:
+	cache_source__free(cs);
+	session__free(s);
+	return ret;
+}

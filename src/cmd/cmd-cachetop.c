@@ -1,0 +1,444 @@
+/*
+ * faultline cachetop: page-cache hits, misses and dirties per process, in
+ * BCC cachetop's columns:
+ *
+ *   PID      UID      CMD              HITS     MISSES   DIRTIES  READ_HIT%  WRITE_HIT%
+ *
+ * On a terminal the screen is cleared and redrawn every interval (default
+ * 5 s), as BCC's curses display: q quits, r reverses the order, < and >
+ * move the sort column (default HITS, descending).  Anywhere else (a pipe,
+ * a file) each interval is one block: the status line, the column header,
+ * the rows and an empty line.
+ *
+ * HITS/MISSES/DIRTIES mean what they mean in `faultline cache` (the same
+ * rung, the same formula, per process); READ_HIT% is hits over read
+ * accesses and WRITE_HIT% dirtied pages that were already cached over
+ * dirtied pages.  BCC's cachetop uses other formulas (HITS includes
+ * buffer dirtying, the percentages are of all events: bcc#1586), which do
+ * not add up to cachestat's; ours do.
+ *
+ * Events are attributed to the process in whose context they fired
+ * (sample pid); -p traces one process only (in the kernel, per task).
+ *
+ * From a recording (faultline report -i FILE cachetop) the blocks are the
+ * recorded run's, on its clock, with the recorded command names; what
+ * live is read from /proc (a process's owner, Buffers and Cached) is not
+ * recorded: UID shows "?" and the MB figures 0.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agg/cachestat.h"
+#include "cmd/commands.h"
+#include "lib/file.h"
+#include "lib/keyed.h"
+#include "lib/passwd.h"
+#include "trace/session.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "cachetop"
+
+static const char usage[] = "faultline cachetop [-p PID] [interval [count]]";
+/* A blank line between the usage line and the description. */
+static const char help[] =
+	"\nPage-cache hits, misses and dirties per process, as BCC cachetop.\n"
+	"\n"
+	"  -p PID      this process only\n"
+	"  -a          every process (the default)\n"
+	"  interval    seconds between screens (default 5)\n"
+	"  count       screens to show, then exit (default: until q or Ctrl-C)\n"
+	"\n"
+	"On a terminal: q quit, r reverse the order, < > change the sort column.\n"
+	"Elsewhere (pipe, file): one block per interval.\n";
+
+enum { COL_PID, COL_UID, COL_CMD, COL_HITS, COL_MISSES, COL_DIRTIES, COL_RHIT, COL_WHIT, COL__N };
+static const char *const col_names[COL__N] = {
+	"PID", "UID", "CMD", "HITS", "MISSES", "DIRTIES", "READ_HIT%", "WRITE_HIT%"
+};
+
+struct top_row {
+	pid_t pid;
+	char user[32];
+	char comm[17];
+	struct cache_row r;
+};
+
+struct proc_info {
+	char user[32];
+	char comm[17];
+};
+
+struct top {
+	pid_t pid;
+	struct tool_interval every;
+	bool tty, keys;
+	struct termios saved;
+	int sort_col;
+	bool ascending;
+	struct session *s;
+	struct cache_source *cs;
+	struct top_row *rows;
+	size_t nrows, caprows;
+	struct keyed *infos;		/* pid -> struct proc_info */
+	double buffers_mb, cached_mb;
+	const char *label;
+	char stamp[16];
+	int err;
+};
+
+/* ---- who a pid is ------------------------------------------------------- */
+
+static void user_name(uid_t uid, char *buf, size_t n)
+{
+#ifdef FL_STATIC_BINARY
+	/* No NSS in the static binary (lib/passwd.h): /etc/passwd only. */
+	if (passwd__name("/etc/passwd", uid, buf, n))
+		snprintf(buf, n, "UNKNOWN(%u)", (unsigned int)uid);
+#else
+	struct passwd pw, *res = NULL;
+	char tmp[1024];
+
+	if (!getpwuid_r(uid, &pw, tmp, sizeof(tmp), &res) && res)
+		snprintf(buf, n, "%s", pw.pw_name);
+	else
+		snprintf(buf, n, "UNKNOWN(%u)", (unsigned int)uid);
+#endif
+}
+
+/* Name and owner of @pid from /proc/PID/status, looked up once per pid;
+ * NULL on no memory. */
+static bool replaying(const struct top *t)
+{
+	return t->s && session__replaying(t->s);
+}
+
+static const struct proc_info *proc_info(struct top *t, pid_t pid)
+{
+	char path[64], *text = NULL, *p;
+	struct proc_info *pi;
+	unsigned int uid;
+	int created = 0;
+
+	pi = keyed__get(t->infos, (uint64_t)pid, &created);
+	if (!pi || !created)
+		return pi;
+	snprintf(pi->user, sizeof(pi->user), "?");
+	snprintf(pi->comm, sizeof(pi->comm), "?");
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	/* A replay's pids are the recorded machine's, not this one's. */
+	if (!replaying(t) && read_file(path, 1u << 16, &text, NULL) == 0) {
+		p = strstr(text, "Name:");
+		if (p && sscanf(p, "Name: %16[^\n]", pi->comm) != 1)
+			snprintf(pi->comm, sizeof(pi->comm), "?");
+		p = strstr(text, "\nUid:");
+		if (p && sscanf(p, "\nUid: %u", &uid) == 1)
+			user_name((uid_t)uid, pi->user, sizeof(pi->user));
+	}
+	free(text);
+	return pi;
+}
+
+/* ---- screen ------------------------------------------------------------------ */
+
+static int cmp_rows(const struct top_row *a, const struct top_row *b, int col)
+{
+	switch (col) {
+	case COL_PID:
+		return (a->pid > b->pid) - (a->pid < b->pid);
+	case COL_UID:
+		return strcmp(a->user, b->user);
+	case COL_CMD:
+		return strcmp(a->comm, b->comm);
+	case COL_HITS:
+		return (a->r.hits > b->r.hits) - (a->r.hits < b->r.hits);
+	case COL_MISSES:
+		return (a->r.misses > b->r.misses) - (a->r.misses < b->r.misses);
+	case COL_DIRTIES:
+		return (a->r.dirties > b->r.dirties) - (a->r.dirties < b->r.dirties);
+	case COL_RHIT:
+		return (a->r.read_hit_pct > b->r.read_hit_pct) - (a->r.read_hit_pct < b->r.read_hit_pct);
+	default:
+		return (a->r.write_hit_pct > b->r.write_hit_pct) - (a->r.write_hit_pct < b->r.write_hit_pct);
+	}
+}
+
+/* Insertion sort: a screen is at most a few hundred rows, and qsort has no
+ * context argument for the column. Ties are broken by pid, ascending. */
+static void sort_rows(struct top *t)
+{
+	for (size_t i = 1; i < t->nrows; i++) {
+		struct top_row key = t->rows[i];
+		size_t j = i;
+
+		while (j > 0) {
+			int c = cmp_rows(&t->rows[j - 1], &key, t->sort_col);
+
+			if (!t->ascending)
+				c = -c;
+			if (c < 0 || (c == 0 && t->rows[j - 1].pid <= key.pid))
+				break;
+			t->rows[j] = t->rows[j - 1];
+			j--;
+		}
+		t->rows[j] = key;
+	}
+}
+
+static void draw(struct top *t)
+{
+	struct winsize ws;
+	size_t max = t->nrows;
+
+	sort_rows(t);
+	if (t->tty) {
+		/* Home and clear, then fill at most the screen. */
+		printf("\033[H\033[2J");
+		if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 2 && max > (size_t)ws.ws_row - 2u)
+			max = (size_t)ws.ws_row - 2u;
+	}
+	printf("%-8s Buffers MB: %.0f / Cached MB: %.0f / Sort: %s / Order: %s\n", t->stamp, t->buffers_mb,
+	       t->cached_mb, col_names[t->sort_col], t->ascending ? "ascending" : "descending");
+	printf("%s%-8s %-8s %-16s %-8s %-8s %-8s %-10s %-10s%s\n", t->tty ? "\033[7m" : "", "PID", "UID",
+	       "CMD", "HITS", "MISSES", "DIRTIES", "READ_HIT%", "WRITE_HIT%", t->tty ? "\033[0m" : "");
+	for (size_t i = 0; i < max; i++) {
+		const struct top_row *r = &t->rows[i];
+
+		printf("%8d %-8.8s %-16s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %9.1f%% %9.1f%%\n",
+		       (int)r->pid, r->user, r->comm, r->r.hits, r->r.misses, r->r.dirties,
+		       r->r.read_hit_pct, r->r.write_hit_pct);
+	}
+	if (!t->tty)
+		printf("\n");
+	fflush(stdout);
+}
+
+static int on_interval(void *ctx, struct cache_source *cs, bool final)
+{
+	struct top *t = ctx;
+	const struct cache_proc *procs = NULL;
+	struct cache_tally total;
+	size_t n = 0;
+	time_t secs;
+	struct tm tm;
+	int err;
+
+	err = cache_source__take(cs, &total, &procs, &n);
+	if (err) {
+		t->err = err;
+		return 1;
+	}
+	if (n > t->caprows) {
+		struct top_row *nv = realloc(t->rows, n * sizeof(*nv));
+
+		if (!nv) {
+			t->err = -ENOMEM;
+			return 1;
+		}
+		t->rows = nv;
+		t->caprows = n;
+	}
+	t->nrows = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct proc_info *pi = proc_info(t, procs[i].pid);
+		struct top_row *r = &t->rows[t->nrows];
+
+		if (!pi) {
+			t->err = -ENOMEM;
+			return 1;
+		}
+		r->pid = procs[i].pid;
+		snprintf(r->user, sizeof(r->user), "%s", pi->user);
+		/* The side-band's name follows exec; /proc's is the fallback. */
+		snprintf(r->comm, sizeof(r->comm), "%s",
+			 t->s && strcmp(session__comm(t->s, r->pid), "?") ? session__comm(t->s, r->pid) :
+									 pi->comm);
+		cache_tally__row(&procs[i].t, cache_source__formula(cs), &r->r);
+		t->nrows++;
+	}
+	/* Who a pid is is learnt again each interval: pids are reused. */
+	{
+		struct keyed *fresh = keyed__new(sizeof(struct proc_info));
+
+		if (!fresh) {
+			t->err = -ENOMEM;
+			return 1;
+		}
+		keyed__free(t->infos);
+		t->infos = fresh;
+	}
+	if (!replaying(t))
+		cache_meminfo__read(NULL, &t->buffers_mb, &t->cached_mb);
+	secs = t->s ? session__wall(t->s) : time(NULL);
+	localtime_r(&secs, &tm);
+	strftime(t->stamp, sizeof(t->stamp), "%H:%M:%S", &tm);
+	/* A terminal's last screen stays as it was: Ctrl-C only ends it. */
+	if (!final || !t->tty)
+		draw(t);
+	return 0;
+}
+
+/* Keys on a terminal: q quits, r reverses, < and > move the sort column. */
+static int on_idle(void *ctx)
+{
+	struct top *t = ctx;
+	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+	const struct cache_proc *procs;
+	bool redraw = false;
+	size_t n;
+	char ch;
+
+	/* Learn who new pids are while they run: most page-cache users are
+	 * short-lived, and /proc forgets them at exit. */
+	cache_source__peek(t->cs, &procs, &n);
+	for (size_t i = 0; i < n && !replaying(t); i++)
+		if (!proc_info(t, procs[i].pid)) {
+			t->err = -ENOMEM;
+			return 1;
+		}
+	if (!t->keys)
+		return 0;
+	while (poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN)) {
+		if (read(STDIN_FILENO, &ch, 1) != 1)
+			break;
+		if (ch == 'q' || ch == 'Q')
+			return 1;
+		if (ch == 'r') {
+			t->ascending = !t->ascending;
+			redraw = true;
+		} else if (ch == '<') {
+			t->sort_col = (t->sort_col + COL__N - 1) % COL__N;
+			redraw = true;
+		} else if (ch == '>') {
+			t->sort_col = (t->sort_col + 1) % COL__N;
+			redraw = true;
+		}
+	}
+	if (redraw && t->stamp[0])
+		draw(t);
+	return 0;
+}
+
+static void on_ready(void *ctx)
+{
+	struct top *t = ctx;
+
+	/* Said when tracing is live, not before: scripts wait for this line.
+	 * A report prints the report alone, and what it lacks. */
+	if (replaying(t))
+		fprintf(stderr, "faultline " TOOL ": a recording does not hold /proc/meminfo or the "
+			"processes' owners: Buffers MB and Cached MB show 0, UID ?\n");
+	else if (t->pid > 0)
+		fprintf(stderr, "Tracing page cache of PID %d with %s... Hit Ctrl-C to end.\n", (int)t->pid,
+			t->label);
+	else
+		fprintf(stderr, "Tracing page cache of all processes with %s... Hit Ctrl-C to end.\n",
+			t->label);
+	if (t->tty) {
+		/* The alternate screen, as curses: the shell's screen comes back
+		 * at exit. */
+		printf("\033[?1049h\033[H\033[2J");
+		fflush(stdout);
+	}
+}
+
+static void keys_on(struct top *t)
+{
+	struct termios raw;
+
+	if (!t->tty || !isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &t->saved))
+		return;
+	raw = t->saved;
+	/* Keys one by one, unechoed; Ctrl-C still a signal. */
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	raw.c_cc[VMIN] = 0;
+	raw.c_cc[VTIME] = 0;
+	if (!tcsetattr(STDIN_FILENO, TCSANOW, &raw))
+		t->keys = true;
+}
+
+static void keys_off(struct top *t)
+{
+	if (t->keys)
+		tcsetattr(STDIN_FILENO, TCSANOW, &t->saved);
+	t->keys = false;
+}
+
+int cmd_cachetop(int argc, char **argv)
+{
+	struct top t = { .sort_col = COL_HITS, .every = { .secs = 5 } };
+	struct tool_extra extra = { .positional = tool_opts__interval_positional, .ctx = &t.every };
+	struct tool_opts o;
+	struct cache_run_ops ops = { .ready = on_ready, .interval = on_interval, .idle = on_idle, .ctx = &t };
+	struct cache_source *cs = NULL;
+	const char *rung = NULL, *label = NULL;
+	struct errbuf eb = { "" };
+	bool alt_screen = false;
+	int ret, err;
+
+	/* -p only: per process, and system-wide without it (or with -a, as
+	 * faultline record says it). */
+	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_NO_SHARED & ~(TOOL_OPT_NO_PID | TOOL_OPT_NO_ALL),
+				   usage, help, &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	t.pid = o.sess.pid;
+	ret = EXIT_FAIL;
+	t.infos = keyed__new(sizeof(struct proc_info));
+	if (!t.infos) {
+		tool__fail(TOOL, NULL, -ENOMEM);
+		goto out;
+	}
+	t.tty = isatty(STDOUT_FILENO);
+	o.all = !t.pid;
+	o.sess.callgraph = CALLGRAPH_FP;
+	/* The vmstat rung needs no tracefs: chosen before opening a session. */
+	if (tool__start_bare(&o, TOOL, "vmstat", &t.s, &rung, &label))
+		goto out;
+	err = cache_source__new(rung, true, t.pid, NULL, &cs);
+	t.cs = cs;
+	if (!err)
+		err = cache_source__attach(cs, t.s, &eb);
+	if (err) {
+		tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	if (tool__lent()) {
+		ret = EXIT_OK;
+		goto out;
+	}
+	t.label = label;
+	keys_on(&t);
+	alt_screen = t.tty;
+	err = cache_run(cs, t.s, t.every.secs, t.every.count, &ops, &eb);
+	keys_off(&t);
+	if (alt_screen) {
+		printf("\033[?1049l");
+		fflush(stdout);
+	}
+	if (!err)
+		err = t.err;
+	if (err) {
+		tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	if (t.s && session__lost(t.s))
+		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " events: counts are low\n",
+			session__lost(t.s));
+	ret = EXIT_OK;
+out:
+	keys_off(&t);
+	cache_source__free(cs);
+	session__free(t.s);
+	keyed__free(t.infos);
+	free(t.rows);
+	return ret;
+}

@@ -1,0 +1,88 @@
+/*
+ * faultline cleanup: remove the probe groups of faultline processes that
+ * are gone (killed with SIGKILL, or lost with their machine's power), and
+ * nothing else: groups of live faultline processes and other tools' probes
+ * are left alone.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+
+#include "cmd/commands.h"
+#include "features.h"
+#include "trace/probe-group.h"
+
+int cmd_cleanup(int argc, char **argv)
+{
+	struct stale_group *stale = NULL;
+	struct features *f = NULL;
+	struct fl_roots roots = { 0 };
+	struct errbuf eb = { "" };
+	size_t n = 0, removed = 0;
+	int err, ret = EXIT_FAIL;
+	bool dry = false;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--dry-run")) {
+			dry = true;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			printf("usage: faultline cleanup [-n|--dry-run]\n"
+			       "Removes the probe groups faultline_<pid> whose faultline process is gone.\n"
+			       "\n"
+			       "  -n, --dry-run  say what would be removed, and remove nothing\n");
+			return EXIT_OK;
+		} else {
+			fprintf(stderr, "faultline cleanup: unknown option '%s'\n"
+				"usage: faultline cleanup [-n|--dry-run]\n", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "faultline cleanup: must run as root to change tracefs\n");
+		return EXIT_FAIL;
+	}
+	err = features__probe(&roots, &f, &eb);
+	if (err || !features__has(f, FEAT_TRACEFS)) {
+		fprintf(stderr, "faultline cleanup: %s\n",
+			err ? errbuf__str(&eb, err) : features__why(f, FEAT_TRACEFS));
+		goto out;
+	}
+	if (tracefs_set_tracing_dir((char *)features__tracefs_dir(f)) < 0) {
+		fprintf(stderr, "faultline cleanup: cannot use '%s'\n", features__tracefs_dir(f));
+		goto out;
+	}
+	err = probe_groups__find_stale(&stale, &n, &eb);
+	if (err) {
+		fprintf(stderr, "faultline cleanup: %s\n", errbuf__str(&eb, err));
+		goto out;
+	}
+	ret = EXIT_OK;
+	for (size_t i = 0; i < n; i++) {
+		if (dry) {
+			printf("would remove %s: %zu probes of dead faultline process %d\n",
+			       stale[i].name, stale[i].nprobes, (int)stale[i].pid);
+			continue;
+		}
+		errbuf__clear(&eb);
+		err = probe_groups__remove(stale[i].name, &eb);
+		if (err) {
+			fprintf(stderr, "faultline cleanup: %s\n", errbuf__str(&eb, err));
+			ret = EXIT_FAIL;
+			continue;
+		}
+		removed++;
+		printf("removed %s: %zu probes of dead faultline process %d\n", stale[i].name,
+		       stale[i].nprobes, (int)stale[i].pid);
+	}
+	if (!n)
+		printf("no stale faultline probes\n");
+	else if (!dry)
+		printf("removed %zu of %zu stale groups\n", removed, n);
+out:
+	free(stale);
+	features__free(f);
+	return ret;
+}

@@ -1,0 +1,640 @@
+/*
+ * faultline faults: user page faults counted by user stack and process,
+ * split minor/major (stackcount on page faults, faults.bt, perf trace -F).
+ *
+ * Sources (compat/ladder.c "faults"):
+ *   tracepoint  exceptions:page_fault_user (address, ip, error code), at
+ *               the fault's entry, for the stack and the address; whether
+ *               it was major comes from the major-faults software event of
+ *               the same thread and page, which the kernel counts after the
+ *               fault was handled.
+ *   software    the page-faults software event with the fault address
+ *               (PERF_SAMPLE_ADDR), and major-faults likewise.
+ * Either way a fault is counted once, at its entry; a fault the kernel
+ * retries (VM_FAULT_RETRY, e.g. waiting for I/O) enters twice and is
+ * counted twice, as perf counts it.
+ *
+ * --by-alloc: the allocation tracer of leak (alloc-trace.c) runs in the
+ * same session, and each fault goes to the allocation that owns its
+ * address (fault-attrib.c): the report is by allocation stack, with the
+ * faults' kinds (from the tracepoint's error code) and the blocks'
+ * classes; faults no allocation owns go to regions of the process maps.
+ * The faults' own stacks are not taken there: the allocation's is what
+ * the report shows.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/perf_event.h>
+
+#include "stack/addrspace.h"
+#include "agg/alloc-trace.h"
+#include "cmd/commands.h"
+#include "trace/tp-catalog.h"
+#include "agg/fault-attrib.h"
+#include "lib/hashmap.h"
+#include "lib/keyed.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "faults"
+
+static const char usage[] =
+	"faultline faults [-p PID | -c CMD | -a] [--minor | --major] [-T N] [STACK OPTIONS]\n"
+	"                        [--by-alloc [-O LIB] [--symbols-prefix P] [--probes SPEC]]\n"
+	"                        [--json | --folded] [-m PAGES] [duration] [-- CMD [ARG]...]";
+static const char help[] =
+	TOOL_OPTS_HELP
+	TOOL_OPTS_STACK_HELP
+	"  --minor      count minor faults only (no I/O)\n"
+	"  --major      count major faults only (read from a file or swap)\n"
+	"  -T N         show the N stacks with the most faults (default: all)\n"
+	"  --folded     FlameGraph folded stacks weighted by faults\n"
+	"  --by-alloc   attribute each fault to the allocation owning its address (a\n"
+	"               malloc-family block, an mmap or brk region of the program's):\n"
+	"               report allocation sites, with fault kinds and block classes,\n"
+	"               and the regions of the maps that own the rest (-p or -c)\n"
+	"  -O, --obj LIB, --symbols-prefix P, --probes SPEC\n"
+	"               --by-alloc: the allocator, as for faultline leak\n";
+
+enum { OPT_MINOR = 256, OPT_MAJOR, OPT_BY_ALLOC, OPT_PREFIX, OPT_PROBES };
+
+struct faults_opts {
+	bool minor_only, major_only, by_alloc;
+	unsigned int top;
+	const char *obj, *prefix, *probes;
+};
+
+struct fsite {
+	pid_t pid;
+	uint32_t stack;
+	uint64_t faults, major;
+};
+
+struct fproc {
+	pid_t pid;
+	uint64_t faults, major;
+};
+
+struct faults_state {
+	struct tool_opts o;
+	struct faults_opts fo;
+	struct session *s;
+	struct tp_field f_addr, f_error;
+	bool has_error;
+	/* --by-alloc */
+	struct alloc_trace *at;
+	struct alloc_track *track;	/* the tracer's */
+	struct fault_attrib *fa;
+	uint64_t tracer_faults;		/* on the uprobes page */
+	struct keyed *sites;		/* pid << 32 | stack -> struct fsite */
+	struct keyed *procs;		/* pid -> struct fproc */
+	/* The last fault of each thread, which a major-faults event of the
+	 * same thread and page then marks major. */
+	struct hashmap *last_page;	/* tid -> page */
+	struct hashmap *last_site;	/* tid -> site key */
+	int err;
+};
+
+static const char *faults_opt(int c, const char *arg, void *ctx)
+{
+	struct faults_opts *fo = ctx;
+	char *end;
+
+	switch (c) {
+	case OPT_MINOR:
+		fo->minor_only = true;
+		return NULL;
+	case OPT_MAJOR:
+		fo->major_only = true;
+		return NULL;
+	case OPT_BY_ALLOC:
+		fo->by_alloc = true;
+		return NULL;
+	case 'O':
+		fo->obj = arg;
+		return NULL;
+	case OPT_PREFIX:
+		fo->prefix = arg;
+		return NULL;
+	case OPT_PROBES:
+		fo->probes = arg;
+		return NULL;
+	case 'T':
+		errno = 0;
+		fo->top = (unsigned int)strtoul(arg, &end, 10);
+		if (errno || *end || !fo->top)
+			return "-T wants a number of stacks, not";
+		return NULL;
+	}
+	return "unknown option";
+}
+
+static uint64_t site_key(pid_t pid, uint32_t stack)
+{
+	return (uint64_t)(uint32_t)pid << 32 | stack;
+}
+
+static void count_fault(struct faults_state *st, struct session *s, const struct sample *smp,
+			uint64_t addr)
+{
+	struct fsite *site;
+	struct fproc *p;
+	uint32_t stack = 0;
+	int created;
+
+	if (session__user_stack(s, smp, &stack)) {
+		st->err = -ENOMEM;
+		return;
+	}
+	site = keyed__get(st->sites, site_key((pid_t)smp->pid, stack), &created);
+	if (site && created) {
+		site->pid = (pid_t)smp->pid;
+		site->stack = stack;
+	}
+	p = keyed__get(st->procs, smp->pid, &created);
+	if (p && created)
+		p->pid = (pid_t)smp->pid;
+	if (!site || !p || hashmap__set(st->last_page, smp->tid, addr >> 12) ||
+	    hashmap__set(st->last_site, smp->tid, site_key((pid_t)smp->pid, stack))) {
+		st->err = -ENOMEM;
+		return;
+	}
+	site->faults++;
+	p->faults++;
+}
+
+/* --by-alloc: the fault goes to the allocation owning @addr, or waits
+ * for the allocator call its thread is in. */
+static void attribute(struct faults_state *st, const struct sample *smp, uint64_t addr,
+		      enum fault_kind kind)
+{
+	const struct map *m = addrspaces__find(session__addrspaces(st->s), (pid_t)smp->pid, addr);
+	int err;
+
+	/* The first return through the uretprobe trampoline faults its page
+	 * in: the tracer's doing, not the program's. */
+	if (m && map__uprobes(m)) {
+		st->tracer_faults++;
+		return;
+	}
+	err = fault_attrib__fault(st->fa, (pid_t)smp->pid, (pid_t)smp->tid, addr, kind,
+				  alloc_track__busy(st->track, (pid_t)smp->tid));
+	if (!err)
+		err = alloc_trace__error(st->at);
+	if (err && !st->err)
+		st->err = err;
+}
+
+static void on_fault_tp(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct faults_state *st = ctx;
+	uint64_t addr = 0, error_code = 0;
+
+	if (tp_field__u64(&st->f_addr, smp->raw, smp->raw_size, &addr))
+		return;
+	if (!st->fa) {
+		count_fault(st, s, smp, addr);
+		return;
+	}
+	if (st->has_error && !tp_field__u64(&st->f_error, smp->raw, smp->raw_size, &error_code))
+		attribute(st, smp, addr, fault_kind__from_error_code(error_code));
+	else
+		attribute(st, smp, addr, FAULT_UNKNOWN);
+}
+
+static void on_fault_sw(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct faults_state *st = ctx;
+
+	if (st->fa)
+		attribute(st, smp, smp->addr, FAULT_UNKNOWN);
+	else
+		count_fault(st, s, smp, smp->addr);
+}
+
+static void on_major(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct faults_state *st = ctx;
+	uint64_t page = 0, key = 0;
+	struct fsite *site;
+	struct fproc *p;
+
+	(void)s;
+	if (st->fa) {
+		fault_attrib__major(st->fa, (pid_t)smp->tid, smp->addr);
+		return;
+	}
+	/* The major fault is the thread's last fault entry, on this page. */
+	if (!hashmap__get(st->last_page, smp->tid, &page) || page != smp->addr >> 12 ||
+	    !hashmap__get(st->last_site, smp->tid, &key) || !(site = keyed__find(st->sites, key)))
+		return;	/* its entry came before tracing began */
+	site->major++;
+	p = keyed__find(st->procs, smp->pid);
+	if (p)
+		p->major++;
+	hashmap__delete(st->last_page, smp->tid, NULL);
+}
+
+static uint64_t shown(const struct faults_state *st, uint64_t faults, uint64_t major)
+{
+	if (st->fo.major_only)
+		return major;
+	if (st->fo.minor_only)
+		return faults - major;
+	return faults;
+}
+
+static int cmp_site(const void *a, const void *b, void *ctx)
+{
+	const struct faults_state *st = ctx;
+	const struct fsite *x = a, *y = b;
+	uint64_t kx = shown(st, x->faults, x->major), ky = shown(st, y->faults, y->major);
+
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static void print_report(struct session *s, void *ctx)
+{
+	struct faults_state *st = ctx;
+	struct report r;
+	size_t first, n_sites;
+
+	report__init(&r, s, stdout, st->o.srcline);
+	keyed__sort(st->sites, cmp_site, st);
+	report__lost_first(&r, st->o.json, st->o.folded, TOOL,
+			   "page faults were missed: the counts below are low");
+	n_sites = keyed__count(st->sites);
+	first = st->fo.top && n_sites > st->fo.top ? n_sites - st->fo.top : 0;
+	for (size_t i = first; i < n_sites; i++) {
+		const struct fsite *site = keyed__at(st->sites, i);
+		const char *comm = session__comm(s, site->pid);
+		uint64_t n = shown(st, site->faults, site->major);
+
+		if (!n)
+			continue;
+		if (st->o.folded) {
+			report__folded(&r, site->pid, comm, site->stack, n);
+		} else if (st->o.json) {
+			printf("{\"type\":\"stack\",\"pid\":%d,\"comm\":", (int)site->pid);
+			report__json_str(stdout, comm);
+			printf(",\"faults\":%" PRIu64 ",\"minor\":%" PRIu64 ",\"major\":%" PRIu64
+			       ",\"stack\":", n, site->faults - site->major, site->major);
+			report__stack_json(&r, site->pid, site->stack);
+			printf("}\n");
+		} else {
+			report__stack(&r, site->pid, site->stack, "  ", false);
+			printf("    %s [%d]\n", comm, (int)site->pid);
+			printf("    %" PRIu64 " (minor %" PRIu64 ", major %" PRIu64 ")\n\n", n,
+			       site->faults - site->major, site->major);
+		}
+	}
+	if (!st->o.folded) {
+		if (!st->o.json)
+			printf("%-7s %-16s %10s %10s %10s\n", "PID", "COMM", "FAULTS", "MINOR", "MAJOR");
+		for (size_t i = 0; i < keyed__count(st->procs); i++) {
+			const struct fproc *p = keyed__at(st->procs, i);
+
+			if (st->o.json) {
+				printf("{\"type\":\"process\",\"pid\":%d,\"comm\":", (int)p->pid);
+				report__json_str(stdout, session__comm(s, p->pid));
+				printf(",\"faults\":%" PRIu64 ",\"minor\":%" PRIu64 ",\"major\":%" PRIu64
+				       "}\n", p->faults, p->faults - p->major, p->major);
+			} else {
+				printf("%-7d %-16s %10" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n",
+				       (int)p->pid, session__comm(s, p->pid), p->faults,
+				       p->faults - p->major, p->major);
+			}
+		}
+		report__footer(&r, st->o.json);
+	}
+	report__fini(&r);
+}
+
+/* ---- --by-alloc ---- */
+
+static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
+{
+	struct faults_state *st = ctx;
+
+	(void)smp;
+	if (fault_attrib__made(st->fa, r) && !st->err)
+		st->err = -ENOMEM;
+}
+
+static void on_returned(void *ctx, const struct sample *smp, const struct alloc_rec *made)
+{
+	struct faults_state *st = ctx;
+
+	if (fault_attrib__returned(st->fa, (pid_t)smp->pid, (pid_t)smp->tid, made) && !st->err)
+		st->err = -ENOMEM;
+}
+
+static void on_thread_gone(void *ctx, pid_t pid, pid_t tid)
+{
+	struct faults_state *st = ctx;
+
+	if (fault_attrib__thread_exit(st->fa, pid, tid) && !st->err)
+		st->err = -ENOMEM;
+}
+
+/* How far below the known [stack] mapping a fault still is the stack's:
+ * the kernel grows it on the fault itself, and no mmap record says so
+ * (8 MiB is the default RLIMIT_STACK). */
+#define STACK_GROWTH (8ULL << 20)
+
+static bool below_stack(const struct addrspaces *as, pid_t pid, uint64_t addr)
+{
+	size_t n = 0;
+	const struct map *maps = addrspaces__maps(as, pid, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (maps[i].path && !strcmp(maps[i].path, "[stack]") && addr < maps[i].start &&
+		    maps[i].start - addr <= STACK_GROWTH)
+			return true;
+	}
+	return false;
+}
+
+/* An address no allocation owns, placed by the process maps. */
+static void place(void *ctx, pid_t pid, uint64_t addr, enum fault_region *region,
+		  const char **path)
+{
+	struct faults_state *st = ctx;
+	const struct addrspaces *as = session__addrspaces(st->s);
+	const struct map *m = addrspaces__find(as, pid, addr);
+
+	*path = NULL;
+	if (!m)
+		*region = below_stack(as, pid, addr) ? REGION_STACK : REGION_OTHER;
+	else if (map__anonymous(m))
+		*region = REGION_ANON;
+	else if (!strcmp(m->path, "[stack]"))
+		*region = REGION_STACK;
+	else if (!strcmp(m->path, "[heap]"))
+		*region = REGION_HEAP;
+	else if (m->path[0] == '[')
+		*region = REGION_OTHER;	/* [vdso], [vvar], [vsyscall] */
+	else {
+		*region = REGION_FILE;
+		*path = m->path;
+	}
+}
+
+/* Sites before regions; within each, ascending by the faults shown (the
+ * largest last, nearest the prompt, as stackcount prints). */
+static int cmp_owner(const void *a, const void *b, void *ctx)
+{
+	const struct faults_state *st = ctx;
+	const struct fault_owner *x = a, *y = b;
+	uint64_t kx = shown(st, x->faults, x->major), ky = shown(st, y->faults, y->major);
+
+	if (x->is_site != y->is_site)
+		return x->is_site ? -1 : 1;
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->is_site)
+		return x->stack < y->stack ? -1 : x->stack > y->stack;
+	if (x->region != y->region)
+		return x->region < y->region ? -1 : 1;
+	return strcmp(x->path ? x->path : "", y->path ? y->path : "");
+}
+
+static void json_counts(const struct faults_state *st, const struct fault_owner *w)
+{
+	printf(",\"faults\":%" PRIu64 ",\"minor\":%" PRIu64 ",\"major\":%" PRIu64
+	       ",\"pages\":%" PRIu64, shown(st, w->faults, w->major), w->faults - w->major,
+	       w->major, w->pages);
+	if (st->has_error)
+		printf(",\"first_touch\":%" PRIu64 ",\"cow\":%" PRIu64 ",\"protection\":%" PRIu64,
+		       w->first_touch, w->cow, w->prot);
+}
+
+static void print_site(struct faults_state *st, struct report *r, const struct fault_owner *w)
+{
+	const char *comm = session__comm(st->s, w->pid);
+	uint64_t n = shown(st, w->faults, w->major);
+	char classes[64];
+
+	alloc_class__format(w->classes, classes, sizeof(classes));
+	if (st->o.folded) {
+		report__folded(r, w->pid, comm, w->stack, n);
+	} else if (st->o.json) {
+		printf("{\"type\":\"site\",\"pid\":%d,\"comm\":", (int)w->pid);
+		report__json_str(stdout, comm);
+		printf(",\"class\":\"%s\",\"allocations\":%" PRIu64 ",\"bytes\":%" PRIu64, classes,
+		       w->allocs, w->bytes);
+		json_counts(st, w);
+		printf(",\"in_allocator\":%" PRIu64 ",\"stack\":", w->in_allocator);
+		report__stack_json(r, w->pid, w->stack);
+		printf("}\n");
+	} else {
+		report__stack(r, w->pid, w->stack, "  ", false);
+		printf("    %s [%d]  %s", comm, (int)w->pid, classes);
+		if (w->allocs)
+			printf(", %" PRIu64 " allocation%s, %" PRIu64 " bytes", w->allocs,
+			       w->allocs == 1 ? "" : "s", w->bytes);
+		else
+			printf(", made in the parent before fork");
+		printf("\n    %" PRIu64 " faults, %" PRIu64 " pages (minor %" PRIu64 ", major %" PRIu64,
+		       n, w->pages, w->faults - w->major, w->major);
+		if (st->has_error)
+			printf("; first touch %" PRIu64 ", copy-on-write %" PRIu64, w->first_touch,
+			       w->cow);
+		if (w->prot)
+			printf(", protection %" PRIu64, w->prot);
+		printf("; %" PRIu64 " inside the allocator)\n\n", w->in_allocator);
+	}
+}
+
+static void print_region(struct faults_state *st, const struct fault_owner *w)
+{
+	const char *comm = session__comm(st->s, w->pid);
+
+	if (st->o.json) {
+		printf("{\"type\":\"region\",\"pid\":%d,\"comm\":", (int)w->pid);
+		report__json_str(stdout, comm);
+		printf(",\"region\":\"%s\",\"path\":", fault_region__name(w->region));
+		if (w->path)
+			report__json_str(stdout, w->path);
+		else
+			printf("null");
+		json_counts(st, w);
+		printf("}\n");
+	} else {
+		printf("%-7d %-16s %-6s %8" PRIu64 " %7" PRIu64 " %7" PRIu64, (int)w->pid, comm,
+		       fault_region__name(w->region), shown(st, w->faults, w->major), w->pages,
+		       w->major);
+		if (st->has_error)
+			printf(" %7" PRIu64 " %7" PRIu64, w->first_touch, w->cow);
+		else
+			printf(" %7s %7s", "-", "-");
+		printf(" %s\n", w->path ? w->path : "");
+	}
+}
+
+static void print_by_alloc(struct session *s, void *ctx)
+{
+	struct faults_state *st = ctx;
+	struct fault_totals t;
+	struct report r;
+	size_t n, nsites = 0, first;
+	bool header = false;
+
+	report__init(&r, s, stdout, st->o.srcline);
+	fault_attrib__totals(st->fa, &t);
+	report__lost_first(&r, st->o.json, st->o.folded, TOOL,
+			   "faults, allocations or frees were missed: the counts below are low, "
+			   "and some faults may be given to the wrong allocation or to none");
+	fault_attrib__sort(st->fa, cmp_owner, st);
+	n = fault_attrib__count(st->fa);
+	while (nsites < n && fault_attrib__at(st->fa, nsites)->is_site)
+		nsites++;
+	first = st->fo.top && nsites > st->fo.top ? nsites - st->fo.top : 0;
+	for (size_t i = first; i < nsites; i++) {
+		const struct fault_owner *w = fault_attrib__at(st->fa, i);
+
+		if (shown(st, w->faults, w->major))
+			print_site(st, &r, w);
+	}
+	if (st->o.folded)
+		goto out;
+	for (size_t i = nsites; i < n; i++) {
+		const struct fault_owner *w = fault_attrib__at(st->fa, i);
+
+		if (!shown(st, w->faults, w->major))
+			continue;
+		if (!st->o.json && !header) {
+			printf("Faults outside tracked allocations, by region:\n");
+			printf("%-7s %-16s %-6s %8s %7s %7s %7s %7s %s\n", "PID", "COMM", "REGION",
+			       "FAULTS", "PAGES", "MAJOR", "FIRST", "COW", "PATH");
+			header = true;
+		}
+		print_region(st, w);
+	}
+	if (st->o.json)
+		printf("{\"type\":\"by_alloc_summary\",\"faults\":%" PRIu64 ",\"to_allocations\":%"
+		       PRIu64 ",\"in_allocator\":%" PRIu64 ",\"to_regions\":%" PRIu64
+		       ",\"waiting\":%" PRIu64 ",\"tracer\":%" PRIu64 ",\"fault_kinds\":%s}\n",
+		       t.faults, t.to_allocations, t.in_allocator, t.to_regions, t.waiting,
+		       st->tracer_faults, st->has_error ? "true" : "false");
+	else
+		printf("%s%" PRIu64 " faults: %" PRIu64 " in allocations (%" PRIu64 " inside the "
+		       "allocator), %" PRIu64 " in regions of the maps%s\n", header ? "\n" : "",
+		       t.faults, t.to_allocations, t.in_allocator, t.to_regions,
+		       st->has_error ? "" : "; no fault kinds (the software event has no error code)");
+	if (t.waiting && !st->o.json)
+		printf("%" PRIu64 " faults inside allocator calls that had not returned at the end\n",
+		       t.waiting);
+	if (st->tracer_faults && !st->o.json)
+		printf("%" PRIu64 " fault%s on the uprobes page (the tracer's own) not counted\n",
+		       st->tracer_faults, st->tracer_faults == 1 ? "" : "s");
+	report__footer(&r, st->o.json);
+out:
+	report__fini(&r);
+}
+
+static int add_events(struct session *s, void *ctx, const char *rung, struct errbuf *eb)
+{
+	struct faults_state *st = ctx;
+	/* By allocation, the allocation's stack is what counts. */
+	unsigned int stack = st->fo.by_alloc ? 0 : SESSION_USER_STACK;
+	struct tp_event *ev = NULL;
+	int err;
+
+	st->s = s;
+	if (st->fo.by_alloc) {
+		err = alloc_trace__new(s, &(struct alloc_trace_opts){
+						.obj = st->fo.obj, .prefix = st->fo.prefix,
+						.probes = st->fo.probes, .inherit = true, .index = true },
+				       &(struct alloc_trace_hooks){ NULL, on_made, NULL, on_returned,
+								    on_thread_gone, st },
+				       &st->at, eb);
+		if (err)
+			return err;
+		st->track = alloc_trace__track(st->at);
+		if (alloc_trace__warning(st->at))
+			fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(st->at));
+		err = fault_attrib__new(st->track, place, st, &st->fa);
+		if (err)
+			return errbuf__set(eb, err, "out of memory");
+	}
+	if (!strcmp(rung, "tracepoint")) {
+		err = session__add_tracepoint(s, "exceptions", "page_fault_user", stack, on_fault_tp,
+					      st, &ev, eb);
+		if (!err && tp_event__field(ev, "address", &st->f_addr))
+			err = errbuf__set(eb, -ENOENT, "exceptions:page_fault_user lacks 'address'");
+		st->has_error = !err && !tp_event__field(ev, "error_code", &st->f_error);
+	} else {
+		err = session__add_software(s, "page-faults", PERF_COUNT_SW_PAGE_FAULTS,
+					    stack | SESSION_SAMPLE_ADDR, on_fault_sw, st, eb);
+	}
+	if (!err)
+		err = session__add_software(s, "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ,
+					    SESSION_SAMPLE_ADDR, on_major, st, eb);
+	return err;
+}
+
+int cmd_faults(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "minor", no_argument, NULL, OPT_MINOR },
+		{ "major", no_argument, NULL, OPT_MAJOR },
+		{ "by-alloc", no_argument, NULL, OPT_BY_ALLOC },
+		{ "obj", required_argument, NULL, 'O' },
+		{ "symbols-prefix", required_argument, NULL, OPT_PREFIX },
+		{ "probes", required_argument, NULL, OPT_PROBES },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct faults_state st = { 0 };
+	struct tool_extra extra = { "T:O:", longopts, faults_opt, NULL, &st.fo };
+	int ret;
+
+	ret = tool_opts__parse_ext(&st.o, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	if (st.fo.minor_only && st.fo.major_only) {
+		fprintf(stderr, "faultline " TOOL ": choose --minor or --major, not both\n");
+		return EXIT_USAGE;
+	}
+	if (st.fo.by_alloc && !st.o.sess.pid && !st.o.sess.cmd) {
+		fprintf(stderr, "faultline " TOOL ": --by-alloc traces one process's allocator: give "
+			"-p PID or -c CMD\n");
+		return EXIT_USAGE;
+	}
+	if (!st.fo.by_alloc && (st.fo.obj || st.fo.prefix || st.fo.probes)) {
+		fprintf(stderr, "faultline " TOOL ": -O, --symbols-prefix and --probes go with "
+			"--by-alloc\n");
+		return EXIT_USAGE;
+	}
+	st.sites = keyed__new(sizeof(struct fsite));
+	st.procs = keyed__new(sizeof(struct fproc));
+	st.last_page = hashmap__new();
+	st.last_site = hashmap__new();
+	ret = EXIT_FAIL;
+	if (!st.sites || !st.procs || !st.last_page || !st.last_site) {
+		fprintf(stderr, "faultline " TOOL ": out of memory\n");
+		goto out;
+	}
+	ret = tool__live(&st.o, &(struct tool_life){ TOOL, "page faults", add_events, NULL,
+						     st.fo.by_alloc ? print_by_alloc : print_report,
+						     &st.err, &st });
+out:
+	fault_attrib__free(st.fa);
+	alloc_trace__free(st.at);
+	keyed__free(st.sites);
+	keyed__free(st.procs);
+	hashmap__free(st.last_page);
+	hashmap__free(st.last_site);
+	return ret;
+}

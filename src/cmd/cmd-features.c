@@ -1,0 +1,306 @@
+/*
+ * cmd-features: `faultline features` shows what this kernel offers and
+ * which event source each tool will use, and why better ones were refused.
+ *
+ * It is the first thing to run on an unfamiliar machine, and what a bug
+ * report should include: every line carries the evidence (the file that
+ * was or was not there), and FAULTLINE_MASK's effect is visible.  With
+ * --root it reads a fixture tree instead (DIR/tracing, DIR/sys, DIR/proc)
+ * and mounts nothing.  Exit status: 0 ok, 1 probing failed, 2 usage.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cmd/commands.h"
+#include "features.h"
+#include "ladder.h"
+#include "lib/errbuf.h"
+
+int cmd_features(int argc, char **argv);
+
+#define WHY_LEN 256
+#define MAX_RUNGS 16
+
+static void usage(FILE *fp)
+{
+	fputs("usage: faultline features [--json] [--root DIR]\n"
+	      "\n"
+	      "  --json      one JSON object per line: the system, each feature, each tool\n"
+	      "  --root DIR  probe the tree DIR/tracing, DIR/sys, DIR/proc instead of this\n"
+	      "              kernel (e.g. tests/fixtures/kernels/rhel7-3.10)\n"
+	      "\n"
+	      "FAULTLINE_MASK=name,...,system:event,system:* makes features and\n"
+	      "tracepoints look absent, to exercise the fallbacks.\n", fp);
+}
+
+/* JSON string body: quotes, backslashes and control characters escaped. */
+static void json_str(FILE *fp, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', fp);
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(fp, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", fp);
+		else if (*p == '\t')
+			fputs("\\t", fp);
+		else if (*p < 0x20)
+			fprintf(fp, "\\u%04x", *p);
+		else
+			fputc(*p, fp);
+	}
+	fputc('"', fp);
+}
+
+static const char *yes_no(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static void print_privileges(const struct features *f)
+{
+	const char *sep = "";
+
+	if (features__is_root(f)) {
+		printf("root");
+		sep = ", ";
+	}
+	if (features__cap_sys_admin(f)) {
+		printf("%sCAP_SYS_ADMIN", sep);
+		sep = ", ";
+	}
+	if (features__cap_perfmon(f)) {
+		printf("%sCAP_PERFMON", sep);
+		sep = ", ";
+	}
+	if (!*sep)
+		printf("unprivileged");
+	printf("\n");
+}
+
+static void text_features(const struct features *f)
+{
+	int id, paranoid = features__paranoid(f);
+
+	printf("%-20s %-5s %s\n", "FEATURE", "AVAIL", "EVIDENCE");
+	for (id = 0; id < FEAT__COUNT; id++)
+		printf("%-20s %-5s %s\n", feature__name(id), yes_no(features__has(f, id)),
+		       features__why(f, id));
+	printf("\n");
+	if (paranoid == INT_MIN)
+		printf("%-20s %s\n", "perf_event_paranoid", "unreadable");
+	else
+		printf("%-20s %d\n", "perf_event_paranoid", paranoid);
+	printf("%-20s ", "privileges");
+	print_privileges(f);
+	printf("%-20s %s\n", "lockdown", features__lockdown(f));
+	if (strcmp(features__lockdown(f), "confidentiality") == 0)
+		printf("%-20s %s\n", "", "tracefs is unusable under confidentiality lockdown");
+	printf("%-20s %s\n", "tracefs dir", *features__tracefs_dir(f) ? features__tracefs_dir(f) : "none");
+	printf("\n");
+}
+
+static void text_tool(const struct ladder *l, int chosen, char (*why)[WHY_LEN])
+{
+	size_t i;
+
+	if (chosen < 0)
+		printf("%-8s none available\n", l->tool);
+	else if (l->rungs[chosen].loses[0])
+		printf("%-8s %s (loses: %s)\n", l->tool, l->rungs[chosen].label, l->rungs[chosen].loses);
+	else
+		printf("%-8s %s\n", l->tool, l->rungs[chosen].label);
+	for (i = 0; i < l->n && (chosen < 0 || i < (size_t)chosen); i++)
+		printf("%-8s   refused %s: %s\n", "", l->rungs[i].label, why[i]);
+	for (i = (size_t)chosen + 1; chosen >= 0 && i < l->n; i++) {
+		if (why[i][0])
+			printf("%-8s   fallback %s: unavailable: %s\n", "", l->rungs[i].label, why[i]);
+		else
+			printf("%-8s   fallback %s (loses: %s)\n", "", l->rungs[i].label, l->rungs[i].loses);
+	}
+}
+
+static void json_features(const struct features *f)
+{
+	int id, paranoid = features__paranoid(f);
+
+	printf("{\"kind\":\"system\",\"perf_event_paranoid\":");
+	if (paranoid == INT_MIN)
+		printf("null");
+	else
+		printf("%d", paranoid);
+	printf(",\"root\":%s,\"cap_sys_admin\":%s,\"cap_perfmon\":%s,\"privileged\":%s,\"lockdown\":",
+	       features__is_root(f) ? "true" : "false", features__cap_sys_admin(f) ? "true" : "false",
+	       features__cap_perfmon(f) ? "true" : "false", features__privileged(f) ? "true" : "false");
+	json_str(stdout, features__lockdown(f));
+	printf(",\"tracefs_dir\":");
+	json_str(stdout, features__tracefs_dir(f));
+	printf(",\"uprobe_pmu_type\":%d,\"kprobe_pmu_type\":%d}\n", features__uprobe_pmu_type(f),
+	       features__kprobe_pmu_type(f));
+	for (id = 0; id < FEAT__COUNT; id++) {
+		printf("{\"kind\":\"feature\",\"feature\":");
+		json_str(stdout, feature__name(id));
+		printf(",\"available\":%s,\"why\":", features__has(f, id) ? "true" : "false");
+		json_str(stdout, features__why(f, id));
+		printf("}\n");
+	}
+}
+
+static void json_tool(const struct ladder *l, int chosen, char (*why)[WHY_LEN])
+{
+	size_t i;
+
+	printf("{\"kind\":\"tool\",\"tool\":");
+	json_str(stdout, l->tool);
+	printf(",\"rung\":");
+	if (chosen < 0) {
+		printf("null,\"label\":null");
+	} else {
+		json_str(stdout, l->rungs[chosen].key);
+		printf(",\"label\":");
+		json_str(stdout, l->rungs[chosen].label);
+	}
+	printf(",\"rungs\":[");
+	for (i = 0; i < l->n; i++) {
+		printf("%s{\"key\":", i ? "," : "");
+		json_str(stdout, l->rungs[i].key);
+		printf(",\"label\":");
+		json_str(stdout, l->rungs[i].label);
+		printf(",\"available\":%s,\"chosen\":%s,\"loses\":", why[i][0] ? "false" : "true",
+		       (int)i == chosen ? "true" : "false");
+		json_str(stdout, l->rungs[i].loses);
+		printf(",\"why\":");
+		json_str(stdout, why[i]);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
+/**
+ * cmd_features() - `faultline features [--json] [--root DIR]`
+ * @argc: argument count, argv[0] being the command name ("features")
+ * @argv: arguments; not modified, not retained
+ *
+ * Prints the feature table, the system facts and each tool's chosen rung to
+ * stdout.  May mount tracefs when probing the live system (see
+ * features__locate_tracefs()).
+ *
+ * Return: exit status: 0, 1 when probing failed, 2 on bad usage.
+ */
+int cmd_features(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char tracing[PATH_MAX], sys[PATH_MAX], proc[PATH_MAX], rootdir[PATH_MAX];
+	char why[MAX_RUNGS][WHY_LEN];
+	struct fl_roots roots = { NULL, NULL, NULL };
+	struct errbuf eb = { "" };
+	struct features *f = NULL;
+	const struct ladder *ladders;
+	const char *root = NULL;
+	bool json = false;
+	struct stat st;
+	size_t nladders, i, len;
+	int opt, err, chosen, status = EXIT_OK;
+
+	optind = 0;	/* GNU getopt: restart, whatever main() parsed before */
+	opterr = 0;	/* our own messages, with our own prefix */
+	while ((opt = getopt_long(argc, argv, "+jr:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json = true;
+			break;
+		case 'r':
+			root = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			goto out;
+		default:
+			if (optopt == 'r' || (optind > 0 && strcmp(argv[optind - 1], "--root") == 0))
+				fprintf(stderr, "faultline features: option '--root' needs a directory\n");
+			else
+				fprintf(stderr, "faultline features: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "faultline features: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		status = EXIT_USAGE;
+		goto out;
+	}
+
+	if (root) {
+		if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "faultline features: root '%s' is not a directory\n", root);
+			status = EXIT_FAIL;
+			goto out;
+		}
+		/* "DIR/" would make every evidence path read "DIR//tracing". */
+		len = strlen(root);
+		while (len > 1 && root[len - 1] == '/')
+			len--;
+		if (len >= sizeof(rootdir) ||
+		    snprintf(rootdir, sizeof(rootdir), "%.*s", (int)len, root) >= (int)sizeof(rootdir) ||
+		    snprintf(tracing, sizeof(tracing), "%s/tracing", rootdir) >= (int)sizeof(tracing) ||
+		    snprintf(sys, sizeof(sys), "%s/sys", rootdir) >= (int)sizeof(sys) ||
+		    snprintf(proc, sizeof(proc), "%s/proc", rootdir) >= (int)sizeof(proc)) {
+			fprintf(stderr, "faultline features: root '%s' is too long\n", root);
+			status = EXIT_FAIL;
+			goto out;
+		}
+		roots.tracefs = tracing;
+		roots.sysfs = sys;
+		roots.procfs = proc;
+	}
+
+	err = features__probe(&roots, &f, &eb);
+	if (err) {
+		fprintf(stderr, "faultline features: %s\n", errbuf__str(&eb, err));
+		status = EXIT_FAIL;
+		goto out;
+	}
+
+	if (json)
+		json_features(f);
+	else
+		text_features(f);
+	if (!json)
+		printf("%-8s %s\n", "TOOL", "SOURCE");
+	ladders = ladder__all(&nladders);
+	for (i = 0; i < nladders; i++) {
+		/* Ladders are short; a longer one would be a table bug, and
+		 * its extra rungs are simply not shown. */
+		const struct ladder l = {
+			ladders[i].tool, ladders[i].rungs,
+			ladders[i].n < MAX_RUNGS ? ladders[i].n : MAX_RUNGS
+		};
+
+		chosen = ladder__choose(&l, f, why, MAX_RUNGS);
+		if (json)
+			json_tool(&l, chosen, why);
+		else
+			text_tool(&l, chosen, why);
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "faultline features: cannot write output: %s\n", strerror(errno));
+		status = EXIT_FAIL;
+	}
+out:
+	features__free(f);
+	return status;
+}

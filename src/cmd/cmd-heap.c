@@ -1,0 +1,653 @@
+/*
+ * faultline heap: heaptrack_print's report, from the allocator's events
+ * live (-c CMD, -p PID) or from a recording (faultline report -i FILE
+ * heap, on a `record -e leak` file): the most calls to allocation
+ * functions, the peak memory consumers, the most temporary allocations,
+ * the leaks with -l, then heaptrack's summary (runtime, calls, temporary
+ * allocations, peak heap consumption, total memory leaked), with its
+ * words and its units (K, M, G of 1000).
+ *
+ * The events are leak's (alloc-trace.c): the malloc family of the
+ * program, not its own mmaps, which heaptrack does not see either.  The
+ * counting is heap-profile.c's.  As heaptrack_print merges backtraces,
+ * stacks are grouped by the function that called the allocator, and
+ * within a group by the rest of the stack, function by function.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack/addrspace.h"
+#include "agg/alloc-trace.h"
+#include "cmd/commands.h"
+#include "agg/heap-profile.h"
+#include "lib/grow.h"
+#include "lib/hashmap.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "stack/stackdb.h"
+#include "stack/symbolize.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "heap"
+
+static const char usage[] =
+	"faultline heap [-p PID | -c CMD] [-n N] [-s N] [-l] [-H FILE]\n"
+	"                      [--temporary-allocation-threshold N] [-O LIB] [--symbols-prefix P]\n"
+	"                      [--probes SPEC] [STACK OPTIONS] [--json] [-m PAGES] [duration]\n"
+	"       faultline report -i FILE heap [options]";
+
+static const char help[] =
+	"heaptrack_print's report of a program's heap: who calls the allocator most,\n"
+	"who held the heap at its peak, which allocations were temporary (freed before\n"
+	"any other allocation), and what leaked; then the summary.\n"
+	"\n"
+	"  -n, --peak-limit N    groups shown per section (default 10)\n"
+	"  -s, --sub-peak-limit N\n"
+	"                        stacks shown per group (default 5)\n"
+	"  -l, --print-leaks     add the section of leaked memory\n"
+	"  -H, --print-histogram FILE\n"
+	"                        write the requested sizes and their counts to FILE\n"
+	"  --temporary-allocation-threshold N\n"
+	"                        temporary: freed before N more allocations were made\n"
+	"                        (memray's rule; default 1: heaptrack's)\n"
+	"  -O, --obj LIB         the allocator library (default libc)\n"
+	"  --symbols-prefix P    its symbols' prefix (jemalloc: je_)\n"
+	"  --probes SPEC         probe spec name or file\n"
+	TOOL_OPTS_HELP
+	TOOL_OPTS_STACK_HELP;
+
+enum { OPT_PREFIX = 256, OPT_PROBES, OPT_THRESHOLD };
+
+struct heap_opts {
+	unsigned int peak_limit, sub_limit, threshold;
+	bool leaks;
+	const char *histogram;
+	const char *obj, *prefix, *probes;
+};
+
+struct heap {
+	struct tool_opts o;
+	struct heap_opts ho;
+	struct session *s;
+	struct alloc_trace *at;
+	struct heap_profile *hp;
+	int err;
+};
+
+/* ---- options ---- */
+
+static bool parse_uint(const char *s, unsigned int *v)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || !n || n > INT_MAX)
+		return false;
+	*v = (unsigned int)n;
+	return true;
+}
+
+static const char *heap_opt(int c, const char *arg, void *ctx)
+{
+	struct heap_opts *ho = ctx;
+
+	switch (c) {
+	case 'n':
+		return parse_uint(arg, &ho->peak_limit) ? NULL : "-n wants a number of groups, not";
+	case 's':
+		return parse_uint(arg, &ho->sub_limit) ? NULL : "-s wants a number of stacks, not";
+	case 'l':
+		ho->leaks = true;
+		return NULL;
+	case 'H':
+		ho->histogram = arg;
+		return NULL;
+	case OPT_THRESHOLD:
+		return parse_uint(arg, &ho->threshold) ? NULL :
+		       "--temporary-allocation-threshold wants a number of allocations, not";
+	case 'O':
+		ho->obj = arg;
+		return NULL;
+	case OPT_PREFIX:
+		ho->prefix = arg;
+		return NULL;
+	case OPT_PROBES:
+		ho->probes = arg;
+		return NULL;
+	default:
+		return "unknown option";
+	}
+}
+
+/* ---- events ---- */
+
+static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
+{
+	struct heap *h = ctx;
+
+	(void)smp;
+	if (!r->region && !h->err)
+		h->err = heap_profile__alloc(h->hp, r->pid, r->addr, r->size, r->stack, r->time);
+}
+
+static void on_freed(void *ctx, const struct sample *smp, const struct alloc_rec *r)
+{
+	struct heap *h = ctx;
+
+	if (!r->region)
+		heap_profile__release(h->hp, r->pid, r->addr, r->size, r->stack, smp->time);
+}
+
+/* ---- the report ---- */
+
+/* heaptrack's byte counts: B, then K, M, G of 1000 with two decimals. */
+static void fmt_bytes(uint64_t b, char *buf, size_t n)
+{
+	static const char units[] = "KMGTP";
+	double v = (double)b;
+	int u = -1;
+
+	if (b < 1000) {
+		snprintf(buf, n, "%" PRIu64 "B", b);
+		return;
+	}
+	while (v >= 1000 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, n, "%.2f%c", v, units[u]);
+}
+
+/* One frame as heaptrack prints it: the function (or the address) and,
+ * on the next line, the file it is in. */
+struct frame_text {
+	char func[256];
+	char module[512];
+};
+
+static void frame_of(struct heap *h, pid_t pid, const uint64_t *ips, uint32_t i, struct frame_text *f)
+{
+	const struct map *m = addrspaces__find(session__addrspaces(h->s), pid, ips[i]);
+	struct sym_result res = { 0 };
+	uint64_t at = i ? ips[i] - 1 : ips[i];
+
+	if (!symbolizer__user(session__symbolizer(h->s), session__addrspaces(h->s), pid, at, &res) &&
+	    res.func)
+		snprintf(f->func, sizeof(f->func), "%s", res.func);
+	else
+		snprintf(f->func, sizeof(f->func), "0x%" PRIx64, ips[i]);
+	snprintf(f->module, sizeof(f->module), "%s", m && m->path ? m->path : "");
+}
+
+enum metric { M_CALLS, M_PEAK, M_TEMPORARY, M_LEAKED };
+
+/* What a group or a merged backtrace cost, by each section's measure. */
+struct cost {
+	uint64_t calls, temporary, peak, leaked;
+};
+
+/* A merged backtrace: sites whose frames after the first are the same
+ * functions. */
+struct sub {
+	char *key;		/* the functions, '\n'-joined */
+	size_t site;		/* a site showing it (its frames are printed) */
+	struct cost c;
+};
+
+/* The sites whose first frame is one function. */
+struct group {
+	char *func, *module;
+	struct cost c;
+	struct sub *subs;
+	size_t nsubs, capsubs;
+};
+
+struct merged {
+	struct heap_site *sites;
+	size_t nsites;
+	struct group *groups;
+	size_t ngroups, capgroups;
+	struct hashmap *gidx;	/* hash of func -> group index + 1 (chained by probing) */
+};
+
+static uint64_t metric_of(enum metric m, const struct cost *c)
+{
+	switch (m) {
+	case M_CALLS:
+		return c->calls;
+	case M_PEAK:
+		return c->peak;
+	case M_TEMPORARY:
+		return c->temporary;
+	default:
+		return c->leaked;
+	}
+}
+
+static void cost_add(struct cost *c, const struct heap_site *hs)
+{
+	c->calls += hs->calls;
+	c->temporary += hs->temporary;
+	c->peak += hs->peak;
+	c->leaked += hs->leaked;
+}
+
+static struct group *group_of(struct merged *g, const struct frame_text *f)
+{
+	uint64_t h = hash_bytes(f->func, strlen(f->func)), v;
+
+	/* Open addressing over the hash: the next key on a collision. */
+	for (;; h++) {
+		if (!hashmap__get(g->gidx, h, &v))
+			break;
+		if (!strcmp(g->groups[v - 1].func, f->func))
+			return &g->groups[v - 1];
+	}
+	if (GROW_FOR(g->groups, g->capgroups, g->ngroups + 1, 64))
+		return NULL;
+	memset(&g->groups[g->ngroups], 0, sizeof(g->groups[0]));
+	g->groups[g->ngroups].func = strdup(f->func);
+	g->groups[g->ngroups].module = strdup(f->module);
+	if (!g->groups[g->ngroups].func || !g->groups[g->ngroups].module ||
+	    hashmap__set(g->gidx, h, g->ngroups + 1)) {
+		free(g->groups[g->ngroups].func);
+		free(g->groups[g->ngroups].module);
+		return NULL;
+	}
+	return &g->groups[g->ngroups++];
+}
+
+static int add_sub(struct group *gr, const char *key, size_t site, const struct heap_site *hs)
+{
+	struct sub *sb = NULL;
+
+	for (size_t i = 0; i < gr->nsubs && !sb; i++)
+		if (!strcmp(gr->subs[i].key, key))
+			sb = &gr->subs[i];
+	if (!sb) {
+		if (GROW_FOR(gr->subs, gr->capsubs, gr->nsubs + 1, 8))
+			return -ENOMEM;
+		sb = &gr->subs[gr->nsubs];
+		memset(sb, 0, sizeof(*sb));
+		sb->key = strdup(key);
+		sb->site = site;
+		if (!sb->key)
+			return -ENOMEM;
+		gr->nsubs++;
+	}
+	cost_add(&sb->c, hs);
+	return 0;
+}
+
+static void merged__free(struct merged *g)
+{
+	for (size_t i = 0; i < g->ngroups; i++) {
+		for (size_t j = 0; j < g->groups[i].nsubs; j++)
+			free(g->groups[i].subs[j].key);
+		free(g->groups[i].subs);
+		free(g->groups[i].func);
+		free(g->groups[i].module);
+	}
+	free(g->groups);
+	free(g->sites);
+	hashmap__free(g->gidx);
+}
+
+/* Group the sites by their first frame's function, the rest merged by
+ * function names. */
+static int merge(struct heap *h, struct merged *g)
+{
+	struct stackdb *db = session__stackdb(h->s);
+	char *key = NULL;
+	size_t keycap = 0;
+	int err;
+
+	g->gidx = hashmap__new();
+	if (!g->gidx)
+		return -ENOMEM;
+	err = heap_profile__sites(h->hp, &g->sites, &g->nsites);
+	if (err)
+		return err;
+	for (size_t i = 0; i < g->nsites; i++) {
+		const struct heap_site *hs = &g->sites[i];
+		uint32_t nr = 0;
+		const uint64_t *ips = stackdb__get(db, hs->stack, &nr);
+		struct frame_text f = { "??", "" };
+		struct group *gr;
+		size_t len = 0;
+
+		if (nr)
+			frame_of(h, hs->pid, ips, 0, &f);
+		gr = group_of(g, &f);
+		if (!gr) {
+			err = -ENOMEM;
+			break;
+		}
+		cost_add(&gr->c, hs);
+		for (uint32_t k = 1; k < nr; k++) {
+			size_t fl;
+
+			frame_of(h, hs->pid, ips, k, &f);
+			fl = strlen(f.func);
+			if (GROW_FOR(key, keycap, len + fl + 2, 256)) {
+				err = -ENOMEM;
+				break;
+			}
+			memcpy(key + len, f.func, fl);
+			len += fl;
+			key[len++] = '\n';
+		}
+		if (err)
+			break;
+		if (GROW_FOR(key, keycap, len + 1, 256)) {
+			err = -ENOMEM;
+			break;
+		}
+		key[len] = '\0';
+		err = add_sub(gr, key, i, hs);
+		if (err)
+			break;
+	}
+	free(key);
+	return err;
+}
+
+struct sort_ctx {
+	enum metric m;
+};
+
+/* Largest first by the section's measure, then by name. */
+static int cmp_cost(enum metric m, const struct cost *x, const struct cost *y, const char *nx,
+		    const char *ny)
+{
+	uint64_t vx = metric_of(m, x), vy = metric_of(m, y);
+
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	return strcmp(nx, ny);
+}
+
+static int cmp_groups(const void *a, const void *b, void *ctx)
+{
+	const struct group *x = a, *y = b;
+
+	return cmp_cost(((const struct sort_ctx *)ctx)->m, &x->c, &y->c, x->func, y->func);
+}
+
+static int cmp_subs(const void *a, const void *b, void *ctx)
+{
+	const struct sub *x = a, *y = b;
+
+	return cmp_cost(((const struct sort_ctx *)ctx)->m, &x->c, &y->c, x->key, y->key);
+}
+
+/* "N calls to allocation functions with X peak consumption from", and
+ * the other sections' words, for a group (@sub false) or a stack. */
+static void cost_line(enum metric m, bool sub, const struct cost *c)
+{
+	uint64_t calls = c->calls, temporary = c->temporary, peak = c->peak, leaked = c->leaked;
+	char b[32];
+
+	switch (m) {
+	case M_CALLS:
+		fmt_bytes(peak, b, sizeof(b));
+		printf(sub ? "%" PRIu64 " calls with %s peak consumption from:\n" :
+			     "%" PRIu64 " calls to allocation functions with %s peak consumption from\n",
+		       calls, b);
+		break;
+	case M_PEAK:
+		fmt_bytes(peak, b, sizeof(b));
+		printf(sub ? "%s consumed over %" PRIu64 " calls from:\n" :
+			     "%s peak memory consumed over %" PRIu64 " calls from\n",
+		       b, calls);
+		break;
+	case M_TEMPORARY:
+		printf("%" PRIu64 " temporary allocations of %" PRIu64 " allocations in total (%.2f%%) from%s\n",
+		       temporary, calls, calls ? 100.0 * (double)temporary / (double)calls : 0.0,
+		       sub ? ":" : "");
+		break;
+	case M_LEAKED:
+		fmt_bytes(leaked, b, sizeof(b));
+		printf(sub ? "%s leaked over %" PRIu64 " calls from:\n" : "%s leaked over %" PRIu64 " calls from\n",
+		       b, calls);
+		break;
+	}
+}
+
+static const char *const section_titles[] = {
+	[M_CALLS] = "MOST CALLS TO ALLOCATION FUNCTIONS",
+	[M_PEAK] = "PEAK MEMORY CONSUMERS",
+	[M_TEMPORARY] = "MOST TEMPORARY ALLOCATIONS",
+	[M_LEAKED] = "MEMORY LEAKS",
+};
+static const char *const section_keys[] = {
+	[M_CALLS] = "calls", [M_PEAK] = "peak", [M_TEMPORARY] = "temporary", [M_LEAKED] = "leaked",
+};
+
+static void print_sub_json(struct report *r, const struct merged *g, enum metric m,
+			   const struct group *gr, const struct sub *sb)
+{
+	const struct heap_site *hs = &g->sites[sb->site];
+
+	printf("{\"type\":\"heap_stack\",\"section\":\"%s\",\"function\":", section_keys[m]);
+	report__json_str(stdout, gr->func);
+	printf(",\"calls\":%" PRIu64 ",\"temporary\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
+	       ",\"leaked_bytes\":%" PRIu64 ",\"pid\":%d,\"stack\":",
+	       sb->c.calls, sb->c.temporary, sb->c.peak, sb->c.leaked, (int)hs->pid);
+	report__stack_json(r, hs->pid, hs->stack);
+	printf("}\n");
+}
+
+static void print_section(struct heap *h, struct report *r, struct merged *g, enum metric m)
+{
+	struct sort_ctx sc = { m };
+	size_t shown = 0;
+
+	qsort_r(g->groups, g->ngroups, sizeof(*g->groups), cmp_groups, &sc);
+	if (!h->o.json)
+		printf("%s\n", section_titles[m]);
+	for (size_t i = 0; i < g->ngroups && shown < h->ho.peak_limit; i++) {
+		struct group *gr = &g->groups[i];
+		uint64_t rest_v = 0, rest_n = 0;
+
+		if (!metric_of(m, &gr->c))
+			break;
+		shown++;
+		qsort_r(gr->subs, gr->nsubs, sizeof(*gr->subs), cmp_subs, &sc);
+		if (!h->o.json) {
+			cost_line(m, false, &gr->c);
+			printf("%s\n", gr->func);
+			if (gr->module[0])
+				printf("  in %s\n", gr->module);
+		}
+		for (size_t j = 0; j < gr->nsubs; j++) {
+			const struct sub *sb = &gr->subs[j];
+			const struct heap_site *hs = &g->sites[sb->site];
+			uint32_t nr = 0;
+			const uint64_t *ips;
+
+			if (j >= h->ho.sub_limit || !metric_of(m, &sb->c)) {
+				rest_v += metric_of(m, &sb->c);
+				rest_n++;
+				continue;
+			}
+			if (h->o.json) {
+				print_sub_json(r, g, m, gr, sb);
+				continue;
+			}
+			cost_line(m, true, &sb->c);
+			ips = stackdb__get(session__stackdb(h->s), hs->stack, &nr);
+			for (uint32_t k = 1; k < nr; k++) {
+				struct frame_text f;
+
+				frame_of(h, hs->pid, ips, k, &f);
+				printf("    %s\n", f.func);
+				if (f.module[0])
+					printf("      in %s\n", f.module);
+			}
+		}
+		if (rest_n && !h->o.json) {
+			char b[32];
+
+			if (m == M_CALLS || m == M_TEMPORARY) {
+				printf("  and %" PRIu64 " from %" PRIu64 " other places\n", rest_v, rest_n);
+			} else {
+				fmt_bytes(rest_v, b, sizeof(b));
+				printf("  and %s from %" PRIu64 " other places\n", b, rest_n);
+			}
+		}
+	}
+	if (!h->o.json)
+		printf("\n\n");
+}
+
+static int write_histogram(struct heap *h)
+{
+	uint64_t *sizes = NULL, *counts = NULL;
+	size_t n = 0;
+	FILE *f;
+	int err = heap_profile__histogram(h->hp, &sizes, &counts, &n);
+
+	if (err)
+		return err;
+	f = fopen(h->ho.histogram, "w");
+	if (!f) {
+		err = -errno;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%" PRIu64 "\t%" PRIu64 "\n", sizes[i], counts[i]);
+	if (ferror(f))
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+out:
+	free(sizes);
+	free(counts);
+	return err;
+}
+
+static int print_report(struct heap *h)
+{
+	const struct heap_totals *t = heap_profile__totals(h->hp);
+	double secs = t->last_time > t->first_time ? (double)(t->last_time - t->first_time) / 1e9 : 0;
+	struct merged g = { 0 };
+	struct report r;
+	char peak[32], leaked[32];
+	int err;
+
+	report__init(&r, h->s, stdout, h->o.srcline);
+	report__lost_first(&r, h->o.json, false, TOOL,
+			   "allocations and frees were missed: calls, temporary allocations, the peak "
+			   "and the leaks are short of what happened");
+	err = merge(h, &g);
+	if (err)
+		goto out;
+	print_section(h, &r, &g, M_CALLS);
+	print_section(h, &r, &g, M_PEAK);
+	if (h->ho.leaks)
+		print_section(h, &r, &g, M_LEAKED);
+	print_section(h, &r, &g, M_TEMPORARY);
+	fmt_bytes(t->peak_bytes, peak, sizeof(peak));
+	fmt_bytes(t->live_bytes, leaked, sizeof(leaked));
+	if (h->o.json) {
+		printf("{\"type\":\"heap_summary\",\"runtime_s\":%.6f,\"calls\":%" PRIu64
+		       ",\"temporary\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
+		       ",\"peak_time_s\":%.6f,\"leaked_bytes\":%" PRIu64 ",\"leaked_blocks\":%" PRIu64
+		       ",\"temporary_threshold\":%u}\n",
+		       secs, t->calls, t->temporary, t->frees, t->peak_bytes,
+		       t->peak_time ? session__elapsed(h->s, t->peak_time) : 0.0, t->live_bytes,
+		       t->live_blocks, h->ho.threshold);
+	} else {
+		printf("total runtime: %.2fs.\n", secs);
+		printf("calls to allocation functions: %" PRIu64 " (%.0f/s)\n", t->calls,
+		       secs > 0 ? (double)t->calls / secs : 0.0);
+		printf("temporary memory allocations: %" PRIu64 " (%.0f/s)\n", t->temporary,
+		       secs > 0 ? (double)t->temporary / secs : 0.0);
+		printf("peak heap memory consumption: %s", peak);
+		if (t->peak_time)
+			printf(" after %.3fs", session__elapsed(h->s, t->peak_time));
+		printf("\n");
+		printf("total memory leaked: %s\n", leaked);
+	}
+	report__footer(&r, h->o.json);
+	if (h->ho.histogram)
+		err = write_histogram(h);
+out:
+	merged__free(&g);
+	report__fini(&r);
+	return err;
+}
+
+int cmd_heap(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "peak-limit", required_argument, NULL, 'n' },
+		{ "sub-peak-limit", required_argument, NULL, 's' },
+		{ "print-leaks", no_argument, NULL, 'l' },
+		{ "print-histogram", required_argument, NULL, 'H' },
+		{ "temporary-allocation-threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "obj", required_argument, NULL, 'O' },
+		{ "symbols-prefix", required_argument, NULL, OPT_PREFIX },
+		{ "probes", required_argument, NULL, OPT_PROBES },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct heap h = { .ho = { .peak_limit = 10, .sub_limit = 5, .threshold = 1 } };
+	struct tool_extra extra = { "n:s:lH:O:", longopts, heap_opt, NULL, &h.ho };
+	struct errbuf eb = { "" };
+	const char *rung, *label;
+	int ret, err;
+
+	ret = tool_opts__parse_ext(&h.o, TOOL, 0, usage, help, &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	if (!h.o.sess.pid && !h.o.sess.cmd && !tool__replaying()) {
+		fprintf(stderr, "faultline " TOOL ": which program? -p PID or -c CMD\n");
+		return EXIT_USAGE;
+	}
+	ret = EXIT_FAIL;
+	if (heap_profile__new(h.ho.threshold, &h.hp)) {
+		fprintf(stderr, "faultline " TOOL ": out of memory\n");
+		goto out;
+	}
+	/* leak's events, so its ladder and its recordings serve. */
+	h.s = tool__start(&h.o, "leak", &rung, &label);
+	if (!h.s)
+		goto out;
+	err = alloc_trace__new(h.s, &(struct alloc_trace_opts){ .obj = h.ho.obj, .prefix = h.ho.prefix,
+								 .probes = h.ho.probes },
+			       &(struct alloc_trace_hooks){ .made = on_made, .freed = on_freed, .ctx = &h },
+			       &h.at, &eb);
+	if (err) {
+		ret = tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	if (alloc_trace__warning(h.at))
+		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(h.at));
+	if (tool__run(h.s, &h.o, TOOL, "allocations", label))
+		goto out;
+	if (!h.err)
+		h.err = alloc_trace__error(h.at);
+	if (h.err) {
+		ret = tool__fail(TOOL, NULL, h.err);
+		goto out;
+	}
+	err = print_report(&h);
+	if (err) {
+		ret = tool__fail(TOOL, NULL, err);
+		goto out;
+	}
+	ret = EXIT_OK;
+out:
+	alloc_trace__free(h.at);
+	session__free(h.s);
+	heap_profile__free(h.hp);
+	return ret;
+}

@@ -1,0 +1,606 @@
+/*
+ * faultline leak: outstanding allocations by stack, as BCC's memleak
+ * prints them, without BPF.
+ *
+ * User mode (-p PID, -c CMD): the allocator's functions and the program's
+ * own mmap/brk; kernel mode (-k, or neither -p nor -c): the kmem
+ * tracepoints.  The tracer is alloc-trace.c, shared with faults
+ * --by-alloc; this file holds the options and memleak's report.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agg/alloc-trace.h"
+#include "cmd/commands.h"
+#include "lib/hashmap.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "leak"
+
+static const char usage[] =
+	"faultline leak [-p PID | -c CMD | -k] [-t] [-a] [-o MS] [-s N] [-T N] [-z MIN] [-Z MAX]\n"
+	"                      [-O LIB] [--symbols-prefix P] [--probes SPEC] [--sort size|count]\n"
+	"                      [--percpu] [--call-graph dwarf[,SIZE]|fp] [--json | --folded]\n"
+	"                      [interval [count]] [-- CMD [ARG]...]";
+static const char help[] =
+	"  -p PID       trace the allocations of this process\n"
+	"  -c CMD       run CMD and trace it; when it exits, print what it still had\n"
+	"               allocated and exit 0\n"
+	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
+	"               parsing); after every other option\n"
+	"  -k, --kernel kernel allocations (kmalloc, kmem_cache, pages): the default\n"
+	"               without -p and -c; with -p/-c, those made by that process\n"
+	"  -t, --trace  print every allocation and free as it happens\n"
+	"  -a, --show-allocs\n"
+	"               list each outstanding allocation (address and size)\n"
+	"  -o, --older MS\n"
+	"               only allocations older than MS milliseconds (default 500) in\n"
+	"               periodic reports; the report after a -c command exits shows all\n"
+	"  -s, --sample-rate N\n"
+	"               track one allocation in N (chosen by address, so frees match);\n"
+	"               figures are estimates, scaled by N\n"
+	"  -T, --top N  show the N stacks with the most outstanding bytes (default 10)\n"
+	"  -z, --min-size B / -Z, --max-size B\n"
+	"               only allocations of at least / at most B bytes\n"
+	"  -O, --obj LIB\n"
+	"               the allocator's library (default libc; a jemalloc or tcmalloc\n"
+	"               library selects its probe spec)\n"
+	"  --symbols-prefix P\n"
+	"               prefix of the allocator's symbols (je_ for some jemalloc builds)\n"
+	"  --probes SPEC\n"
+	"               probe spec to use: a name in probes/ or a file\n"
+	"  --sort size|count\n"
+	"               order of stacks (default size)\n"
+	"  --percpu     kernel mode: per-CPU allocations too\n"
+	"  --combined-only\n"
+	"               accepted for memleak compatibility (faultline always combines)\n"
+	"  --json       one JSON object per stack, then a summary\n"
+	"  --folded     FlameGraph folded stacks weighted by outstanding bytes\n"
+	"  -m PAGES     ring buffer pages per CPU\n"
+	TOOL_OPTS_STACK_HELP
+	"  interval     print a report every interval seconds (default 5)\n"
+	"  count        stop after count reports\n";
+
+enum { OPT_PREFIX = 256, OPT_SORT, OPT_PERCPU, OPT_COMBINED, OPT_PROBES };
+
+struct leak_opts {
+	bool kernel, trace, show_allocs, percpu, sort_count;
+	uint64_t older_ms;
+	uint64_t sample_rate;
+	unsigned int top;
+	uint64_t min_size, max_size;
+	const char *obj, *prefix, *probes;
+	struct tool_interval every;	/* reports: every.secs apart, every.count of them */
+};
+
+struct leak {
+	struct tool_opts o;
+	struct leak_opts lo;
+	struct session *s;
+	struct alloc_trace *at;
+	struct alloc_track *track;	/* the tracer's */
+	uint64_t next_report_ns;
+	unsigned long reports;
+	int err;
+};
+
+/* ---- options ---- */
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && end != s && !*end && s[0] != '-';
+}
+
+static const char *leak_opt(int c, const char *arg, void *ctx)
+{
+	struct leak_opts *lo = ctx;
+	uint64_t v;
+
+	switch (c) {
+	case 'k':
+		lo->kernel = true;
+		return NULL;
+	case 't':
+		lo->trace = true;
+		return NULL;
+	case 'a':
+		lo->show_allocs = true;
+		return NULL;
+	case 'o':
+		if (!parse_u64(arg, &lo->older_ms))
+			return "-o wants milliseconds, not";
+		return NULL;
+	case 's':
+		if (!parse_u64(arg, &v) || !v || v > (1u << 20))
+			return "-s wants a sample rate from 1 to 1048576, not";
+		lo->sample_rate = v;
+		return NULL;
+	case 'T':
+		if (!parse_u64(arg, &v) || !v || v > INT_MAX)
+			return "-T wants a number of stacks, not";
+		lo->top = (unsigned int)v;
+		return NULL;
+	case 'z':
+		if (!parse_u64(arg, &lo->min_size))
+			return "-z wants a size in bytes, not";
+		return NULL;
+	case 'Z':
+		if (!parse_u64(arg, &lo->max_size))
+			return "-Z wants a size in bytes, not";
+		return NULL;
+	case 'O':
+		lo->obj = arg;
+		return NULL;
+	case OPT_PREFIX:
+		lo->prefix = arg;
+		return NULL;
+	case OPT_PROBES:
+		lo->probes = arg;
+		return NULL;
+	case OPT_SORT:
+		if (!strcmp(arg, "size"))
+			lo->sort_count = false;
+		else if (!strcmp(arg, "count"))
+			lo->sort_count = true;
+		else
+			return "--sort is size or count, not";
+		return NULL;
+	case OPT_PERCPU:
+		lo->percpu = true;
+		return NULL;
+	case OPT_COMBINED:
+		return NULL;
+	}
+	return "unknown option";
+}
+
+static const char *leak_positional(int argc, char **argv, const char **arg, void *ctx)
+{
+	struct leak_opts *lo = ctx;
+
+	return tool_opts__parse_interval(&lo->every, argc, argv, arg);
+}
+
+/* ---- events, as -t prints them ---- */
+
+static void trace_line(struct leak *lk, const struct sample *smp, const char *msg)
+{
+	if (lk->o.json) {
+		printf("{\"type\":\"event\",\"time\":%.6f,\"pid\":%u,\"tid\":%u,\"msg\":",
+		       session__elapsed(lk->s, smp->time), smp->pid, smp->tid);
+		report__json_str(stdout, msg);
+		printf("}\n");
+	} else if (!lk->o.folded) {
+		printf("%-12.6f %-7u %-7u %-16s %s\n", session__elapsed(lk->s, smp->time), smp->pid,
+		       smp->tid, session__comm(lk->s, (pid_t)smp->pid), msg);
+	}
+	tool__event_done();
+}
+
+static void on_entered(void *ctx, const struct sample *smp, const struct alloc_call *c)
+{
+	char msg[64];
+
+	snprintf(msg, sizeof(msg), "alloc entered, size = %" PRIu64, c->size);
+	trace_line(ctx, smp, msg);
+}
+
+static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof(msg), "alloc exited, size = %" PRIu64 ", result = %" PRIx64, r->size,
+		 r->addr);
+	trace_line(ctx, smp, msg);
+}
+
+static void on_freed(void *ctx, const struct sample *smp, const struct alloc_rec *r)
+{
+	char msg[96];
+
+	snprintf(msg, sizeof(msg), "free entered, address = %" PRIx64 ", size = %" PRIu64, r->addr,
+		 r->size);
+	trace_line(ctx, smp, msg);
+}
+
+/* ---- report ---- */
+
+struct entry {
+	pid_t pid;
+	uint32_t stack;
+	uint64_t bytes, count;
+	size_t first_alloc;	/* -a: index in allocs[] after sorting */
+};
+
+struct gather {
+	struct leak *lk;
+	struct hashmap *idx;	/* pid << 32 | stack -> index + 1 */
+	struct entry *entries;
+	size_t n;
+	struct alloc_rec *allocs;	/* -a */
+	size_t nallocs;
+	uint64_t min_time;		/* younger blocks are left out */
+	uint64_t scale;			/* -s: what one sampled block stands for */
+	/* The totals by kind (user mode), and the malloc family's blocks
+	 * above the mmap threshold among them. */
+	uint64_t kind_bytes[ALLOC_KIND__COUNT], kind_count[ALLOC_KIND__COUNT];
+	uint64_t mapped_bytes, mapped_count;
+	bool any_pid_differs;
+	pid_t first_pid;
+	int err;
+};
+
+static pid_t report_pid(pid_t pid)
+{
+	return pid <= 0 ? 0 : pid;	/* kernel address spaces report as one */
+}
+
+static void gather_one(const struct alloc_rec *r, void *ctx)
+{
+	struct gather *g = ctx;
+	pid_t pid = report_pid(r->pid);
+	uint64_t key = (uint64_t)(uint32_t)pid << 32 | r->stack, idx, bytes, count;
+
+	if (g->err || r->time > g->min_time)
+		return;
+	if (!hashmap__get(g->idx, key, &idx)) {
+		struct entry *nv = realloc(g->entries, (g->n + 1) * sizeof(*nv));
+
+		if (nv)
+			g->entries = nv;
+		if (!nv || hashmap__set(g->idx, key, g->n + 1)) {
+			g->err = -ENOMEM;
+			return;
+		}
+		nv[g->n] = (struct entry){ .pid = pid, .stack = r->stack };
+		idx = ++g->n;
+		if (g->n == 1)
+			g->first_pid = pid;
+		else if (pid != g->first_pid)
+			g->any_pid_differs = true;
+	}
+	/* Sampled blocks stand for sample_rate blocks each; regions are
+	 * never sampled. */
+	bytes = r->size * (r->region ? 1 : g->scale);
+	count = r->region ? 1 : g->scale;
+	g->entries[idx - 1].bytes += bytes;
+	g->entries[idx - 1].count += count;
+	g->kind_bytes[alloc_rec__kind(r)] += bytes;
+	g->kind_count[alloc_rec__kind(r)] += count;
+	if (r->mapped) {
+		g->mapped_bytes += bytes;
+		g->mapped_count += count;
+	}
+	if (g->lk->lo.show_allocs) {
+		struct alloc_rec *nv = realloc(g->allocs, (g->nallocs + 1) * sizeof(*nv));
+
+		if (!nv) {
+			g->err = -ENOMEM;
+			return;
+		}
+		g->allocs = nv;
+		nv[g->nallocs++] = *r;
+	}
+}
+
+/* Ascending: BCC prints the largest last, nearest the prompt.  @ctx: a
+ * bool, sort by count rather than bytes. */
+static int cmp_entry(const void *a, const void *b, void *ctx)
+{
+	const struct entry *x = a, *y = b;
+	bool by_count = *(const bool *)ctx;
+	uint64_t kx = by_count ? x->count : x->bytes, ky = by_count ? y->count : y->bytes;
+
+	if (kx != ky)
+		return kx < ky ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static int cmp_alloc(const void *a, const void *b)
+{
+	const struct alloc_rec *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+static void print_allocs(struct gather *g, const struct entry *e, const char *indent)
+{
+	for (size_t i = 0; i < g->nallocs; i++) {
+		const struct alloc_rec *r = &g->allocs[i];
+
+		if (report_pid(r->pid) != e->pid || r->stack != e->stack)
+			continue;
+		if (g->lk->o.json)
+			printf("%s{\"addr\":\"0x%" PRIx64 "\",\"size\":%" PRIu64 "}",
+			       indent, r->addr, r->size);
+		else
+			printf("%saddr = %" PRIx64 " size = %" PRIu64 "\n", indent, r->addr, r->size);
+		indent = g->lk->o.json ? "," : indent;
+	}
+}
+
+static const char *entry_comm(struct leak *lk, pid_t pid)
+{
+	return pid ? session__comm(lk->s, pid) : "[kernel]";
+}
+
+/*
+ * The totals: everything outstanding, then (user mode) split by kind, so
+ * that the malloc family's figure compares with what valgrind calls "in use
+ * at exit" and the program's own mappings stand apart; then what was
+ * traced.
+ */
+static void print_totals(struct leak *lk, const struct gather *g)
+{
+	const struct alloc_trace_stats *st = alloc_trace__stats(lk->at);
+	uint64_t bytes = 0, count = 0;
+
+	for (size_t i = 0; i < g->n; i++) {
+		bytes += g->entries[i].bytes;
+		count += g->entries[i].count;
+	}
+	if (lk->o.json) {
+		printf("{\"type\":\"leak_summary\",\"outstanding_bytes\":%" PRIu64
+		       ",\"outstanding_allocations\":%" PRIu64 ",\"stacks\":%zu", bytes, count, g->n);
+		if (!lk->lo.kernel) {
+			printf(",\"kinds\":{");
+			for (int k = 0; k < ALLOC_KIND__COUNT; k++) {
+				printf("%s\"%s\":{\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64
+				       ",\"traced_allocs\":%" PRIu64, k ? "," : "", alloc_kind__name(k),
+				       g->kind_bytes[k], g->kind_count[k], st->allocs_by_kind[k]);
+				if (k == ALLOC_KIND_MALLOC)
+					printf(",\"mapped_bytes\":%" PRIu64 ",\"mapped_allocations\":%"
+					       PRIu64, g->mapped_bytes, g->mapped_count);
+				printf("}");
+			}
+			printf("}");
+		}
+		printf(",\"sample_rate\":%" PRIu64 ",\"traced_allocs\":%" PRIu64
+		       ",\"traced_frees\":%" PRIu64 ",\"untracked_frees\":%" PRIu64
+		       ",\"failed\":%" PRIu64 ",\"dropped_at_exec\":%" PRIu64
+		       ",\"replaced\":%" PRIu64 ",\"loader_regions\":%" PRIu64 "}\n",
+		       g->scale, st->allocs, st->frees, st->unknown_frees, st->failed,
+		       st->dropped_exec, alloc_track__replaced(lk->track), st->loader_regions);
+		return;
+	}
+	printf("%" PRIu64 " bytes in %" PRIu64 " allocations outstanding from %zu stacks", bytes,
+	       count, g->n);
+	if (!lk->lo.kernel)
+		printf(": malloc family %" PRIu64 " bytes in %" PRIu64 " blocks (%" PRIu64
+		       " bytes in %" PRIu64 " served by mmap), own mmap %" PRIu64 " bytes in %"
+		       PRIu64 " regions, brk %" PRIu64 " bytes in %" PRIu64 " regions",
+		       g->kind_bytes[ALLOC_KIND_MALLOC], g->kind_count[ALLOC_KIND_MALLOC],
+		       g->mapped_bytes, g->mapped_count, g->kind_bytes[ALLOC_KIND_MMAP],
+		       g->kind_count[ALLOC_KIND_MMAP], g->kind_bytes[ALLOC_KIND_BRK],
+		       g->kind_count[ALLOC_KIND_BRK]);
+	printf("; %" PRIu64 " allocations", st->allocs);
+	if (!lk->lo.kernel)
+		printf(" (%" PRIu64 " malloc family, %" PRIu64 " mmap, %" PRIu64 " brk)",
+		       st->allocs_by_kind[ALLOC_KIND_MALLOC], st->allocs_by_kind[ALLOC_KIND_MMAP],
+		       st->allocs_by_kind[ALLOC_KIND_BRK]);
+	printf(" and %" PRIu64 " frees traced, %" PRIu64 " frees of blocks not seen allocated, %"
+	       PRIu64 " failed calls", st->frees, st->unknown_frees, st->failed);
+	if (st->dropped_exec)
+		printf(", %" PRIu64 " dropped at exec", st->dropped_exec);
+	if (st->loader_regions)
+		printf(", %" PRIu64 " regions of the dynamic loader's own left out",
+		       st->loader_regions);
+	if (alloc_track__replaced(lk->track))
+		printf(", %" PRIu64 " reused addresses whose free was missed",
+		       alloc_track__replaced(lk->track));
+	printf("\n");
+}
+
+/* What lost events do to leak's figures. */
+#define LOST_USER "allocations and frees were missed: some blocks shown may have been freed, " \
+	"and some allocations are missing"
+#define LOST_KERNEL "kernel allocations and frees were missed: some shown may have been freed, " \
+	"and some allocations are missing"
+
+static void print_report(struct leak *lk, bool final_all)
+{
+	uint64_t scale = lk->lo.sample_rate > 1 ? lk->lo.sample_rate : 1;
+	struct gather g = { .lk = lk, .min_time = UINT64_MAX, .scale = scale };
+	struct report r;
+	char clock[16];
+	size_t first;
+
+	/* Ages on the session's clock: a replay's is the recording's. */
+	if (!final_all && lk->lo.older_ms)
+		g.min_time = session__now(lk->s) - lk->lo.older_ms * 1000000ULL;
+	g.idx = hashmap__new();
+	if (!g.idx) {
+		lk->err = -ENOMEM;
+		return;
+	}
+	alloc_track__foreach(lk->track, gather_one, &g);
+	if (g.err) {
+		lk->err = g.err;
+		goto out;
+	}
+	if (g.n)
+		qsort_r(g.entries, g.n, sizeof(*g.entries), cmp_entry, &lk->lo.sort_count);
+	if (g.nallocs)
+		qsort(g.allocs, g.nallocs, sizeof(*g.allocs), cmp_alloc);
+	first = g.n > lk->lo.top ? g.n - lk->lo.top : 0;
+	report__init(&r, lk->s, stdout, lk->o.srcline);
+	{
+		time_t t = session__wall(lk->s);
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
+	}
+	/* First: what the figures below cannot be trusted for. */
+	report__lost_first(&r, lk->o.json, lk->o.folded, TOOL,
+			   lk->lo.kernel ? LOST_KERNEL : LOST_USER);
+	if (!lk->o.json && !lk->o.folded) {
+		printf("[%s] Top %u stacks with outstanding allocations:\n", clock, lk->lo.top);
+		if (scale > 1)
+			printf("\t(sampled 1 allocation in %" PRIu64 ": bytes and counts are estimates)\n",
+			       scale);
+	}
+	for (size_t i = first; i < g.n; i++) {
+		const struct entry *e = &g.entries[i];
+		const char *comm = entry_comm(lk, e->pid);
+
+		if (lk->o.folded) {
+			report__folded(&r, e->pid, comm, e->stack, e->bytes);
+		} else if (lk->o.json) {
+			printf("{\"type\":\"stack\",\"pid\":%d,\"comm\":", (int)e->pid);
+			report__json_str(stdout, comm);
+			printf(",\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64, e->bytes,
+			       e->count);
+			if (lk->lo.show_allocs) {
+				printf(",\"allocs\":[");
+				print_allocs(&g, e, "");
+				printf("]");
+			}
+			printf(",\"stack\":");
+			report__stack_json(&r, e->pid, e->stack);
+			printf("}\n");
+		} else {
+			if (lk->lo.show_allocs)
+				print_allocs(&g, e, "\taddr = ");
+			if (g.any_pid_differs)
+				printf("\t%" PRIu64 " bytes in %" PRIu64 " allocations from stack of pid %d (%s)\n",
+				       e->bytes, e->count, (int)e->pid, comm);
+			else
+				printf("\t%" PRIu64 " bytes in %" PRIu64 " allocations from stack\n",
+				       e->bytes, e->count);
+			report__stack(&r, e->pid, e->stack, "\t\t", true);
+		}
+	}
+	if (!lk->o.folded) {
+		print_totals(lk, &g);
+		report__footer(&r, lk->o.json);
+	}
+	report__fini(&r);
+	fflush(stdout);
+out:
+	hashmap__free(g.idx);
+	free(g.entries);
+	free(g.allocs);
+}
+
+static void on_round(void *ctx)
+{
+	struct leak *lk = ctx;
+	uint64_t ns = session__now(lk->s);
+
+	if (!lk->next_report_ns) {
+		lk->next_report_ns = ns + (uint64_t)(lk->lo.every.secs * 1e9);
+		return;
+	}
+	if (ns < lk->next_report_ns)
+		return;
+	lk->next_report_ns = ns + (uint64_t)(lk->lo.every.secs * 1e9);
+	print_report(lk, false);
+	if (lk->lo.every.count && ++lk->reports >= lk->lo.every.count)
+		raise(SIGINT);	/* the session's stop signal: ends it cleanly */
+}
+
+int cmd_leak(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "trace", no_argument, NULL, 't' },
+		{ "show-allocs", no_argument, NULL, 'a' },
+		{ "older", required_argument, NULL, 'o' },
+		{ "sample-rate", required_argument, NULL, 's' },
+		{ "top", required_argument, NULL, 'T' },
+		{ "min-size", required_argument, NULL, 'z' },
+		{ "max-size", required_argument, NULL, 'Z' },
+		{ "obj", required_argument, NULL, 'O' },
+		{ "symbols-prefix", required_argument, NULL, OPT_PREFIX },
+		{ "probes", required_argument, NULL, OPT_PROBES },
+		{ "sort", required_argument, NULL, OPT_SORT },
+		{ "percpu", no_argument, NULL, OPT_PERCPU },
+		{ "combined-only", no_argument, NULL, OPT_COMBINED },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct leak lk = { .lo = { .older_ms = 500, .sample_rate = 1, .top = 10,
+				   .every = { .secs = 5 } } };
+	struct tool_extra extra = { "ktao:s:T:z:Z:O:", longopts, leak_opt, leak_positional, &lk.lo };
+	struct errbuf eb = { "" };
+	const char *rung, *label;
+	int ret, err;
+
+	ret = tool_opts__parse_ext(&lk.o, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	if (lk.lo.max_size && lk.lo.min_size > lk.lo.max_size) {
+		fprintf(stderr, "faultline " TOOL ": -z %" PRIu64 " is above -Z %" PRIu64 "\n",
+			lk.lo.min_size, lk.lo.max_size);
+		return EXIT_USAGE;
+	}
+	if (!lk.o.sess.pid && !lk.o.sess.cmd)
+		lk.lo.kernel = true;
+	if (lk.lo.percpu && !lk.lo.kernel) {
+		fprintf(stderr, "faultline " TOOL ": --percpu is for kernel mode (-k)\n");
+		return EXIT_USAGE;
+	}
+	if (lk.lo.kernel && (lk.lo.obj || lk.lo.prefix || lk.lo.probes)) {
+		fprintf(stderr, "faultline " TOOL ": -O, --symbols-prefix and --probes are for user "
+			"allocators (-p or -c without -k)\n");
+		return EXIT_USAGE;
+	}
+	/* Kernel frees happen in any context (RCU, softirq, another task):
+	 * watch every CPU, and keep the target's allocations only. */
+	lk.o.sess.system_wide = lk.lo.kernel;
+	ret = EXIT_FAIL;
+	lk.s = tool__start(&lk.o, lk.lo.kernel ? "leak -k" : TOOL, &rung, &label);
+	if (!lk.s)
+		goto out;
+	err = alloc_trace__new(lk.s, &(struct alloc_trace_opts){
+					.kernel = lk.lo.kernel, .percpu = lk.lo.percpu,
+					.obj = lk.lo.obj, .prefix = lk.lo.prefix, .probes = lk.lo.probes,
+					.min_size = lk.lo.min_size, .max_size = lk.lo.max_size,
+					.sample_rate = lk.lo.sample_rate },
+			       lk.lo.trace ? &(struct alloc_trace_hooks){ on_entered, on_made, on_freed,
+									  NULL, NULL, &lk } : NULL,
+			       &lk.at, &eb);
+	if (err) {
+		ret = tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	lk.track = alloc_trace__track(lk.at);
+	if (alloc_trace__warning(lk.at))
+		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(lk.at));
+	if (lk.lo.trace && !lk.o.json && !lk.o.folded)
+		printf("%-12s %-7s %-7s %-16s %s\n", "TIME(s)", "PID", "TID", "COMM", "EVENT");
+	if (tool__run_with(lk.s, &lk.o, TOOL, lk.lo.kernel ? "kernel allocations" : "allocations",
+			   label, on_round, &lk))
+		goto out;
+	if (!lk.err)
+		lk.err = alloc_trace__error(lk.at);
+	if (lk.err) {
+		ret = tool__fail(TOOL, NULL, lk.err);
+		goto out;
+	}
+	/* After a -c command's exit, everything it still had is a leak,
+	 * whatever its age. */
+	if (!lk.lo.every.count || lk.reports < lk.lo.every.count)
+		print_report(&lk, session__stop_reason(lk.s) == SESSION_STOP_TARGET_EXIT);
+	ret = lk.err ? tool__fail(TOOL, NULL, lk.err) : EXIT_OK;
+out:
+	alloc_trace__free(lk.at);
+	session__free(lk.s);
+	return ret;
+}

@@ -1,0 +1,1102 @@
+/*
+ * faultline oom: one line per OOM kill in BCC oomkill's format
+ *   HH:MM:SS Triggered by PID N ("comm"), OOM kill of PID N ("comm"), N pages, loadavg: ...
+ * then what oomkill lacks: the constraint (global or memcg) with the memcg
+ * paths, the victim's RSS split and oom_score_adj, and with -v the memory
+ * PSI and the top of the memcg's memory.stat.
+ *
+ * Sources (compat/ladder.c "oom"):
+ *   tracepoint  oom:mark_victim.  It fires in the task that called the
+ *               OOM killer, so the sample's pid is the trigger and the
+ *               event's "pid" field the victim.  Its other fields vary
+ *               (pid only before 6.9 and the 2025 stable backports; then
+ *               comm, RSS split, uid, pgtables, oom_score_adj) and are read
+ *               by name.  The constraint and memcg paths come from the
+ *               kernel's own report in /dev/kmsg, matched by victim pid
+ *               (an event waits up to a second for it); failing that, from
+ *               the victim's /proc/PID/cgroup read when the event is handled.
+ *   kprobe      oom_kill_process, for kernels with kprobes but without the
+ *               tracepoint (before 4.13, RHEL 7).  Its arguments are not
+ *               read: their layout changed (3.10/RHEL 7: p, gfp_mask, order,
+ *               points, totalpages, memcg, nodemask, message; 4.6-4.12: oc,
+ *               p, points, totalpages, message; 4.13+: oc, message) and the
+ *               fields behind them need offsets only BTF or debuginfo give
+ *               (a wrong guess prints garbage, bcc#1911).  It gives the
+ *               trigger exactly; the victim comes from the report in kmsg.
+ *   kmsg        the report in /dev/kmsg alone (oom-kmsg.h).
+ *
+ * "pages" is what oomkill prints, oc->totalpages; no rung can read it, so
+ * it is derived as the kernel computes it (oom_report__totalpages()).
+ *
+ * Recording (faultline record -e oom) cannot read /dev/kmsg while the
+ * run goes on: it records the kernel's report as it is printed instead,
+ * with the tracepoint printk:console (one event per printk() call, so a
+ * line built of pr_cont() pieces is joined again here), and this
+ * machine's page size, SwapTotal and MemTotal for "pages".  A replay
+ * (faultline report -i FILE oom) gives each kill the tracepoint's fields
+ * and that report, as live; what live is read from /proc and the memcg's
+ * files at the kill (loadavg, PSI, memory.stat when the report has none,
+ * the victim's /proc) is not in a recording, and is said so once.  The
+ * kmsg rung can be neither recorded nor replayed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/commands.h"
+#include "trace/tp-catalog.h"
+#include "features.h"
+#include "ladder.h"
+#include "lib/file.h"
+#include "lib/stopsig.h"
+#include "proc/oom-kmsg.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "oom"
+#define MAX_PENDING 64
+#define MAX_RECENT 16
+#define TOP_STATS 8
+/* How long an event waits for its report in /dev/kmsg. */
+#define KMSG_WAIT_NS 1000000000ULL
+/* A printk:console line not continued for this long is complete. */
+#define CONSOLE_LINE_NS 50000000ULL
+#define CONSOLE_LINE 2048
+
+static const char usage[] = "faultline oom [-v] [--json] [duration]";
+static const char help[] =
+	"  -v, --verbose  also the memory PSI and the top of the OOM memcg's memory.stat\n"
+	"  --json         one JSON object per kill\n"
+	"  -a             accepted: OOM kills are always traced system-wide\n"
+	"  -m PAGES       ring buffer pages per CPU (power of two)\n"
+	"  duration       stop after this many seconds\n";
+
+enum stat_when { STAT_NONE, STAT_KERNEL, STAT_READ };
+
+/* One kill as printed: the parsed report plus what was read around it. */
+struct kill {
+	struct oom_report r;
+	uint64_t real_ns;		/* wall-clock time of the kill */
+	uint64_t mono_ns;		/* CLOCK_MONOTONIC of the kill, 0 unknown */
+	uint64_t queued_ns;		/* CLOCK_MONOTONIC when handled */
+	const char *source;
+	int trigger_tid;
+	char loadavg[128];
+	char psi[256];
+	uint64_t psi_delay_ms;
+	bool have_psi;
+	char cgroup_at_event[OOM_KMSG_PATH];	/* victim's memcg from /proc, "" if gone */
+	char stat_memcg[OOM_KMSG_PATH];
+	struct oom_stat stat[TOP_STATS];
+	size_t nstat;
+	enum stat_when stat_when;
+	uint64_t stat_delay_ms;
+};
+
+struct oom_state {
+	bool verbose, json;
+	const char *rung;
+	struct session *s;
+	bool replay;			/* s is a recording's: nothing live is read */
+	struct oom_kmsg *parser;
+	int kmsg_fd;
+	uint64_t kmsg_lost;
+	bool log;			/* the kernel's report comes (kmsg or console) */
+	/* printk:console: the line being joined from its pieces */
+	struct tp_field f_msg;
+	char line[CONSOLE_LINE];
+	size_t line_len;
+	uint32_t line_tid;
+	uint64_t line_time;
+	uint64_t rec_swap_kb, rec_mem_kb;	/* replay: the recorded SwapTotal, MemTotal */
+	char memcg_root[PATH_MAX];	/* mount of the memory controller's hierarchy */
+	uint64_t page_kb;
+	struct tp_field f_pid, f_comm, f_total_vm, f_anon, f_file, f_shmem, f_uid, f_pgtables, f_adj;
+	struct kill *pending;		/* tracepoint/kprobe events waiting for kmsg */
+	size_t npending;
+	struct oom_report *recent;	/* kmsg reports not yet matched */
+	size_t nrecent;
+	uint64_t kills, dropped;
+	int err;
+};
+
+/* ---- small readers ----------------------------------------------------- */
+
+static uint64_t now_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC on the session's clock: a replay's is the recording's. */
+static uint64_t mono_now(const struct oom_state *st)
+{
+	return st->s ? session__now(st->s) : now_ns(CLOCK_MONOTONIC);
+}
+
+/* The first line of a small procfs file, newline gone; "" if unreadable. */
+static void read_line(const char *path, char *out, size_t n)
+{
+	char *buf = NULL;
+
+	out[0] = '\0';
+	if (read_file(path, 4096, &buf, NULL) == 0) {
+		snprintf(out, n, "%.*s", (int)strcspn(buf, "\n"), buf);
+		free(buf);
+	}
+}
+
+/* "some avg10=... total=N; full avg10=..." from /proc/pressure/memory. */
+static bool read_psi(char *out, size_t n)
+{
+	char *buf = NULL, *line, *save = NULL;
+	size_t used = 0;
+
+	if (read_file("/proc/pressure/memory", 4096, &buf, NULL) != 0)
+		return false;
+	out[0] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int w = snprintf(out + used, n - used, "%s%s", used ? "; " : "", line);
+
+		if (w < 0 || (size_t)w >= n - used)
+			break;
+		used += (size_t)w;
+	}
+	free(buf);
+	return true;
+}
+
+/* SwapTotal and MemTotal from one read of /proc/meminfo; 0 when unknown. */
+static void meminfo_totals(uint64_t *swap_kb, uint64_t *mem_kb)
+{
+	char *buf = NULL, *p;
+
+	*swap_kb = *mem_kb = 0;
+	if (read_file("/proc/meminfo", 1 << 16, &buf, NULL) != 0)
+		return;
+	p = strstr(buf, "SwapTotal:");
+	if (p)
+		*swap_kb = strtoull(p + strlen("SwapTotal:"), NULL, 10);
+	p = strstr(buf, "MemTotal:");
+	if (p)
+		*mem_kb = strtoull(p + strlen("MemTotal:"), NULL, 10);
+	free(buf);
+}
+
+/*
+ * Where the memory controller's hierarchy is mounted: a cgroup (v1) mount
+ * with the "memory" option, else the cgroup2 mount.  The kernel's memcg
+ * paths are relative to it.
+ */
+static void find_memcg_root(char *out, size_t n)
+{
+	char *buf = NULL, *line, *save = NULL;
+	char v2[PATH_MAX] = "";
+
+	out[0] = '\0';
+	if (read_file("/proc/self/mounts", 1 << 20, &buf, NULL) != 0)
+		return;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char dev[256], mnt[PATH_MAX], type[64], opts[1024];
+
+		if (sscanf(line, "%255s %4095s %63s %1023s", dev, mnt, type, opts) != 4)
+			continue;
+		if (!strcmp(type, "cgroup2") && !v2[0]) {
+			snprintf(v2, sizeof(v2), "%s", mnt);
+		} else if (!strcmp(type, "cgroup")) {
+			for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
+				if (!strcmp(o, "memory"))
+					snprintf(out, n, "%s", mnt);
+		}
+	}
+	if (!out[0])
+		snprintf(out, n, "%s", v2);
+	free(buf);
+}
+
+/* The memcg of @pid from /proc/PID/cgroup ("ID:CONTROLLERS:PATH"): the
+ * v1 line whose controllers include "memory", else the v2 "0::" line.
+ * false when the process is gone. */
+static bool read_pid_memcg(pid_t pid, char *out, size_t n)
+{
+	char path[64], v2[OOM_KMSG_PATH] = "", *buf = NULL, *line, *save = NULL;
+	bool v1 = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	out[0] = '\0';
+	if (read_file(path, 1 << 16, &buf, NULL) != 0)
+		return false;
+	for (line = strtok_r(buf, "\n", &save); line && !v1; line = strtok_r(NULL, "\n", &save)) {
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL, *tok, *tsave = NULL;
+
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		if (c1 + 1 == c2) {
+			snprintf(v2, sizeof(v2), "%s", c2 + 1);
+			continue;
+		}
+		for (tok = strtok_r(c1 + 1, ",", &tsave); tok; tok = strtok_r(NULL, ",", &tsave))
+			if (!strcmp(tok, "memory")) {
+				snprintf(out, n, "%s", c2 + 1);
+				v1 = true;
+			}
+	}
+	if (!v1)
+		snprintf(out, n, "%s", v2);
+	free(buf);
+	return out[0] != '\0';
+}
+
+/* <root><memcg>/<name> into @buf; false when it does not fit. */
+static bool memcg_file(const struct oom_state *st, const char *memcg, const char *name, char *buf,
+		       size_t n)
+{
+	int len = snprintf(buf, n, "%s%s/%s", st->memcg_root, memcg, name);
+
+	return len > 0 && (size_t)len < n;
+}
+
+/* The first TOP_STATS "key value" lines of <root><memcg>/memory.stat. */
+static bool read_memory_stat(const struct oom_state *st, const char *memcg, struct kill *k)
+{
+	char path[PATH_MAX + OOM_KMSG_PATH + 32], *buf = NULL, *line, *save = NULL;
+
+	if (!st->memcg_root[0] || !memcg[0] || !memcg_file(st, memcg, "memory.stat", path, sizeof(path)))
+		return false;
+	if (read_file(path, 1 << 16, &buf, NULL) != 0)
+		return false;
+	k->nstat = 0;
+	for (line = strtok_r(buf, "\n", &save); line && k->nstat < TOP_STATS;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+
+		if (!sp)
+			continue;
+		*sp = '\0';
+		snprintf(k->stat[k->nstat].key, sizeof(k->stat[0].key), "%s", line);
+		k->stat[k->nstat++].value = strtoull(sp + 1, NULL, 10);
+	}
+	free(buf);
+	snprintf(k->stat_memcg, sizeof(k->stat_memcg), "%s", memcg);
+	k->stat_when = STAT_READ;
+	return true;
+}
+
+/* The memcg a kill is about: the one whose limit was hit, else the victim's. */
+static const char *kill_memcg(const struct kill *k)
+{
+	if (k->r.oom_memcg[0])
+		return k->r.oom_memcg;
+	if (k->r.task_memcg[0])
+		return k->r.task_memcg;
+	return k->cgroup_at_event;
+}
+
+/* ---- printing ------------------------------------------------------------ */
+
+static void print_kill(struct oom_state *st, struct kill *k)
+{
+	const char *from = "", *memcg;
+	uint64_t pages, swap_kb, mem_kb, now = mono_now(st);
+	struct oom_report *r = &k->r;
+	time_t secs = (time_t)(k->real_ns / 1000000000ULL);
+	char when[16] = "??:??:??", trig_pid[16] = "?";
+	struct tm tm;
+
+	if (localtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	if (r->have & OOM_HAVE_TRIGGER_PID)
+		snprintf(trig_pid, sizeof(trig_pid), "%d", r->trigger_pid);
+	/* A memcg kill whose report gave no limit: the memcg's own files. */
+	if (!strcmp(r->constraint, "CONSTRAINT_MEMCG") && !(r->have & OOM_HAVE_MEM_LIMIT) &&
+	    !st->replay && st->memcg_root[0] && kill_memcg(k)[0]) {
+		char path[PATH_MAX + OOM_KMSG_PATH + 32], line[64] = "";
+
+		if (memcg_file(st, kill_memcg(k), "memory.limit_in_bytes", path, sizeof(path)))
+			read_line(path, line, sizeof(line));
+		if (!line[0] && memcg_file(st, kill_memcg(k), "memory.max", path, sizeof(path)))
+			read_line(path, line, sizeof(line));
+		if (line[0] >= '0' && line[0] <= '9') {
+			r->mem_limit_kb = strtoull(line, NULL, 10) / 1024;
+			r->have |= OOM_HAVE_MEM_LIMIT;
+		}
+	}
+	if (st->replay) {
+		swap_kb = st->rec_swap_kb;
+		mem_kb = st->rec_mem_kb;
+	} else {
+		meminfo_totals(&swap_kb, &mem_kb);
+	}
+	pages = oom_report__totalpages(r, st->page_kb, swap_kb, mem_kb, &from);
+	if (!k->loadavg[0] && !st->replay)
+		read_line("/proc/loadavg", k->loadavg, sizeof(k->loadavg));
+	if (st->verbose && !k->have_psi && !st->replay && read_psi(k->psi, sizeof(k->psi))) {
+		k->have_psi = true;
+		k->psi_delay_ms = k->mono_ns && now > k->mono_ns ? (now - k->mono_ns) / 1000000 : 0;
+	}
+	memcg = kill_memcg(k);
+	if (st->verbose) {
+		if (r->nstats) {
+			/* The kernel printed the memcg's stats in its report: at kill time. */
+			k->nstat = r->nstats < TOP_STATS ? r->nstats : TOP_STATS;
+			memcpy(k->stat, r->stats, k->nstat * sizeof(k->stat[0]));
+			snprintf(k->stat_memcg, sizeof(k->stat_memcg), "%s", r->stats_memcg);
+			k->stat_when = STAT_KERNEL;
+		} else if (!st->replay && (k->stat_when == STAT_NONE || strcmp(k->stat_memcg, memcg))) {
+			if (read_memory_stat(st, memcg, k))
+				k->stat_delay_ms = k->mono_ns && now > k->mono_ns ?
+					(now - k->mono_ns) / 1000000 : 0;
+		}
+	}
+
+	if (st->json) {
+		printf("{\"time\":\"%s\",\"timestamp\":%.6f,\"trigger_pid\":", when, (double)k->real_ns / 1e9);
+		if (r->have & OOM_HAVE_TRIGGER_PID)
+			printf("%d", r->trigger_pid);
+		else
+			printf("null");
+		if (k->trigger_tid)
+			printf(",\"trigger_tid\":%d", k->trigger_tid);
+		printf(",\"trigger_comm\":");
+		if (r->trigger_comm[0])
+			report__json_str(stdout, r->trigger_comm);
+		else
+			printf("null");
+		printf(",\"victim_pid\":%d,\"victim_comm\":", r->victim_pid);
+		report__json_str(stdout, r->victim_comm[0] ? r->victim_comm : "?");
+		printf(",\"pages\":%" PRIu64 ",\"pages_from\":", pages);
+		report__json_str(stdout, from);
+		printf(",\"loadavg\":");
+		if (k->loadavg[0])
+			report__json_str(stdout, k->loadavg);
+		else
+			printf("null");
+		printf(",\"constraint\":");
+		if (r->constraint[0])
+			report__json_str(stdout, r->constraint);
+		else
+			printf("null");
+		printf(",\"constraint_inferred\":%s,\"oom_memcg\":", r->constraint_inferred ? "true" : "false");
+		if (r->oom_memcg[0])
+			report__json_str(stdout, r->oom_memcg);
+		else
+			printf("null");
+		printf(",\"task_memcg\":");
+		if (r->task_memcg[0] || k->cgroup_at_event[0])
+			report__json_str(stdout, r->task_memcg[0] ? r->task_memcg : k->cgroup_at_event);
+		else
+			printf("null");
+		if (r->have & OOM_HAVE_RSS)
+			printf(",\"total_vm_kb\":%" PRIu64 ",\"anon_rss_kb\":%" PRIu64 ",\"file_rss_kb\":%" PRIu64,
+			       r->total_vm_kb, r->anon_rss_kb, r->file_rss_kb);
+		if (r->have & OOM_HAVE_SHMEM)
+			printf(",\"shmem_rss_kb\":%" PRIu64, r->shmem_rss_kb);
+		if (r->have & OOM_HAVE_PGTABLES)
+			printf(",\"pgtables_kb\":%" PRIu64, r->pgtables_kb);
+		if (r->have & OOM_HAVE_UID)
+			printf(",\"uid\":%u", r->uid);
+		if (r->have & OOM_HAVE_SCORE_ADJ)
+			printf(",\"oom_score_adj\":%d", r->oom_score_adj);
+		if (r->gfp[0]) {
+			printf(",\"gfp_mask\":");
+			report__json_str(stdout, r->gfp);
+			printf(",\"order\":%d", r->order);
+		}
+		printf(",\"source\":");
+		report__json_str(stdout, k->source);
+		if (k->have_psi) {
+			printf(",\"psi_memory\":");
+			report__json_str(stdout, k->psi);
+			printf(",\"psi_delay_ms\":%" PRIu64, k->psi_delay_ms);
+		}
+		if (k->stat_when != STAT_NONE) {
+			printf(",\"memory_stat\":{\"memcg\":");
+			report__json_str(stdout, k->stat_memcg);
+			printf(",\"read\":\"%s\"", k->stat_when == STAT_KERNEL ? "kernel report" : "memory.stat");
+			if (k->stat_when == STAT_READ)
+				printf(",\"delay_ms\":%" PRIu64, k->stat_delay_ms);
+			printf(",\"top\":{");
+			for (size_t i = 0; i < k->nstat; i++) {
+				printf("%s", i ? "," : "");
+				report__json_str(stdout, k->stat[i].key);
+				printf(":%" PRIu64, k->stat[i].value);
+			}
+			printf("}}");
+		}
+		printf("}\n");
+	} else {
+		printf("%s Triggered by PID %s (\"%s\"), OOM kill of PID %d (\"%s\"), %" PRIu64
+		       " pages, loadavg: %s\n", when, trig_pid, r->trigger_comm[0] ? r->trigger_comm : "?",
+		       r->victim_pid, r->victim_comm[0] ? r->victim_comm : "?", pages,
+		       k->loadavg[0] ? k->loadavg : "?");
+		printf("  constraint=%s%s", r->constraint[0] ? r->constraint : "unknown",
+		       r->constraint_inferred ? " (inferred)" : "");
+		if (r->oom_memcg[0])
+			printf(" oom_memcg=%s", r->oom_memcg);
+		if (r->task_memcg[0])
+			printf(" task_memcg=%s", r->task_memcg);
+		else if (k->cgroup_at_event[0])
+			printf(" task_memcg=%s", k->cgroup_at_event);
+		printf("\n  victim:");
+		if (r->have & OOM_HAVE_RSS)
+			printf(" anon-rss %" PRIu64 " kB, file-rss %" PRIu64 " kB,", r->anon_rss_kb,
+			       r->file_rss_kb);
+		if (r->have & OOM_HAVE_SHMEM)
+			printf(" shmem-rss %" PRIu64 " kB,", r->shmem_rss_kb);
+		if (r->have & OOM_HAVE_RSS)
+			printf(" total-vm %" PRIu64 " kB,", r->total_vm_kb);
+		if (r->have & OOM_HAVE_PGTABLES)
+			printf(" pgtables %" PRIu64 " kB,", r->pgtables_kb);
+		if (r->have & OOM_HAVE_UID)
+			printf(" uid %u,", r->uid);
+		if (r->have & OOM_HAVE_SCORE_ADJ)
+			printf(" oom_score_adj %d", r->oom_score_adj);
+		else
+			printf(" oom_score_adj ?");
+		printf("\n");
+		if (st->verbose) {
+			printf("  pages: %s; source: %s\n", from[0] ? from : "unknown", k->source);
+			if (k->have_psi)
+				printf("  psi memory (read %" PRIu64 " ms after the kill): %s\n", k->psi_delay_ms,
+				       k->psi);
+			if (k->stat_when == STAT_KERNEL)
+				printf("  memory.stat of %s (the kernel's OOM report, at kill time):",
+				       k->stat_memcg);
+			else if (k->stat_when == STAT_READ)
+				printf("  memory.stat of %s (read %" PRIu64 " ms after the kill):", k->stat_memcg,
+				       k->stat_delay_ms);
+			for (size_t i = 0; i < k->nstat; i++)
+				printf(" %s %" PRIu64 "%s", k->stat[i].key, k->stat[i].value,
+				       i + 1 < k->nstat ? "," : "");
+			if (k->stat_when != STAT_NONE)
+				printf("\n");
+		}
+	}
+	st->kills++;
+	fflush(stdout);
+}
+
+/* ---- /dev/kmsg ---------------------------------------------------------- */
+
+/* Open /dev/kmsg at its end: only reports from now on. */
+static int kmsg_open(int *fd_out, struct errbuf *eb)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return errbuf__set(eb, -errno, "cannot read '/dev/kmsg': %s", strerror(errno));
+	if (lseek(fd, 0, SEEK_END) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return errbuf__set(eb, err, "cannot seek '/dev/kmsg': %s", strerror(-err));
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+static void remember_report(struct oom_state *st, const struct oom_report *r)
+{
+	if (st->nrecent == MAX_RECENT) {
+		memmove(st->recent, st->recent + 1, (MAX_RECENT - 1) * sizeof(*st->recent));
+		st->nrecent--;
+	}
+	st->recent[st->nrecent++] = *r;
+}
+
+/* Wall-clock ns of a kmsg timestamp (printk's clock runs with CLOCK_MONOTONIC). */
+static uint64_t kmsg_realtime(uint64_t ts_usec, uint64_t *mono)
+{
+	uint64_t real = now_ns(CLOCK_REALTIME), now = now_ns(CLOCK_MONOTONIC);
+	uint64_t t = ts_usec * 1000;
+
+	*mono = t;
+	return t <= now ? real - (now - t) : real;
+}
+
+static void kmsg_report(struct oom_state *st, const struct oom_report *r)
+{
+	struct kill k;
+
+	if (!strcmp(st->rung, "kmsg")) {
+		memset(&k, 0, sizeof(k));
+		k.r = *r;
+		k.source = "kernel log report (/dev/kmsg)";
+		if (r->have & OOM_HAVE_TS)
+			k.real_ns = kmsg_realtime(r->ts_usec, &k.mono_ns);
+		else
+			k.real_ns = now_ns(CLOCK_REALTIME);
+		print_kill(st, &k);
+		return;
+	}
+	remember_report(st, r);
+}
+
+/* Read every record there is now. */
+static void kmsg_drain(struct oom_state *st)
+{
+	char buf[8192];
+	struct oom_report r;
+
+	while (st->kmsg_fd >= 0) {
+		ssize_t n = read(st->kmsg_fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EPIPE) {
+			st->kmsg_lost++;	/* overwritten before we read it */
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (oom_kmsg__feed(st->parser, buf, (size_t)n, &r) == 1)
+			kmsg_report(st, &r);
+	}
+}
+
+/* ---- tracepoint and kprobe rungs ------------------------------------------ */
+
+/* Merge the kernel's report into an event: the event's own fields win. */
+static void merge_report(struct kill *k, const struct oom_report *rep)
+{
+	struct oom_report *r = &k->r;
+	unsigned int own = r->have;
+	struct oom_report mine = *r;
+
+	*r = *rep;
+	r->have |= own;
+	if (mine.victim_pid)
+		r->victim_pid = mine.victim_pid;
+	if (mine.victim_comm[0])
+		snprintf(r->victim_comm, sizeof(r->victim_comm), "%s", mine.victim_comm);
+	if (own & OOM_HAVE_TRIGGER_PID) {
+		r->trigger_pid = mine.trigger_pid;
+		/* The report's comm is the trigger's if its pid agrees. */
+		if (!(rep->have & OOM_HAVE_TRIGGER_PID) || rep->trigger_pid != k->trigger_tid ||
+		    !rep->trigger_comm[0])
+			snprintf(r->trigger_comm, sizeof(r->trigger_comm), "%s", mine.trigger_comm);
+	}
+#define KEEP(bit, field) do { if (own & (bit)) r->field = mine.field; } while (0)
+	KEEP(OOM_HAVE_RSS, total_vm_kb);
+	KEEP(OOM_HAVE_RSS, anon_rss_kb);
+	KEEP(OOM_HAVE_RSS, file_rss_kb);
+	KEEP(OOM_HAVE_SHMEM, shmem_rss_kb);
+	KEEP(OOM_HAVE_PGTABLES, pgtables_kb);
+	KEEP(OOM_HAVE_UID, uid);
+	KEEP(OOM_HAVE_SCORE_ADJ, oom_score_adj);
+#undef KEEP
+	k->source = !strcmp(k->source, "tracepoint oom:mark_victim") ?
+		"tracepoint oom:mark_victim + kernel log report" : "kprobe oom_kill_process + kernel log report";
+}
+
+/* Print the events whose report came, or that waited long enough, in order. */
+static void flush_pending(struct oom_state *st, bool final)
+{
+	uint64_t now = mono_now(st);
+	size_t done = 0;
+
+	for (size_t i = 0; i < st->npending; i++) {
+		struct kill *k = &st->pending[i];
+		bool matched = false;
+
+		for (size_t j = 0; j < st->nrecent; j++) {
+			const struct oom_report *rep = &st->recent[j];
+			/* The kprobe knows no victim: it takes the next report
+			 * of the same trigger, or any when the header was lost. */
+			bool hit = k->r.victim_pid ? rep->victim_pid == k->r.victim_pid :
+				(!(rep->have & OOM_HAVE_TRIGGER_PID) || rep->trigger_pid == k->trigger_tid);
+
+			if (hit) {
+				merge_report(k, rep);
+				memmove(&st->recent[j], &st->recent[j + 1],
+					(st->nrecent - j - 1) * sizeof(*st->recent));
+				st->nrecent--;
+				matched = true;
+				break;
+			}
+		}
+		if (!matched && !final && now - k->queued_ns < KMSG_WAIT_NS && st->log)
+			break;
+		if (!matched && !k->r.victim_pid) {
+			st->dropped++;	/* a kprobe hit whose report never came */
+			done++;
+			continue;
+		}
+		print_kill(st, k);
+		done++;
+	}
+	memmove(st->pending, st->pending + done, (st->npending - done) * sizeof(*st->pending));
+	st->npending -= done;
+}
+
+static void console_line_done(struct oom_state *st);
+
+static void on_round(void *ctx)
+{
+	struct oom_state *st = ctx;
+
+	kmsg_drain(st);
+	if (st->line_len && mono_now(st) - st->line_time >= CONSOLE_LINE_NS)
+		console_line_done(st);
+	flush_pending(st, false);
+}
+
+static struct kill *queue_event(struct oom_state *st, const struct sample *smp)
+{
+	struct kill *k;
+
+	if (st->npending == MAX_PENDING)
+		flush_pending(st, true);
+	k = &st->pending[st->npending++];
+	memset(k, 0, sizeof(*k));
+	k->mono_ns = smp->time;
+	k->real_ns = session__realtime(st->s, smp->time);
+	k->queued_ns = mono_now(st);
+	k->trigger_tid = (int)smp->tid;
+	k->r.trigger_pid = (int)smp->pid;
+	k->r.have |= OOM_HAVE_TRIGGER_PID;
+	snprintf(k->r.trigger_comm, sizeof(k->r.trigger_comm), "%s",
+		 session__comm(st->s, (pid_t)smp->pid));
+	if (!strcmp(k->r.trigger_comm, "?"))
+		k->r.trigger_comm[0] = '\0';
+	/* What may be gone in a moment: read it now (live: a recording has
+	 * none of it). */
+	if (!st->replay)
+		read_line("/proc/loadavg", k->loadavg, sizeof(k->loadavg));
+	if (st->verbose && !st->replay && read_psi(k->psi, sizeof(k->psi))) {
+		uint64_t now = k->queued_ns;
+
+		k->have_psi = true;
+		k->psi_delay_ms = now > k->mono_ns ? (now - k->mono_ns) / 1000000 : 0;
+	}
+	return k;
+}
+
+static bool field_u64(const struct tp_field *f, const struct sample *smp, uint64_t *v)
+{
+	return f->present && tp_field__u64(f, smp->raw, smp->raw_size, v) == 0;
+}
+
+static void on_mark_victim(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct oom_state *st = ctx;
+	struct kill *k;
+	uint64_t pid = 0, a, b, c;
+
+	(void)s;
+	if (!field_u64(&st->f_pid, smp, &pid))
+		return;
+	k = queue_event(st, smp);
+	k->source = "tracepoint oom:mark_victim";
+	k->r.victim_pid = (int)pid;
+	if (st->f_comm.present)
+		tp_field__str(&st->f_comm, smp->raw, smp->raw_size, k->r.victim_comm,
+			      sizeof(k->r.victim_comm));
+	if (field_u64(&st->f_total_vm, smp, &a) && field_u64(&st->f_anon, smp, &b) &&
+	    field_u64(&st->f_file, smp, &c)) {
+		/* In kB, as the kernel's report prints them. */
+		k->r.total_vm_kb = a;
+		k->r.anon_rss_kb = b;
+		k->r.file_rss_kb = c;
+		k->r.have |= OOM_HAVE_RSS;
+	}
+	if (field_u64(&st->f_shmem, smp, &a)) {
+		k->r.shmem_rss_kb = a;
+		k->r.have |= OOM_HAVE_SHMEM;
+	}
+	if (field_u64(&st->f_pgtables, smp, &a)) {
+		k->r.pgtables_kb = a;
+		k->r.have |= OOM_HAVE_PGTABLES;
+	}
+	if (field_u64(&st->f_uid, smp, &a)) {
+		k->r.uid = (unsigned int)a;
+		k->r.have |= OOM_HAVE_UID;
+	}
+	if (field_u64(&st->f_adj, smp, &a)) {
+		k->r.oom_score_adj = (int)(int64_t)a;
+		k->r.have |= OOM_HAVE_SCORE_ADJ;
+	}
+	/* The victim may still be exiting: its memcg, and its comm and
+	 * oom_score_adj where the event lacks them.  Not in a replay: the
+	 * pid is the recorded machine's. */
+	if (!st->replay)
+		read_pid_memcg((pid_t)pid, k->cgroup_at_event, sizeof(k->cgroup_at_event));
+	if (!k->r.victim_comm[0] && !st->replay) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		read_line(path, k->r.victim_comm, sizeof(k->r.victim_comm));
+	}
+	if (!(k->r.have & OOM_HAVE_SCORE_ADJ) && !st->replay) {
+		char path[64], line[32];
+
+		snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
+		read_line(path, line, sizeof(line));
+		if (line[0]) {
+			k->r.oom_score_adj = atoi(line);
+			k->r.have |= OOM_HAVE_SCORE_ADJ;
+		}
+	}
+	if (st->verbose && k->cgroup_at_event[0] && read_memory_stat(st, k->cgroup_at_event, k))
+		k->stat_delay_ms = k->queued_ns > k->mono_ns ? (k->queued_ns - k->mono_ns) / 1000000 : 0;
+	on_round(st);
+}
+
+static void on_oom_kill_process(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct oom_state *st = ctx;
+	struct kill *k;
+
+	(void)s;
+	k = queue_event(st, smp);
+	/* The victim is named by the report that follows in /dev/kmsg. */
+	k->source = "kprobe oom_kill_process";
+	on_round(st);
+}
+
+/* ---- the report as printed: printk:console ------------------------------ */
+
+/*
+ * The joined line, to the parser as the /dev/kmsg record it is there
+ * ("6,SEQ,USEC,-;text", with '\\' and control characters escaped as kmsg
+ * escapes them), so that one parser reads both.
+ */
+static void console_line_done(struct oom_state *st)
+{
+	char rec[CONSOLE_LINE * 4 + 64];
+	struct oom_report r;
+	size_t n;
+
+	n = (size_t)snprintf(rec, sizeof(rec), "6,0,%" PRIu64 ",-;", st->line_time / 1000);
+	for (size_t i = 0; i < st->line_len && n + 5 < sizeof(rec); i++) {
+		unsigned char c = (unsigned char)st->line[i];
+
+		if (c == '\\' || c < ' ' || c == 0x7f)
+			n += (size_t)snprintf(rec + n, sizeof(rec) - n, "\\x%02x", c);
+		else
+			rec[n++] = (char)c;
+	}
+	st->line_len = 0;
+	if (oom_kmsg__feed(st->parser, rec, n, &r) == 1)
+		kmsg_report(st, &r);
+}
+
+/*
+ * One printk() call's text, its level and trailing newline gone (5.10+
+ * trace it as stored, continuation pieces apart).  A piece continues the
+ * line before it, of the same task, when it starts with ',' or ':' or
+ * that line ends with '=' or ' ': how the pr_cont() pieces of the OOM
+ * report join ("oom-kill:constraint=...", ",oom_memcg=", "/a/b", ...;
+ * "Memory cgroup stats for ", "/a/b", ":").  A line is complete when the
+ * next one starts, at once for "Killed process" (one printk, never
+ * continued, and the line a kill waits for), or after CONSOLE_LINE_NS.
+ */
+static void on_console(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct oom_state *st = ctx;
+	char piece[CONSOLE_LINE];
+	size_t len;
+	bool cont;
+
+	(void)s;
+	if (tp_field__str(&st->f_msg, smp->raw, smp->raw_size, piece, sizeof(piece)))
+		return;
+	len = strlen(piece);
+	cont = st->line_len && st->line_tid == smp->tid &&
+	       (piece[0] == ',' || piece[0] == ':' || st->line[st->line_len - 1] == '=' ||
+		st->line[st->line_len - 1] == ' ');
+	if (st->line_len && !cont)
+		console_line_done(st);
+	if (!st->line_len) {
+		st->line_tid = smp->tid;
+		st->line_time = smp->time;
+	}
+	if (len > sizeof(st->line) - 1 - st->line_len)
+		len = sizeof(st->line) - 1 - st->line_len;
+	memcpy(st->line + st->line_len, piece, len);
+	st->line_len += len;
+	st->line[st->line_len] = '\0';
+	if (strstr(st->line, "Killed process ")) {
+		console_line_done(st);
+		flush_pending(st, false);
+	}
+}
+
+/* What a replay cannot give, said once. */
+static void replay_note(const struct oom_state *st)
+{
+	fprintf(stderr, "faultline " TOOL ": a recording does not hold the load average%s or the "
+		"victim's /proc entries: not shown%s%s\n",
+		st->verbose ? ", memory PSI, memcg files" : "",
+		st->log ? "" : "; nor the kernel's log report (the tracepoint printk:console was not "
+		"recorded): no constraint, memcg paths, limits or gfp mask",
+		st->log || strcmp(st->rung, "kprobe") ? "" : ", and no victims: no kill can be shown");
+}
+
+static int add_events(struct oom_state *st, struct errbuf *eb)
+{
+	const struct features *f = session__features(st->s);
+	struct tp_event *ev = NULL;
+	int err;
+
+	/* The report in the kernel's log, as printed: a recording's only way
+	 * to it (live reads /dev/kmsg, which holds more: the whole record). */
+	if ((session__recording(st->s) || st->replay) &&
+	    features__has_tracepoint(f, "printk", "console")) {
+		err = session__add_tracepoint(st->s, "printk", "console", 0, on_console, st, &ev, eb);
+		if (err)
+			return err;
+		if (tp_event__field(ev, "msg", &st->f_msg))
+			return errbuf__set(eb, -ENOENT, "the printk:console event has no field 'msg'");
+		st->log = true;
+	}
+	if (!strcmp(st->rung, "kprobe"))
+		return session__add_kprobe(st->s, "oom_kill_process", "oom_kill_process", false, NULL, 0,
+					   on_oom_kill_process, st, NULL, eb);
+	err = session__add_tracepoint(st->s, "oom", "mark_victim", 0, on_mark_victim, st, &ev, eb);
+	if (err)
+		return err;
+	if (tp_event__field(ev, "pid", &st->f_pid))
+		return errbuf__set(eb, -ENOENT, "the oom:mark_victim event has no field 'pid'");
+	/* The rest exist on 6.9+ and the 2025 stable backports only. */
+	tp_event__field(ev, "comm", &st->f_comm);
+	tp_event__field(ev, "total_vm", &st->f_total_vm);
+	tp_event__field(ev, "anon_rss", &st->f_anon);
+	tp_event__field(ev, "file_rss", &st->f_file);
+	tp_event__field(ev, "shmem_rss", &st->f_shmem);
+	tp_event__field(ev, "uid", &st->f_uid);
+	tp_event__field(ev, "pgtables", &st->f_pgtables);
+	tp_event__field(ev, "oom_score_adj", &st->f_adj);
+	return 0;
+}
+
+/* ---- the kmsg rung's own loop ----------------------------------------- */
+
+static int run_kmsg(struct oom_state *st, double duration, const char *label)
+{
+	uint64_t deadline = 0;
+
+	stopsig__catch();
+	if (duration > 0)
+		deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)(duration * 1e9);
+	fprintf(stderr, "Tracing OOM kills with %s... Hit Ctrl-C to end.\n", label);
+	while (!stopsig__caught()) {
+		struct pollfd pfd = { .fd = st->kmsg_fd, .events = POLLIN };
+		int timeout = 100;
+
+		if (deadline) {
+			uint64_t now = now_ns(CLOCK_MONOTONIC);
+
+			if (now >= deadline)
+				break;
+			if ((deadline - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((deadline - now) / 1000000) + 1;
+		}
+		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR)
+			break;
+		kmsg_drain(st);
+	}
+	kmsg_drain(st);
+	stopsig__release();
+	return 0;
+}
+
+/* ---- options and main ----------------------------------------------------- */
+
+static const char *extra_opt(int c, const char *arg, void *ctx)
+{
+	struct oom_state *st = ctx;
+
+	(void)arg;
+	if (c == 'v')
+		st->verbose = true;
+	return NULL;
+}
+
+/* The rung for the kmsg check before a session exists, and whether this
+ * machine could open one (tracefs and perf events). */
+static int choose_rung(const char **key, const char **label, int *idx, char (*why)[256], size_t nwhy,
+		       bool *session_ok)
+{
+	const struct ladder *l = ladder__find(TOOL);
+	struct features *f = NULL;
+	struct errbuf eb = { "" };
+	int err;
+
+	if (!l)
+		return -ENOENT;
+	err = features__probe(NULL, &f, &eb);
+	if (err) {
+		fprintf(stderr, "faultline " TOOL ": %s\n", errbuf__str(&eb, err));
+		return err;
+	}
+	*idx = ladder__choose(l, f, why, nwhy);
+	*session_ok = features__has(f, FEAT_TRACEFS) && features__has(f, FEAT_PERF_EVENTS);
+	features__free(f);
+	if (*idx < 0)
+		return *idx;
+	*key = l->rungs[*idx].key;
+	*label = l->rungs[*idx].label;
+	return 0;
+}
+
+/**
+ * cmd_oom() - `faultline oom [-v] [--json] [duration]`
+ * @argc: argument count, argv[0] being "oom"
+ * @argv: arguments; not retained
+ *
+ * Prints one line (or JSON object) per OOM kill until Ctrl-C or the
+ * duration.  Return: exit status (EXIT_OK, EXIT_FAIL, EXIT_USAGE).
+ */
+int cmd_oom(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct oom_state st = { .kmsg_fd = -1 };
+	struct tool_extra extra = { .shortopts = "v", .longopts = longopts, .opt = extra_opt, .ctx = &st };
+	char why[8][256];
+	struct errbuf eb = { "" };
+	struct tool_opts o;
+	const char *rung = NULL, *label = NULL;
+	bool session_ok = false;
+	int ret, err, idx = -1;
+
+	ret = tool_opts__parse_ext(&o, TOOL, 0, usage, help, &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	/* Live, OOM kills are traced system-wide.  A recording of a target
+	 * holds the kills of its tasks (a memcg OOM it triggers itself), and
+	 * a report reads whatever the recording holds. */
+	if ((o.sess.pid > 0 || o.sess.cmd) && !tool__recording() && !tool__replaying()) {
+		fprintf(stderr, "faultline " TOOL ": OOM kills are traced system-wide; -p and -c are not "
+			"supported (filter the output by PID or memcg instead)\n");
+		return EXIT_USAGE;
+	}
+	st.json = o.json;
+	st.page_kb = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+	find_memcg_root(st.memcg_root, sizeof(st.memcg_root));
+	ret = EXIT_FAIL;
+	st.pending = calloc(MAX_PENDING, sizeof(*st.pending));
+	st.recent = calloc(MAX_RECENT, sizeof(*st.recent));
+	if (!st.pending || !st.recent || oom_kmsg__new(&st.parser)) {
+		fprintf(stderr, "faultline " TOOL ": out of memory\n");
+		goto out;
+	}
+	memset(why, 0, sizeof(why));
+	if (choose_rung(&rung, &label, &idx, why, 8, &session_ok))
+		goto out;
+	/*
+	 * The session, and the rung, from tool__start: live, recorded, or a
+	 * recording's.  Where this machine cannot trace (no tracefs: also a
+	 * replay by a user without root), tool__start_bare, which lets the
+	 * kmsg rung run live without a session and still hands a recording's
+	 * session to faultline report.
+	 */
+	o.all = true;
+	if (!strcmp(rung, "kmsg") && !session_ok) {
+		if (tool__start_bare(&o, TOOL, "kmsg", &st.s, &st.rung, &label))
+			goto out;
+	} else if (!(st.s = tool__start(&o, TOOL, &st.rung, &label))) {
+		goto out;
+	}
+	st.replay = st.s && session__replaying(st.s);
+	/* A recording holds events, not the log the kmsg rung reads. */
+	if (!strcmp(st.rung, "kmsg") && st.s && (st.replay || session__recording(st.s))) {
+		if (st.replay)
+			fprintf(stderr, "faultline " TOOL ": the recording holds no OOM events to report "
+				"from (it holds the events of: %s)\n", session__meta(st.s, "tools") ?
+				session__meta(st.s, "tools") : "?");
+		else
+			fprintf(stderr, "faultline " TOOL ": this kernel's OOM reports can only be read "
+				"from /dev/kmsg, which cannot be recorded\n");
+		goto out;
+	}
+	/* The kmsg rung needs no tracefs and no session: the "falling back"
+	 * line was said choosing it. */
+	if (!strcmp(st.rung, "kmsg")) {
+		session__free(st.s);
+		st.s = NULL;
+		err = kmsg_open(&st.kmsg_fd, &eb);
+		if (err) {
+			ret = tool__fail(TOOL, &eb, err);
+			goto out;
+		}
+		run_kmsg(&st, o.sess.duration, label);
+		ret = EXIT_OK;
+		goto out;
+	}
+	if (session__recording(st.s)) {
+		/* "pages" of a replay, as this machine would derive them. */
+		char v[32];
+		uint64_t swap_kb, mem_kb;
+
+		meminfo_totals(&swap_kb, &mem_kb);
+		snprintf(v, sizeof(v), "%" PRIu64, st.page_kb);
+		session__record_meta(st.s, "oom.page_kb", v);
+		snprintf(v, sizeof(v), "%" PRIu64, swap_kb);
+		session__record_meta(st.s, "oom.swap_total_kb", v);
+		snprintf(v, sizeof(v), "%" PRIu64, mem_kb);
+		session__record_meta(st.s, "oom.mem_total_kb", v);
+	} else if (st.replay) {
+		if (session__meta(st.s, "oom.page_kb"))
+			st.page_kb = strtoull(session__meta(st.s, "oom.page_kb"), NULL, 10);
+		if (session__meta(st.s, "oom.swap_total_kb"))
+			st.rec_swap_kb = strtoull(session__meta(st.s, "oom.swap_total_kb"), NULL, 10);
+		if (session__meta(st.s, "oom.mem_total_kb"))
+			st.rec_mem_kb = strtoull(session__meta(st.s, "oom.mem_total_kb"), NULL, 10);
+	} else {
+		err = kmsg_open(&st.kmsg_fd, &eb);
+		if (err) {
+			if (!strcmp(st.rung, "kprobe")) {
+				ret = tool__fail(TOOL, &eb, err);
+				goto out;
+			}
+			fprintf(stderr, "faultline " TOOL ": warning: %s: no constraint or memcg limits "
+				"from the kernel's report\n", errbuf__str(&eb, err));
+		}
+		st.log = st.kmsg_fd >= 0;
+	}
+	err = add_events(&st, &eb);
+	if (err) {
+		ret = tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	if (st.replay)
+		replay_note(&st);
+	/* Recording: faultline record's run, not ours (1, at once). */
+	if (tool__run_with(st.s, &o, TOOL, "OOM kills", label, on_round, &st))
+		goto out;
+	kmsg_drain(&st);
+	if (st.line_len)
+		console_line_done(&st);
+	flush_pending(&st, true);
+	if (st.dropped)
+		fprintf(stderr, "faultline " TOOL ": %" PRIu64 " oom_kill_process call(s) without a "
+			"kernel report (no victim killed, or the log was lost)\n", st.dropped);
+	ret = EXIT_OK;
+out:
+	if (st.kmsg_lost)
+		fprintf(stderr, "faultline " TOOL ": %" PRIu64 " kernel log record(s) overwritten before "
+			"they were read\n", st.kmsg_lost);
+	session__free(st.s);
+	if (st.kmsg_fd >= 0)
+		close(st.kmsg_fd);
+	oom_kmsg__free(st.parser);
+	free(st.recent);
+	free(st.pending);
+	return ret;
+}

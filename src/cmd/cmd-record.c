@@ -1,0 +1,154 @@
+/*
+ * faultline record: capture what the memory tools see, once, to a file
+ * that `faultline report` answers every tool's question from.
+ *
+ * One session for all the tools asked for: each tool's own command runs
+ * in setup mode (tool__set_mode), choosing its rung on this kernel and
+ * adding its events to the shared session exactly as it would live; then
+ * the session runs, writing every sample (with the stacks the events ask
+ * for, unwound now), the processes and their mappings with build-ids, and
+ * the totals to the recording (recorder.c, recfile.c).  No tool's
+ * handler runs while recording: report replays the events into them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "trace/session.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "record"
+
+static const char usage[] =
+	"faultline record [-e TOOLS] [-p PID | -c CMD | -a] [-o FILE] [STACK OPTIONS] [-m PAGES]\n"
+	"                        [duration] [-- CMD [ARG]...]";
+static const char help[] =
+	"  -e TOOLS     comma list of the tools whose events to record: leak, faults, brk,\n"
+	"               mmap, oom, cache, reclaim, swapin (default: all of them that this\n"
+	"               kernel serves; a tool named here that it cannot serve is an error)\n"
+	"  -o FILE      the recording (default faultline.rec; created mode 0600)\n"
+	"  -p PID       record this process (all its threads, and threads it creates)\n"
+	"  -c CMD       run CMD and record it from its first instruction\n"
+	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
+	"               parsing); after every other option\n"
+	"  -a           record every process (the default without -p and -c)\n"
+	"  -m PAGES     ring buffer pages per CPU (power of two)\n"
+	"  --call-graph dwarf[,SIZE] | fp\n"
+	"               how the user stacks the tools ask for are taken (default\n"
+	"               dwarf,8192: unwound at record time, only the frames are kept)\n"
+	"  --unwinder libdw | libunwind\n"
+	"               the DWARF unwinder (default libdw)\n"
+	"  duration     stop after this many seconds\n";
+
+static const char *const default_tools = "leak,faults,brk,mmap,oom,cache,reclaim,swapin";
+
+struct record_opts {
+	const char *tools;
+	const char *out;
+	bool tools_given;
+};
+
+static const char *record_opt(int c, const char *arg, void *ctx)
+{
+	struct record_opts *ro = ctx;
+
+	switch (c) {
+	case 'e':
+		ro->tools = arg;
+		ro->tools_given = true;
+		return NULL;
+	case 'o':
+		ro->out = arg;
+		return NULL;
+	}
+	return "unknown option";
+}
+
+/* Lends @s to @tool's setup, for the recorded target; 0 when its events
+ * were added. */
+static int setup_tool(struct session *s, const struct tool_opts *o, const char *tool)
+{
+	int (*fn)(int, char **) = commands__tool(tool);
+	char pid[16], *argv[4] = { (char *)tool, NULL, NULL, NULL };
+	int argc = 1;
+
+	if (!fn)
+		return -ENOENT;
+	if (session__target_pid(s) > 0) {
+		snprintf(pid, sizeof(pid), "%d", (int)session__target_pid(s));
+		argv[argc++] = "-p";
+		argv[argc++] = pid;
+	} else if (o->all || (!o->sess.pid && !o->sess.cmd)) {
+		argv[argc++] = "-a";
+	}
+	tool__set_mode(&(struct tool_mode){ .record = s });
+	fn(argc, argv);
+	return tool__setup_done() ? 0 : -EINVAL;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts ro = { .tools = default_tools, .out = "faultline.rec" };
+	struct tool_extra extra = { "e:o:", NULL, record_opt, NULL, &ro };
+	struct tool_opts o = { 0 };
+	struct errbuf eb = { "" };
+	struct session *s = NULL;
+	char *list = NULL, *save = NULL, *t, recorded[512] = "";
+	int ret, err;
+
+	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_NO_JSON, usage, help, &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	ret = EXIT_FAIL;
+	err = session__new(&o.sess, &s, &eb);
+	if (!err)
+		err = session__record(s, ro.out, &eb);
+	if (err) {
+		tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	list = strdup(ro.tools);
+	if (!list) {
+		fprintf(stderr, "faultline " TOOL ": out of memory\n");
+		goto out;
+	}
+	for (t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(t, TOOL) || !strcmp(t, "report") || !strcmp(t, "features") ||
+		    !strcmp(t, "cleanup") || !commands__tool(t)) {
+			fprintf(stderr, "faultline " TOOL ": '%s' is not a tool whose events can be "
+				"recorded (see 'faultline record -h')\n", t);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		err = setup_tool(s, &o, t);
+		tool__set_mode(&(struct tool_mode){ 0 });
+		if (err && ro.tools_given) {
+			fprintf(stderr, "faultline " TOOL ": cannot record '%s' (above: why)\n", t);
+			goto out;
+		}
+		if (err) {
+			fprintf(stderr, "faultline " TOOL ": '%s' left out (above: why)\n", t);
+			continue;
+		}
+		snprintf(recorded + strlen(recorded), sizeof(recorded) - strlen(recorded), "%s%s",
+			 recorded[0] ? "," : "", t);
+	}
+	if (!recorded[0]) {
+		fprintf(stderr, "faultline " TOOL ": nothing to record\n");
+		goto out;
+	}
+	session__record_meta(s, "tools", recorded);
+	if (tool__run(s, &o, TOOL, "memory events", recorded))
+		goto out;
+	fprintf(stderr, "faultline " TOOL ": %" PRIu64 " samples (%" PRIu64 " lost) of %s in %s, "
+		"%" PRIu64 " bytes\n", session__samples(s), session__lost(s), recorded, ro.out,
+		session__recorded_bytes(s));
+	ret = EXIT_OK;
+out:
+	free(list);
+	session__free(s);
+	return ret;
+}

@@ -1,0 +1,265 @@
+/*
+ * faultline report: answers from a recording (faultline record).
+ *
+ *   report -i FILE TOOL [TOOL OPTIONS]   the tool's own report: its own
+ *        code runs on a replay session (tool__set_mode), so thresholds,
+ *        sorts, filters and intervals all apply after the fact, and the
+ *        output is the live tool's;
+ *   report -i FILE script                every sample as `perf script`
+ *        prints it (FlameGraph's stackcollapse-perf.pl reads it);
+ *   report -i FILE info                  what the recording holds.
+ * --since/--until keep the samples of a time window; --symfs DIR finds
+ * the recorded binaries below DIR (checked by build-id), as perf's does.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack/addrspace.h"
+#include "cmd/commands.h"
+#include "trace/tp-catalog.h"
+#include "trace/session.h"
+#include "stack/stackdb.h"
+#include "stack/symbolize.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "report"
+
+static const char usage[] =
+	"faultline report -i FILE [--symfs DIR] [--since SECS] [--until SECS]\n"
+	"                        TOOL [TOOL OPTIONS] | script | timeline | info";
+static const char help[] =
+	"  -i, --input FILE   the recording (faultline record -o FILE)\n"
+	"  --symfs DIR        look for the recorded binaries below DIR (by their\n"
+	"                     build-ids; DIR/usr/lib/debug for debug files)\n"
+	"  --since SECS, --until SECS\n"
+	"                     only the samples this many seconds after the start\n"
+	"  TOOL               leak, faults, ffaults, brk, mmap, oom, cache, cachetop,\n"
+	"                     reclaim, swapin, with that tool's options: its report\n"
+	"  script             every sample, as perf script prints it\n"
+	"  timeline           per process and interval: outstanding bytes, pages\n"
+	"                     touched, faults, reclaim, swap-ins, OOM kill and exit\n"
+	"  info               the recording's metadata, events and totals\n";
+
+enum { OPT_SYMFS = 256, OPT_SINCE, OPT_UNTIL };
+
+static int bad(const char *what, const char *arg)
+{
+	fprintf(stderr, "faultline " TOOL ": %s '%s' (see 'faultline report -h')\n", what, arg);
+	return EXIT_USAGE;
+}
+
+/* ---- info ---- */
+
+static int info(const struct replay_opts *ro)
+{
+	static const char *const keys[] = {
+		"kernel", "machine", "hostname", "faultline", "target", "target_pid", "command",
+		"call_graph", "tools",
+	};
+	struct errbuf eb = { "" };
+	struct session *s = NULL;
+	int err;
+
+	err = session__new_replay(&(struct session_opts){ 0 }, ro, &s, &eb);
+	if (err)
+		return tool__fail(TOOL, &eb, err);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (session__meta(s, keys[i]))
+			printf("%-12s %s\n", keys[i], session__meta(s, keys[i]));
+	for (size_t i = 0; i < session__recorded_events(s); i++) {
+		unsigned int flags = 0;
+		const char *name = session__recorded_event(s, i, &flags);
+
+		printf("event        %s%s%s%s\n", name, flags & SESSION_USER_STACK ? " +ustack" : "",
+		       flags & SESSION_KERNEL_STACK ? " +kstack" : "",
+		       flags & SESSION_SAMPLE_ADDR ? " +addr" : "");
+	}
+	err = session__run(s, NULL, &eb);
+	if (!err)
+		printf("totals       %" PRIu64 " samples, %" PRIu64 " lost, %u stacks\n",
+		       session__samples(s), session__lost(s),
+		       stackdb__count(session__stackdb(s)));
+	session__free(s);
+	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
+}
+
+/* ---- script ---- */
+
+struct script_ev {
+	struct session *s;
+	const char *name;
+	struct tp_event *tev;
+	unsigned int flags;
+};
+
+static void print_frames(struct session *s, pid_t pid, const struct sample *smp, bool user)
+{
+	uint32_t id = 0, nr = 0;
+	const uint64_t *ips;
+	int err = user ? session__user_stack(s, smp, &id) : session__kernel_stack(s, smp, &id);
+
+	if (err)
+		return;
+	ips = stackdb__get(session__stackdb(s), id, &nr);
+	for (uint32_t i = 0; i < nr; i++) {
+		struct sym_result res = { 0 };
+
+		if (user)
+			symbolizer__user(session__symbolizer(s), session__addrspaces(s), pid, ips[i],
+					 &res);
+		else
+			symbolizer__kernel(session__symbolizer(s), ips[i], &res);
+		if (res.func)
+			printf("\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", ips[i], res.func, res.offset,
+			       res.module ? res.module : "[unknown]");
+		else
+			printf("\t%16" PRIx64 " [unknown] (%s)\n", ips[i],
+			       res.module ? res.module : "[unknown]");
+	}
+}
+
+static void on_script_sample(struct session *s, const struct sample *smp, void *ctx)
+{
+	const struct script_ev *e = ctx;
+	uint64_t t = smp->time;
+	char fields[1024] = "";
+
+	if (e->tev)
+		tp_event__print_fields(e->tev, smp->raw, smp->raw_size, fields, sizeof(fields));
+	else if (e->flags & SESSION_SAMPLE_ADDR)
+		snprintf(fields, sizeof(fields), "addr=0x%" PRIx64, smp->addr);
+	/* perf script's layout; comm first, unpadded on the left, as
+	 * stackcollapse-perf.pl's event-line pattern wants. */
+	printf("%-16s %6u/%-6u [%03u] %5" PRIu64 ".%06" PRIu64 ": 1 %s: %s\n",
+	       session__comm(s, (pid_t)smp->pid), smp->pid, smp->tid, smp->cpu,
+	       (uint64_t)(t / 1000000000U), (uint64_t)(t % 1000000000U / 1000), e->name, fields);
+	if (e->flags & SESSION_KERNEL_STACK)
+		print_frames(s, (pid_t)smp->pid, smp, false);
+	if (e->flags & SESSION_USER_STACK)
+		print_frames(s, (pid_t)smp->pid, smp, true);
+	printf("\n");
+	tool__event_done();
+}
+
+static int script(const struct replay_opts *ro)
+{
+	struct errbuf eb = { "" };
+	struct session *s = NULL;
+	struct script_ev *evs = NULL;
+	size_t n;
+	int err;
+
+	err = session__new_replay(&(struct session_opts){ 0 }, ro, &s, &eb);
+	if (err)
+		goto out;
+	n = session__recorded_events(s);
+	evs = calloc(n ? n : 1, sizeof(*evs));
+	if (!evs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		evs[i].s = s;
+		evs[i].name = session__recorded_event(s, i, &evs[i].flags);
+		err = session__add_recorded(s, i, on_script_sample, &evs[i], &evs[i].tev, &eb);
+	}
+	if (!err)
+		err = session__run(s, NULL, &eb);
+	fflush(stdout);
+out:
+	session__free(s);
+	free(evs);
+	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
+}
+
+/* ---- a tool ---- */
+
+static int tool(const struct replay_opts *ro, int argc, char **argv)
+{
+	static const char *const not_tools[] = { "record", "report", "features", "cleanup", "hfaults" };
+	int (*fn)(int, char **) = commands__tool(argv[0]);
+	struct errbuf eb = { "" };
+	struct session *s = NULL;
+	pid_t pid;
+	char *command = NULL;
+	int err, ret;
+
+	for (size_t i = 0; i < sizeof(not_tools) / sizeof(not_tools[0]); i++)
+		if (!strcmp(argv[0], not_tools[i]))
+			fn = NULL;
+	if (!fn)
+		return bad("no report from a recording for", argv[0]);
+	/* The recorded target, for the tool's default. */
+	err = session__new_replay(&(struct session_opts){ 0 }, ro, &s, &eb);
+	if (err)
+		return tool__fail(TOOL, &eb, err);
+	pid = session__target_pid(s);
+	if (session__meta(s, "command") && session__is_cmd(s))
+		command = strdup(session__meta(s, "command"));
+	session__free(s);
+	tool__set_mode(&(struct tool_mode){ .replay = ro, .target_pid = pid, .command = command });
+	ret = fn(argc, argv);
+	tool__set_mode(&(struct tool_mode){ 0 });
+	free(command);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "until", required_argument, NULL, OPT_UNTIL },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct replay_opts ro = { 0 };
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	/* "+": the options before the tool's name are report's; the rest are
+	 * the tool's own. */
+	while ((c = getopt_long(argc, argv, "+i:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			ro.path = optarg;
+			break;
+		case OPT_SYMFS:
+			ro.symfs = optarg;
+			break;
+		case OPT_SINCE:
+			if (tool_opts__parse_secs(optarg, &ro.since))
+				return bad("--since wants seconds, not", optarg);
+			break;
+		case OPT_UNTIL:
+			if (tool_opts__parse_secs(optarg, &ro.until))
+				return bad("--until wants seconds, not", optarg);
+			break;
+		case 'h':
+			printf("usage: %s\n%s", usage, help);
+			return EXIT_OK;
+		default:
+			return bad(optopt ? "option needs a value or is unknown:" : "unknown option",
+				   argv[optind - 1]);
+		}
+	}
+	if (!ro.path)
+		return bad("which recording? -i FILE is missing, not", "");
+	if (optind >= argc)
+		return bad("what to report: a tool, script or info; got", "");
+	if (ro.until > 0 && ro.until <= ro.since)
+		return bad("--until must be after --since, not", argv[optind - 1]);
+	if (!strcmp(argv[optind], "info"))
+		return info(&ro);
+	if (!strcmp(argv[optind], "script"))
+		return script(&ro);
+	if (!strcmp(argv[optind], "timeline"))
+		return report_timeline(&ro, argc - optind, argv + optind);
+	return tool(&ro, argc - optind, argv + optind);
+}

@@ -1,0 +1,332 @@
+/*
+ * faultline swapin: swap-ins counted by process, per interval, as BCC's
+ * swapin prints them (a time line, then COMM PID COUNT sorted by count).
+ *
+ * Sources (compat/ladder.c "swapin"), best first:
+ *   kprobe swap_read_folio / swap_readpage: BCC's own probe points, one
+ *     count per folio read from swap (readahead included, charged to the
+ *     task that triggered it);
+ *   major faults: the software event PERF_COUNT_SW_PAGE_FAULTS_MAJ with the
+ *     fault address, kept when the address lies in an anonymous or shmem
+ *     mapping of the faulting process: a major fault there is a page that
+ *     had to be read back from swap.  It counts faults, not reads;
+ *   /proc/vmstat pswpin: pages swapped in by everyone, one system-wide
+ *     line per interval; per-process counts cannot come from it.
+ * No kernel has a generic swap-in tracepoint (KERNEL-COMPAT.md, D).
+ *
+ * From a recording (faultline report -i FILE swapin [interval [count]])
+ * the reports are the recorded run's, on its clock, the major faults
+ * looked up in the recorded mappings.  The /proc/vmstat rung can be
+ * neither recorded nor replayed.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include <linux/perf_event.h>
+
+#include "stack/addrspace.h"
+#include "cmd/commands.h"
+#include "lib/hashmap.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "cmd/tool-opts.h"
+#include "proc/vmstat.h"
+
+#define TOOL "swapin"
+
+static const char usage[] =
+	"faultline swapin [-p PID | -c CMD | -a] [-T] [--json] [interval [count]]\n"
+	"                        [-- CMD [ARG]...]";
+static const char help[] =
+	"  -p PID       count this process only (all its threads)\n"
+	"  -c CMD       run CMD and count its swap-ins\n"
+	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
+	"               parsing); after every other option\n"
+	"  -a           every process (the default)\n"
+	"  -T           do not print the time line (BCC's -T/--notime)\n"
+	"  --json       one JSON object per process and interval\n"
+	"  interval     seconds between reports (default 1)\n"
+	"  count        stop after this many reports (default: until Ctrl-C)\n";
+
+struct row {
+	pid_t pid;
+	uint64_t count;
+};
+
+struct swapin_state {
+	struct tool_opts *o;
+	bool notime, json, vmstat;
+	struct tool_interval every;	/* count 0: until stopped */
+	unsigned long printed;
+	uint64_t next_ns;
+	struct hashmap *counts;		/* tgid -> swap-ins this interval */
+	uint64_t total, skipped;	/* counted; major faults outside swap-backed maps */
+	uint64_t vm_prev;
+	int err;
+};
+
+static const char *const vm_names[] = { "pswpin", NULL };
+
+static void count_pid(struct swapin_state *st, pid_t pid)
+{
+	uint64_t n = 0;
+
+	hashmap__get(st->counts, (uint64_t)pid, &n);
+	if (hashmap__set(st->counts, (uint64_t)pid, n + 1))
+		st->err = -ENOMEM;
+	st->total++;
+}
+
+static void on_swap_read(struct session *s, const struct sample *smp, void *ctx)
+{
+	count_pid(ctx, (pid_t)smp->pid);
+}
+
+static void on_major_fault(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct swapin_state *st = ctx;
+	const struct map *m = addrspaces__find(session__addrspaces(s), (pid_t)smp->pid, smp->addr);
+
+	if (m && map__swap_backed(m))
+		count_pid(st, (pid_t)smp->pid);
+	else
+		st->skipped++;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static void print_report(struct session *s, struct swapin_state *st)
+{
+	size_t n = hashmap__count(st->counts), i = 0, pos = 0;
+	struct row *rows = NULL;
+	uint64_t key, val, vm[1];
+	char when[16];
+	time_t now = session__wall(s);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	if (!st->json) {
+		if (!st->notime)
+			printf("%s\n", when);
+		printf("%-16s %-7s %s\n", "COMM", "PID", "COUNT");
+	}
+	if (st->vmstat) {
+		if (!vmstat__read(NULL, vm_names, vm, NULL)) {
+			uint64_t d = vmstat__delta(vm[0], st->vm_prev);
+
+			if (st->json)
+				printf("{\"type\":\"interval\",\"time\":\"%s\",\"source\":\"vmstat\","
+				       "\"system_wide\":true,\"pswpin\":%" PRIu64 "}\n", when, d);
+			else
+				printf("%-16s %-7s %" PRIu64 "\n", "[system-wide]", "-", d);
+			st->vm_prev = vm[0];
+		}
+		goto out;
+	}
+	if (n) {
+		rows = calloc(n, sizeof(*rows));
+		if (!rows) {
+			st->err = -ENOMEM;
+			goto out;
+		}
+		while (i < n && hashmap__next(st->counts, &pos, &key, &val))
+			rows[i++] = (struct row){ (pid_t)key, val };
+		n = i;
+		qsort(rows, n, sizeof(*rows), cmp_row);
+	}
+	for (i = 0; i < n; i++) {
+		const char *comm = session__comm(s, rows[i].pid);
+
+		if (st->json) {
+			printf("{\"type\":\"swapin\",\"time\":\"%s\",\"pid\":%d,\"comm\":", when,
+			       (int)rows[i].pid);
+			report__json_str(stdout, comm);
+			printf(",\"count\":%" PRIu64 "}\n", rows[i].count);
+		} else {
+			printf("%-16s %-7d %" PRIu64 "\n", comm, (int)rows[i].pid, rows[i].count);
+		}
+	}
+	/* A fresh map per interval, as BCC clears its table. */
+	hashmap__free(st->counts);
+	st->counts = hashmap__new();
+	if (!st->counts)
+		st->err = -ENOMEM;
+out:
+	if (!st->json)
+		printf("\n");
+	st->printed++;
+	free(rows);
+	fflush(stdout);
+}
+
+struct run_ctx {
+	struct session *s;
+	struct swapin_state *st;
+	const char *source;
+};
+
+static void on_ready(void *ctx)
+{
+	struct run_ctx *r = ctx;
+	const struct tool_opts *o = r->st->o;
+	char target[256];
+
+	tool_opts__describe(o, target, sizeof(target));
+	r->st->next_ns = session__now(r->s) + (uint64_t)(r->st->every.secs * 1e9);
+	/* A report prints the report alone. */
+	if (session__replaying(r->s))
+		return;
+	if (o->sess.cmd)
+		fprintf(stderr, "Executing '%s' and counting swap ins with %s.\n", o->sess.cmd,
+			r->source);
+	else
+		fprintf(stderr, "Counting swap ins of %s with %s. Ctrl-C to end.\n", target,
+			r->source);
+}
+
+static void on_round(void *ctx)
+{
+	struct run_ctx *r = ctx;
+	struct swapin_state *st = r->st;
+	uint64_t now = session__now(r->s);
+	bool replay = session__replaying(r->s);
+
+	/* The last report of a counted run comes after the session ends, so
+	 * that the events of its final round are in it.  A replay's rounds
+	 * come with records only: the intervals of a gap between two were
+	 * reported live, empty; and it ends where the count does, as the
+	 * live session did at its duration. */
+	while (now >= st->next_ns && (!st->every.count || st->printed + 1 < st->every.count)) {
+		print_report(r->s, st);
+		st->next_ns += (uint64_t)(st->every.secs * 1e9);
+		if (!replay)
+			while (st->next_ns <= now)
+				st->next_ns += (uint64_t)(st->every.secs * 1e9);
+	}
+	if (replay && st->every.count && st->printed + 1 >= st->every.count && now >= st->next_ns)
+		raise(SIGINT);
+}
+
+static const char *swapin_opt(int c, const char *arg, void *ctx)
+{
+	struct swapin_state *st = ctx;
+
+	/* BCC's -T/--notime; the only option of this tool's own. */
+	st->notime = true;
+	return NULL;
+}
+
+static const char *swapin_positional(int argc, char **argv, const char **arg, void *ctx)
+{
+	struct swapin_state *st = ctx;
+
+	return tool_opts__parse_interval(&st->every, argc, argv, arg);
+}
+
+static int add_events(struct session *s, struct swapin_state *st, const char *rung,
+		      struct errbuf *eb)
+{
+	if (!strncmp(rung, "kprobe:", 7))
+		return session__add_kprobe(s, "swapin", rung + 7, false, NULL, 0, on_swap_read, st,
+					   NULL, eb);
+	if (!strcmp(rung, "majfault"))
+		return session__add_software(s, "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ,
+					     SESSION_SAMPLE_ADDR, on_major_fault, st, eb);
+	return vmstat__read(NULL, vm_names, &st->vm_prev, eb);
+}
+
+int cmd_swapin(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "notime", no_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct swapin_state st = { .every = { .secs = 1.0 } };
+	struct tool_extra extra = { "T", longopts, swapin_opt, swapin_positional, &st };
+	struct errbuf eb = { "" };
+	struct session *s = NULL;
+	struct tool_opts o;
+	struct run_ctx rc = { NULL, &st, NULL };
+	struct session_hooks hooks = { .ready = on_ready, .round = on_round, .ctx = &rc };
+	const char *rung, *label;
+	int ret, err, cst;
+
+	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_ANY_ORDER, usage, help, &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	ret = EXIT_FAIL;
+	o.sess.callgraph = CALLGRAPH_FP;
+	/* Beyond the longest duration (1e7 s) a deadline would overflow its
+	 * nanoseconds: run until stopped, as good as forever. */
+	if (st.every.count && st.every.secs * (double)st.every.count <= 1e7)
+		o.sess.duration = st.every.secs * (double)st.every.count;
+	st.o = &o;
+	st.json = o.json;
+	st.counts = hashmap__new();
+	if (!st.counts) {
+		fprintf(stderr, "faultline " TOOL ": out of memory\n");
+		goto out;
+	}
+	s = tool__start(&o, TOOL, &rung, &label);
+	if (!s)
+		goto out;
+	rc.s = s;
+	rc.source = label;
+	st.vmstat = !strcmp(rung, "vmstat");
+	if (st.vmstat && tool__refuse_live(TOOL, "/proc counters"))
+		goto out;
+	if (st.vmstat && (o.sess.pid > 0 || o.sess.cmd))
+		fprintf(stderr, "faultline " TOOL ": warning: /proc/vmstat pswpin is system-wide: "
+			"it cannot be limited to one process\n");
+	err = add_events(s, &st, rung, &eb);
+	if (err) {
+		ret = tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	if (tool__lent()) {
+		ret = EXIT_OK;
+		goto out;
+	}
+	err = session__run(s, &hooks, &eb);
+	if (err) {
+		ret = tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	/* The interval in progress when tracing stopped (BCC prints it on
+	 * Ctrl-C too). */
+	print_report(s, &st);
+	if (st.err) {
+		ret = tool__fail(TOOL, NULL, st.err);
+		goto out;
+	}
+	if (st.json && !st.vmstat)
+		printf("{\"type\":\"summary\",\"swapins\":%" PRIu64 ",\"other_major_faults\":%" PRIu64
+		       ",\"lost\":%" PRIu64 "}\n", st.total, st.skipped, session__lost(s));
+	else if (session__lost(s))
+		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " events\n", session__lost(s));
+	cst = session__cmd_status(s);
+	if (o.sess.cmd && cst != -1 && WIFEXITED(cst) && WEXITSTATUS(cst))
+		fprintf(stderr, "faultline " TOOL ": '%s' exited with status %d\n", o.sess.cmd,
+			WEXITSTATUS(cst));
+	ret = EXIT_OK;
+out:
+	fflush(stdout);
+	session__free(s);
+	hashmap__free(st.counts);
+	return ret;
+}

@@ -1,0 +1,1112 @@
+/*
+ * faultline report -i FILE timeline: what happened to each recorded
+ * process's memory, interval by interval, in one table per process, and
+ * for a process the OOM killer took, what it held and where it was
+ * faulting when it died.
+ *
+ * Every column comes from one recorded source, read as its own tool reads
+ * it, on one replay of the recording:
+ *   OUTSTANDING  bytes the process still had allocated at the end of the
+ *                interval: the allocation tracer of leak (alloc-trace.c)
+ *                over the recorded allocator probes and mmap/brk calls;
+ *   TOUCHED      KiB of pages brought in: faults whose error code says the
+ *                page was not present (exceptions:page_fault_user), a
+ *                re-entry of the same thread on the same page not counted
+ *                twice; with the page-faults software event, which has no
+ *                error code, the pages the process faulted on for the
+ *                first time;
+ *   FAULTS       page faults (the faults tool's count);
+ *   MAJOR        major faults, as faults counts them: a major-faults event
+ *                of the thread's last fault, on its page;
+ *   RECLAIM      milliseconds in direct and memcg reclaim, begin/end
+ *                pairs of the process's threads, at the end's interval;
+ *   SWAPINS      major faults on swap-backed memory (anonymous, shmem), as
+ *                swapin's major-fault rung decides it;
+ *   EVENTS       the process's OOM kill (oom:mark_victim) and its exit.
+ * A source the recording lacks turns its columns into "-", and the header
+ * names it once.
+ *
+ * An interval is a row when something happened to the process in it:
+ * quiet intervals are left out, the TIME column shows the gap.  Intervals
+ * are counted from the recording's start, on the recorded clock.
+ *
+ * A process killed by the OOM killer is followed by its allocation sites
+ * with the most bytes outstanding at the kill, and the user stacks of its
+ * faults in the --before seconds before it: where it was growing.  Both
+ * are taken while the replay runs, at the kill, because the tracer's table
+ * and the fault window move on afterwards.
+ *
+ * Exactness: the outstanding column of an interval is read from the
+ * tracer's table before the first event of the next interval is applied
+ * (a handler of every recorded event, added first, closes the interval).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "stack/addrspace.h"
+#include "agg/alloc-trace.h"
+#include "cmd/commands.h"
+#include "trace/tp-catalog.h"
+#include "lib/hashmap.h"
+#include "lib/keyed.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "report timeline"
+
+static const char usage[] =
+	"faultline report -i FILE timeline [-p PID] [--interval SECS] [--before SECS] [-T N]\n"
+	"                                  [--json]";
+static const char help[] =
+	"  -p, --pid PID     only this process (default: every recorded process)\n"
+	"  --interval SECS   length of a row, in recorded time from the start (default 1)\n"
+	"  --before SECS     an OOM victim's fault sites: those of its faults this many\n"
+	"                    seconds before the kill (default 2)\n"
+	"  -T, --top N       sites shown per OOM victim, of each kind (default 5)\n"
+	"  --json            one JSON object per row and per site\n";
+
+enum { OPT_INTERVAL = 256, OPT_BEFORE, OPT_JSON };
+
+/* Bits of struct row's events. */
+#define EV_OOM_KILL	(1u << 0)
+#define EV_EXIT		(1u << 1)
+
+struct row {
+	uint64_t bin;
+	uint64_t outstanding;		/* bytes at the end of the interval */
+	uint64_t touched;		/* pages brought in */
+	uint64_t faults, major, swapins;
+	uint64_t reclaim_ns;
+	unsigned int events;
+	pid_t trigger;			/* EV_OOM_KILL: the task that called the killer */
+};
+
+struct proc {
+	pid_t pid;
+	struct row *rows;
+	size_t n, cap;
+};
+
+/* A site of an OOM victim: an allocation stack (bytes, blocks) or a fault
+ * stack (faults, of which pages brought in). */
+struct site {
+	uint32_t stack;
+	uint64_t amount, count;
+};
+
+struct kill {
+	pid_t victim, trigger;
+	uint64_t time;
+	char comm[32];			/* the victim's, at the kill */
+	struct site *allocs, *faults;
+	size_t nallocs, nfaults;
+};
+
+/* A fault of the last --before seconds: the victim's are its sites. */
+struct recent {
+	uint64_t time;
+	pid_t pid;
+	uint32_t stack;
+	uint32_t image;			/* session__exec_count: stacks of an earlier image are not the victim's */
+	bool touched;
+};
+
+struct tl {
+	struct session *s;
+	const struct replay_opts *ro;	/* --since, --until */
+	pid_t only;			/* -p; 0: every process */
+	uint64_t interval_ns, before_ns;
+	unsigned int top;
+	bool json;
+	long page_size;
+	/* what the recording has */
+	bool have_allocs, have_faults, have_major, have_swapin, have_reclaim, have_oom;
+	bool fault_error_code;		/* the tracepoint: first touch by error code */
+	bool fault_stacks;		/* user stacks with the faults */
+	const char *fault_event;
+	struct tp_field f_addr, f_error, f_victim;
+	struct alloc_trace *at;
+	/* the run */
+	struct keyed *procs;		/* pid -> struct proc */
+	uint64_t cur_bin;
+	pid_t *binned;			/* pids with a row in cur_bin */
+	size_t nbinned, capbinned;
+	struct hashmap *last_fault;	/* tid -> page << 1 | not present */
+	/* tid -> page + 1 of its last fault, which a major-faults event of
+	 * the same thread and page then marks major (faults' rule) */
+	struct hashmap *last_page;
+	struct hashmap *seen_pages;	/* software event: pid << 36 | page */
+	struct hashmap *reclaim_begin;	/* tid << 1 | memcg -> time */
+	struct recent *win;		/* ring of recent faults, oldest at head */
+	size_t whead, wlen, wcap;
+	struct kill *kills;
+	size_t nkills;
+	int err;
+};
+
+/* ---- rows ---- */
+
+static uint64_t bin_of(const struct tl *t, uint64_t time)
+{
+	double at = session__elapsed(t->s, time);
+
+	return (uint64_t)(at * 1e9) / t->interval_ns;
+}
+
+static bool wanted(const struct tl *t, pid_t pid)
+{
+	return pid > 0 && (!t->only || pid == t->only);
+}
+
+/* The row of @pid for the interval in progress, made when new; NULL when
+ * the process is not shown or out of memory (t->err). */
+static struct row *row_of(struct tl *t, pid_t pid)
+{
+	struct proc *p;
+	int created = 0;
+
+	if (!wanted(t, pid))
+		return NULL;
+	p = keyed__get(t->procs, (uint64_t)pid, &created);
+	if (!p) {
+		t->err = -ENOMEM;
+		return NULL;
+	}
+	if (created)
+		p->pid = pid;
+	if (p->n && p->rows[p->n - 1].bin == t->cur_bin)
+		return &p->rows[p->n - 1];
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 8;
+		struct row *nv = realloc(p->rows, cap * sizeof(*nv));
+
+		if (!nv) {
+			t->err = -ENOMEM;
+			return NULL;
+		}
+		p->rows = nv;
+		p->cap = cap;
+	}
+	if (t->nbinned == t->capbinned) {
+		size_t cap = t->capbinned ? 2 * t->capbinned : 16;
+		pid_t *nv = realloc(t->binned, cap * sizeof(*nv));
+
+		if (!nv) {
+			t->err = -ENOMEM;
+			return NULL;
+		}
+		t->binned = nv;
+		t->capbinned = cap;
+	}
+	t->binned[t->nbinned++] = pid;
+	p->rows[p->n] = (struct row){ .bin = t->cur_bin };
+	return &p->rows[p->n++];
+}
+
+static void add_bytes(const struct alloc_rec *r, void *ctx)
+{
+	struct hashmap *totals = ctx;
+	uint64_t v = 0;
+
+	hashmap__get(totals, (uint64_t)(uint32_t)r->pid, &v);
+	/* Out of memory here shows as a low figure; the map only grows by
+	 * the processes of one interval. */
+	hashmap__set(totals, (uint64_t)(uint32_t)r->pid, v + r->size);
+}
+
+/* The interval in progress ends: its rows get what their processes have
+ * outstanding now. */
+static void close_bin(struct tl *t)
+{
+	struct hashmap *totals = NULL;
+
+	if (t->have_allocs && t->nbinned) {
+		totals = hashmap__new();
+		if (!totals) {
+			t->err = -ENOMEM;
+			return;
+		}
+		alloc_track__foreach(alloc_trace__track(t->at), add_bytes, totals);
+		for (size_t i = 0; i < t->nbinned; i++) {
+			struct proc *p = keyed__find(t->procs, (uint64_t)t->binned[i]);
+			uint64_t v = 0;
+
+			hashmap__get(totals, (uint64_t)(uint32_t)t->binned[i], &v);
+			if (p && p->n)
+				p->rows[p->n - 1].outstanding = v;
+		}
+		hashmap__free(totals);
+	}
+	t->nbinned = 0;
+}
+
+/* Added first for every recorded event: a sample of a later interval
+ * closes the one in progress before any tool code sees it. */
+static void on_any(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct tl *t = ctx;
+	uint64_t bin = bin_of(t, smp->time);
+
+	(void)s;
+	if (bin > t->cur_bin) {
+		close_bin(t);
+		t->cur_bin = bin;
+	}
+}
+
+/* ---- faults ---- */
+
+static void window_push(struct tl *t, const struct recent *f)
+{
+	while (t->wlen && t->win[t->whead].time + t->before_ns < f->time) {
+		t->whead = (t->whead + 1) % t->wcap;
+		t->wlen--;
+	}
+	if (t->wlen == t->wcap) {
+		size_t cap = t->wcap ? 2 * t->wcap : 1024;
+		struct recent *nv = malloc(cap * sizeof(*nv));
+
+		if (!nv) {
+			t->err = -ENOMEM;
+			return;
+		}
+		for (size_t i = 0; i < t->wlen; i++)
+			nv[i] = t->win[(t->whead + i) % t->wcap];
+		free(t->win);
+		t->win = nv;
+		t->wcap = cap;
+		t->whead = 0;
+	}
+	t->win[(t->whead + t->wlen) % t->wcap] = *f;
+	t->wlen++;
+}
+
+/* The page of the fault @smp reports (tracepoint field or sample address). */
+static uint64_t smp_page(const struct tl *t, const struct sample *smp)
+{
+	uint64_t addr = smp->addr;
+
+	if (t->f_addr.present)
+		tp_field__u64(&t->f_addr, smp->raw, smp->raw_size, &addr);
+	return addr / (uint64_t)t->page_size;
+}
+
+static void count_fault(struct tl *t, const struct sample *smp, bool touched)
+{
+	struct row *r = row_of(t, (pid_t)smp->pid);
+	struct recent f = { smp->time, (pid_t)smp->pid, 0,
+			    session__exec_count(t->s, (pid_t)smp->pid), touched };
+
+	if (!r)
+		return;
+	r->faults++;
+	r->touched += touched;
+	if (hashmap__set(t->last_page, smp->tid, smp_page(t, smp) + 1))
+		t->err = -ENOMEM;
+	if (t->have_oom && t->fault_stacks) {
+		if (session__user_stack(t->s, smp, &f.stack)) {
+			t->err = -ENOMEM;
+			return;
+		}
+		window_push(t, &f);
+	}
+}
+
+static void on_fault_tp(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct tl *t = ctx;
+	uint64_t addr = 0, error_code = 0, last = 0, cur;
+	bool not_present;
+
+	(void)s;
+	if (!wanted(t, (pid_t)smp->pid) ||
+	    tp_field__u64(&t->f_addr, smp->raw, smp->raw_size, &addr))
+		return;
+	not_present = t->fault_error_code &&
+		      !tp_field__u64(&t->f_error, smp->raw, smp->raw_size, &error_code) &&
+		      !(error_code & 1);
+	cur = (addr / (uint64_t)t->page_size) << 1 | not_present;
+	/* The same thread entering again for the same absent page: the
+	 * first entry did not map it (a retry); one page all the same. */
+	if (not_present && hashmap__get(t->last_fault, smp->tid, &last) && last == cur)
+		not_present = false;
+	if (hashmap__set(t->last_fault, smp->tid, cur))
+		t->err = -ENOMEM;
+	count_fault(t, smp, not_present);
+}
+
+static void on_fault_sw(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct tl *t = ctx;
+	uint64_t key = (uint64_t)(uint32_t)smp->pid << 36 | smp->addr / (uint64_t)t->page_size;
+	uint64_t v;
+	bool first;
+
+	(void)s;
+	if (!wanted(t, (pid_t)smp->pid))
+		return;
+	first = !hashmap__get(t->seen_pages, key, &v);
+	if (first && hashmap__set(t->seen_pages, key, 1))
+		t->err = -ENOMEM;
+	count_fault(t, smp, first);
+}
+
+static void on_major(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct tl *t = ctx;
+	struct row *r = row_of(t, (pid_t)smp->pid);
+	const struct map *m;
+	uint64_t page = 0;
+
+	/* As faults counts it: the major event of the thread's last fault,
+	 * on its page; one whose fault came before the recording is not. */
+	if (!r || !hashmap__get(t->last_page, smp->tid, &page) ||
+	    page != smp->addr / (uint64_t)t->page_size + 1)
+		return;
+	hashmap__delete(t->last_page, smp->tid, NULL);
+	r->major++;
+	if (!t->have_swapin)
+		return;
+	m = addrspaces__find(session__addrspaces(s), (pid_t)smp->pid, smp->addr);
+	if (m && map__swap_backed(m))
+		r->swapins++;
+}
+
+/* ---- reclaim ---- */
+
+static void reclaim_begin(struct tl *t, const struct sample *smp, unsigned int memcg)
+{
+	if (wanted(t, (pid_t)smp->pid) &&
+	    hashmap__set(t->reclaim_begin, (uint64_t)smp->tid << 1 | memcg, smp->time))
+		t->err = -ENOMEM;
+}
+
+static void reclaim_end(struct tl *t, const struct sample *smp, unsigned int memcg)
+{
+	uint64_t t0;
+	struct row *r;
+
+	/* An end whose begin came before the recording did: unknown length. */
+	if (!hashmap__delete(t->reclaim_begin, (uint64_t)smp->tid << 1 | memcg, &t0))
+		return;
+	r = row_of(t, (pid_t)smp->pid);
+	if (r && smp->time > t0)
+		r->reclaim_ns += smp->time - t0;
+}
+
+static void on_direct_begin(struct session *s, const struct sample *smp, void *ctx)
+{
+	reclaim_begin(ctx, smp, 0);
+}
+
+static void on_direct_end(struct session *s, const struct sample *smp, void *ctx)
+{
+	reclaim_end(ctx, smp, 0);
+}
+
+static void on_memcg_begin(struct session *s, const struct sample *smp, void *ctx)
+{
+	reclaim_begin(ctx, smp, 1);
+}
+
+static void on_memcg_end(struct session *s, const struct sample *smp, void *ctx)
+{
+	reclaim_end(ctx, smp, 1);
+}
+
+/* ---- OOM kills ---- */
+
+struct gather {
+	pid_t pid;
+	struct hashmap *idx;		/* stack -> index + 1 */
+	struct site *sites;
+	size_t n;
+	int err;
+};
+
+static int gather_add(struct gather *g, uint32_t stack, uint64_t amount, uint64_t count)
+{
+	uint64_t i;
+
+	if (!hashmap__get(g->idx, stack, &i)) {
+		struct site *nv = realloc(g->sites, (g->n + 1) * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		g->sites = nv;
+		if (hashmap__set(g->idx, stack, g->n + 1))
+			return -ENOMEM;
+		nv[g->n] = (struct site){ .stack = stack };
+		i = ++g->n;
+	}
+	g->sites[i - 1].amount += amount;
+	g->sites[i - 1].count += count;
+	return 0;
+}
+
+static void gather_alloc(const struct alloc_rec *r, void *ctx)
+{
+	struct gather *g = ctx;
+
+	if (r->pid == g->pid && !g->err)
+		g->err = gather_add(g, r->stack, r->size, 1);
+}
+
+/* Most first; then the stack id, so equal sites keep one order. */
+static int cmp_site(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	if (x->amount != y->amount)
+		return x->amount > y->amount ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* The victim's sites now: its outstanding blocks by allocation stack, its
+ * faults of the window by fault stack. */
+static int snapshot(struct tl *t, struct kill *k)
+{
+	struct gather ga = { .pid = k->victim }, gf = { .pid = k->victim };
+	uint32_t image = session__exec_count(t->s, k->victim);
+	int err = -ENOMEM;
+
+	ga.idx = hashmap__new();
+	gf.idx = hashmap__new();
+	if (!ga.idx || !gf.idx)
+		goto out;
+	if (t->have_allocs) {
+		alloc_track__foreach(alloc_trace__track(t->at), gather_alloc, &ga);
+		if (ga.err)
+			goto out;
+	}
+	for (size_t i = 0; i < t->wlen; i++) {
+		const struct recent *f = &t->win[(t->whead + i) % t->wcap];
+
+		if (f->pid == k->victim && f->image == image && f->time + t->before_ns >= k->time &&
+		    gather_add(&gf, f->stack, 1, f->touched))
+			goto out;
+	}
+	if (ga.n)
+		qsort(ga.sites, ga.n, sizeof(*ga.sites), cmp_site);
+	if (gf.n)
+		qsort(gf.sites, gf.n, sizeof(*gf.sites), cmp_site);
+	k->allocs = ga.sites;
+	k->nallocs = ga.n;
+	k->faults = gf.sites;
+	k->nfaults = gf.n;
+	ga.sites = gf.sites = NULL;
+	err = 0;
+out:
+	free(ga.sites);
+	free(gf.sites);
+	hashmap__free(ga.idx);
+	hashmap__free(gf.idx);
+	return err;
+}
+
+static void on_mark_victim(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct tl *t = ctx;
+	uint64_t victim = 0;
+	struct kill *nv;
+	struct row *r;
+
+	if (tp_field__u64(&t->f_victim, smp->raw, smp->raw_size, &victim) ||
+	    !wanted(t, (pid_t)victim))
+		return;
+	r = row_of(t, (pid_t)victim);
+	if (!r)
+		return;
+	r->events |= EV_OOM_KILL;
+	r->trigger = (pid_t)smp->pid;
+	nv = realloc(t->kills, (t->nkills + 1) * sizeof(*nv));
+	if (!nv) {
+		t->err = -ENOMEM;
+		return;
+	}
+	t->kills = nv;
+	nv[t->nkills] = (struct kill){ .victim = (pid_t)victim, .trigger = (pid_t)smp->pid,
+				       .time = smp->time };
+	snprintf(nv[t->nkills].comm, sizeof(nv[t->nkills].comm), "%s",
+		 session__comm(s, (pid_t)victim));
+	if (snapshot(t, &nv[t->nkills]))
+		t->err = -ENOMEM;
+	t->nkills++;
+}
+
+/* ---- allocations and tasks ---- */
+
+static void on_alloc_entered(void *ctx, const struct sample *smp, const struct alloc_call *c)
+{
+	(void)c;
+	row_of(ctx, (pid_t)smp->pid);
+}
+
+static void on_alloc_changed(void *ctx, const struct sample *smp, const struct alloc_rec *r)
+{
+	(void)r;
+	row_of(ctx, (pid_t)smp->pid);
+}
+
+/* A munmap may release a tracked region without a hook of the tracer's:
+ * the interval's row shows the change. */
+static void on_munmap(struct session *s, const struct sample *smp, void *ctx)
+{
+	row_of(ctx, (pid_t)smp->pid);
+}
+
+static void task_exit(struct tl *t, pid_t pid, pid_t tid)
+{
+	/* The hook has no time: the last record's is the nearest before. */
+	uint64_t now = session__now(t->s);
+	double at = session__elapsed(t->s, now);
+	struct row *r;
+
+	if (pid != tid || at < t->ro->since || (t->ro->until > 0 && at > t->ro->until))
+		return;		/* a thread, not the process; or out of the window */
+	if (bin_of(t, now) > t->cur_bin) {
+		close_bin(t);
+		t->cur_bin = bin_of(t, now);
+	}
+	r = row_of(t, pid);
+	if (r)
+		r->events |= EV_EXIT;
+}
+
+static void on_alloc_thread_exit(void *ctx, pid_t pid, pid_t tid)
+{
+	task_exit(ctx, pid, tid);
+}
+
+static void on_thread_exit(struct session *s, pid_t pid, pid_t tid, void *ctx)
+{
+	(void)s;
+	task_exit(ctx, pid, tid);
+}
+
+/* ---- setup ---- */
+
+/* Whether the recording has an event whose name ends in ":@event". */
+static bool recorded(const struct session *s, const char *event)
+{
+	size_t len = strlen(event);
+
+	for (size_t i = 0; i < session__recorded_events(s); i++) {
+		const char *name = session__recorded_event(s, i, NULL);
+		size_t n = strlen(name);
+
+		if (n > len && name[n - len - 1] == ':' && !strcmp(name + n - len, event))
+			return true;
+	}
+	return false;
+}
+
+/* Add an event the recording may lack: false (nothing added) when it does
+ * not have it, with these flags. */
+static int try_tp(struct tl *t, const char *sys, const char *ev, unsigned int flags,
+		  session_sample_fn fn, struct tp_event **tev, bool *have, struct errbuf *eb)
+{
+	int err = session__add_tracepoint(t->s, sys, ev, flags, fn, t, tev, eb);
+
+	*have = !err;
+	return err == -ENOENT ? 0 : err;
+}
+
+static int try_sw(struct tl *t, const char *name, uint64_t config, unsigned int flags,
+		  session_sample_fn fn, bool *have, struct errbuf *eb)
+{
+	int err = session__add_software(t->s, name, config, flags, fn, t, eb);
+
+	*have = !err;
+	return err == -ENOENT ? 0 : err;
+}
+
+static int add_events(struct tl *t, struct errbuf *eb)
+{
+	struct tp_event *ev = NULL;
+	bool have = false, have2 = false;
+	int err = 0;
+
+	/* First of all: the interval clock. */
+	for (size_t i = 0; i < session__recorded_events(t->s) && !err; i++)
+		err = session__add_recorded(t->s, i, on_any, t, NULL, eb);
+	if (err)
+		return err;
+
+	/* Faults: the tracepoint (with its error code), else the software
+	 * event; with their user stacks when recorded. */
+	err = try_tp(t, "exceptions", "page_fault_user", SESSION_USER_STACK, on_fault_tp, &ev,
+		     &t->fault_stacks, eb);
+	if (!err && !t->fault_stacks)
+		err = try_tp(t, "exceptions", "page_fault_user", 0, on_fault_tp, &ev, &have, eb);
+	if (err)
+		return err;
+	if (t->fault_stacks || have) {
+		if (tp_event__field(ev, "address", &t->f_addr))
+			return errbuf__set(eb, -ENOENT, "exceptions:page_fault_user lacks 'address'");
+		t->fault_error_code = !tp_event__field(ev, "error_code", &t->f_error);
+		t->have_faults = true;
+		t->fault_event = "exceptions:page_fault_user";
+	} else {
+		err = try_sw(t, "page-faults", PERF_COUNT_SW_PAGE_FAULTS,
+			     SESSION_USER_STACK | SESSION_SAMPLE_ADDR, on_fault_sw, &t->fault_stacks,
+			     eb);
+		if (!err && !t->fault_stacks)
+			err = try_sw(t, "page-faults", PERF_COUNT_SW_PAGE_FAULTS, SESSION_SAMPLE_ADDR,
+				     on_fault_sw, &have, eb);
+		if (err)
+			return err;
+		t->have_faults = t->fault_stacks || have;
+		t->fault_event = "page-faults";
+	}
+
+	/* Major faults, with their addresses for swap-ins. */
+	err = try_sw(t, "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ, SESSION_SAMPLE_ADDR, on_major,
+		     &t->have_swapin, eb);
+	if (!err && !t->have_swapin)
+		err = try_sw(t, "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ, 0, on_major, &have,
+			     eb);
+	if (err)
+		return err;
+	t->have_major = t->have_swapin || have;
+
+	/* Reclaim: a pair counts only whole. */
+	if (recorded(t->s, "mm_vmscan_direct_reclaim_begin") &&
+	    recorded(t->s, "mm_vmscan_direct_reclaim_end")) {
+		err = try_tp(t, "vmscan", "mm_vmscan_direct_reclaim_begin", 0, on_direct_begin, NULL,
+			     &have, eb);
+		if (!err)
+			err = try_tp(t, "vmscan", "mm_vmscan_direct_reclaim_end", 0, on_direct_end,
+				     NULL, &have2, eb);
+		if (err)
+			return err;
+		t->have_reclaim = have && have2;
+	}
+	if (recorded(t->s, "mm_vmscan_memcg_reclaim_begin") &&
+	    recorded(t->s, "mm_vmscan_memcg_reclaim_end")) {
+		err = try_tp(t, "vmscan", "mm_vmscan_memcg_reclaim_begin", 0, on_memcg_begin, NULL,
+			     &have, eb);
+		if (!err)
+			err = try_tp(t, "vmscan", "mm_vmscan_memcg_reclaim_end", 0, on_memcg_end,
+				     NULL, &have2, eb);
+		if (err)
+			return err;
+		t->have_reclaim = t->have_reclaim || (have && have2);
+	}
+
+	/* OOM kills. */
+	err = try_tp(t, "oom", "mark_victim", 0, on_mark_victim, &ev, &t->have_oom, eb);
+	if (err)
+		return err;
+	if (t->have_oom && tp_event__field(ev, "pid", &t->f_victim))
+		return errbuf__set(eb, -ENOENT, "the recorded oom:mark_victim has no field 'pid'");
+
+	/* Allocations: the tracer adds many events and cannot take back
+	 * those it added when one is missing, so it runs only when the
+	 * recording has the user allocator's probes (leak -p/-c; leak -a
+	 * records kernel allocations, which belong to no process). */
+	if (recorded(t->s, "malloc_enter") && recorded(t->s, "free_enter")) {
+		err = alloc_trace__new(t->s, &(struct alloc_trace_opts){ 0 },
+				       &(struct alloc_trace_hooks){ on_alloc_entered,
+								    on_alloc_changed,
+								    on_alloc_changed, NULL,
+								    on_alloc_thread_exit, t },
+				       &t->at, eb);
+		if (err)
+			return err;
+		t->have_allocs = true;
+		if (recorded(t->s, "sys_enter_munmap")) {
+			err = try_tp(t, "syscalls", "sys_enter_munmap", 0, on_munmap, NULL, &have,
+				     eb);
+			if (err)
+				return err;
+		}
+	} else {
+		session__on_task(t->s, &(struct session_task_hooks){ .thread_exit = on_thread_exit,
+								      .ctx = t });
+	}
+	if (!t->have_allocs && !t->have_faults && !t->have_major && !t->have_reclaim &&
+	    !t->have_oom)
+		return errbuf__set(eb, -ENOENT, "the recording holds none of the events a timeline "
+				   "reads (record leak -p/-c, faults, reclaim, swapin or oom)");
+	return 0;
+}
+
+/* ---- output ---- */
+
+static void print_missing(const struct tl *t)
+{
+	const char *names[6], *why[6];
+	size_t n = 0;
+
+	if (!t->have_allocs) {
+		names[n] = "allocations";
+		why[n++] = "allocations (the user allocator's probes: record leak with -p or -c)";
+	}
+	if (!t->have_faults) {
+		names[n] = "faults";
+		why[n++] = "faults (exceptions:page_fault_user or page-faults)";
+	}
+	if (!t->have_major) {
+		names[n] = "major";
+		why[n++] = "major faults (major-faults)";
+	}
+	if (!t->have_swapin) {
+		names[n] = "swapins";
+		why[n++] = "swap-ins (major-faults with addresses)";
+	}
+	if (!t->have_reclaim) {
+		names[n] = "reclaim";
+		why[n++] = "reclaim (vmscan direct or memcg reclaim begin/end)";
+	}
+	if (!t->have_oom) {
+		names[n] = "oom";
+		why[n++] = "OOM kills (oom:mark_victim)";
+	}
+	if (t->json) {
+		printf("{\"type\":\"timeline\",\"interval\":%.9g,\"before\":%.9g,\"not_recorded\":[",
+		       (double)t->interval_ns / 1e9, (double)t->before_ns / 1e9);
+		for (size_t i = 0; i < n; i++)
+			printf("%s\"%s\"", i ? "," : "", names[i]);
+		printf("]}\n");
+		return;
+	}
+	if (!n)
+		return;
+	printf("Not recorded: ");
+	for (size_t i = 0; i < n; i++)
+		printf("%s%s", i ? ", " : "", why[i]);
+	printf("; shown as -\n\n");
+}
+
+/* Decimals that show an interval's start exactly (1: 0; 0.25: 2). */
+static int decimals(uint64_t interval_ns)
+{
+	int d = 0;
+
+	for (uint64_t unit = 1000000000ULL; d < 9 && interval_ns % unit; unit /= 10)
+		d++;
+	return d;
+}
+
+static void col_u64(bool have, int width, uint64_t v)
+{
+	if (have)
+		printf(" %*" PRIu64, width, v);
+	else
+		printf(" %*s", width, "-");
+}
+
+static void json_u64(const char *key, bool have, uint64_t v)
+{
+	if (have)
+		printf(",\"%s\":%" PRIu64, key, v);
+	else
+		printf(",\"%s\":null", key);
+}
+
+static void print_row(const struct tl *t, const struct proc *p, const struct row *r)
+{
+	double at = (double)(r->bin * t->interval_ns) / 1e9;
+	uint64_t kb = r->touched * (uint64_t)t->page_size / 1024;
+	char events[64] = "";
+
+	if (r->events & EV_OOM_KILL) {
+		if (r->trigger != p->pid)
+			snprintf(events, sizeof(events), "oom-kill(by %d)", (int)r->trigger);
+		else
+			snprintf(events, sizeof(events), "oom-kill");
+	}
+	if (r->events & EV_EXIT)
+		snprintf(events + strlen(events), sizeof(events) - strlen(events), "%sexit",
+			 events[0] ? "," : "");
+	if (t->json) {
+		printf("{\"type\":\"row\",\"pid\":%d,\"comm\":", (int)p->pid);
+		report__json_str(stdout, session__comm(t->s, p->pid));
+		printf(",\"time\":%.9g", at);
+		json_u64("outstanding_bytes", t->have_allocs, r->outstanding);
+		json_u64("touched_kb", t->have_faults, kb);
+		json_u64("faults", t->have_faults, r->faults);
+		json_u64("major", t->have_major, r->major);
+		if (t->have_reclaim)
+			printf(",\"reclaim_ms\":%.3f", (double)r->reclaim_ns / 1e6);
+		else
+			printf(",\"reclaim_ms\":null");
+		json_u64("swapins", t->have_swapin, r->swapins);
+		printf(",\"oom_kill\":%s", r->events & EV_OOM_KILL ? "true" : "false");
+		if (r->events & EV_OOM_KILL)
+			printf(",\"trigger_pid\":%d", (int)r->trigger);
+		printf(",\"exit\":%s}\n", r->events & EV_EXIT ? "true" : "false");
+		return;
+	}
+	printf("%10.*f", decimals(t->interval_ns), at);
+	col_u64(t->have_allocs, 15, r->outstanding);
+	col_u64(t->have_faults, 12, kb);
+	col_u64(t->have_faults, 8, r->faults);
+	col_u64(t->have_major, 7, r->major);
+	if (t->have_reclaim)
+		printf(" %11.2f", (double)r->reclaim_ns / 1e6);
+	else
+		printf(" %11s", "-");
+	col_u64(t->have_swapin, 8, r->swapins);
+	printf("  %s\n", events);
+}
+
+static void print_sites(const struct tl *t, struct report *rep, const struct kill *k,
+			bool allocs)
+{
+	const struct site *sites = allocs ? k->allocs : k->faults;
+	size_t n = allocs ? k->nallocs : k->nfaults;
+	double at = session__elapsed(t->s, k->time);
+
+	if (n > t->top)
+		n = t->top;
+	for (size_t i = 0; i < n; i++) {
+		const struct site *st = &sites[i];
+
+		if (t->json) {
+			printf("{\"type\":\"%s\",\"pid\":%d,\"comm\":", allocs ? "alloc_site" :
+			       "fault_site", (int)k->victim);
+			report__json_str(stdout, k->comm);
+			if (allocs)
+				printf(",\"kill_time\":%.9f,\"bytes\":%" PRIu64 ",\"allocations\":%"
+				       PRIu64, at, st->amount, st->count);
+			else
+				printf(",\"kill_time\":%.9f,\"before\":%.9g,\"faults\":%" PRIu64
+				       ",\"touched_kb\":%" PRIu64, at, (double)t->before_ns / 1e9,
+				       st->amount, st->count * (uint64_t)t->page_size / 1024);
+			printf(",\"stack\":");
+			report__stack_json(rep, k->victim, st->stack);
+			printf("}\n");
+		} else {
+			if (allocs)
+				printf("\t%" PRIu64 " bytes in %" PRIu64 " allocations from stack\n",
+				       st->amount, st->count);
+			else if (t->fault_error_code || !strcmp(t->fault_event, "page-faults"))
+				printf("\t%" PRIu64 " faults (%" PRIu64 " KiB touched) from stack\n",
+				       st->amount, st->count * (uint64_t)t->page_size / 1024);
+			else
+				printf("\t%" PRIu64 " faults from stack\n", st->amount);
+			report__stack(rep, k->victim, st->stack, "\t\t", true);
+		}
+	}
+}
+
+static void print_kill(const struct tl *t, struct report *rep, const struct kill *k)
+{
+	double at = session__elapsed(t->s, k->time);
+
+	if (!t->json) {
+		printf("OOM kill of PID %d (\"%s\") at %.3f s", (int)k->victim, k->comm, at);
+		if (k->trigger != k->victim)
+			printf(", triggered by PID %d (\"%s\")", (int)k->trigger,
+			       session__comm(t->s, k->trigger));
+		printf("\n");
+		if (!t->have_allocs)
+			printf("  Allocation sites: not recorded\n");
+		else if (!k->nallocs)
+			printf("  No allocation outstanding at the kill\n");
+		else
+			printf("  Top %zu allocation sites by bytes outstanding at the kill:\n",
+			       k->nallocs < t->top ? k->nallocs : (size_t)t->top);
+	}
+	print_sites(t, rep, k, true);
+	if (!t->json) {
+		if (!t->fault_stacks)
+			printf("  Fault sites: %s\n", t->have_faults ? "no user stacks recorded" :
+			       "not recorded");
+		else if (!k->nfaults)
+			printf("  No faults in the %.9g s before the kill\n",
+			       (double)t->before_ns / 1e9);
+		else
+			printf("  Top %zu fault sites in the %.9g s before the kill:\n",
+			       k->nfaults < t->top ? k->nfaults : (size_t)t->top,
+			       (double)t->before_ns / 1e9);
+	}
+	if (t->fault_stacks)
+		print_sites(t, rep, k, false);
+}
+
+static void print_timeline(struct tl *t)
+{
+	struct report rep;
+
+	report__init(&rep, t->s, stdout, false);
+	report__lost_first(&rep, t->json, false, TOOL,
+			   "events were missed: outstanding bytes, faults and the other figures "
+			   "below may be off");
+	print_missing(t);
+	for (size_t i = 0; i < keyed__count(t->procs); i++) {
+		const struct proc *p = keyed__at(t->procs, i);
+
+		if (!t->json) {
+			printf("PID %d (\"%s\")\n", (int)p->pid, session__comm(t->s, p->pid));
+			printf("%10s %15s %12s %8s %7s %11s %8s  %s\n", "TIME(s)", "OUTSTANDING(B)",
+			       "TOUCHED(KiB)", "FAULTS", "MAJOR", "RECLAIM(ms)", "SWAPINS", "EVENTS");
+		}
+		for (size_t j = 0; j < p->n; j++)
+			print_row(t, p, &p->rows[j]);
+		for (size_t j = 0; j < t->nkills; j++)
+			if (t->kills[j].victim == p->pid)
+				print_kill(t, &rep, &t->kills[j]);
+		if (!t->json)
+			printf("\n");
+	}
+	report__footer(&rep, t->json);
+	report__fini(&rep);
+}
+
+/* ---- options and main ---- */
+
+static int bad(const char *what, const char *arg)
+{
+	fprintf(stderr, "faultline " TOOL ": %s '%s' (see 'faultline report -i FILE timeline -h')\n",
+		what, arg);
+	return EXIT_USAGE;
+}
+
+static void tl_free(struct tl *t)
+{
+	for (size_t i = 0; i < t->nkills; i++) {
+		free(t->kills[i].allocs);
+		free(t->kills[i].faults);
+	}
+	free(t->kills);
+	for (size_t i = 0; t->procs && i < keyed__count(t->procs); i++)
+		free(((struct proc *)keyed__at(t->procs, i))->rows);
+	keyed__free(t->procs);
+	free(t->binned);
+	free(t->win);
+	hashmap__free(t->last_fault);
+	hashmap__free(t->last_page);
+	hashmap__free(t->seen_pages);
+	hashmap__free(t->reclaim_begin);
+}
+
+/**
+ * report_timeline() - `faultline report -i FILE timeline [OPTIONS]`
+ * @ro:   the recording and report's own options (--since, --until, --symfs)
+ * @argc: arguments from "timeline" on
+ * @argv: those arguments; not retained
+ *
+ * Replays the recording once and prints every process's timeline.
+ * Return: EXIT_OK, EXIT_FAIL (the reason printed), EXIT_USAGE.
+ */
+int report_timeline(const struct replay_opts *ro, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "top", required_argument, NULL, 'T' },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "before", required_argument, NULL, OPT_BEFORE },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct tl t = { .ro = ro, .top = 5, .interval_ns = 1000000000ULL,
+			.before_ns = 2000000000ULL };
+	struct errbuf eb = { "" };
+	double secs;
+	char *end;
+	long v;
+	int c, err, ret = EXIT_FAIL;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "p:T:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v <= 0 || v > INT32_MAX)
+				return bad("-p wants a process id, not", optarg);
+			t.only = (pid_t)v;
+			break;
+		case 'T':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v <= 0 || v > 1000000)
+				return bad("-T wants a number of sites, not", optarg);
+			t.top = (unsigned int)v;
+			break;
+		case OPT_INTERVAL:
+			if (tool_opts__parse_secs(optarg, &secs) || secs < 1e-6)
+				return bad("--interval wants seconds (at least 0.000001), not", optarg);
+			t.interval_ns = (uint64_t)(secs * 1e9 + 0.5);
+			break;
+		case OPT_BEFORE:
+			if (tool_opts__parse_secs(optarg, &secs))
+				return bad("--before wants seconds, not", optarg);
+			t.before_ns = (uint64_t)(secs * 1e9 + 0.5);
+			break;
+		case OPT_JSON:
+			t.json = true;
+			break;
+		case 'h':
+			printf("usage: %s\n%s", usage, help);
+			return EXIT_OK;
+		default:
+			return bad(optopt ? "option needs a value or is unknown:" : "unknown option",
+				   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument", argv[optind]);
+	t.page_size = sysconf(_SC_PAGESIZE);
+	if (t.page_size <= 0)
+		t.page_size = 4096;
+	t.procs = keyed__new(sizeof(struct proc));
+	t.last_fault = hashmap__new();
+	t.last_page = hashmap__new();
+	t.seen_pages = hashmap__new();
+	t.reclaim_begin = hashmap__new();
+	if (!t.procs || !t.last_fault || !t.last_page || !t.seen_pages || !t.reclaim_begin) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = session__new_replay(&(struct session_opts){ 0 }, ro, &t.s, &eb);
+	if (!err)
+		err = add_events(&t, &eb);
+	if (!err)
+		err = session__run(t.s, NULL, &eb);
+	if (!err && !t.err && t.at)
+		t.err = alloc_trace__error(t.at);
+	if (err)
+		goto fail;
+	if (t.err) {
+		err = t.err;
+		goto fail;
+	}
+	close_bin(&t);
+	if (t.err) {
+		err = t.err;
+		goto fail;
+	}
+	if (t.only && !keyed__find(t.procs, (uint64_t)t.only)) {
+		fprintf(stderr, "faultline " TOOL ": PID %d has no events in the recording %s\n",
+			(int)t.only, ro->path);
+		goto out;
+	}
+	print_timeline(&t);
+	fflush(stdout);
+	ret = EXIT_OK;
+	goto out;
+fail:
+	ret = tool__fail(TOOL, &eb, err);
+out:
+	/* The tracer's events call into it: the session goes first. */
+	session__free(t.s);
+	alloc_trace__free(t.at);
+	tl_free(&t);
+	return ret;
+}

@@ -1,0 +1,402 @@
+/*
+ * report: shared output of stacks and accounting.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stack/addrspace.h"
+#include "lib/hashmap.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "stack/stackdb.h"
+#include "stack/symbolize.h"
+#include "stack/unwind.h"
+
+void report__init(struct report *r, struct session *s, FILE *out, bool srcline)
+{
+	memset(r, 0, sizeof(*r));
+	r->s = s;
+	r->out = out;
+	r->srcline = srcline;
+	r->rendered = hashmap__new();	/* NULL: no cache, still correct */
+}
+
+struct rendered {
+	pid_t pid;
+	uint32_t stack;
+	uint64_t layout;
+	uint64_t code_gen;
+	uint64_t frames, unknown;	/* what printing it adds to the footer */
+	char *text;
+	size_t len;
+	struct rendered *next;		/* same hash */
+};
+
+void report__fini(struct report *r)
+{
+	uint64_t key, val;
+	size_t pos = 0;
+
+	if (!r || !r->rendered)
+		return;
+	while (hashmap__next(r->rendered, &pos, &key, &val)) {
+		for (struct rendered *c = (struct rendered *)(uintptr_t)val, *next; c; c = next) {
+			next = c->next;
+			free(c->text);
+			free(c);
+		}
+	}
+	hashmap__free(r->rendered);
+	r->rendered = NULL;
+	r->nrendered = 0;
+}
+
+/* Bound the cache (-a over hours sees many processes): start over. */
+#define MAX_RENDERED 65536
+
+static uint64_t rendered_key(pid_t pid, uint32_t stack, uint64_t layout)
+{
+	uint64_t k[3] = { (uint64_t)pid, stack, layout };
+
+	return hash_bytes(k, sizeof(k));
+}
+
+/* Print a cached rendering if it is still valid; true when done. */
+static bool print_cached(struct report *r, pid_t pid, uint32_t stack, uint64_t layout)
+{
+	uint64_t v, gen = addrspaces__code_generation(session__addrspaces(r->s), pid);
+
+	if (!r->rendered || !hashmap__get(r->rendered, rendered_key(pid, stack, layout), &v))
+		return false;
+	for (struct rendered *c = (struct rendered *)(uintptr_t)v; c; c = c->next) {
+		if (c->pid != pid || c->stack != stack || c->layout != layout)
+			continue;
+		if (c->code_gen != gen)
+			return false;
+		fwrite(c->text, 1, c->len, r->out);
+		r->frames += c->frames;
+		r->unknown += c->unknown;
+		return true;
+	}
+	return false;
+}
+
+typedef void (*render_fn)(struct report *r, pid_t pid, uint32_t stack, const char *indent,
+			  bool addrs);
+
+/* Render into memory, print, and keep the text for next time. */
+static void print_rendered(struct report *r, pid_t pid, uint32_t stack, uint64_t layout,
+			   render_fn fn, const char *indent, bool addrs)
+{
+	uint64_t f0 = r->frames, u0 = r->unknown, key = rendered_key(pid, stack, layout), v;
+	FILE *real = r->out, *mem;
+	struct rendered *c, *head = NULL;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (print_cached(r, pid, stack, layout))
+		return;
+	mem = r->rendered ? open_memstream(&text, &len) : NULL;
+	if (!mem) {
+		fn(r, pid, stack, indent, addrs);
+		return;
+	}
+	r->out = mem;
+	fn(r, pid, stack, indent, addrs);
+	r->out = real;
+	if (fclose(mem) != 0 || !text) {
+		/* Out of memory: print directly, counting the frames once. */
+		free(text);
+		r->frames = f0;
+		r->unknown = u0;
+		fn(r, pid, stack, indent, addrs);
+		return;
+	}
+	fwrite(text, 1, len, real);
+	/* Replace a stale entry of the same key, else add one. */
+	if (hashmap__get(r->rendered, key, &v))
+		head = (struct rendered *)(uintptr_t)v;
+	for (c = head; c; c = c->next)
+		if (c->pid == pid && c->stack == stack && c->layout == layout)
+			break;
+	if (!c && r->nrendered >= MAX_RENDERED) {
+		report__fini(r);
+		r->rendered = hashmap__new();
+		head = NULL;
+		if (!r->rendered) {
+			free(text);
+			return;
+		}
+	}
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c || hashmap__set(r->rendered, key, (uint64_t)(uintptr_t)c)) {
+			free(c);
+			free(text);
+			return;
+		}
+		c->next = head;
+		r->nrendered++;
+	} else {
+		free(c->text);
+	}
+	c->pid = pid;
+	c->stack = stack;
+	c->layout = layout;
+	c->code_gen = addrspaces__code_generation(session__addrspaces(r->s), pid);
+	c->frames = r->frames - f0;
+	c->unknown = r->unknown - u0;
+	c->text = text;
+	c->len = len;
+}
+
+#define MAX_INLINES 16
+/* x86-64: the kernel's half of the address space. */
+#define KERNEL_START 0xffff800000000000ULL
+
+/*
+ * Every frame but the innermost is a return address: the instruction after
+ * a call.  A call that ends its function returns to the next function's
+ * first byte, so look up ip - 1 and print the offset of ip itself.
+ */
+static uint64_t lookup_ip(uint64_t ip, bool is_return)
+{
+	return is_return && ip ? ip - 1 : ip;
+}
+
+/* The inline chain at a frame (innermost first, the containing function
+ * last); 0 entries when there is no line information. */
+static size_t frame_lines(struct report *r, pid_t pid, uint64_t ip, bool is_return,
+			  struct sym_inline *lines)
+{
+	size_t n = 0;
+
+	if (!r->srcline ||
+	    symbolizer__srcline(session__symbolizer(r->s), session__addrspaces(r->s), pid,
+				lookup_ip(ip, is_return), lines, MAX_INLINES, &n))
+		return 0;
+	return n;
+}
+
+static void print_pos(FILE *out, const struct sym_inline *l)
+{
+	fprintf(out, " %s:%u", l->file ? l->file : "??", l->line);
+}
+
+static void frame_text(struct report *r, pid_t pid, uint64_t ip, bool is_return, char *buf,
+		       size_t n)
+{
+	uint64_t look = lookup_ip(ip, is_return);
+	struct sym_result res;
+
+	memset(&res, 0, sizeof(res));
+	r->frames++;
+	if (look >= KERNEL_START) {
+		if (symbolizer__kernel(session__symbolizer(r->s), look, &res)) {
+			res.func = NULL;
+			res.module = NULL;
+		}
+	} else if (symbolizer__user(session__symbolizer(r->s), session__addrspaces(r->s), pid, look,
+				    &res)) {
+		res.func = NULL;
+		res.module = NULL;
+	}
+	res.addr = ip;
+	if (res.func)
+		res.offset += ip - look;
+	if (!res.func)
+		r->unknown++;
+	sym_result__format(&res, buf, n);
+}
+
+static void render_text(struct report *r, pid_t pid, uint32_t stack_id, const char *indent,
+			bool addrs)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(r->s), stack_id, &nr);
+	char buf[1024];
+
+	if (!ips || !nr) {
+		fprintf(r->out, "%s[stack information lost]\n", indent);
+		return;
+	}
+	for (uint32_t i = 0; i < nr; i++) {
+		struct sym_inline lines[MAX_INLINES];
+		size_t nl = frame_lines(r, pid, ips[i], i > 0, lines);
+
+		/* Inlined callees first, as perf shows them: they are the
+		 * innermost code at this address. */
+		for (size_t k = 0; k + 1 < nl; k++) {
+			fprintf(r->out, "%s%s%s (inlined)", indent, addrs ? "                  \t" : "",
+				lines[k].func ? lines[k].func : "[unknown]");
+			print_pos(r->out, &lines[k]);
+			fputc('\n', r->out);
+		}
+		frame_text(r, pid, ips[i], i > 0, buf, sizeof(buf));
+		if (addrs)
+			fprintf(r->out, "%s0x%016" PRIx64 "\t%s", indent, ips[i], buf);
+		else
+			fprintf(r->out, "%s%s", indent, buf);
+		if (nl)
+			print_pos(r->out, &lines[nl - 1]);
+		fputc('\n', r->out);
+	}
+}
+
+void report__folded(struct report *r, pid_t pid, const char *comm, uint32_t stack_id,
+		    uint64_t weight)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(r->s), stack_id, &nr);
+	char buf[1024];
+
+	fputs(comm, r->out);
+	for (uint32_t i = nr; ips && i-- > 0;) {
+		char *sp;
+
+		frame_text(r, pid, ips[i], i > 0, buf, sizeof(buf));
+		/* Folded frames are "func" (or "[unknown]"): drop offset and module,
+		 * and keep ';' and ' ' out of names. */
+		sp = strpbrk(buf, "+ ");
+		if (sp)
+			*sp = '\0';
+		for (char *p = buf; *p; p++)
+			if (*p == ';')
+				*p = ':';
+		fprintf(r->out, ";%s", buf);
+	}
+	fprintf(r->out, " %" PRIu64 "\n", weight);
+}
+
+void report__json_str(FILE *out, const char *str)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+static void render_json(struct report *r, pid_t pid, uint32_t stack_id, const char *indent,
+			bool addrs)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(r->s), stack_id, &nr);
+	char buf[1024];
+
+	fputc('[', r->out);
+	for (uint32_t i = 0; ips && i < nr; i++) {
+		struct sym_inline lines[MAX_INLINES];
+		size_t nl = frame_lines(r, pid, ips[i], i > 0, lines);
+
+		frame_text(r, pid, ips[i], i > 0, buf, sizeof(buf));
+		fprintf(r->out, "%s{\"addr\":\"0x%" PRIx64 "\",\"sym\":", i ? "," : "", ips[i]);
+		report__json_str(r->out, buf);
+		if (nl) {
+			fprintf(r->out, ",\"file\":");
+			report__json_str(r->out, lines[nl - 1].file ? lines[nl - 1].file : "");
+			fprintf(r->out, ",\"line\":%u,\"inlined\":[", lines[nl - 1].line);
+			for (size_t k = 0; k + 1 < nl; k++) {
+				fprintf(r->out, "%s{\"func\":", k ? "," : "");
+				report__json_str(r->out, lines[k].func ? lines[k].func : "");
+				fprintf(r->out, ",\"file\":");
+				report__json_str(r->out, lines[k].file ? lines[k].file : "");
+				fprintf(r->out, ",\"line\":%u}", lines[k].line);
+			}
+			fputc(']', r->out);
+		}
+		fputc('}', r->out);
+	}
+	fputc(']', r->out);
+}
+
+void report__clock(const struct session *s, uint64_t sample_time, char *buf, size_t n)
+{
+	uint64_t ns = session__realtime(s, sample_time);
+	time_t secs = (time_t)(ns / 1000000000ULL);
+	struct tm tm;
+
+	localtime_r(&secs, &tm);
+	strftime(buf, n, "%H:%M:%S", &tm);
+}
+
+uint64_t report__lost_first(struct report *r, bool json, bool folded, const char *tool,
+			    const char *meaning)
+{
+	/* What stderr was last told, for every report of this process. */
+	static uint64_t warned;
+	uint64_t lost = session__lost(r->s);
+
+	if (!lost)
+		return 0;
+	if (json) {
+		fprintf(r->out, "{\"type\":\"lost\",\"lost\":%" PRIu64 ",\"message\":", lost);
+		report__json_str(r->out, meaning);
+		fprintf(r->out, "}\n");
+	} else if (!folded) {
+		fprintf(r->out, "WARNING: lost %" PRIu64 " events: %s\n", lost, meaning);
+	}
+	if (lost != warned) {
+		/* Before the report it precedes, where both go to a terminal. */
+		fflush(r->out);
+		fprintf(stderr, "faultline %s: warning: lost %" PRIu64 " events: %s\n", tool, lost,
+			meaning);
+		warned = lost;
+	}
+	return lost;
+}
+
+void report__footer(struct report *r, bool json)
+{
+	bool first = true;
+
+	if (json) {
+		fprintf(r->out,
+			"{\"type\":\"summary\",\"samples\":%" PRIu64 ",\"lost\":%" PRIu64
+			",\"bad_records\":%" PRIu64 ",\"frames\":%" PRIu64
+			",\"unknown_frames\":%" PRIu64 ",\"call_graph\":\"%s\"",
+			session__samples(r->s), session__lost(r->s), session__bad_records(r->s),
+			r->frames, r->unknown, session__dwarf(r->s) ? "dwarf" : "fp");
+		if (session__dwarf(r->s)) {
+			fprintf(r->out, ",\"unwind\":{");
+			for (int i = 0; i < UNWIND__COUNT; i++)
+				fprintf(r->out, "%s\"%s\":%" PRIu64, i ? "," : "", unwind_stop__name(i),
+					session__unwind_stops(r->s, i));
+			fputc('}', r->out);
+		}
+		fprintf(r->out, "}\n");
+		return;
+	}
+	fprintf(r->out, "%" PRIu64 " samples, lost %" PRIu64 " events, %" PRIu64
+		" unknown frames of %" PRIu64 "%s",
+		session__samples(r->s), session__lost(r->s), r->unknown, r->frames,
+		session__bad_records(r->s) ? ", some records malformed" : "");
+	/* Walks that ended early, by reason: what a short stack is owed to. */
+	for (int i = 0; session__dwarf(r->s) && i < UNWIND__COUNT; i++) {
+		if (!session__unwind_stops(r->s, i))
+			continue;
+		fprintf(r->out, "%s%" PRIu64 " %s", first ? "; stacks: " : ", ",
+			session__unwind_stops(r->s, i), unwind_stop__name(i));
+		first = false;
+	}
+	fputc('\n', r->out);
+}
+
+void report__stack(struct report *r, pid_t pid, uint32_t stack_id, const char *indent, bool addrs)
+{
+	uint64_t layout = hash_bytes(indent, strlen(indent)) ^ (addrs ? 1 : 2);
+
+	print_rendered(r, pid, stack_id, layout, render_text, indent, addrs);
+}
+
+void report__stack_json(struct report *r, pid_t pid, uint32_t stack_id)
+{
+	print_rendered(r, pid, stack_id, 3, render_json, "", false);
+}

@@ -1,0 +1,674 @@
+/*
+ * tool-opts: shared option parsing for the tracing tools.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <stdio_ext.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "trace/target.h"
+#include "cmd/tool-opts.h"
+
+static int bad(const char *tool, const char *what, const char *arg)
+{
+	fprintf(stderr, "faultline %s: %s '%s' (see 'faultline %s -h')\n", tool, what, arg, tool);
+	return -EINVAL;
+}
+
+/*
+ * How tools run: live (all zero), their setup lent to faultline record, or
+ * fed by a recording (faultline report).  The command layer's one mutable
+ * global, set once by record or report before they call a tool, as
+ * getopt's optind is set before a parse.
+ */
+static struct tool_mode mode;
+
+static bool power_of_two(unsigned long v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* The TOOL_OPT_NO_* bit that refuses the shared option of getopt value c. */
+static unsigned int refuse_bit(int c)
+{
+	switch (c) {
+	case 'p':
+		return TOOL_OPT_NO_PID;
+	case 'c':
+		return TOOL_OPT_NO_CMD;
+	case 'a':
+		return TOOL_OPT_NO_ALL;
+	case 'm':
+		return TOOL_OPT_NO_MMAP;
+	case 'j':
+		return TOOL_OPT_NO_JSON;
+	case 'G':
+	case 'U':
+	case 'S':
+		return TOOL_OPT_NO_UNWIND;
+	}
+	return 0;
+}
+
+/* Whether getopt's optopt c, after a '?', is an option known here that
+ * wants a value (it was given none), not an unknown one. */
+static bool wants_value(int c, const char *shortopts, const struct option *longopts)
+{
+	const char *p = c > 0 && c < 256 && c != ':' && c != '+' ? strchr(shortopts, c) : NULL;
+
+	if (p)
+		return p[1] == ':';
+	for (size_t i = 0; c > 0 && longopts[i].name; i++)
+		if (longopts[i].val == c)
+			return longopts[i].has_arg == required_argument;
+	return false;
+}
+
+/*
+ * Where perf's "-- CMD ARGS" begins: the index of the first "--" that is
+ * not an option's value ("-c --" gives -c the value "--"), or argc.  Once
+ * options end at a positional argument (no '+' ordering: shortopts starts
+ * with '+'), only a "--" is looked for.
+ */
+static int find_dashdash(int argc, char **argv, const char *shortopts,
+			 const struct option *longopts)
+{
+	bool in_order = shortopts[0] == '+', opts_over = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--"))
+			return i;
+		if (opts_over)
+			continue;
+		if (a[0] != '-' || !a[1]) {
+			opts_over = in_order;
+			continue;
+		}
+		if (a[1] == '-') {
+			size_t len = strcspn(a + 2, "=");
+			const struct option *hit = NULL;
+
+			if (a[2 + len] == '=')
+				continue;
+			/* getopt_long takes an exact name, else a prefix. */
+			for (size_t k = 0; longopts[k].name; k++) {
+				if (strncmp(longopts[k].name, a + 2, len))
+					continue;
+				if (!hit || !longopts[k].name[len])
+					hit = &longopts[k];
+				if (!longopts[k].name[len])
+					break;
+			}
+			if (hit && hit->has_arg == required_argument)
+				i++;
+			continue;
+		}
+		for (size_t j = 1; a[j]; j++) {
+			const char *p = a[j] != ':' ? strchr(shortopts, a[j]) : NULL;
+
+			if (p && p[1] == ':' && p[2] != ':') {
+				if (!a[j + 1])
+					i++;	/* the value is the next word */
+				break;		/* else the rest of this one */
+			}
+		}
+	}
+	return argc;
+}
+
+int tool_opts__parse_secs(const char *arg, double *secs)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(arg, &end);
+	if (errno || *end || !(d > 0) || d > 1e7)
+		return -EINVAL;
+	*secs = d;
+	return 0;
+}
+
+const char *tool_opts__parse_interval(struct tool_interval *iv, int argc, char **argv,
+				      const char **arg)
+{
+	unsigned long count;
+	char *end;
+
+	if (argc > 2) {
+		*arg = argv[2];
+		return "unexpected argument";
+	}
+	if (argc >= 1 && tool_opts__parse_secs(argv[0], &iv->secs)) {
+		*arg = argv[0];
+		return "invalid interval";
+	}
+	if (argc == 2) {
+		/* Digits only: strtoul would take "-1" as ULONG_MAX. */
+		errno = 0;
+		count = strtoul(argv[1], &end, 10);
+		if (errno || *end || !count || argv[1][0] < '0' || argv[1][0] > '9') {
+			*arg = argv[1];
+			return "invalid count";
+		}
+		iv->count = count;
+	}
+	return NULL;
+}
+
+const char *tool_opts__interval_positional(int argc, char **argv, const char **arg, void *ctx)
+{
+	return tool_opts__parse_interval(ctx, argc, argv, arg);
+}
+
+int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts,
+		     const char *usage, const char *help, int argc, char **argv)
+{
+	return tool_opts__parse_ext(o, tool, accepts, usage, help, NULL, argc, argv);
+}
+
+int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int accepts,
+			 const char *usage, const char *help, const struct tool_extra *extra,
+			 int argc, char **argv)
+{
+	static const struct option shared[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "command", required_argument, NULL, 'c' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "timestamp", no_argument, NULL, 'T' },
+		{ "stacks", no_argument, NULL, 'g' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "call-graph", required_argument, NULL, 'G' },
+		{ "unwinder", required_argument, NULL, 'U' },
+		{ "srcline", no_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char shared_short[] = "p:c:am:Tgh";
+	const char *own = extra && extra->shortopts ? extra->shortopts : "";
+	struct option longopts[64];
+	char shortopts[128];
+	size_t nlong = 0, nshort = 0;
+	char *end;
+	int c, dd;
+
+	memset(o, 0, sizeof(*o));
+	/* The tool's options first: getopt takes the first match. */
+	snprintf(shortopts, sizeof(shortopts), "%s%s", accepts & TOOL_OPT_ANY_ORDER ? "" : "+",
+		 own);
+	nshort = strlen(shortopts);
+	for (size_t i = 0; shared_short[i] && nshort + 2 < sizeof(shortopts); i++) {
+		if (shared_short[i] == ':')
+			continue;
+		if (!(accepts & refuse_bit(shared_short[i]))) {
+			shortopts[nshort++] = shared_short[i];
+			if (shared_short[i + 1] == ':')
+				shortopts[nshort++] = ':';
+		}
+	}
+	shortopts[nshort] = '\0';
+	for (size_t i = 0; extra && extra->longopts && extra->longopts[i].name && nlong < 40; i++)
+		longopts[nlong++] = extra->longopts[i];
+	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
+		int val = shared[i].val;
+
+		/* Refused, or its letter is the tool's own: not an option here. */
+		if (shared[i].name && ((accepts & refuse_bit(val)) || strchr(own, val)))
+			continue;
+		longopts[nlong++] = shared[i];
+	}
+	/* perf's "-- CMD ARGS": getopt and the positionals see what is
+	 * before it. */
+	dd = find_dashdash(argc, argv, shortopts, longopts);
+	if (dd < argc) {
+		if (accepts & TOOL_OPT_NO_CMD)
+			return bad(tool, "runs no command: unexpected argument", "--");
+		if (dd + 1 == argc)
+			return bad(tool, "a command must follow", "--");
+		o->sess.cmd_argc = argc - dd - 1;
+		o->sess.cmd_argv = argv + dd + 1;
+		if (target__quote_argv(o->sess.cmd_argc, o->sess.cmd_argv, o->cmdline,
+				       sizeof(o->cmdline)) >= sizeof(o->cmdline))
+			memcpy(o->cmdline + sizeof(o->cmdline) - 4, "...", 4);
+		argc = dd;
+	}
+	/* 0, not 1: glibc then sets up again, with this call's ordering. */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (extra && c > 0 && (c >= 256 || (extra->shortopts && c != ':' &&
+						    strchr(extra->shortopts, c)))) {
+			const char *msg = extra->opt(c, optarg, extra->ctx);
+
+			if (msg)
+				return bad(tool, msg, optarg ? optarg : argv[optind - 1]);
+			continue;
+		}
+		switch (c) {
+		case 'p': {
+			long pid;
+
+			errno = 0;
+			pid = strtol(optarg, &end, 10);
+			if (errno || *end || pid <= 0 || pid > INT_MAX)
+				return bad(tool, "invalid pid", optarg);
+			o->sess.pid = (pid_t)pid;
+			break;
+		}
+		case 'c':
+			if (o->sess.cmd_argv)
+				return bad(tool, "choose one of -c CMD and -- CMD, not", "both");
+			o->sess.cmd = optarg;
+			break;
+		case 'a':
+			o->all = true;
+			break;
+		case 'm': {
+			unsigned long pages;
+
+			errno = 0;
+			pages = strtoul(optarg, &end, 10);
+			if (errno || *end || !power_of_two(pages) || pages > (1u << 20))
+				return bad(tool, "-m wants a power of two number of pages, not",
+					   optarg);
+			o->sess.mmap_pages = (unsigned int)pages;
+			break;
+		}
+		case 'T':
+			if (!(accepts & TOOL_OPT_T))
+				return bad(tool, "unknown option", "-T");
+			o->timestamps = true;
+			break;
+		case 'g':
+			if (!(accepts & TOOL_OPT_G))
+				return bad(tool, "unknown option", "-g");
+			o->stacks = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'G': {
+			char *comma = strchr(optarg, ',');
+			size_t len = comma ? (size_t)(comma - optarg) : strlen(optarg);
+
+			if (len == 2 && !strncmp(optarg, "fp", 2) && !comma) {
+				o->sess.callgraph = CALLGRAPH_FP;
+			} else if (len == 5 && !strncmp(optarg, "dwarf", 5)) {
+				o->sess.callgraph = CALLGRAPH_DWARF;
+				if (comma) {
+					unsigned long size;
+
+					errno = 0;
+					size = strtoul(comma + 1, &end, 0);
+					if (errno || *end || size < 8 || size > SESSION_MAX_STACK_SIZE)
+						return bad(tool, "--call-graph dwarf,SIZE wants 8 to 65528 bytes, not",
+							   comma + 1);
+					o->sess.stack_size = (unsigned int)(size + 7) & ~7u;
+				}
+			} else {
+				return bad(tool, "--call-graph is fp or dwarf[,SIZE], not", optarg);
+			}
+			break;
+		}
+		case 'S':
+			o->srcline = true;
+			break;
+		case 'U':
+			if (strcmp(optarg, "libdw") && strcmp(optarg, "libdw-walk") &&
+			    strcmp(optarg, "libunwind"))
+				return bad(tool, "--unwinder is libdw, libdw-walk or libunwind, not", optarg);
+			o->sess.unwinder = optarg;
+			break;
+		case 'f':
+			if (!(accepts & TOOL_OPT_FOLDED))
+				return bad(tool, "unknown option", "--folded");
+			o->folded = true;
+			break;
+		case 'h':
+			printf("usage: %s\n%s", usage, help);
+			return 1;
+		default:
+			return bad(tool, wants_value(optopt, shortopts, longopts) ?
+				   "option needs a value:" : "unknown option", argv[optind - 1]);
+		}
+	}
+	if (o->sess.cmd_argv)
+		o->sess.cmd = o->cmdline;
+	if ((o->sess.pid > 0) + !!o->sess.cmd + o->all > 1)
+		return bad(tool, "choose one of -p, -c and -a, not", "several");
+	if (mode.replay && o->sess.cmd)
+		return bad(tool, "a report reads a recording: -c and -- CMD are for faultline record, not",
+			   o->sess.cmd);
+	/* A report traces what was recorded: the recorded target, unless
+	 * -p narrows it to one of the recorded processes. */
+	if (mode.replay && !o->sess.pid && !o->all) {
+		o->sess.cmd = mode.command;
+		o->sess.pid = mode.command ? 0 : mode.target_pid;
+	}
+	if (o->json && o->folded)
+		return bad(tool, "choose one output format, not", "--json and --folded");
+	if (extra && extra->positional) {
+		const char *arg = optind < argc ? argv[optind] : "";
+		const char *msg = extra->positional(argc - optind, argv + optind, &arg, extra->ctx);
+
+		return msg ? bad(tool, msg, arg) : 0;
+	}
+	if (optind < argc) {
+		if (tool_opts__parse_secs(argv[optind], &o->sess.duration))
+			return bad(tool, "invalid duration", argv[optind]);
+		optind++;
+	}
+	if (optind < argc)
+		return bad(tool, "unexpected argument", argv[optind]);
+	return 0;
+}
+
+void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
+{
+	if (o->sess.pid > 0)
+		snprintf(buf, n, "PID %d", (int)o->sess.pid);
+	else if (o->sess.cmd)
+		snprintf(buf, n, "'%s'", o->sess.cmd);
+	else
+		snprintf(buf, n, "all processes");
+}
+
+#include "cmd/commands.h"
+#include "features.h"
+#include "ladder.h"
+
+/* stdout's buffer when it is not a terminal: larger than any one event's
+ * lines (a deep stack with --srcline is a few KiB) many times over. */
+#define OUTPUT_BUFFER (4u << 20)
+
+void tool__set_mode(const struct tool_mode *m)
+{
+	mode = *m;
+	mode.setup_done = false;
+}
+
+bool tool__setup_done(void)
+{
+	return mode.setup_done;
+}
+
+bool tool__recording(void)
+{
+	return mode.record != NULL;
+}
+
+bool tool__lent(void)
+{
+	if (mode.record)
+		mode.setup_done = true;
+	return mode.record != NULL;
+}
+
+bool tool__refuse_live(const char *tool, const char *what)
+{
+	if (!mode.record && !mode.replay)
+		return false;
+	fprintf(stderr, "faultline %s: its source here reads %s, which %s\n", tool, what,
+		mode.record ? "cannot be recorded" : "a recording does not hold");
+	return true;
+}
+
+bool tool__replaying(void)
+{
+	return mode.replay != NULL;
+}
+
+/* Recording: the shared session, with this tool's rung noted in it. */
+static struct session *start_recording(const char *tool, const struct ladder *l,
+				       const char **rung_key, const char **rung_label)
+{
+	char why[8][256], key[64];
+	int idx;
+
+	memset(why, 0, sizeof(why));
+	idx = l ? ladder__choose(l, session__features(mode.record), why, 8) : -1;
+	if (idx < 0) {
+		fprintf(stderr, "faultline record: %s: this kernel offers no event source for it\n",
+			tool);
+		return NULL;
+	}
+	*rung_key = l->rungs[idx].key;
+	*rung_label = l->rungs[idx].label;
+	snprintf(key, sizeof(key), "rung.%s", tool);
+	session__record_meta(mode.record, key, *rung_key);
+	return session__ref(mode.record);
+}
+
+int tool__fail(const char *tool, const struct errbuf *eb, int err)
+{
+	fprintf(stderr, "faultline %s: %s\n", tool, errbuf__str(eb, err));
+	return EXIT_FAIL;
+}
+
+struct session *tool__start(struct tool_opts *o, const char *tool, const char **rung_key,
+			    const char **rung_label)
+{
+	const struct ladder *l = ladder__find(tool);
+	char why[8][256];
+	struct errbuf eb = { "" };
+	struct session *s = NULL;
+	int err, idx;
+
+	/* Whole lines, promptly, and cheaply.  A terminal gets each line as
+	 * it comes.  Anything else gets one write per batch of events (see
+	 * tool__event_done and the round hook): a write per line cost the
+	 * reader a tenth of its time under a fast allocator, yet lines must
+	 * stay whole, as a -c command may write to the same file. */
+	if (isatty(STDOUT_FILENO))
+		setvbuf(stdout, NULL, _IOLBF, 0);
+	else
+		setvbuf(stdout, NULL, _IOFBF, OUTPUT_BUFFER);
+	if (mode.record)
+		return start_recording(tool, l, rung_key, rung_label);
+	if (mode.replay)
+		err = session__new_replay(&o->sess, mode.replay, &s, &eb);
+	else
+		err = session__new(&o->sess, &s, &eb);
+	if (err) {
+		tool__fail(tool, &eb, err);
+		return NULL;
+	}
+	if (session__stale_groups(s))
+		fprintf(stderr, "faultline %s: warning: %zu probe group(s) left by faultline "
+			"processes that died; remove them with 'faultline cleanup'\n", tool,
+			session__stale_groups(s));
+	if (!l) {
+		fprintf(stderr, "faultline %s: no event-source ladder for this tool\n", tool);
+		session__free(s);
+		return NULL;
+	}
+	memset(why, 0, sizeof(why));
+	idx = ladder__choose(l, session__features(s), why, 8);
+	if (idx < 0 && mode.replay) {
+		fprintf(stderr, "faultline %s: the recording %s holds no events for it (recorded: "
+			"%s)\n", tool, mode.replay->path, session__meta(s, "tools") ?
+			session__meta(s, "tools") : "?");
+		session__free(s);
+		return NULL;
+	}
+	if (idx < 0) {
+		fprintf(stderr, "faultline %s: this kernel offers no event source for it", tool);
+		for (size_t i = 0; i < l->n && i < 8; i++)
+			fprintf(stderr, "%s%s: %s", i ? "; " : ": ", l->rungs[i].label, why[i]);
+		fprintf(stderr, " (see 'faultline features')\n");
+		session__free(s);
+		return NULL;
+	}
+	*rung_key = l->rungs[idx].key;
+	*rung_label = l->rungs[idx].label;
+	if (idx > 0)
+		fprintf(stderr, "faultline %s: falling back to %s (%s): %s\n", tool,
+			l->rungs[idx].label, why[0], l->rungs[idx].loses);
+	return s;
+}
+
+int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_rung,
+		     struct session **s, const char **rung_key, const char **rung_label)
+{
+	const struct ladder *l = ladder__find(tool);
+	struct fl_roots roots = { 0 };
+	struct features *f = NULL;
+	struct errbuf eb = { "" };
+	char why[8][256];
+	int err, idx, ret = -1;
+
+	*s = NULL;
+	/* A recording holds events, not the /proc counters the bare rung
+	 * reads: record and report go through the event rungs only. */
+	if (mode.record || mode.replay) {
+		*s = tool__start(o, tool, rung_key, rung_label);
+		if (*s && !strcmp(*rung_key, bare_rung) && tool__refuse_live(tool, *rung_label)) {
+			session__free(*s);
+			*s = NULL;
+		}
+		return *s ? 0 : -1;
+	}
+	err = features__probe(&roots, &f, &eb);
+	if (err) {
+		tool__fail(tool, &eb, err);
+		goto out;
+	}
+	memset(why, 0, sizeof(why));
+	idx = l ? ladder__choose(l, f, why, 8) : -ENOTSUP;
+	if (idx < 0) {
+		fprintf(stderr, "faultline %s: this kernel offers no event source for it\n", tool);
+		goto out;
+	}
+	if (strcmp(l->rungs[idx].key, bare_rung)) {
+		*s = tool__start(o, tool, rung_key, rung_label);
+		ret = *s ? 0 : -1;
+		goto out;
+	}
+	/* The rung cannot single the process out, but a pid that names none
+	 * is still a mistake, as session__new would say. */
+	if (o->sess.pid > 0 && kill(o->sess.pid, 0) && errno == ESRCH) {
+		fprintf(stderr, "faultline %s: no process with pid %d\n", tool, (int)o->sess.pid);
+		goto out;
+	}
+	*rung_key = l->rungs[idx].key;
+	*rung_label = l->rungs[idx].label;
+	if (idx > 0)
+		fprintf(stderr, "faultline %s: falling back to %s (%s): %s\n", tool,
+			l->rungs[idx].label, why[idx - 1], l->rungs[idx].loses);
+	ret = 0;
+out:
+	features__free(f);
+	return ret;
+}
+
+void tool__event_done(void)
+{
+	/* Flush between events, well before stdio would flush mid-line. */
+	if (__fpending(stdout) > OUTPUT_BUFFER / 2)
+		fflush(stdout);
+}
+
+struct banner {
+	const struct tool_opts *o;
+	const char *what, *source;
+	void (*round)(void *ctx);
+	void *round_ctx;
+};
+
+static void flush_round(void *ctx)
+{
+	const struct banner *b = ctx;
+
+	if (b->round)
+		b->round(b->round_ctx);
+	fflush(stdout);
+}
+
+/* Said when tracing is live, not before: scripts wait for this line. */
+static void print_banner(void *ctx)
+{
+	const struct banner *b = ctx;
+	char target[256];
+
+	/* A report prints the tool's report alone: what was recorded with
+	 * what is `faultline report -i FILE info`'s. */
+	if (mode.replay)
+		return;
+	tool_opts__describe(b->o, target, sizeof(target));
+	if (b->o->sess.cmd)
+		fprintf(stderr, "Executing '%s' and tracing %s with %s.\n", b->o->sess.cmd, b->what,
+			b->source);
+	else
+		fprintf(stderr, "Tracing %s of %s with %s... Hit Ctrl-C to end.\n", b->what, target,
+			b->source);
+}
+
+int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
+	      const char *what, const char *source)
+{
+	return tool__run_with(s, o, tool, what, source, NULL, NULL);
+}
+
+int tool__run_with(struct session *s, const struct tool_opts *o, const char *tool,
+		   const char *what, const char *source, void (*round)(void *ctx), void *ctx)
+{
+	struct banner b = { o, what, source, round, ctx };
+	struct session_hooks hooks = { .ready = print_banner, .round = flush_round, .ctx = &b };
+	struct errbuf eb = { "" };
+	int err, st;
+
+	if (tool__lent())
+		return 1;
+	err = session__run(s, &hooks, &eb);
+	if (err)
+		return tool__fail(tool, &eb, err);
+	st = session__cmd_status(s);
+	if (o->sess.cmd && st != -1) {
+		if (WIFEXITED(st) && WEXITSTATUS(st))
+			fprintf(stderr, "faultline %s: '%s' exited with status %d\n", tool, o->sess.cmd,
+				WEXITSTATUS(st));
+		else if (WIFSIGNALED(st))
+			fprintf(stderr, "faultline %s: '%s' was killed by signal %d (%s)\n", tool,
+				o->sess.cmd, WTERMSIG(st), strsignal(WTERMSIG(st)));
+	}
+	return 0;
+}
+
+int tool__live(struct tool_opts *o, const struct tool_life *life)
+{
+	struct errbuf eb = { "" };
+	const char *rung, *label;
+	struct session *s;
+	int ret = EXIT_FAIL, err;
+
+	s = tool__start(o, life->tool, &rung, &label);
+	if (!s)
+		return EXIT_FAIL;
+	err = life->add_events(s, life->ctx, rung, &eb);
+	if (err) {
+		ret = tool__fail(life->tool, &eb, err);
+		goto out;
+	}
+	if (life->before_run)
+		life->before_run(life->ctx);
+	if (tool__run(s, o, life->tool, life->what, label))
+		goto out;
+	if (life->err && *life->err) {
+		ret = tool__fail(life->tool, NULL, *life->err);
+		goto out;
+	}
+	life->report(s, life->ctx);
+	ret = EXIT_OK;
+out:
+	session__free(s);
+	return ret;
+}

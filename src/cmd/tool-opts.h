@@ -1,0 +1,246 @@
+/*
+ * tool-opts: the command-line options every tracing tool shares, parsed
+ * one way, with perf's and BCC's spellings: -p PID, -c "CMD", -a, -m PAGES,
+ * -T, -g, --json, --folded, and a trailing [duration] in seconds (or, for
+ * the tools that report every interval, "interval [count]"); and perf's
+ * "-- CMD ARGS..." after all of them, a command run with its arguments as
+ * they are.
+ */
+#ifndef FAULTLINE_TOOL_OPTS_H
+#define FAULTLINE_TOOL_OPTS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "trace/session.h"
+
+struct tool_opts {
+	struct session_opts sess;
+	bool all;		/* -a given */
+	bool timestamps;	/* -T */
+	bool stacks;		/* -g */
+	bool json;		/* --json */
+	bool folded;		/* --folded */
+	bool srcline;		/* --srcline */
+	/* "-- CMD ARGS": the command as one shell-quoted line, for messages
+	 * and the recording (sess.cmd points here, sess.cmd_argv into argv) */
+	char cmdline[1024];
+};
+
+/* Help lines of the options every tracing tool takes. */
+#define TOOL_OPTS_HELP \
+	"  -p PID       trace this process (all its threads, and threads it creates)\n" \
+	"  -c CMD       run CMD and trace it from its first instruction\n" \
+	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n" \
+	"               parsing); after every other option\n" \
+	"  -a           trace every process (the default without -p and -c)\n" \
+	"  --json       one JSON object per line\n" \
+	"  -m PAGES     ring buffer pages per CPU (power of two; default 4096 with\n" \
+	"               dwarf stacks, at most 64 MiB in all, 64 with fp)\n" \
+	"  duration     stop after this many seconds\n"
+#define TOOL_OPTS_STACK_HELP \
+	"  --call-graph dwarf[,SIZE] | fp\n" \
+	"               user stacks unwound with DWARF CFI from SIZE bytes of copied\n" \
+	"               stack (default dwarf,8192), or the kernel's frame-pointer walk\n" \
+	"  --unwinder libdw | libunwind\n" \
+	"               the DWARF unwinder (default libdw)\n" \
+	"  --srcline    add file:line to each frame, and the functions inlined there\n"
+
+/* Which shared options a tool takes, beyond -p/-c/-a/-m/--json/duration. */
+#define TOOL_OPT_T	(1u << 0)
+#define TOOL_OPT_G	(1u << 1)
+#define TOOL_OPT_FOLDED	(1u << 2)
+/* Options may also follow the positional arguments, as argparse (BCC's
+ * tools) allows; without it the first positional ends the options. */
+#define TOOL_OPT_ANY_ORDER	(1u << 3)
+/*
+ * Shared options a tool does not take (it has no target to choose, or
+ * prints no JSON): getopt is not told of them, so they are an "unknown
+ * option" there, as any other unknown spelling.
+ */
+#define TOOL_OPT_NO_PID		(1u << 8)	/* -p, --pid */
+#define TOOL_OPT_NO_CMD		(1u << 9)	/* -c, --command */
+#define TOOL_OPT_NO_ALL		(1u << 10)	/* -a, --all-cpus */
+#define TOOL_OPT_NO_MMAP	(1u << 11)	/* -m, --mmap-pages */
+#define TOOL_OPT_NO_JSON	(1u << 12)	/* --json */
+#define TOOL_OPT_NO_UNWIND	(1u << 13)	/* --call-graph, --unwinder, --srcline */
+#define TOOL_OPT_NO_SHARED	(TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD | TOOL_OPT_NO_ALL | \
+				 TOOL_OPT_NO_MMAP | TOOL_OPT_NO_JSON | TOOL_OPT_NO_UNWIND)
+
+/*
+ * Parse argv.  Returns 0, 1 when help was printed (exit 0), or -EINVAL after
+ * printing "faultline TOOL: <what>" and the usage line to stderr (exit 2).
+ * usage is the tool's one-line synopsis, help its option list.
+ */
+int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts,
+		     const char *usage, const char *help, int argc, char **argv);
+
+struct option;
+
+/*
+ * A tool's own options, parsed in the same pass as the shared ones.  Its
+ * short options win over shared ones of the same letter (memleak's -a and
+ * -T mean --show-allocs and --top there), and the shared long options of
+ * those letters are then not known (--timestamp must not mean --top).
+ * opt() gets the option's value (getopt's return, the long option's val)
+ * and its argument, and returns 0 or a message for "faultline TOOL:
+ * MESSAGE 'ARG'".  positional(), when set, takes the arguments after the
+ * options instead of [duration]; it returns 0 or a message, and may point
+ * *arg (preset to argv[0], or "" when there is none) at the argument the
+ * message is about.
+ */
+struct tool_extra {
+	const char *shortopts;
+	const struct option *longopts;	/* NULL-terminated; vals >= 256 or a letter */
+	const char *(*opt)(int c, const char *arg, void *ctx);
+	const char *(*positional)(int argc, char **argv, const char **arg, void *ctx);
+	void *ctx;
+};
+
+/*
+ * tool_opts__parse_ext - tool_opts__parse with a tool's own options
+ * @extra: the tool's options and positional arguments, or NULL
+ *
+ * As tool_opts__parse otherwise.  argv may be permuted (TOOL_OPT_ANY_ORDER);
+ * o's strings point into argv.
+ */
+int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int accepts,
+			 const char *usage, const char *help, const struct tool_extra *extra,
+			 int argc, char **argv);
+
+/*
+ * The trailing "interval [count]" of the tools that report every interval
+ * seconds, as BCC's cachestat, cachetop, swapin and memleak take it.
+ */
+struct tool_interval {
+	double secs;		/* set to the tool's default before parsing */
+	unsigned long count;	/* reports wanted; 0: until stopped */
+};
+
+/*
+ * tool_opts__parse_secs - a number of seconds, as [duration] and intervals
+ * @arg: the argument
+ * @secs: set to its value on success
+ *
+ * Seconds > 0 (fractional allowed), at most 1e7.  Returns 0 or -EINVAL.
+ */
+int tool_opts__parse_secs(const char *arg, double *secs);
+
+/*
+ * tool_opts__parse_interval - "interval [count]" from the arguments left
+ * after the options
+ * @iv: keeps its defaults for what is not given
+ * @argc, @argv: the arguments after the options
+ * @arg: set to the argument a message is about
+ *
+ * interval as tool_opts__parse_secs, count a decimal integer >= 1.  Returns
+ * NULL, or "invalid interval", "invalid count" or "unexpected argument" for
+ * tool_extra.positional() to return: call it from one, or use
+ * tool_opts__interval_positional.
+ */
+const char *tool_opts__parse_interval(struct tool_interval *iv, int argc, char **argv,
+				      const char **arg);
+
+/* A tool_extra.positional() for tools with no other positional arguments:
+ * ctx is the struct tool_interval to fill. */
+const char *tool_opts__interval_positional(int argc, char **argv, const char **arg, void *ctx);
+
+/* "PID 123 (\"comm\")", "command 'cmd'", "all processes" for messages. */
+void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n);
+
+#endif
+
+struct ladder;
+struct features;
+
+/*
+ * Record and report run the tools' own code (src/cmd-*.c):
+ *  - record: tool__start() hands out @record (one session for every tool
+ *    recorded; a reference the tool frees as usual) after choosing the
+ *    tool's rung on this kernel; the tool adds its events; tool__run*()
+ *    then returns 1 at once, so the tool skips its report, and
+ *    tool__setup_done() says the setup got that far.
+ *  - report: tool__start() opens a replay of @replay instead of tracing;
+ *    the tool's target defaults to the recorded one (@target_pid,
+ *    @command), -c is refused, and the rest is the live path.
+ */
+struct replay_opts;
+struct tool_mode {
+	struct session *record;
+	const struct replay_opts *replay;
+	pid_t target_pid;
+	const char *command;
+	bool setup_done;	/* set by tool__run* while recording */
+};
+void tool__set_mode(const struct tool_mode *m);
+bool tool__setup_done(void);
+/* Whether the tool runs for faultline record, or on a recording. */
+bool tool__recording(void);
+bool tool__replaying(void);
+/*
+ * Call where a tool would run its session (tool__run* does): true while
+ * faultline record lends the session to the tool's setup, which is then
+ * done: the tool returns without running or reporting, and the run is
+ * record's.
+ */
+bool tool__lent(void);
+/* A source that reads the live system (@what: "/proc counters"), in a
+ * record or a report: says so in one line and returns true. */
+bool tool__refuse_live(const char *tool, const char *what);
+
+/*
+ * Start a tool: open the session for o (printing one clear line and
+ * returning NULL on failure), warn about stale probe groups, and choose the
+ * tool's event source from its fallback ladder (compat/).  *rung_key gets
+ * the chosen rung's key, *rung_label its description.
+ */
+struct session *tool__start(struct tool_opts *o, const char *tool, const char **rung_key,
+			    const char **rung_label);
+
+/*
+ * tool__start_bare - tool__start, for a tool whose rung @bare_rung needs no
+ * session (it reads /proc counters itself)
+ * @s: set to the session, or to NULL when @bare_rung is chosen
+ *
+ * The rung is chosen from this machine's features before anything is
+ * opened, so that @bare_rung works where tracefs cannot be had; any other
+ * rung goes through tool__start.  Returns 0, or -1 after printing one line.
+ * The caller frees *s (session__free accepts NULL).
+ */
+int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_rung,
+		     struct session **s, const char **rung_key, const char **rung_label);
+
+/* Print the "Tracing ..." line (stderr), run the session, report errors.
+ * 0 on success, EXIT_FAIL after printing the error. */
+int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
+	      const char *what, const char *source);
+
+/* As tool__run, with round(ctx) called between batches of events (at
+ * least every 100 ms): periodic reports. */
+int tool__run_with(struct session *s, const struct tool_opts *o, const char *tool,
+		   const char *what, const char *source, void (*round)(void *ctx), void *ctx);
+
+/*
+ * The life of a simple tracing tool, once: start the session (tool__start),
+ * add_events() for the chosen rung, before_run() (may be NULL: a header),
+ * run, then report() unless tracing failed or *err (the tool's handlers'
+ * error, may be NULL) was set.  Frees the session.  Returns the exit
+ * status, having printed any error.
+ */
+struct tool_life {
+	const char *tool, *what;
+	int (*add_events)(struct session *s, void *ctx, const char *rung, struct errbuf *eb);
+	void (*before_run)(void *ctx);
+	void (*report)(struct session *s, void *ctx);
+	const int *err;
+	void *ctx;
+};
+
+int tool__live(struct tool_opts *o, const struct tool_life *life);
+
+/* Call after printing one event's lines: keeps stdout's flushes between
+ * events, so no line is ever split. */
+void tool__event_done(void);
+
+/* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
+int tool__fail(const char *tool, const struct errbuf *eb, int err);

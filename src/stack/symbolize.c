@@ -1,0 +1,1802 @@
+/*
+ * symbolize: user addresses through libdw, JIT addresses through perf map
+ * files, kernel addresses through /proc/kallsyms.
+ *
+ * User: mapping -> file offset (addr - start + pgoff) -> ELF vaddr through
+ * the PT_LOAD holding that offset -> symbol.  Each binary gets its own Dwfl
+ * with the file reported at base 0, so Dwfl addresses are ELF vaddrs (plus
+ * the module's bias, non-zero only for prelinked objects) whatever address
+ * each process loaded it at: one handle serves every process that maps the
+ * file.  libdw assembles the symbol table (the binary's .symtab, else its
+ * separate debug file's, else .gnu_debugdata (MiniDebugInfo) merged with
+ * .dynsym) and gives source lines and inlines from the same handle.
+ *
+ * Names are not looked up through dwfl_module_addrinfo(), which walks the
+ * whole table per address (tens of microseconds in libc: a report of a busy
+ * trace fell behind its events).  The table is read once per binary into
+ * a sorted index that gives, by binary search, exactly what addrinfo
+ * would: see struct symindex.  Then the best-known alias of that function
+ * (malloc, not __libc_malloc) is shown.  Every answer is also remembered
+ * per (binary, address), so a frame seen again costs one hash lookup.
+ *
+ * Separate debug files are opened only when libdw needs them: for names
+ * when the binary has no .symtab, for source lines on the binary's first
+ * srcline request (libdwfl loads DWARF, and inflates compressed sections,
+ * only then).
+ *
+ * Three levels of cache.  A "mapfile" is a file as mappings name it (path,
+ * device, inode): the lookup every frame makes, without a system call.  A
+ * "binary" is the opened ELF, keyed by build-id when it has one: the same
+ * library seen through a container's /proc/PID/root and through the host,
+ * or two copies of one file, is parsed once.  A "frame" is a (binary,
+ * address) already named.
+ *
+ * Separate debug info is found by our own search rather than libdwfl's
+ * standard one, for three reasons: the file we opened may be
+ * /proc/PID/map_files/... or /proc/PID/root/..., whose directory says
+ * nothing about where the debug file lives; a container's own
+ * /usr/lib/debug has to be searched; and extra debug directories (tests,
+ * --symfs) come first.  Only the dwz alt file, whose lookup depends on
+ * state libdwfl keeps to itself, is left to libdwfl's standard search.
+ *
+ * Kernel: kallsyms text symbols, sorted, one per address (the best-named
+ * alias), binary-searched.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "lib/hashmap.h"
+#include "lib/sorted.h"
+#include "stack/symbolize.h"
+#include "stack/mapped-file.h"
+#include "lib/file.h"
+
+struct load {
+	uint64_t offset, filesz, vaddr;
+};
+
+struct secref {
+	uint64_t start, end;	/* Dwfl addresses */
+	size_t ndx;
+};
+
+/* A symbol dwfl_module_addrinfo() can answer with: named, defined, not a
+ * section, file or TLS symbol. */
+struct fsym {
+	uint64_t value;		/* its address as libdwfl gives it (Dwfl address) */
+	uint64_t end;		/* value + st_size: == value for a sizeless label */
+	const char *name;	/* shown: the best-named function alias at value, else its own */
+	uint32_t order;		/* symbol table index: the order libdwfl visits it in */
+	uint8_t bind;		/* libdwfl's binding_value(): global 3, weak 2, local 1, else 0 */
+	bool special;		/* in SHN_ABS or another reserved section */
+};
+
+/* The symbols of one of libdwfl's two passes (see struct symindex). */
+struct sympass {
+	struct fsym *syms;	/* sorted by (value, order) */
+	uint64_t *maxend;	/* maxend[i]: the largest end among syms[0..i] */
+	size_t n;
+	/* Sized symbols cut the address space into segments [bounds[k],
+	 * bounds[k + 1]) that one set of them covers: win[k] is the one
+	 * libdwfl picks among them (NULL when none covers). */
+	uint64_t *bounds;
+	struct fsym **win;
+	size_t nbounds;
+};
+
+/*
+ * What dwfl_module_addrinfo() answers, precomputed (test-symbolize compares
+ * the two address by address).  Objects and labels count, not only
+ * functions: they always have.  libdwfl visits the symbols from the first
+ * global one to the end ("globals"), then, only when that found no sized
+ * symbol covering the address and no sizeless one exactly at it, the ones
+ * before ("locals").  A
+ * sized symbol covering the address wins over any sizeless one; among
+ * those of one pass, in visiting order, a later one replaces the current
+ * one when it starts higher or binds more strongly, or starts at the same
+ * place, is smaller and binds as strongly.  Without one, a sizeless symbol
+ * (an assembly label) answers when it is at the highest end M of all the
+ * symbols visited that start at or below the address, and is in the same
+ * section as the address (a reserved-section one only when exactly at
+ * it): the last such visited.  All of that depends on the sets of symbols
+ * covering and below the address, which sorted arrays answer in O(log n).
+ */
+struct symindex {
+	struct sympass pass[2];	/* [0] globals, [1] locals */
+	/* The binary's SHF_ALLOC sections as libdwfl sorts them (by start,
+	 * end, index), to tell which section an address is in as libdwfl
+	 * does: its own dwfl_module_address_section() would load DWARF. */
+	struct secref *secs;
+	size_t nsecs;
+};
+
+/* One opened ELF file, shared by every mapping of it. */
+struct binary {
+	struct binary *next_all;
+	struct binary *next_same;	/* same build-id hash */
+	struct symbolizer *s;		/* for the debug directories */
+	unsigned char *build_id;	/* NULL when the file has none */
+	size_t build_id_len;
+	/* Where to look for its debug file: the root it was opened in
+	 * ("/proc/PID/root" for a process in another root, else "") and the
+	 * path there.  Its own .gnu_debuglink, to tell the main debug lookup
+	 * from the dwz alt-file lookup that comes through the same callback. */
+	char *root;
+	char *path;
+	char *debuglink;
+	GElf_Word debuglink_crc;
+	dev_t dev;			/* of the opened file: never its own debug file */
+	ino_t ino;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Addr bias;
+	struct load *loads;
+	size_t nloads;
+	struct symindex *index;		/* NULL until the first name is asked for */
+	uint64_t id;			/* 1, 2, ...: in frame cache keys */
+};
+
+/* A mapped file as mappings name it. */
+struct mapfile {
+	struct mapfile *next_same;	/* same key hash */
+	struct mapfile *next_all;
+	uint32_t maj, min;
+	uint64_t ino;
+	char *path;			/* key: the mapping's path */
+	char *name;			/* basename, handed out in results */
+	struct binary *bin;		/* NULL until an open succeeded */
+	pid_t failed_pid;		/* last pid for which opening failed */
+	unsigned attempts;		/* opens tried, bounded: see get_mapfile() */
+};
+
+/* Interned strings (names of mappings that are not binaries: "[heap]";
+ * JIT symbol names; joined source paths). */
+struct name {
+	struct name *next;
+	char str[];
+};
+
+struct jitsym {
+	uint64_t start, size;
+	const char *name;		/* into jitmap.buf */
+	size_t order;			/* line number: later lines win */
+};
+
+/* A process's /tmp/perf-PID.map. */
+struct jitmap {
+	char path[PATH_MAX];		/* "" when the process has none */
+	const char *module;		/* interned basename of path */
+	off_t size;			/* file size when read: reread when it grew */
+	char *buf;
+	struct jitsym *syms;
+	size_t n;
+};
+
+struct ksym {
+	uint64_t addr;
+	const char *name;		/* into kbuf */
+	const char *module;		/* "kernel.kallsyms" or into kbuf */
+};
+
+struct symbolizer {
+	/* libdwfl keeps a pointer to its callbacks, and reads the debuginfo
+	 * path of its standard search through a char **: both live here, so
+	 * nothing is a global. */
+	Dwfl_Callbacks dwfl_callbacks;
+	char *debuginfo_path;		/* for the dwz alt-file lookup only */
+	char **debug_dirs;		/* extra directories, searched before /usr/lib/debug */
+	size_t ndebug_dirs;
+	char *symfs;			/* --symfs: a root holding a recording's binaries */
+	struct hashmap *mapfiles;	/* key hash -> struct mapfile * chain */
+	struct mapfile *all_mapfiles;
+	struct hashmap *binaries;	/* build-id hash -> struct binary * chain */
+	struct binary *all_binaries;
+	uint64_t nbinaries;
+	/* (binary id << 48 | Dwfl address) -> struct fsym * of the answer,
+	 * 0 for none.  Cleared when it grows past MAX_CACHED_FRAMES. */
+	struct hashmap *frames;
+	struct hashmap *names;		/* hash -> struct name * chain */
+	struct hashmap *jitmaps;	/* pid -> struct jitmap * */
+	bool kloaded;
+	struct ksym *ksyms;
+	size_t nksyms;
+	char *kbuf;			/* /proc/kallsyms, tokenized in place */
+};
+
+static const char kernel_module[] = "kernel.kallsyms";
+static const char system_debug_dir[] = "/usr/lib/debug";
+
+enum { MAX_OPEN_ATTEMPTS = 4 };
+
+/* About 50 MiB of cache at most; a frame not cached costs two binary
+ * searches. */
+enum { MAX_CACHED_FRAMES = 1 << 20 };
+enum { FRAME_ID_BITS = 16, FRAME_ADDR_BITS = 48 };
+
+static int find_debuginfo(Dwfl_Module *dmod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name);
+
+int symbolizer__new(struct symbolizer **out)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+	int err = -ENOMEM;
+
+	if (!s)
+		goto out;
+	/* We read build-ids with libelf before libdwfl (which does this
+	 * itself) is ever called. */
+	elf_version(EV_CURRENT);
+	s->dwfl_callbacks.find_elf = dwfl_build_id_find_elf;
+	s->dwfl_callbacks.find_debuginfo = find_debuginfo;
+	s->dwfl_callbacks.section_address = dwfl_offline_section_address;
+	s->dwfl_callbacks.debuginfo_path = &s->debuginfo_path;
+	s->mapfiles = hashmap__new();
+	s->binaries = hashmap__new();
+	s->names = hashmap__new();
+	s->jitmaps = hashmap__new();
+	s->frames = hashmap__new();
+	if (!s->mapfiles || !s->binaries || !s->names || !s->jitmaps || !s->frames)
+		goto out;
+	*out = s;
+	s = NULL;
+	err = 0;
+out:
+	symbolizer__free(s);
+	return err;
+}
+
+static void symindex__free(struct symindex *x)
+{
+	if (!x)
+		return;
+	for (int p = 0; p < 2; p++) {
+		free(x->pass[p].syms);
+		free(x->pass[p].maxend);
+		free(x->pass[p].bounds);
+		free(x->pass[p].win);
+	}
+	free(x->secs);
+	free(x);
+}
+
+static void binary__free(struct binary *b)
+{
+	if (b->dwfl)
+		dwfl_end(b->dwfl);
+	symindex__free(b->index);
+	free(b->loads);
+	free(b->debuglink);
+	free(b->path);
+	free(b->root);
+	free(b->build_id);
+	free(b);
+}
+
+static void mapfile__free(struct mapfile *mf)
+{
+	free(mf->name);
+	free(mf->path);
+	free(mf);
+}
+
+static void jitmap__free(struct jitmap *j)
+{
+	free(j->syms);
+	free(j->buf);
+	free(j);
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	uint64_t key, value;
+	size_t pos = 0;
+
+	if (!s)
+		return;
+	while (s->all_mapfiles) {
+		struct mapfile *next = s->all_mapfiles->next_all;
+
+		mapfile__free(s->all_mapfiles);
+		s->all_mapfiles = next;
+	}
+	while (s->all_binaries) {
+		struct binary *next = s->all_binaries->next_all;
+
+		binary__free(s->all_binaries);
+		s->all_binaries = next;
+	}
+	if (s->jitmaps) {
+		while (hashmap__next(s->jitmaps, &pos, &key, &value))
+			jitmap__free((struct jitmap *)(uintptr_t)value);
+	}
+	pos = 0;
+	if (s->names) {
+		while (hashmap__next(s->names, &pos, &key, &value)) {
+			struct name *n = (struct name *)(uintptr_t)value;
+
+			while (n) {
+				struct name *next = n->next;
+
+				free(n);
+				n = next;
+			}
+		}
+	}
+	for (size_t i = 0; i < s->ndebug_dirs; i++)
+		free(s->debug_dirs[i]);
+	free(s->debug_dirs);
+	free(s->symfs);
+	free(s->debuginfo_path);
+	hashmap__free(s->frames);
+	hashmap__free(s->jitmaps);
+	hashmap__free(s->names);
+	hashmap__free(s->binaries);
+	hashmap__free(s->mapfiles);
+	free(s->ksyms);
+	free(s->kbuf);
+	free(s);
+}
+
+int symbolizer__set_symfs(struct symbolizer *s, const char *dir)
+{
+	char debug[PATH_MAX];
+	int err;
+
+	if (!dir || !dir[0])
+		return -EINVAL;
+	free(s->symfs);
+	s->symfs = strdup(dir);
+	if (!s->symfs)
+		return -ENOMEM;
+	/* Its debug files first, as perf looks below --symfs. */
+	snprintf(debug, sizeof(debug), "%s/usr/lib/debug", dir);
+	err = symbolizer__add_debug_dir(s, debug);
+	return err == -EINVAL ? 0 : err;
+}
+
+int symbolizer__add_debug_dir(struct symbolizer *s, const char *dir)
+{
+	size_t len = dir ? strlen(dir) : 0;
+	char **dirs = NULL, *copy = NULL, *path = NULL;
+	int err = -EINVAL;
+
+	/* libdwfl's path syntax separates directories with ':'. */
+	if (!len || strchr(dir, ':'))
+		goto out;
+	err = -ENOMEM;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	copy = strndup(dir, len);
+	if (!copy)
+		goto out;
+	dirs = realloc(s->debug_dirs, (s->ndebug_dirs + 1) * sizeof(*dirs));
+	if (!dirs)
+		goto out;
+	s->debug_dirs = dirs;
+	/* The standard search (dwz alt files) sees them too. */
+	if (asprintf(&path, "%s:%s", s->debuginfo_path ? s->debuginfo_path : ":.debug:/usr/lib/debug",
+		     copy) < 0) {
+		path = NULL;
+		goto out;
+	}
+	free(s->debuginfo_path);
+	s->debuginfo_path = path;
+	s->debug_dirs[s->ndebug_dirs++] = copy;
+	copy = NULL;
+	err = 0;
+out:
+	free(copy);
+	return err;
+}
+
+/* Interned copy of @str, valid for the symbolizer's life; NULL on ENOMEM. */
+static const char *intern(struct symbolizer *s, const char *str)
+{
+	size_t len = strlen(str);
+	uint64_t h = hash_bytes(str, len), v;
+	struct name *n = NULL, *head = NULL;
+
+	if (hashmap__get(s->names, h, &v))
+		head = (struct name *)(uintptr_t)v;
+	for (n = head; n; n = n->next)
+		if (strcmp(n->str, str) == 0)
+			return n->str;
+	n = malloc(sizeof(*n) + len + 1);
+	if (!n)
+		return NULL;
+	memcpy(n->str, str, len + 1);
+	n->next = head;
+	if (hashmap__set(s->names, h, (uint64_t)(uintptr_t)n)) {
+		free(n);
+		return NULL;
+	}
+	return n->str;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static uint64_t mapfile_key(const struct map *m)
+{
+	uint64_t id[3] = { m->maj, m->min, m->ino };
+
+	return hash_bytes(m->path, strlen(m->path)) ^ (hash_bytes(id, sizeof(id)) * 31);
+}
+
+/* Which of two aliases at one address names it best, as a reader knows it:
+ * fewer leading underscores (malloc over __libc_malloc, brk over __brk),
+ * then global or weak over local, then the shorter name (mmap over mmap64),
+ * else the first seen. */
+static bool better_alias(bool global_a, const char *a, bool global_b, const char *b)
+{
+	size_t ua = strspn(a, "_"), ub = strspn(b, "_");
+
+	if (ua != ub)
+		return ua < ub;
+	if (global_a != global_b)
+		return global_a;
+	return strlen(a) < strlen(b);
+}
+
+/* "/proc/PID/root" when @pid lives in another root than ours (a
+ * container), "" when in ours or gone: where its debug files may be. */
+static const char *other_root(pid_t pid, char *buf, size_t n)
+{
+	struct stat mine, theirs;
+
+	if (pid <= 0)
+		return "";
+	snprintf(buf, n, "/proc/%d/root/", (int)pid);
+	if (stat(buf, &theirs) != 0 || stat("/", &mine) != 0 ||
+	    (theirs.st_dev == mine.st_dev && theirs.st_ino == mine.st_ino))
+		return "";
+	snprintf(buf, n, "/proc/%d/root", (int)pid);
+	return buf;
+}
+
+/* The GNU build-id of an open ELF; 0 when it has none. */
+static size_t elf_build_id(Elf *elf, const unsigned char **id)
+{
+	const void *p = NULL;
+	ssize_t len = dwelf_elf_gnu_build_id(elf, &p);
+
+	*id = p;
+	return len > 0 ? (size_t)len : 0;
+}
+
+/* CRC-32 (IEEE, reflected), as .gnu_debuglink records it. */
+static int file_crc32(int fd, uint32_t *out)
+{
+	uint32_t table[256], crc = 0xffffffffu;
+	unsigned char buf[65536];
+	off_t pos = 0;
+	ssize_t got;
+
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		table[i] = c;
+	}
+	while ((got = pread(fd, buf, sizeof(buf), pos)) > 0) {
+		for (ssize_t i = 0; i < got; i++)
+			crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
+		pos += got;
+	}
+	if (got < 0)
+		return -errno;
+	*out = crc ^ 0xffffffffu;
+	return 0;
+}
+
+/* Open @path as @b's debug file: a regular ELF file other than @b itself
+ * whose build-id is @b's (when both have one), and, when @check_crc, whose
+ * CRC is @crc.  A file named only by .gnu_debuglink without a build-id on
+ * either side has the CRC as its only proof.  -1 when it is not. */
+static int open_debug_candidate(const struct binary *b, const char *path, bool check_crc, uint32_t crc)
+{
+	const unsigned char *id = NULL;
+	struct stat st;
+	size_t id_len;
+	Elf *elf = NULL;
+	uint32_t got;
+	bool ok = false;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_dev == b->dev && st.st_ino == b->ino))
+		goto out;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	id_len = elf_build_id(elf, &id);
+	if (b->build_id && id_len && (id_len != b->build_id_len || memcmp(id, b->build_id, id_len) != 0))
+		goto out;
+	if (check_crc && (file_crc32(fd, &got) != 0 || got != crc))
+		goto out;
+	/* By build-id: only an equal build-id proves it. */
+	if (!check_crc && (!b->build_id || !id_len))
+		goto out;
+	ok = true;
+out:
+	if (elf)
+		elf_end(elf);
+	if (!ok && fd >= 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Try @path; on success hand libdwfl its name too. */
+static int try_debug(const struct binary *b, const char *path, bool check_crc, uint32_t crc, char **debug_name)
+{
+	int fd = open_debug_candidate(b, path, check_crc, crc);
+
+	if (fd >= 0) {
+		*debug_name = strdup(path);
+		if (!*debug_name) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	return fd;
+}
+
+/* The debug directories in search order: the extra ones, the process
+ * root's /usr/lib/debug when it has its own root, ours. */
+static size_t debug_dir(const struct binary *b, size_t i, char *buf, size_t n, const char **dir)
+{
+	size_t nextra = b->s->ndebug_dirs, total = nextra + 1 + (b->root[0] != '\0');
+
+	if (i >= total)
+		return 0;
+	if (i < nextra)
+		*dir = b->s->debug_dirs[i];
+	else if (i == nextra && b->root[0]) {
+		snprintf(buf, n, "%s%s", b->root, system_debug_dir);
+		*dir = buf;
+	} else
+		*dir = system_debug_dir;
+	return total;
+}
+
+/* The separate debug file of @b: by build-id under each debug directory's
+ * .build-id/, then by .gnu_debuglink in the binary's directory, its
+ * .debug/ subdirectory and each debug directory plus the binary's
+ * directory, as gdb searches.  -1 when none. */
+static int find_separate_debug(const struct binary *b, const char *debuglink, GElf_Word crc,
+			       char **debug_name)
+{
+	char path[PATH_MAX], rootdir[PATH_MAX], hex[2 * 64 + 1], *dir = NULL;
+	const char *ddir, *roots[2] = { b->root, "" };
+	int fd = -1;
+
+	if (b->build_id && b->build_id_len >= 2 && b->build_id_len <= 64) {
+		for (size_t i = 0; i < b->build_id_len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", b->build_id[i]);
+		for (size_t i = 0; fd < 0 && debug_dir(b, i, rootdir, sizeof(rootdir), &ddir); i++) {
+			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", ddir, hex, hex + 2);
+			fd = try_debug(b, path, false, 0, debug_name);
+		}
+	}
+	if (fd >= 0 || !debuglink || !*debuglink)
+		goto out;
+	dir = strdup(b->path);
+	if (!dir)
+		goto out;
+	*strrchr(dir, '/') = '\0';	/* b->path is absolute: "" for "/" */
+	for (size_t r = 0; fd < 0 && r < 2; r++) {
+		if (r == 1 && !b->root[0])
+			break;
+		snprintf(path, sizeof(path), "%s%s/%s", roots[r], dir, debuglink);
+		fd = try_debug(b, path, true, crc, debug_name);
+		if (fd < 0) {
+			snprintf(path, sizeof(path), "%s%s/.debug/%s", roots[r], dir, debuglink);
+			fd = try_debug(b, path, true, crc, debug_name);
+		}
+	}
+	for (size_t i = 0; fd < 0 && debug_dir(b, i, rootdir, sizeof(rootdir), &ddir); i++) {
+		snprintf(path, sizeof(path), "%s%s/%s", ddir, dir, debuglink);
+		fd = try_debug(b, path, true, crc, debug_name);
+	}
+out:
+	free(dir);
+	return fd;
+}
+
+/* libdwfl's find_debuginfo callback.  It comes twice per module at most:
+ * for the debug file (with the binary's own .gnu_debuglink, if any), and
+ * for the dwz alt file named by the DWARF's .gnu_debugaltlink. */
+static int find_debuginfo(Dwfl_Module *dmod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name)
+{
+	const struct binary *b = *userdata;
+
+	if (!b)
+		return -1;
+	if (debuglink && (!b->debuglink || strcmp(debuglink, b->debuglink) != 0 || crc != b->debuglink_crc))
+		return dwfl_standard_find_debuginfo(dmod, userdata, modname, base, file_name, debuglink, crc,
+						    debug_name);
+	return find_separate_debug(b, debuglink, crc, debug_name);
+}
+
+static bool is_function(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && sym->st_size > 0;
+}
+
+static bool is_global(const GElf_Sym *sym)
+{
+	return GELF_ST_BIND(sym->st_info) != STB_LOCAL;
+}
+
+/* libdwfl's binding_value(): which binding it prefers. */
+static uint8_t binding_value(const GElf_Sym *sym)
+{
+	switch (GELF_ST_BIND(sym->st_info)) {
+	case STB_GLOBAL:
+		return 3;
+	case STB_WEAK:
+		return 2;
+	case STB_LOCAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Whether libdwfl's address search looks at @sym at all. */
+static bool is_candidate(const char *name, const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return name && *name && sym->st_shndx != SHN_UNDEF && type != STT_SECTION && type != STT_FILE &&
+	       type != STT_TLS;
+}
+
+static int cmp_fsym(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether libdwfl, holding @cur (NULL: nothing yet), takes @c, visited
+ * after it, when both cover the address: it starts higher, binds more
+ * strongly, or starts at the same place, is smaller and binds as strongly. */
+static bool replaces(const struct fsym *cur, const struct fsym *c)
+{
+	uint64_t cur_size, size;
+
+	if (!cur || cur->value < c->value || cur->bind < c->bind)
+		return true;
+	cur_size = cur->end - cur->value;
+	size = c->end - c->value;
+	return cur->value == c->value &&
+	       ((cur_size > size && cur->bind <= c->bind) || (cur_size >= size && cur->bind < c->bind));
+}
+
+/* Cut @p's address space at every start and end of a sized symbol and
+ * note libdwfl's pick among those covering each segment, sweeping once
+ * with the covering set in visiting order. */
+static int sympass__segment(struct sympass *p)
+{
+	struct fsym **active = NULL;
+	size_t nb = 0, nactive = 0, next = 0;
+	int err = -ENOMEM;
+
+	p->bounds = malloc((2 * p->n + 1) * sizeof(*p->bounds));
+	active = malloc((p->n + 1) * sizeof(*active));
+	if (!p->bounds || !active)
+		goto out;
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->syms[i].end == p->syms[i].value)
+			continue;
+		p->bounds[nb++] = p->syms[i].value;
+		p->bounds[nb++] = p->syms[i].end;
+	}
+	if (nb)
+		qsort(p->bounds, nb, sizeof(*p->bounds), cmp_u64);
+	p->nbounds = 0;
+	for (size_t i = 0; i < nb; i++)
+		if (!p->nbounds || p->bounds[p->nbounds - 1] != p->bounds[i])
+			p->bounds[p->nbounds++] = p->bounds[i];
+	p->win = calloc(p->nbounds + 1, sizeof(*p->win));
+	if (!p->win)
+		goto out;
+	for (size_t k = 0; k < p->nbounds; k++) {
+		uint64_t at = p->bounds[k];
+		const struct fsym *cur = NULL;
+		size_t kept = 0;
+
+		for (size_t i = 0; i < nactive; i++)
+			if (active[i]->end > at)
+				active[kept++] = active[i];
+		nactive = kept;
+		for (; next < p->n && p->syms[next].value <= at; next++) {
+			struct fsym *f = &p->syms[next];
+			size_t pos = nactive;
+
+			if (f->end == f->value)
+				continue;
+			while (pos && active[pos - 1]->order > f->order) {
+				active[pos] = active[pos - 1];
+				pos--;
+			}
+			active[pos] = f;
+			nactive++;
+		}
+		for (size_t i = 0; i < nactive; i++)
+			if (replaces(cur, active[i]))
+				cur = active[i];
+		p->win[k] = (struct fsym *)cur;
+	}
+	err = 0;
+out:
+	free(active);
+	return err;
+}
+
+static int cmp_secref(const void *a, const void *b)
+{
+	const struct secref *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
+}
+
+/* @b's SHF_ALLOC sections, sorted as libdwfl's cache_sections() does.
+ * When libdwfl cannot read them, no address is in any section, for it
+ * and for us. */
+static int symindex__read_sections(struct symindex *x, struct binary *b)
+{
+	GElf_Addr bias = 0;
+	Elf *elf = dwfl_module_getelf(b->mod, &bias);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, n = 0, cap = 0;
+	struct secref *secs = NULL, *ns;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			goto unreadable;
+		if (!(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (!elf_strptr(elf, shstrndx, sh.sh_name))
+			goto unreadable;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			ns = realloc(secs, cap * sizeof(*secs));
+			if (!ns) {
+				free(secs);
+				return -ENOMEM;
+			}
+			secs = ns;
+		}
+		secs[n++] = (struct secref){ sh.sh_addr + bias, sh.sh_addr + bias + sh.sh_size, elf_ndxscn(scn) };
+	}
+	if (n)
+		qsort(secs, n, sizeof(*secs), cmp_secref);
+	x->secs = secs;
+	x->nsecs = n;
+	return 0;
+unreadable:
+	free(secs);
+	return 0;
+}
+
+struct rawsym {
+	const char *name;
+	bool global;
+};
+
+/*
+ * Read @b's symbol table, as libdwfl assembled it, into its index.  The
+ * name shown for a symbol is that of the best-named function starting at
+ * its address: libdw answers with whichever alias its table holds first
+ * (__libc_malloc for malloc), people know malloc.
+ */
+static int binary__index(struct binary *b)
+{
+	struct symindex *x = calloc(1, sizeof(*x));
+	struct rawsym *raw = NULL;
+	struct fsym *all = NULL;
+	struct hashmap *best = NULL;
+	int n = dwfl_module_getsymtab(b->mod);
+	int first_global = dwfl_module_getsymtab_first_global(b->mod);
+	size_t nall = 0, cnt[2] = { 0, 0 };
+	int err = -ENOMEM;
+
+	if (!x || symindex__read_sections(x, b))
+		goto out;
+	/* No table: libdwfl answers nothing, and so do we. */
+	if (n <= 1 || first_global < 0)
+		goto done;
+	raw = calloc((size_t)n, sizeof(*raw));
+	all = malloc((size_t)n * sizeof(*all));
+	best = hashmap__new();
+	if (!raw || !all || !best)
+		goto out;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx = SHN_UNDEF;
+		const char *name = dwfl_module_getsym_info(b->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		uint64_t j;
+
+		if (name && *name && is_function(&sym)) {
+			raw[i] = (struct rawsym){ name, is_global(&sym) };
+			if ((!hashmap__get(best, addr, &j) ||
+			     better_alias(raw[i].global, name, raw[j].global, raw[j].name)) &&
+			    hashmap__set(best, addr, (uint64_t)i))
+				goto out;
+		}
+		if (!is_candidate(name, &sym))
+			continue;
+		all[nall] = (struct fsym){ .value = addr, .end = addr + sym.st_size, .name = name,
+					   .order = (uint32_t)i, .bind = binding_value(&sym),
+					   .special = shndx >= SHN_LORESERVE };
+		/* A size past the end of the address space is nonsense:
+		 * it reaches the end. */
+		if (all[nall].end < addr)
+			all[nall].end = UINT64_MAX;
+		cnt[first_global > 1 && i < first_global]++;
+		nall++;
+	}
+	for (int p = 0; p < 2; p++) {
+		x->pass[p].syms = malloc((cnt[p] + 1) * sizeof(*x->pass[p].syms));
+		x->pass[p].maxend = malloc((cnt[p] + 1) * sizeof(*x->pass[p].maxend));
+		if (!x->pass[p].syms || !x->pass[p].maxend)
+			goto out;
+	}
+	for (size_t i = 0; i < nall; i++) {
+		struct sympass *p = &x->pass[first_global > 1 && all[i].order < (uint32_t)first_global];
+		uint64_t j;
+
+		if (hashmap__get(best, all[i].value, &j))
+			all[i].name = raw[j].name;
+		p->syms[p->n++] = all[i];
+	}
+	for (int p = 0; p < 2; p++) {
+		struct sympass *sp = &x->pass[p];
+
+		if (sp->n)
+			qsort(sp->syms, sp->n, sizeof(*sp->syms), cmp_fsym);
+		for (size_t i = 0; i < sp->n; i++)
+			sp->maxend[i] = i && sp->maxend[i - 1] > sp->syms[i].end ? sp->maxend[i - 1] : sp->syms[i].end;
+		if ((err = sympass__segment(sp)))
+			goto out;
+	}
+done:
+	b->index = x;
+	x = NULL;
+	err = 0;
+out:
+	hashmap__free(best);
+	free(all);
+	free(raw);
+	symindex__free(x);
+	return err;
+}
+
+/* The section @addr is in (its index), SHN_UNDEF when none: libdwfl's
+ * find_section(), whose binary search over possibly overlapping sections
+ * (.tbss) counts a section's end as inside it unless the next one starts
+ * there. */
+static GElf_Word section_of(const struct symindex *x, uint64_t addr)
+{
+	size_t l = 0, u = x->nsecs;
+
+	while (l < u) {
+		size_t idx = (l + u) / 2;
+
+		if (addr < x->secs[idx].start) {
+			u = idx;
+		} else if (addr > x->secs[idx].end) {
+			l = idx + 1;
+		} else {
+			if (addr == x->secs[idx].end && idx + 1 < x->nsecs && addr == x->secs[idx + 1].start)
+				idx++;
+			return (GElf_Word)x->secs[idx].ndx;
+		}
+	}
+	return SHN_UNDEF;
+}
+
+/* libdwfl's pick among @p's sized symbols covering @addr; NULL when none. */
+static const struct fsym *sympass__covering(const struct sympass *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nbounds;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->bounds[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? p->win[lo - 1] : NULL;
+}
+
+/* How many of @p's symbols start at or below @addr. */
+static size_t sympass__upto(const struct sympass *p, uint64_t addr)
+{
+	return SORTED_UPTO(p->syms, p->n, value, addr);
+}
+
+/* Whether a sizeless symbol among @p's first @upto is at @at (they are
+ * the last ones, those values being the highest). */
+static bool sympass__label_at(const struct sympass *p, size_t upto, uint64_t at)
+{
+	for (size_t i = upto; i-- > 0 && p->syms[i].value == at;)
+		if (p->syms[i].end == at)
+			return true;
+	return false;
+}
+
+/* What dwfl_module_addrinfo() answers for @addr in the module @x indexes
+ * (see struct symindex); NULL when it answers nothing. */
+static const struct fsym *symindex__lookup(const struct symindex *x, uint64_t addr)
+{
+	const struct fsym *f = sympass__covering(&x->pass[0], addr);
+	size_t upto[2] = { 0, 0 };
+	GElf_Word addr_scn = SHN_UNDEF, label_scn = SHN_UNDEF;
+	bool scn_known = false;
+	uint64_t label = 0;
+	int npasses = 1;
+
+	if (f)
+		return f;
+	upto[0] = sympass__upto(&x->pass[0], addr);
+	/* A global label exactly at @addr ends the search before the locals. */
+	if (x->pass[1].n && !sympass__label_at(&x->pass[0], upto[0], addr)) {
+		if ((f = sympass__covering(&x->pass[1], addr)))
+			return f;
+		upto[1] = sympass__upto(&x->pass[1], addr);
+		npasses = 2;
+	}
+	/* No sized symbol: a label at the highest end of all those visited,
+	 * the last one visited. */
+	for (int p = 0; p < npasses; p++)
+		if (upto[p] && x->pass[p].maxend[upto[p] - 1] > label)
+			label = x->pass[p].maxend[upto[p] - 1];
+	for (int p = npasses - 1; p >= 0; p--) {
+		const struct sympass *sp = &x->pass[p];
+
+		for (size_t i = upto[p]; i-- > 0 && sp->syms[i].value == label;) {
+			f = &sp->syms[i];
+			if (f->end != f->value)
+				continue;
+			if (f->special) {
+				if (label == addr)
+					return f;
+				continue;
+			}
+			if (!scn_known) {
+				addr_scn = section_of(x, addr);
+				label_scn = section_of(x, label);
+				scn_known = true;
+			}
+			if (addr_scn == label_scn)
+				return f;
+		}
+	}
+	return NULL;
+}
+
+/* The binary already open with this build-id, if any. */
+static struct binary *find_binary(struct symbolizer *s, const unsigned char *id, size_t len)
+{
+	uint64_t v;
+
+	if (!hashmap__get(s->binaries, hash_bytes(id, len), &v))
+		return NULL;
+	for (struct binary *b = (struct binary *)(uintptr_t)v; b; b = b->next_same)
+		if (b->build_id_len == len && memcmp(b->build_id, id, len) == 0)
+			return b;
+	return NULL;
+}
+
+/* Report the binary open as @fd (@opened) to a fresh Dwfl, note its
+ * PT_LOADs and aliases.  @fd is consumed.  NULL when it is not usable (or
+ * on ENOMEM: the frame is then as unknown as a stripped one). */
+static struct binary *binary__open(struct symbolizer *s, int fd, const char *opened, const char *root,
+				   const struct map *m, const unsigned char *id, size_t id_len,
+				   const char *debuglink, GElf_Word crc)
+{
+	struct binary *b = calloc(1, sizeof(*b));
+	struct stat st;
+	GElf_Ehdr ehdr;
+	size_t nph;
+	void **userdata;
+	Elf *elf;
+
+	if (!b || fstat(fd, &st) != 0)
+		goto fail;
+	b->s = s;
+	b->dev = st.st_dev;
+	b->ino = st.st_ino;
+	b->root = strdup(root);
+	b->path = strdup(m->path);
+	if (!b->root || !b->path)
+		goto fail;
+	if (id_len) {
+		b->build_id = malloc(id_len);
+		if (!b->build_id)
+			goto fail;
+		memcpy(b->build_id, id, id_len);
+		b->build_id_len = id_len;
+	}
+	if (debuglink) {
+		b->debuglink = strdup(debuglink);
+		if (!b->debuglink)
+			goto fail;
+		b->debuglink_crc = crc;
+	}
+	b->dwfl = dwfl_begin(&s->dwfl_callbacks);
+	if (!b->dwfl)
+		goto fail;
+	dwfl_report_begin(b->dwfl);
+	/* base 0: Dwfl addresses are the file's own vaddrs. */
+	b->mod = dwfl_report_elf(b->dwfl, basename_of(m->path), opened, fd, 0, false);
+	if (!b->mod)
+		goto fail;
+	fd = -1;	/* consumed */
+	if (dwfl_report_end(b->dwfl, NULL, NULL) != 0)
+		goto fail;
+	/* Before anything asks for symbols: the debug search needs it. */
+	dwfl_module_info(b->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = b;
+	elf = dwfl_module_getelf(b->mod, &b->bias);
+	if (!elf || !gelf_getehdr(elf, &ehdr) || elf_getphdrnum(elf, &nph) != 0)
+		goto fail;
+	b->loads = calloc(nph ? nph : 1, sizeof(*b->loads));
+	if (!b->loads)
+		goto fail;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		b->loads[b->nloads++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+	}
+	if (id_len) {
+		uint64_t h = hash_bytes(id, id_len), v;
+
+		if (hashmap__get(s->binaries, h, &v))
+			b->next_same = (struct binary *)(uintptr_t)v;
+		if (hashmap__set(s->binaries, h, (uint64_t)(uintptr_t)b))
+			goto fail;
+	}
+	b->next_all = s->all_binaries;
+	s->all_binaries = b;
+	b->id = ++s->nbinaries;
+	return b;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (b)
+		binary__free(b);
+	return NULL;
+}
+
+/* Open the file of @mf as @pid sees it and find or make its binary. */
+/* @fd's ELF build-id is @m's recorded one (or @m has none recorded). */
+static bool same_build_id(int fd, const struct map *m)
+{
+	const unsigned char *id = NULL;
+	Elf *elf;
+	bool same;
+
+	if (!m->build_id_size)
+		return true;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	same = elf && elf_build_id(elf, &id) == m->build_id_size &&
+	       !memcmp(id, m->build_id, m->build_id_size);
+	if (elf)
+		elf_end(elf);
+	return same;
+}
+
+static int open_checked(const char *path, const struct map *m, char *opened, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (!same_build_id(fd, m)) {
+		close(fd);
+		return -1;
+	}
+	snprintf(opened, n, "%s", path);
+	return fd;
+}
+
+/*
+ * A recording's binary, on this or another host: below --symfs first (the
+ * user said where they are; the recorded build-id, when there is one,
+ * must match), else where a live process's would be, else a debug file
+ * named by the recorded build-id (DIR/.build-id/xx/rest.debug: it holds
+ * the symbols and the program headers), under --symfs, each debug
+ * directory, then /usr/lib/debug.  -1 when none.
+ */
+static int open_recorded(struct symbolizer *s, const struct addrspaces *as, pid_t pid,
+			 const struct map *m, char *opened, size_t n)
+{
+	char path[PATH_MAX], hex[2 * sizeof(m->build_id) + 1];
+	int fd;
+
+	if (s->symfs && snprintf(path, sizeof(path), "%s%s", s->symfs, m->path) < (int)sizeof(path) &&
+	    (fd = open_checked(path, m, opened, n)) >= 0)
+		return fd;
+	fd = mapped_file__open(as, pid, m, opened, n);
+	if (fd >= 0 && same_build_id(fd, m))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	if (!m->build_id_size)
+		return -1;
+	for (size_t i = 0; i < m->build_id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+	for (size_t d = 0; d <= s->ndebug_dirs; d++) {
+		const char *dir = d < s->ndebug_dirs ? s->debug_dirs[d] : "/usr/lib/debug";
+
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+		if ((fd = open_checked(path, m, opened, n)) >= 0)
+			return fd;
+	}
+	return -1;
+}
+
+static void mapfile__load(struct symbolizer *s, const struct addrspaces *as, struct mapfile *mf,
+			  pid_t pid, const struct map *m)
+{
+	char opened[PATH_MAX], rootbuf[64];
+	const unsigned char *id = NULL;
+	const char *root, *link = NULL;
+	GElf_Word crc = 0;
+	size_t id_len = 0;
+	Elf *elf = NULL;
+	int fd;
+
+	mf->failed_pid = pid;
+	mf->attempts++;
+	if (m->build_id_size || s->symfs)
+		fd = open_recorded(s, as, pid, m, opened, sizeof(opened));
+	else
+		fd = mapped_file__open(as, pid, m, opened, sizeof(opened));
+	if (fd < 0)
+		return;
+	root = strncmp(opened, "/proc/", 6) == 0 ? other_root(pid, rootbuf, sizeof(rootbuf)) : "";
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	id_len = elf_build_id(elf, &id);
+	if (id_len && (mf->bin = find_binary(s, id, id_len)))
+		goto out;
+	link = dwelf_elf_gnu_debuglink(elf, &crc);
+	mf->bin = binary__open(s, fd, opened, root, m, id, id_len, link, crc);
+	fd = -1;
+out:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	if (mf->bin)
+		mf->failed_pid = 0;
+}
+
+/* The cached mapfile for @m, opening it on first use; NULL on ENOMEM.  A
+ * file one process could not give us (it exited, its root is elsewhere)
+ * may open through another that maps it, so a failed one is retried for a
+ * different pid, a bounded number of times so that a file nobody can open
+ * does not cost an open per frame. */
+static struct mapfile *get_mapfile(struct symbolizer *s, const struct addrspaces *as, pid_t pid,
+				   const struct map *m)
+{
+	uint64_t key = mapfile_key(m), v;
+	struct mapfile *head = NULL, *mf;
+
+	if (hashmap__get(s->mapfiles, key, &v))
+		head = (struct mapfile *)(uintptr_t)v;
+	for (mf = head; mf; mf = mf->next_same) {
+		if (mf->ino == m->ino && mf->maj == m->maj && mf->min == m->min &&
+		    strcmp(mf->path, m->path) == 0) {
+			if (!mf->bin && mf->failed_pid != pid && mf->attempts < MAX_OPEN_ATTEMPTS)
+				mapfile__load(s, as, mf, pid, m);
+			return mf;
+		}
+	}
+	mf = calloc(1, sizeof(*mf));
+	if (!mf)
+		return NULL;
+	mf->maj = m->maj;
+	mf->min = m->min;
+	mf->ino = m->ino;
+	mf->path = strdup(m->path);
+	mf->name = strdup(basename_of(m->path));
+	if (!mf->path || !mf->name || hashmap__set(s->mapfiles, key, (uint64_t)(uintptr_t)mf)) {
+		mapfile__free(mf);
+		return NULL;
+	}
+	mf->next_same = head;
+	mf->next_all = s->all_mapfiles;
+	s->all_mapfiles = mf;
+	mapfile__load(s, as, mf, pid, m);
+	return mf;
+}
+
+static int cmp_jitsym(const void *a, const void *b)
+{
+	const struct jitsym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Parse a perf map file ("START SIZE name", hex, one a line) into @j,
+ * replacing what it held.  Malformed lines are skipped. */
+static int jitmap__parse(struct jitmap *j, char *buf)
+{
+	struct jitsym *syms = NULL, *ns;
+	size_t n = 0, cap = 0, out = 0;
+	char *line, *save = NULL;
+
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end, *name;
+		uint64_t start = strtoull(line, &end, 16), size;
+		size_t len;
+
+		if (end == line || (*end != ' ' && *end != '\t'))
+			continue;
+		name = end;
+		size = strtoull(name, &end, 16);
+		if (end == name || (*end != ' ' && *end != '\t') || !size)
+			continue;
+		name = end + strspn(end, " \t");
+		len = strlen(name);
+		while (len && (name[len - 1] == '\r' || name[len - 1] == ' '))
+			name[--len] = '\0';
+		if (!len)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			ns = realloc(syms, cap * sizeof(*syms));
+			if (!ns) {
+				free(syms);
+				return -ENOMEM;
+			}
+			syms = ns;
+		}
+		syms[n] = (struct jitsym){ start, size, name, n };
+		n++;
+	}
+	if (n)
+		qsort(syms, n, sizeof(*syms), cmp_jitsym);
+	/* Code moved or recompiled at one address: the later line wins. */
+	for (size_t i = 0; i < n; i++) {
+		if (out && syms[out - 1].start == syms[i].start)
+			out--;
+		syms[out++] = syms[i];
+	}
+	free(j->syms);
+	free(j->buf);
+	j->syms = syms;
+	j->n = out;
+	j->buf = buf;
+	return 0;
+}
+
+/* (Re)read @j's file. */
+static int jitmap__read(struct jitmap *j)
+{
+	struct stat st;
+	char *buf = NULL;
+	int err;
+
+	if (stat(j->path, &st) != 0)
+		return 0;
+	err = read_file(j->path, 1u << 30, &buf, NULL);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	j->size = st.st_size;
+	err = jitmap__parse(j, buf);
+	if (err)
+		free(buf);
+	return err;
+}
+
+/* Where @pid's perf map file is: /tmp/perf-PID.map, or in its container
+ * under its own pid there.  "" when neither exists. */
+static void jitmap_path(pid_t pid, char *path, size_t n)
+{
+	char status[64], *buf = NULL, *ns;
+	long nspid = 0;
+
+	snprintf(path, n, "/tmp/perf-%d.map", (int)pid);
+	if (access(path, R_OK) == 0)
+		return;
+	path[0] = '\0';
+	snprintf(status, sizeof(status), "/proc/%d/status", (int)pid);
+	if (read_file(status, 1 << 16, &buf, NULL) != 0)
+		return;
+	ns = strstr(buf, "\nNSpid:");
+	if (ns) {
+		char *end = ns + 7 + strcspn(ns + 7, "\n");
+
+		while (end > ns && (end[-1] < '0' || end[-1] > '9'))
+			end--;
+		while (end > ns && end[-1] >= '0' && end[-1] <= '9')
+			end--;
+		nspid = strtol(end, NULL, 10);
+	}
+	free(buf);
+	if (nspid > 0) {
+		snprintf(path, n, "/proc/%d/root/tmp/perf-%ld.map", (int)pid, nspid);
+		if (access(path, R_OK) != 0)
+			path[0] = '\0';
+	}
+}
+
+/* Name @addr from @pid's perf map file, read on first use and reread
+ * when it grew since.  Return 0 (res untouched when not found) or
+ * -ENOMEM. */
+static int jit_lookup(struct symbolizer *s, pid_t pid, uint64_t addr, struct sym_result *res)
+{
+	struct jitmap *j = NULL;
+	uint64_t v;
+	int err = 0;
+
+	if (pid <= 0)
+		return 0;
+	if (hashmap__get(s->jitmaps, (uint64_t)pid, &v)) {
+		j = (struct jitmap *)(uintptr_t)v;
+	} else {
+		/* Known from now on, with or without a file: looked for once. */
+		j = calloc(1, sizeof(*j));
+		if (!j)
+			return -ENOMEM;
+		if (hashmap__set(s->jitmaps, (uint64_t)pid, (uint64_t)(uintptr_t)j)) {
+			free(j);
+			return -ENOMEM;
+		}
+		jitmap_path(pid, j->path, sizeof(j->path));
+		if (j->path[0]) {
+			j->module = intern(s, basename_of(j->path));
+			if (!j->module)
+				j->path[0] = '\0';
+			err = j->module ? jitmap__read(j) : -ENOMEM;
+			if (err)
+				return err;
+		}
+	}
+	for (int pass = 0; j->path[0] && pass < 2; pass++) {
+		size_t lo = 0, hi = j->n;
+		struct stat st;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (j->syms[mid].start <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && addr - j->syms[lo - 1].start < j->syms[lo - 1].size) {
+			res->func = intern(s, j->syms[lo - 1].name);
+			if (!res->func)
+				return -ENOMEM;
+			res->offset = addr - j->syms[lo - 1].start;
+			res->module = j->module;
+			return 0;
+		}
+		/* A JIT appends as it compiles: a miss may be news. */
+		if (pass || stat(j->path, &st) != 0 || st.st_size == j->size)
+			break;
+		if ((err = jitmap__read(j)))
+			return err;
+	}
+	return 0;
+}
+
+/* The binary holding @addr of @pid, and the address in its Dwfl; NULL
+ * (with *mfp still set when a file mapping covers @addr) when none. */
+static struct binary *resolve(struct symbolizer *s, const struct addrspaces *as,
+			      const struct map *m, pid_t pid, uint64_t addr, struct mapfile **mfp,
+			      GElf_Addr *daddr, int *err)
+{
+	struct mapfile *mf;
+	uint64_t off;
+
+	*mfp = NULL;
+	*err = 0;
+	mf = get_mapfile(s, as, pid, m);
+	if (!mf) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*mfp = mf;
+	if (!mf->bin)
+		return NULL;
+	off = addr - m->start + m->pgoff;
+	for (size_t i = 0; i < mf->bin->nloads; i++) {
+		const struct load *l = &mf->bin->loads[i];
+
+		if (off < l->offset || off - l->offset >= l->filesz)
+			continue;
+		*daddr = off - l->offset + l->vaddr + mf->bin->bias;
+		return mf->bin;
+	}
+	return NULL;
+}
+
+/* The name of the symbol at @daddr of @b and @daddr's offset in it;
+ * *name NULL when none covers it.  Return 0 or -ENOMEM. */
+static int binary__symbol(struct symbolizer *s, struct binary *b, GElf_Addr daddr, const char **name,
+			  uint64_t *offset)
+{
+	const struct fsym *f;
+	bool cacheable = b->id < (1ULL << FRAME_ID_BITS) && daddr < (1ULL << FRAME_ADDR_BITS);
+	uint64_t key = b->id << FRAME_ADDR_BITS | daddr, v;
+	int err;
+
+	*name = NULL;
+	*offset = 0;
+	if (cacheable && hashmap__get(s->frames, key, &v)) {
+		f = (const struct fsym *)(uintptr_t)v;
+	} else {
+		if (!b->index && (err = binary__index(b)))
+			return err;
+		f = symindex__lookup(b->index, daddr);
+		if (cacheable && hashmap__count(s->frames) >= MAX_CACHED_FRAMES) {
+			struct hashmap *fresh = hashmap__new();
+
+			/* Without memory for a new one, keep the old one as it is. */
+			if (fresh) {
+				hashmap__free(s->frames);
+				s->frames = fresh;
+			} else {
+				cacheable = false;
+			}
+		}
+		/* Not cached (no memory) costs only time. */
+		if (cacheable)
+			(void)hashmap__set(s->frames, key, (uint64_t)(uintptr_t)f);
+	}
+	if (f) {
+		*name = f->name;
+		*offset = daddr - f->value;
+	}
+	return 0;
+}
+
+int symbolizer__user(struct symbolizer *s, const struct addrspaces *as, pid_t pid, uint64_t addr,
+		     struct sym_result *res)
+{
+	const struct map *m = addrspaces__find(as, pid, addr);
+	struct mapfile *mf;
+	struct binary *b;
+	GElf_Addr daddr = 0;
+	int err;
+
+	*res = (struct sym_result){ .addr = addr };
+	/* Code in anonymous memory can only be named by a JIT's map file. */
+	if (!m || map__anonymous(m)) {
+		err = jit_lookup(s, pid, addr, res);
+		if (err || res->func || !m)
+			return err;
+	}
+	if (!m->path)
+		return 0;
+	/* [heap], [stack], [vdso] and other special mappings: a name, no file.
+	 * (A file with inode 0 is still a file: MMAP2 records that carry a
+	 * build-id instead of dev/inode look like that.) */
+	if (m->path[0] != '/') {
+		res->module = intern(s, m->path);
+		return res->module ? 0 : -ENOMEM;
+	}
+	b = resolve(s, as, m, pid, addr, &mf, &daddr, &err);
+	if (err)
+		return err;
+	res->module = mf->name;
+	return b ? binary__symbol(s, b, daddr, &res->func, &res->offset) : 0;
+}
+
+/* The name a reader knows a function DIE by, through abstract origins and
+ * specifications: its source name (glibc's linkage names are internal
+ * aliases such as __GI___libc_malloc), else its linkage name. */
+static const char *die_function_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name = dwarf_diename(die);
+
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr));
+	return name;
+}
+
+/* @file as a full path: joined to the CU's compilation directory when
+ * DWARF left it relative.  NULL on ENOMEM. */
+static const char *full_source_path(struct symbolizer *s, Dwarf_Die *cudie, const char *file, int *err)
+{
+	Dwarf_Attribute attr;
+	const char *comp_dir, *full;
+	char *joined;
+
+	if (!file || file[0] == '/')
+		return file;
+	comp_dir = cudie ? dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &attr)) : NULL;
+	/* A relative compilation directory (Debian's -fdebug-prefix-map
+	 * makes it "./malloc") adds nothing. */
+	if (!comp_dir || comp_dir[0] != '/')
+		return file;
+	if (asprintf(&joined, "%s/%s", comp_dir, file) < 0) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	full = intern(s, joined);
+	free(joined);
+	if (!full)
+		*err = -ENOMEM;
+	return full;
+}
+
+static bool is_function_scope(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_entry_point;
+}
+
+int symbolizer__srcline(struct symbolizer *s, const struct addrspaces *as, pid_t pid, uint64_t addr,
+			struct sym_inline *frames, size_t max, size_t *n)
+{
+	const struct map *m = addrspaces__find(as, pid, addr);
+	Dwarf_Die *scopes = NULL, *cudie, innermost;
+	Dwarf_Files *files = NULL;
+	Dwfl_Line *dline;
+	struct mapfile *mf;
+	struct binary *b;
+	GElf_Addr daddr = 0;
+	Dwarf_Addr bias = 0;
+	const char *file = NULL;
+	int line = 0, nscopes = 0, err = 0;
+
+	*n = 0;
+	if (!m || !m->path || m->path[0] != '/' || !max)
+		return 0;
+	b = resolve(s, as, m, pid, addr, &mf, &daddr, &err);
+	if (!b)
+		return err;
+	cudie = dwfl_module_addrdie(b->mod, daddr, &bias);
+	dline = dwfl_module_getsrc(b->mod, daddr);
+	if (dline)
+		file = dwfl_lineinfo(dline, NULL, &line, NULL, NULL, NULL);
+	file = full_source_path(s, cudie, file, &err);
+	if (err)
+		goto out;
+	/* The innermost scope at the address, then every scope around it as
+	 * nested in the code (dwarf_getscopes alone would continue with the
+	 * abstract definition's scopes past an inlined subroutine). */
+	if (cudie && dwarf_getscopes(cudie, daddr - bias, &scopes) > 0) {
+		innermost = scopes[0];
+		free(scopes);
+		scopes = NULL;
+		nscopes = dwarf_getscopes_die(&innermost, &scopes);
+		dwarf_getsrcfiles(cudie, &files, NULL);
+	}
+	for (int i = 0; i < nscopes && *n < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		Dwarf_Attribute attr;
+		Dwarf_Word val;
+
+		if (!is_function_scope(tag))
+			continue;
+		frames[(*n)++] = (struct sym_inline){ die_function_name(&scopes[i]), file, line > 0 ? line : 0 };
+		if (tag != DW_TAG_inlined_subroutine)
+			break;
+		/* The caller's position is where this one was inlined. */
+		file = NULL;
+		line = 0;
+		if (files && dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attr), &val) == 0)
+			file = full_source_path(s, cudie, dwarf_filesrc(files, val, NULL, NULL), &err);
+		if (err)
+			goto out;
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &val) == 0)
+			line = (int)val;
+	}
+	/* No DWARF scopes (assembly, a CU without them) but a line: one frame
+	 * named by the symbol table. */
+	if (!*n && (file || line > 0)) {
+		const char *name;
+		uint64_t off;
+
+		if ((err = binary__symbol(s, b, daddr, &name, &off)))
+			goto out;
+		frames[(*n)++] = (struct sym_inline){ name, file, line > 0 ? line : 0 };
+	}
+out:
+	free(scopes);
+	if (err)
+		*n = 0;
+	return err;
+}
+
+struct kline {
+	struct ksym sym;
+	size_t order;
+	char type;
+};
+
+static int cmp_kline(const void *a, const void *b)
+{
+	const struct kline *x = a, *y = b;
+
+	if (x->sym.addr != y->sym.addr)
+		return x->sym.addr < y->sym.addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* All of /proc/kallsyms (a few MiB; its size reads as 0). */
+static int read_kallsyms(char **out)
+{
+	return read_file("/proc/kallsyms", 256u << 20, out, NULL);
+}
+
+/* Parse kallsyms once.  An unreadable file leaves no symbols, which makes
+ * every kernel address unknown: not an error for a report. */
+static int load_kallsyms(struct symbolizer *s)
+{
+	struct kline *lines = NULL, *nl;
+	size_t n = 0, cap = 0, out = 0;
+	char *p, *save = NULL;
+	int err;
+
+	s->kloaded = true;
+	err = read_kallsyms(&s->kbuf);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	for (p = strtok_r(s->kbuf, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+		char *addr_end, *name, *mod, *tab;
+		uint64_t addr = strtoull(p, &addr_end, 16);
+		char type;
+
+		if (addr_end == p || addr_end[0] != ' ' || !addr_end[1] || addr_end[2] != ' ')
+			continue;
+		type = addr_end[1];
+		if (!addr || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
+			continue;
+		name = addr_end + 3;
+		mod = NULL;
+		tab = strchr(name, '\t');
+		if (tab) {
+			*tab = '\0';
+			mod = tab + 1;
+			if (*mod == '[') {
+				mod++;
+				mod[strcspn(mod, "]")] = '\0';
+			}
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 65536;
+			nl = realloc(lines, cap * sizeof(*lines));
+			if (!nl) {
+				err = -ENOMEM;
+				goto out;
+			}
+			lines = nl;
+		}
+		lines[n] = (struct kline){ { addr, name, mod ? mod : kernel_module }, n, type };
+		n++;
+	}
+	if (!n)
+		goto out;
+	qsort(lines, n, sizeof(*lines), cmp_kline);
+	s->ksyms = malloc(n * sizeof(*s->ksyms));
+	if (!s->ksyms) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t best = i;
+
+		for (j = i + 1; j < n && lines[j].sym.addr == lines[i].sym.addr; j++)
+			if (better_alias(lines[j].type == 'T' || lines[j].type == 'W', lines[j].sym.name,
+					 lines[best].type == 'T' || lines[best].type == 'W', lines[best].sym.name))
+				best = j;
+		s->ksyms[out++] = lines[best].sym;
+	}
+	s->nksyms = out;
+out:
+	free(lines);
+	return err;
+}
+
+int symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct sym_result *res)
+{
+	size_t lo = 0, hi;
+	int err;
+
+	*res = (struct sym_result){ .addr = addr, .module = kernel_module };
+	if (!s->kloaded && (err = load_kallsyms(s)))
+		return err;
+	/* Last symbol at or below addr. */
+	hi = s->nksyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	res->func = s->ksyms[lo - 1].name;
+	res->offset = addr - s->ksyms[lo - 1].addr;
+	res->module = s->ksyms[lo - 1].module;
+	return 0;
+}
+
+void sym_result__format(const struct sym_result *r, char *buf, size_t n)
+{
+	/* "[heap]" is bracketed already: "[unknown] [heap]", not "[[heap]]". */
+	bool bracketed = r->module && r->module[0] == '[';
+	const char *lb = bracketed ? "" : "[", *rb = bracketed ? "" : "]";
+
+	/* Symbol versions ("__libc_start_main@@GLIBC_2.34") are not part of
+	 * the name users know, nor of what BCC and perf print. */
+	int flen = r->func ? (int)strcspn(r->func, "@") : 0;
+
+	if (!n)
+		return;
+	if (r->func && r->module)
+		snprintf(buf, n, "%.*s+0x%" PRIx64 " %s%s%s", flen, r->func, r->offset, lb, r->module,
+			 rb);
+	else if (r->func)
+		snprintf(buf, n, "%.*s+0x%" PRIx64, flen, r->func, r->offset);
+	else if (r->module)
+		snprintf(buf, n, "[unknown] %s%s%s", lb, r->module, rb);
+	else
+		snprintf(buf, n, "[unknown]");
+}

@@ -1,0 +1,155 @@
+/*
+ * unwind: backend selection and the helpers both backends share.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include <gelf.h>
+
+#include "stack/unwind.h"
+
+struct unwinder {
+	const struct unwind_backend *be;
+	void *priv;
+};
+
+static const char *const stop_names[UNWIND__COUNT] = {
+	[UNWIND_END] = "complete",
+	[UNWIND_MAX_DEPTH] = "max-depth",
+	[UNWIND_STACK_END] = "stack-copy-end",
+	[UNWIND_NO_CFI] = "no-cfi",
+	[UNWIND_NO_MAP] = "no-mapping",
+	[UNWIND_NO_REGS] = "no-registers",
+	[UNWIND_ERROR] = "error",
+};
+
+const char *unwind_stop__name(enum unwind_stop stop)
+{
+	return stop < UNWIND__COUNT ? stop_names[stop] : "?";
+}
+
+bool unwind_input__reg(const struct unwind_input *in, int reg, uint64_t *val)
+{
+	uint64_t bit = 1ULL << reg;
+
+	if (reg < 0 || reg >= 64 || !(in->regs_mask & bit) || !in->regs)
+		return false;
+	/* Registers are packed: index = set bits below this one. */
+	*val = in->regs[__builtin_popcountll(in->regs_mask & (bit - 1))];
+	return true;
+}
+
+bool unwind_input__read(const struct unwind_input *in, uint64_t addr, void *buf, size_t len)
+{
+	uint64_t sp;
+
+	if (!in->stack || !unwind_input__reg(in, PERF_REG_X86_SP, &sp))
+		return false;
+	if (addr < sp || addr - sp > in->stack_size || len > in->stack_size - (addr - sp))
+		return false;
+	memcpy(buf, in->stack + (addr - sp), len);
+	return true;
+}
+
+int unwinder__new(const char *name, struct addrspaces *as, struct unwinder **out)
+{
+	const struct unwind_backend *be;
+	struct unwinder *u;
+	int err;
+
+	if (!strcmp(name, "libdw"))
+		be = &unwind_libdw;
+	else if (!strcmp(name, "libdw-walk"))
+		be = &unwind_libdw_walk;
+	else if (!strcmp(name, "libunwind"))
+		be = &unwind_libunwind;
+	else
+		return -EINVAL;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->be = be;
+	err = be->init(as, &u->priv);
+	if (err) {
+		free(u);
+		return err;
+	}
+	*out = u;
+	return 0;
+}
+
+void unwinder__free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	u->be->fini(u->priv);
+	free(u);
+}
+
+const char *unwinder__name(const struct unwinder *u)
+{
+	return u->be->name;
+}
+
+int unwinder__unwind(struct unwinder *u, const struct unwind_input *in, uint64_t *ips,
+		     uint32_t max, uint32_t *n, enum unwind_stop *stop)
+{
+	uint64_t ip;
+
+	*n = 0;
+	if (!max) {
+		*stop = UNWIND_MAX_DEPTH;
+		return 0;
+	}
+	if (!unwind_input__reg(in, PERF_REG_X86_IP, &ip)) {
+		*stop = UNWIND_NO_REGS;
+		return 0;
+	}
+	return u->be->unwind(u->priv, in, ips, max, n, stop);
+}
+
+/* _start is a few instructions (load args, call the loader's or libc's
+ * start routine); its call's return address lies within this window. */
+#define ENTRY_WINDOW 32
+
+bool unwind__at_entry_point(struct Elf *elf, uint64_t bias, uint64_t pc)
+{
+	GElf_Ehdr eh;
+	uint64_t entry;
+
+	if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry)
+		return false;
+	entry = eh.e_entry + bias;
+	return pc >= entry && pc - entry < ENTRY_WINDOW;
+}
+
+unsigned char *unwind__copy_vdso(size_t max, size_t *size)
+{
+	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
+	unsigned char *copy;
+	uint64_t len;
+
+	if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return NULL;
+	/* The image ends with its section headers, after every segment. */
+	len = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff + (uint64_t)i * eh->e_phentsize);
+
+		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > len)
+			len = ph->p_offset + ph->p_filesz;
+	}
+	/* A few pages: anything else is not an image we understand, and
+	 * copying it could read past the mapping. */
+	if (len > max)
+		return NULL;
+	copy = malloc(len);
+	if (copy) {
+		memcpy(copy, base, len);
+		*size = len;
+	}
+	return copy;
+}

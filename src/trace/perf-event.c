@@ -1,0 +1,122 @@
+/*
+ * perf-event: perf_event_open(2) and ioctl wrappers.
+ *
+ * perf_event_open has no glibc wrapper; errors come back as -errno so the
+ * caller can tell EACCES (paranoid/privilege) from ENOENT/EINVAL (the kernel
+ * lacks the event or the attr) and say which.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "trace/perf-event.h"
+
+int perf_event__open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
+{
+	long fd;
+
+	attr->size = sizeof(*attr);
+	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	return (int)fd;
+}
+
+static int do_ioctl(int fd, unsigned long req, unsigned long arg)
+{
+	return ioctl(fd, req, arg) < 0 ? -errno : 0;
+}
+
+int perf_event__set_output(int fd, int target_fd)
+{
+	return do_ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)target_fd);
+}
+
+int perf_event__enable(int fd)
+{
+	return do_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+int perf_event__disable(int fd)
+{
+	return do_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+int perf_event__set_filter(int fd, const char *filter)
+{
+	return do_ioctl(fd, PERF_EVENT_IOC_SET_FILTER, (unsigned long)filter);
+}
+
+int perf_event__id(int fd, uint64_t *id)
+{
+	return do_ioctl(fd, PERF_EVENT_IOC_ID, (unsigned long)id);
+}
+
+int perf_cpus__parse(const char *list, int **cpus, int *n)
+{
+	int *v = NULL, cnt = 0, cap = 0;
+	const char *p = list;
+
+	while (*p && *p != '\n') {
+		char *end;
+		long lo, hi;
+
+		lo = strtol(p, &end, 10);
+		if (end == p || lo < 0)
+			goto bad;
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			hi = strtol(p + 1, &end, 10);
+			if (end == p + 1 || hi < lo)
+				goto bad;
+			p = end;
+		}
+		for (long c = lo; c <= hi; c++) {
+			if (cnt == cap) {
+				int *nv;
+
+				cap = cap ? cap * 2 : 8;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = nv;
+			}
+			v[cnt++] = (int)c;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			goto bad;
+	}
+	if (!cnt)
+		goto bad;
+	*cpus = v;
+	*n = cnt;
+	return 0;
+bad:
+	free(v);
+	return -EINVAL;
+}
+
+int perf_cpus__online(int **cpus, int *n)
+{
+	char buf[4096];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int err;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f))
+		err = -EIO;
+	else
+		err = perf_cpus__parse(buf, cpus, n);
+	fclose(f);
+	return err;
+}

@@ -1,0 +1,294 @@
+/*
+ * probe-group: create and remove faultline's dynamic probes with
+ * libtracefs (tracefs_uprobe_alloc + tracefs_dynevent_create), one group per
+ * faultline process.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+
+#include "trace/probe-group.h"
+
+#define PROBE_TYPES (TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE | \
+		     TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE)
+
+struct probe_group {
+	char name[64];
+	struct tracefs_dynevent **ev;
+	bool *is_kprobe;
+	size_t n;
+	char *removal[2];	/* [0] uprobes, [1] kprobes */
+};
+
+int probe_group__new(struct probe_group **out)
+{
+	struct probe_group *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	snprintf(g->name, sizeof(g->name), PROBE_GROUP_PREFIX "%d", (int)getpid());
+	*out = g;
+	return 0;
+}
+
+const char *probe_group__name(const struct probe_group *g)
+{
+	return g->name;
+}
+
+size_t probe_group__count(const struct probe_group *g)
+{
+	return g->n;
+}
+
+/* Keep the emergency removal text current: one "-:group/event\n" per probe. */
+static int append_removal(struct probe_group *g, const char *event, bool kprobe)
+{
+	char **s = &g->removal[kprobe];
+	size_t old = *s ? strlen(*s) : 0;
+	size_t add = strlen(g->name) + strlen(event) + 4;
+	char *ns = realloc(*s, old + add + 1);
+
+	if (!ns)
+		return -ENOMEM;
+	snprintf(ns + old, add + 1, "-:%s/%s\n", g->name, event);
+	*s = ns;
+	return 0;
+}
+
+static int track(struct probe_group *g, struct tracefs_dynevent *ev, const char *event,
+		 bool kprobe, struct errbuf *eb)
+{
+	struct tracefs_dynevent **nv;
+	bool *nk;
+	int err;
+
+	nv = realloc(g->ev, (g->n + 1) * sizeof(*nv));
+	if (!nv)
+		goto nomem;
+	g->ev = nv;
+	nk = realloc(g->is_kprobe, (g->n + 1) * sizeof(*nk));
+	if (!nk)
+		goto nomem;
+	g->is_kprobe = nk;
+	err = append_removal(g, event, kprobe);
+	if (err)
+		goto nomem;
+	g->ev[g->n] = ev;
+	g->is_kprobe[g->n] = kprobe;
+	g->n++;
+	return 0;
+nomem:
+	/* Created but not trackable: take it down now rather than leak it. */
+	tracefs_dynevent_destroy(ev, true);
+	tracefs_dynevent_free(ev);
+	return errbuf__set(eb, -ENOMEM, "out of memory while tracking probe '%s'", event);
+}
+
+static int create(struct probe_group *g, struct tracefs_dynevent *ev, const char *event,
+		  const char *where, bool kprobe, struct errbuf *eb)
+{
+	int err;
+
+	if (!ev)
+		return errbuf__set(eb, -errno ? -errno : -EINVAL,
+				   "cannot describe probe '%s' at '%s'", event, where);
+	if (tracefs_dynevent_create(ev) < 0) {
+		char *klog = tracefs_error_last(NULL);
+
+		err = -(errno ? errno : EINVAL);
+		errbuf__set(eb, err, "cannot create probe '%s/%s' at '%s': %s%s%s", g->name,
+			    event, where, strerror(-err), klog ? ": kernel says: " : "",
+			    klog ? klog : "");
+		free(klog);
+		tracefs_dynevent_free(ev);
+		return err;
+	}
+	return track(g, ev, event, kprobe, eb);
+}
+
+int probe_group__add_uprobe(struct probe_group *g, const char *event, const char *path,
+			    uint64_t offset, bool retprobe, const char *fetchargs,
+			    struct errbuf *eb)
+{
+	struct tracefs_dynevent *ev;
+	char where[4200];
+
+	snprintf(where, sizeof(where), "%s:0x%llx", path, (unsigned long long)offset);
+	errno = 0;
+	if (retprobe)
+		ev = tracefs_uretprobe_alloc(g->name, event, path, offset, fetchargs);
+	else
+		ev = tracefs_uprobe_alloc(g->name, event, path, offset, fetchargs);
+	return create(g, ev, event, where, false, eb);
+}
+
+int probe_group__add_kprobe(struct probe_group *g, const char *event, const char *func,
+			    bool retprobe, const char *fetchargs, struct errbuf *eb)
+{
+	struct tracefs_dynevent *ev;
+
+	errno = 0;
+	if (retprobe)
+		ev = tracefs_kretprobe_alloc(g->name, event, func, fetchargs, 0);
+	else
+		ev = tracefs_kprobe_alloc(g->name, event, func, fetchargs);
+	return create(g, ev, event, func, true, eb);
+}
+
+const char *probe_group__removal_lines(const struct probe_group *g, bool kprobes)
+{
+	return g->removal[kprobes];
+}
+
+int probe_group__remove_all(struct probe_group *g, struct errbuf *eb)
+{
+	int first = 0;
+
+	for (size_t i = g->n; i-- > 0;) {
+		errno = 0;
+		if (tracefs_dynevent_destroy(g->ev[i], true) < 0 && errno != ENOENT && !first)
+			first = errbuf__set(eb, -(errno ? errno : EBUSY),
+					    "cannot remove a probe of group '%s'", g->name);
+		tracefs_dynevent_free(g->ev[i]);
+	}
+	g->n = 0;
+	free(g->removal[0]);
+	free(g->removal[1]);
+	g->removal[0] = g->removal[1] = NULL;
+	return first;
+}
+
+void probe_group__free(struct probe_group *g)
+{
+	if (!g)
+		return;
+	probe_group__remove_all(g, NULL);
+	free(g->ev);
+	free(g->is_kprobe);
+	free(g);
+}
+
+pid_t probe_group__parse_pid(const char *group)
+{
+	size_t plen = strlen(PROBE_GROUP_PREFIX);
+	char *end;
+	long pid;
+
+	if (strncmp(group, PROBE_GROUP_PREFIX, plen) != 0)
+		return -1;
+	group += plen;
+	if (*group < '0' || *group > '9')
+		return -1;
+	pid = strtol(group, &end, 10);
+	if (*end || pid <= 0 || pid > 0x7fffffff)
+		return -1;
+	return (pid_t)pid;
+}
+
+/* A live process with that pid that is a faultline (not a reused pid). */
+static bool owner_alive(pid_t pid)
+{
+	char path[64], comm[64] = "";
+	FILE *f;
+
+	if (pid == getpid())
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return strcmp(comm, "faultline") == 0;
+}
+
+int probe_groups__find_stale(struct stale_group **out, size_t *n, struct errbuf *eb)
+{
+	struct tracefs_dynevent **all;
+	struct stale_group *v = NULL;
+	size_t cnt = 0;
+
+	*out = NULL;
+	*n = 0;
+	errno = 0;
+	all = tracefs_dynevent_get_all(PROBE_TYPES, NULL);
+	if (!all)
+		return errno && errno != ENOENT ?
+			errbuf__set(eb, -errno, "cannot list dynamic events: %s", strerror(errno)) : 0;
+	for (size_t i = 0; all[i]; i++) {
+		char *sys = NULL, *name = NULL;
+		bool dup = false;
+		pid_t pid;
+		size_t j;
+
+		tracefs_dynevent_info(all[i], &sys, &name, NULL, NULL, NULL);
+		pid = sys ? probe_group__parse_pid(sys) : -1;
+		/* The same event can be listed twice (see probe_groups__remove). */
+		for (size_t k = 0; k < i && !dup && pid >= 0; k++) {
+			char *ks = NULL, *kn = NULL;
+
+			tracefs_dynevent_info(all[k], &ks, &kn, NULL, NULL, NULL);
+			dup = ks && kn && name && !strcmp(ks, sys) && !strcmp(kn, name);
+			free(ks);
+			free(kn);
+		}
+		free(name);
+		if (pid < 0 || dup || owner_alive(pid)) {
+			free(sys);
+			continue;
+		}
+		for (j = 0; j < cnt && strcmp(v[j].name, sys); j++)
+			;
+		if (j == cnt) {
+			struct stale_group *nv = realloc(v, (cnt + 1) * sizeof(*nv));
+
+			if (!nv) {
+				free(sys);
+				free(v);
+				tracefs_dynevent_list_free(all);
+				return -ENOMEM;
+			}
+			v = nv;
+			memset(&v[cnt], 0, sizeof(v[cnt]));
+			snprintf(v[cnt].name, sizeof(v[cnt].name), "%s", sys);
+			v[cnt].pid = pid;
+			cnt++;
+		}
+		v[j].nprobes++;
+		free(sys);
+	}
+	tracefs_dynevent_list_free(all);
+	*out = v;
+	*n = cnt;
+	return 0;
+}
+
+int probe_groups__remove(const char *group, struct errbuf *eb)
+{
+	struct tracefs_dynevent **all;
+	int first = 0;
+
+	errno = 0;
+	all = tracefs_dynevent_get_all(PROBE_TYPES, group);
+	if (!all)
+		return errno && errno != ENOENT ?
+			errbuf__set(eb, -errno, "cannot list dynamic events of '%s'", group) : 0;
+	for (size_t i = 0; all[i]; i++) {
+		/* libtracefs lists an event once per file that shows it
+		 * (uprobe_events and dynamic_events): gone already is fine. */
+		errno = 0;
+		if (tracefs_dynevent_destroy(all[i], true) < 0 && errno != ENOENT && !first)
+			first = errbuf__set(eb, -(errno ? errno : EBUSY),
+					    "cannot remove a probe of group '%s': %s", group,
+					    strerror(errno ? errno : EBUSY));
+	}
+	tracefs_dynevent_list_free(all);
+	return first;
+}

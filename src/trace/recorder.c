@@ -1,0 +1,377 @@
+/*
+ * recorder: what a recording session writes (faultline record).
+ *
+ * The events first (each unique name once, with the tracefs format text
+ * so the payloads decode anywhere), then, in delivery order, the processes
+ * as they become known (comm and every mapping: what the live session
+ * learnt from /proc), the side-band records, the stacks (each once, when
+ * first interned, numbered as the session's stackdb numbers them) and
+ * the samples; the totals last.  A replay that applies the same
+ * records in the same order rebuilds the same address spaces and stack
+ * ids (replay.c).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stack/addrspace.h"
+#include "stack/elf-sym.h"
+#include "trace/tp-catalog.h"
+#include "lib/hashmap.h"
+#include "trace/recfile.h"
+#include "trace/session-int.h"
+#include "stack/stackdb.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "?"
+#endif
+
+struct build_id {
+	uint8_t size;
+	uint8_t id[REC_BUILD_ID_MAX];
+};
+
+struct recorder {
+	struct recwriter *w;
+	char path[4096];
+	uint32_t *ev_of;		/* evsel index -> recorded event id, or NO_EVENT */
+	size_t nev;
+	uint32_t stacks_written;	/* stackdb ids 1 .. stacks_written are in the file */
+	struct hashmap *bid_idx;	/* hash of (maj, min, ino) -> index + 1 in bids */
+	struct build_id *bids;
+	size_t nbids;
+	bool started;
+	int err;			/* the first write error */
+	uint64_t bytes;			/* the file's size once closed */
+};
+
+#define NO_EVENT UINT32_MAX
+
+static void latch(struct recorder *r, int err)
+{
+	if (err && !r->err)
+		r->err = err;
+}
+
+int session__record(struct session *s, const char *path, struct errbuf *eb)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->bid_idx = hashmap__new();
+	if (!r->bid_idx) {
+		free(r);
+		return -ENOMEM;
+	}
+	err = recwriter__open(path, &r->w, eb);
+	if (err) {
+		recorder__free(r);
+		return err;
+	}
+	s->rec = r;
+	return 0;
+}
+
+int session__record_meta(struct session *s, const char *key, const char *value)
+{
+	if (!s->rec)
+		return 0;
+	return recwriter__meta(s->rec->w, key, value);
+}
+
+uint64_t session__recorded_bytes(const struct session *s)
+{
+	if (!s->rec)
+		return 0;
+	return s->rec->w ? recwriter__bytes(s->rec->w) : s->rec->bytes;
+}
+
+bool session__recording(const struct session *s)
+{
+	return s->rec != NULL;
+}
+
+void recorder__free(struct recorder *r)
+{
+	if (!r)
+		return;
+	recwriter__close(r->w, NULL);
+	hashmap__free(r->bid_idx);
+	free(r->bids);
+	free(r->ev_of);
+	free(r);
+}
+
+/* ---- start: what the run is, its events and what is known already ---- */
+
+static void meta_u64(struct recorder *r, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	latch(r, recwriter__meta(r->w, key, buf));
+}
+
+static int write_meta(struct session *s)
+{
+	struct recorder *r = s->rec;
+	struct utsname u;
+	char host[256] = "";
+
+	if (!uname(&u)) {
+		latch(r, recwriter__meta(r->w, "kernel", u.release));
+		latch(r, recwriter__meta(r->w, "machine", u.machine));
+	}
+	gethostname(host, sizeof(host) - 1);
+	latch(r, recwriter__meta(r->w, "hostname", host));
+	latch(r, recwriter__meta(r->w, "faultline", PACKAGE_VERSION));
+	meta_u64(r, "start_mono_ns", s->start_mono_ns);
+	meta_u64(r, "start_real_ns", s->start_real_ns);
+	meta_u64(r, "target_pid", (uint64_t)(session__target_pid(s) > 0 ? session__target_pid(s) : 0));
+	latch(r, recwriter__meta(r->w, "target", session__is_cmd(s) ? "cmd" :
+				 session__target_pid(s) > 0 ? "pid" : "all"));
+	if (s->opts.cmd)
+		latch(r, recwriter__meta(r->w, "command", s->opts.cmd));
+	latch(r, recwriter__meta(r->w, "call_graph",
+				 s->opts.callgraph == CALLGRAPH_DWARF ? "dwarf" : "fp"));
+	return r->err;
+}
+
+static enum rec_event_kind kind_of(enum evsel_kind k)
+{
+	switch (k) {
+	case EVSEL_UPROBE:
+		return REC_EVENT_UPROBE;
+	case EVSEL_KPROBE:
+		return REC_EVENT_KPROBE;
+	case EVSEL_SOFTWARE:
+		return REC_EVENT_SOFTWARE;
+	default:
+		return REC_EVENT_TRACEPOINT;
+	}
+}
+
+static int write_event(struct session *s, const struct evsel *e, uint32_t id, struct errbuf *eb)
+{
+	struct rec_event re = { .id = id, .kind = kind_of(e->kind), .flags = e->flags,
+				.config = e->kind == EVSEL_UPROBE ? e->probe_off : e->config,
+				.name = e->name, .path = e->probe_path, .format = "" };
+	char sys[128], *text = NULL;
+	const char *colon = strchr(e->name, ':');
+	size_t len = 0;
+	int err;
+
+	if (e->kind != EVSEL_SOFTWARE && colon && (size_t)(colon - e->name) < sizeof(sys)) {
+		memcpy(sys, e->name, (size_t)(colon - e->name));
+		sys[colon - e->name] = '\0';
+		err = tp_catalog__read_format(s->catalog, sys, colon + 1, &text, &len);
+		if (err)
+			return errbuf__set(eb, err, "cannot read the format of '%s' to record it: %s",
+					   e->name, strerror(-err));
+		re.format = text;
+	}
+	err = recwriter__event(s->rec->w, &re);
+	free(text);
+	if (err)
+		return errbuf__set(eb, err, "%s: %s", s->rec->path, recwriter__errmsg(s->rec->w, err));
+	return 0;
+}
+
+int recorder__start(struct session *s, struct errbuf *eb)
+{
+	struct recorder *r = s->rec;
+	uint64_t key, val;
+	size_t pos = 0;
+	uint32_t next = 0;
+	int err;
+
+	r->ev_of = malloc((s->nevsels ? s->nevsels : 1) * sizeof(*r->ev_of));
+	if (!r->ev_of)
+		return -ENOMEM;
+	r->nev = s->nevsels;
+	err = write_meta(s);
+	if (err)
+		return errbuf__set(eb, err, "%s: %s", r->path, recwriter__errmsg(r->w, err));
+	/* One recorded event per name: the one evsel of that name with a
+	 * perf event of its own (add_evsel() made the others aliases). */
+	for (size_t i = 0; i < s->nevsels; i++) {
+		r->ev_of[i] = NO_EVENT;
+		if (s->evsels[i].alias)
+			continue;
+		err = write_event(s, &s->evsels[i], next, eb);
+		if (err)
+			return err;
+		r->ev_of[i] = next++;
+	}
+	r->started = true;
+	/* What the session knew before the run (the -p target). */
+	while (hashmap__next(s->comms, &pos, &key, &val))
+		recorder__proc(s, (pid_t)key);
+	return r->err ? errbuf__set(eb, r->err, "%s: %s", r->path, recwriter__errmsg(r->w, r->err))
+		      : 0;
+}
+
+/* ---- processes and side-band ---- */
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The build-id of a mapped file, read once per (device, inode). */
+static struct build_id build_id_of(struct recorder *r, const struct map *m)
+{
+	uint64_t k[3] = { m->maj, m->min, m->ino }, idx;
+	struct build_id b = { 0 };
+	char hex[2 * REC_BUILD_ID_MAX + 1];
+	uint64_t h = hash_bytes(k, sizeof(k));
+	struct build_id *nv;
+
+	if (!m->path || m->path[0] != '/' || !m->ino)
+		return b;
+	if (hashmap__get(r->bid_idx, h, &idx))
+		return r->bids[idx - 1];
+	if (!elf_sym__build_id(m->path, hex, sizeof(hex), NULL)) {
+		for (size_t i = 0; hex[2 * i] && hex[2 * i + 1] && i < REC_BUILD_ID_MAX; i++) {
+			int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
+
+			if (hi < 0 || lo < 0)
+				break;
+			b.id[b.size++] = (uint8_t)(hi << 4 | lo);
+		}
+	}
+	nv = realloc(r->bids, (r->nbids + 1) * sizeof(*nv));
+	if (nv) {
+		r->bids = nv;
+		nv[r->nbids] = b;
+		if (!hashmap__set(r->bid_idx, h, r->nbids + 1))
+			r->nbids++;
+	}
+	return b;
+}
+
+void recorder__mmap(struct session *s, pid_t pid, const struct map *m, uint64_t time)
+{
+	struct recorder *r = s->rec;
+	struct build_id b;
+	struct rec_mmap rm = { .pid = (uint32_t)pid, .time = time, .start = m->start,
+			       .len = m->end - m->start, .pgoff = m->pgoff, .prot = m->prot,
+			       .flags = m->flags, .maj = m->maj, .min = m->min, .ino = m->ino,
+			       .path = m->path ? m->path : "" };
+
+	if (!r->started || m->end <= m->start)
+		return;
+	b = build_id_of(r, m);
+	rm.build_id_size = b.size;
+	memcpy(rm.build_id, b.id, b.size);
+	latch(r, recwriter__mmap(r->w, &rm));
+}
+
+void recorder__proc(struct session *s, pid_t pid)
+{
+	struct recorder *r = s->rec;
+	uint64_t now = session__now(s);
+	const struct map *maps;
+	size_t n = 0;
+
+	if (!r->started)
+		return;	/* recorder__start() writes what is known then */
+	latch(r, recwriter__proc(r->w, &(struct rec_proc){ (uint32_t)pid, now,
+							   session__comm(s, pid) }));
+	maps = addrspaces__maps(s->as, pid, &n);
+	for (size_t i = 0; i < n; i++)
+		recorder__mmap(s, pid, &maps[i], now);
+}
+
+void recorder__comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bool exec,
+		    uint64_t time)
+{
+	if (s->rec->started)
+		latch(s->rec, recwriter__comm(s->rec->w, &(struct rec_comm){
+			(uint32_t)pid, (uint32_t)tid, time, exec, comm }));
+}
+
+void recorder__task(struct session *s, const struct sb_task *tk, bool fork)
+{
+	struct rec_task t = { tk->pid, tk->ppid, tk->tid, tk->ptid, tk->time };
+
+	if (!s->rec->started)
+		return;
+	latch(s->rec, fork ? recwriter__fork(s->rec->w, &t) : recwriter__exit(s->rec->w, &t));
+}
+
+void recorder__lost(struct session *s, uint64_t time, uint64_t count)
+{
+	if (s->rec->started)
+		latch(s->rec, recwriter__lost(s->rec->w, &(struct rec_lost){ time, count }));
+}
+
+/* ---- samples ---- */
+
+/* Writes the stacks interned since the last call. */
+static void write_stacks(struct session *s, enum rec_stack_kind kind)
+{
+	struct recorder *r = s->rec;
+	uint32_t count = stackdb__count(s->stacks);
+
+	while (r->stacks_written < count) {
+		uint32_t nr = 0, id = r->stacks_written + 1;
+		const uint64_t *ips = stackdb__get(s->stacks, id, &nr);
+
+		if (nr > REC_MAX_FRAMES)
+			nr = REC_MAX_FRAMES;
+		latch(r, recwriter__stack(r->w, &(struct rec_stack){ id, kind, nr, ips }));
+		r->stacks_written = id;
+	}
+}
+
+void recorder__sample(struct session *s, const struct evsel *e, size_t idx,
+		      const struct sample *smp)
+{
+	struct recorder *r = s->rec;
+	struct rec_sample rs = { .pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu,
+				 .time = smp->time, .addr = smp->addr, .raw_size = smp->raw_size,
+				 .raw = smp->raw };
+	uint32_t id;
+
+	if (idx >= r->nev || r->ev_of[idx] == NO_EVENT)
+		return;
+	rs.event = r->ev_of[idx];
+	if ((e->flags & SESSION_USER_STACK) && !session__user_stack(s, smp, &id)) {
+		write_stacks(s, REC_STACK_USER);
+		rs.user_stack = id;
+	}
+	if ((e->flags & SESSION_KERNEL_STACK) && !session__kernel_stack(s, smp, &id)) {
+		write_stacks(s, REC_STACK_KERNEL);
+		rs.kernel_stack = id;
+	}
+	latch(r, recwriter__sample(r->w, &rs));
+}
+
+int recorder__finish(struct session *s, struct errbuf *eb)
+{
+	struct recorder *r = s->rec;
+	struct rec_end end = { .stop = (uint32_t)s->stop, .status = session__cmd_status(s),
+			       .samples = s->samples, .lost = session__lost(s), .bad = s->bad,
+			       .nr_counters = UNWIND__COUNT < REC_MAX_COUNTERS ? UNWIND__COUNT :
+										REC_MAX_COUNTERS };
+	int err;
+
+	for (uint32_t i = 0; i < end.nr_counters; i++)
+		end.counters[i] = s->unwind_stops[i];
+	latch(r, recwriter__end(r->w, &end));
+	r->bytes = recwriter__bytes(r->w);
+	err = recwriter__close(r->w, eb);
+	r->w = NULL;
+	if (!err && r->err)
+		err = errbuf__set(eb, r->err, "writing %s failed: %s", r->path, strerror(-r->err));
+	return err;
+}

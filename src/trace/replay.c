@@ -1,0 +1,626 @@
+/*
+ * replay: a session fed by a recording (faultline report).
+ *
+ * session__new_replay() reads the recording's head (its metadata and
+ * event definitions, written before anything else), makes the features a
+ * tool's ladder sees from the events it holds, and leaves the rest for
+ * session__run(), which applies the records in their order through the
+ * same side-band functions a live session uses (session.c) and hands each
+ * sample to every event a tool added under that recorded event, filters
+ * applied in user space.  A tool cannot tell it from a live run, except
+ * that its clock (session__now) is the recording's.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack/addrspace.h"
+#include "trace/tp-catalog.h"
+#include "features.h"
+#include "lib/hashmap.h"
+#include "trace/recfile.h"
+#include "trace/session-int.h"
+#include "stack/stackdb.h"
+#include "stack/symbolize.h"
+
+struct rev {
+	uint32_t id;
+	enum rec_event_kind kind;
+	uint32_t flags;
+	uint64_t config;
+	char *name, *path, *format;
+};
+
+struct kv {
+	char *key, *value;
+};
+
+struct replay {
+	struct recreader *r;
+	char path[4096];
+	struct rec first;		/* the first record after the head */
+	bool have_first, ended;
+	struct rev *evs;
+	size_t nevs;
+	struct kv *meta;
+	size_t nmeta;
+	double since, until;
+	uint64_t read;			/* records read */
+	/* The evsels of each recorded event, in the order they were added:
+	 * route[route_start[id] .. route_start[id + 1]), built when the run
+	 * starts, so a sample visits its own evsels only. */
+	size_t *route_start, *route;
+};
+
+static void rev_clear(struct rev *e)
+{
+	free(e->name);
+	free(e->path);
+	free(e->format);
+}
+
+void replay__free(struct replay *rp)
+{
+	if (!rp)
+		return;
+	recreader__free(rp->r);
+	free(rp->route_start);
+	free(rp->route);
+	for (size_t i = 0; i < rp->nevs; i++)
+		rev_clear(&rp->evs[i]);
+	free(rp->evs);
+	for (size_t i = 0; i < rp->nmeta; i++) {
+		free(rp->meta[i].key);
+		free(rp->meta[i].value);
+	}
+	free(rp->meta);
+	free(rp);
+}
+
+const char *session__meta(const struct session *s, const char *key)
+{
+	for (size_t i = 0; s->replay && i < s->replay->nmeta; i++)
+		if (!strcmp(s->replay->meta[i].key, key))
+			return s->replay->meta[i].value;
+	return NULL;
+}
+
+bool session__replaying(const struct session *s)
+{
+	return s->replay != NULL;
+}
+
+static uint64_t meta_u64(const struct session *s, const char *key)
+{
+	const char *v = session__meta(s, key);
+
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+/* ---- the head: metadata and events ---- */
+
+static int keep_meta(struct replay *rp, const struct rec_meta *m)
+{
+	struct kv *nv = realloc(rp->meta, (rp->nmeta + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -ENOMEM;
+	rp->meta = nv;
+	nv[rp->nmeta].key = strdup(m->key);
+	nv[rp->nmeta].value = strdup(m->value);
+	if (!nv[rp->nmeta].key || !nv[rp->nmeta].value) {
+		free(nv[rp->nmeta].key);
+		free(nv[rp->nmeta].value);
+		return -ENOMEM;
+	}
+	rp->nmeta++;
+	return 0;
+}
+
+static int keep_event(struct replay *rp, const struct rec_event *e)
+{
+	struct rev *nv = realloc(rp->evs, (rp->nevs + 1) * sizeof(*nv));
+	struct rev *v;
+
+	if (!nv)
+		return -ENOMEM;
+	rp->evs = nv;
+	v = &nv[rp->nevs];
+	*v = (struct rev){ .id = e->id, .kind = e->kind, .flags = e->flags, .config = e->config,
+			   .name = strdup(e->name), .path = strdup(e->path),
+			   .format = strdup(e->format) };
+	if (!v->name || !v->path || !v->format) {
+		rev_clear(v);
+		return -ENOMEM;
+	}
+	rp->nevs++;
+	return 0;
+}
+
+static int read_error(struct replay *rp, int err, struct errbuf *eb)
+{
+	char msg[sizeof(eb->msg)];
+
+	snprintf(msg, sizeof(msg), "%s", eb->msg);	/* errbuf__set writes eb->msg */
+	if (err == -ENODATA)
+		return errbuf__set(eb, err, "%s is truncated (a run that did not end cleanly?): "
+				   "%s", rp->path, msg);
+	return errbuf__set(eb, err, "%s: %s", rp->path, msg);
+}
+
+static int read_head(struct replay *rp, struct errbuf *eb)
+{
+	int ret, err;
+
+	while ((ret = recreader__next(rp->r, &rp->first, eb)) == 1) {
+		if (rp->first.type == REC_META)
+			err = keep_meta(rp, &rp->first.u.meta);
+		else if (rp->first.type == REC_EVENT)
+			err = keep_event(rp, &rp->first.u.event);
+		else {
+			rp->have_first = true;
+			return 0;
+		}
+		if (err)
+			return err;
+	}
+	if (ret == 0) {
+		rp->ended = true;	/* nothing but a head: an empty run */
+		return 0;
+	}
+	return read_error(rp, ret, eb);
+}
+
+/* What the recording holds, as features__recorded() wants it. */
+static int make_features(struct session *s, struct errbuf *eb)
+{
+	struct replay *rp = s->replay;
+	char **names = calloc(2 * rp->nevs + 1, sizeof(*names));
+	size_t n = 0;
+	int err = 0;
+
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < rp->nevs && !err; i++) {
+		const struct rev *e = &rp->evs[i];
+		char buf[4200];
+
+		if (e->kind == REC_EVENT_SOFTWARE)
+			continue;
+		if (!(names[n++] = strdup(e->name)))
+			err = -ENOMEM;
+		if (e->kind == REC_EVENT_UPROBE || e->kind == REC_EVENT_KPROBE) {
+			snprintf(buf, sizeof(buf), "%s:%s", e->kind == REC_EVENT_UPROBE ? "uprobe" :
+				 "kfunc", e->kind == REC_EVENT_UPROBE ? e->name : e->path);
+			if (!(names[n++] = strdup(buf)))
+				err = -ENOMEM;
+		}
+	}
+	if (!err)
+		err = features__recorded((const char *const *)names, n, &s->features, eb);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return err;
+}
+
+int session__new_replay(const struct session_opts *o, const struct replay_opts *ro,
+			struct session **out, struct errbuf *eb)
+{
+	struct session *s = calloc(1, sizeof(*s));
+	struct replay *rp;
+	const char *target;
+	int err;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	s->refs = 1;
+	s->opts = *o;
+	s->use_clockid = true;
+	s->replay = rp = calloc(1, sizeof(*rp));
+	s->comms = hashmap__new();
+	s->ids = hashmap__new();
+	s->execs = hashmap__new();
+	err = -ENOMEM;
+	if (!rp || !s->comms || !s->ids || !s->execs)
+		goto fail;
+	snprintf(rp->path, sizeof(rp->path), "%s", ro->path);
+	rp->since = ro->since;
+	rp->until = ro->until;
+	if ((err = tp_catalog__new("", &s->catalog)) || (err = addrspaces__new(&s->as)) ||
+	    (err = stackdb__new(&s->stacks)) || (err = symbolizer__new(&s->sym)))
+		goto fail;
+	if (ro->symfs && (err = symbolizer__set_symfs(s->sym, ro->symfs))) {
+		errbuf__set(eb, err, "--symfs '%s': %s", ro->symfs, strerror(-err));
+		goto fail;
+	}
+	session__catch_signals(s);
+	err = recreader__open(ro->path, &rp->r, eb);
+	if (err)
+		goto fail;
+	err = read_head(rp, eb);
+	if (!err)
+		err = make_features(s, eb);
+	if (err)
+		goto fail;
+	s->start_mono_ns = meta_u64(s, "start_mono_ns");
+	s->start_real_ns = meta_u64(s, "start_real_ns");
+	s->now_ns = s->start_mono_ns;
+	s->rec_target_pid = (pid_t)meta_u64(s, "target_pid");
+	target = session__meta(s, "target");
+	s->rec_is_cmd = target && !strcmp(target, "cmd");
+	s->rec_cmd_status = -1;
+	*out = s;
+	return 0;
+fail:
+	session__free(s);
+	return err;
+}
+
+/* ---- events a tool adds ---- */
+
+static const char *event_part(const char *name)
+{
+	const char *colon = strchr(name, ':');
+
+	return colon ? colon + 1 : name;
+}
+
+static const struct rev *find_event(const struct replay *rp, enum evsel_kind kind,
+				    const char *name, uint64_t config)
+{
+	for (size_t i = 0; i < rp->nevs; i++) {
+		const struct rev *e = &rp->evs[i];
+
+		switch (kind) {
+		case EVSEL_TRACEPOINT:
+			if (e->kind == REC_EVENT_TRACEPOINT && !strcmp(e->name, name))
+				return e;
+			break;
+		case EVSEL_UPROBE:
+			if (e->kind == REC_EVENT_UPROBE && !strcmp(event_part(e->name), name))
+				return e;
+			break;
+		case EVSEL_KPROBE:
+			if (e->kind == REC_EVENT_KPROBE && !strcmp(event_part(e->name), name))
+				return e;
+			break;
+		case EVSEL_SOFTWARE:
+			if (e->kind == REC_EVENT_SOFTWARE && e->config == config)
+				return e;
+			break;
+		}
+	}
+	return NULL;
+}
+
+static int missing(const struct session *s, const char *what, struct errbuf *eb)
+{
+	const char *tools = session__meta(s, "tools");
+
+	return errbuf__set(eb, -ENOENT, "the recording %s has no %s (it holds the events of: %s; "
+			   "record the tool with faultline record -e)", s->replay->path, what,
+			   tools ? tools : "?");
+}
+
+int replay__add(struct session *s, int kind, const char *name, uint64_t config,
+		unsigned int flags, session_sample_fn fn, void *ctx, struct tp_event **ev,
+		struct errbuf *eb)
+{
+	const struct rev *re = find_event(s->replay, (enum evsel_kind)kind, name, config);
+	struct tp_event *tev = NULL;
+	struct evsel *nv, *e;
+	char what[300];
+	int err;
+
+	if (!re) {
+		snprintf(what, sizeof(what), "event '%s'", name);
+		return missing(s, what, eb);
+	}
+	/* Stacks and addresses cannot be had after the fact. */
+	if (flags & ~re->flags & (SESSION_USER_STACK | SESSION_KERNEL_STACK | SESSION_SAMPLE_ADDR))
+		return errbuf__set(eb, -ENOENT, "the recording %s holds '%s' without the %s this "
+				   "tool needs", s->replay->path, re->name,
+				   flags & ~re->flags & SESSION_USER_STACK ? "user stacks" :
+				   flags & ~re->flags & SESSION_KERNEL_STACK ? "kernel stacks" :
+									       "addresses");
+	if (re->kind != REC_EVENT_SOFTWARE) {
+		const char *colon = strchr(re->name, ':');
+		char sys[256];
+
+		if (!colon || (size_t)(colon - re->name) >= sizeof(sys))
+			return errbuf__set(eb, -EINVAL, "%s: event '%s' has no system", s->replay->path,
+					   re->name);
+		memcpy(sys, re->name, (size_t)(colon - re->name));
+		sys[colon - re->name] = '\0';
+		err = tp_catalog__load_text(s->catalog, sys, colon + 1, re->format,
+					    strlen(re->format), &tev, eb);
+		if (err)
+			return err;
+	}
+	nv = realloc(s->evsels, (s->nevsels + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	s->evsels = nv;
+	e = &nv[s->nevsels++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->name, sizeof(e->name), "%s", re->name);
+	e->fn = fn;
+	e->ctx = ctx;
+	e->flags = flags;
+	e->kind = (enum evsel_kind)kind;
+	e->tev = tev;
+	e->rec_id = re->id;
+	if (ev)
+		*ev = tev;
+	return 0;
+}
+
+size_t session__recorded_events(const struct session *s)
+{
+	return s->replay ? s->replay->nevs : 0;
+}
+
+const char *session__recorded_event(const struct session *s, size_t i, unsigned int *flags)
+{
+	if (!s->replay || i >= s->replay->nevs)
+		return NULL;
+	if (flags)
+		*flags = s->replay->evs[i].flags;
+	return s->replay->evs[i].name;
+}
+
+int session__add_recorded(struct session *s, size_t i, session_sample_fn fn, void *ctx,
+			  struct tp_event **ev, struct errbuf *eb)
+{
+	static const enum evsel_kind kinds[] = {
+		[REC_EVENT_TRACEPOINT] = EVSEL_TRACEPOINT, [REC_EVENT_UPROBE] = EVSEL_UPROBE,
+		[REC_EVENT_KPROBE] = EVSEL_KPROBE, [REC_EVENT_SOFTWARE] = EVSEL_SOFTWARE,
+	};
+	const struct rev *e;
+
+	if (!s->replay || i >= s->replay->nevs)
+		return -ENOENT;
+	e = &s->replay->evs[i];
+	if ((unsigned int)e->kind >= sizeof(kinds) / sizeof(kinds[0]))
+		return errbuf__set(eb, -EINVAL, "event '%s' of an unknown kind", e->name);
+	return replay__add(s, kinds[e->kind], e->kind == REC_EVENT_TRACEPOINT ? e->name :
+		event_part(e->name), e->config, e->flags, fn, ctx, ev, eb);
+}
+
+int replay__uprobe_locate(struct session *s, const char *probe, char *path, size_t n,
+			  uint64_t *off, struct errbuf *eb)
+{
+	const struct rev *re = find_event(s->replay, EVSEL_UPROBE, probe, 0);
+	char what[300];
+
+	if (!re) {
+		snprintf(what, sizeof(what), "probe '%s'", probe);
+		return missing(s, what, eb);
+	}
+	snprintf(path, n, "%s", re->path);
+	*off = re->config;
+	return 0;
+}
+
+int replay__set_filter(struct session *s, struct evsel *e, const char *filter,
+		       struct errbuf *eb)
+{
+	struct tp_filter *f = NULL;
+	int err = tp_filter__new(s->catalog, e->tev, filter, &f, eb);
+
+	if (err)
+		return err;
+	tp_filter__free(e->filter);
+	e->filter = f;
+	return 0;
+}
+
+int replay__stack(struct session *s, uint32_t file_id, uint32_t *stack_id)
+{
+	if (file_id)
+		*stack_id = file_id;
+	else
+		return stackdb__intern(s->stacks, NULL, 0, stack_id);
+	return 0;
+}
+
+/* ---- the run ---- */
+
+static void deliver_sample(struct session *s, const struct rec_sample *rs)
+{
+	struct sample smp = { .pid = rs->pid, .tid = rs->tid, .time = rs->time, .cpu = rs->cpu,
+			      .addr = rs->addr, .raw_size = rs->raw_size, .raw = rs->raw };
+	double at = session__elapsed(s, rs->time);
+
+	if (at < s->replay->since || (s->replay->until > 0 && at > s->replay->until))
+		return;
+	/* -p in a report keeps one process's samples (its maps and the
+	 * others' side-band still apply). */
+	if (s->opts.pid > 0 && (pid_t)rs->pid != s->opts.pid)
+		return;
+	s->cur_ustack = rs->user_stack;
+	s->cur_kstack = rs->kernel_stack;
+	if (rs->event >= s->replay->nevs)
+		return;	/* the reader checked it was defined: never */
+	for (size_t r = s->replay->route_start[rs->event]; r < s->replay->route_start[rs->event + 1];
+	     r++) {
+		const struct evsel *e = &s->evsels[s->replay->route[r]];
+
+		if (!e->fn)
+			continue;
+		if (e->filter && !tp_filter__match(e->filter, rs->raw, rs->raw_size))
+			continue;
+		e->fn(s, &smp, e->ctx);
+	}
+}
+
+static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
+{
+	struct map m;
+	struct sb_task tk;
+	uint32_t id;
+
+	switch (rec->type) {
+	case REC_PROC:
+		s->now_ns = rec->u.proc.time > s->now_ns ? rec->u.proc.time : s->now_ns;
+		session__set_comm(s, (pid_t)rec->u.proc.pid, rec->u.proc.comm);
+		addrspaces__exec(s->as, (pid_t)rec->u.proc.pid);	/* known; its maps follow */
+		return 0;
+	case REC_MMAP:
+		m = (struct map){ .start = rec->u.mmap.start,
+				  .end = rec->u.mmap.start + rec->u.mmap.len,
+				  .pgoff = rec->u.mmap.pgoff, .prot = rec->u.mmap.prot,
+				  .flags = rec->u.mmap.flags, .maj = rec->u.mmap.maj,
+				  .min = rec->u.mmap.min, .ino = rec->u.mmap.ino,
+				  .path = rec->u.mmap.path[0] ? (char *)rec->u.mmap.path : NULL,
+				  .build_id_size = rec->u.mmap.build_id_size };
+		memcpy(m.build_id, rec->u.mmap.build_id, sizeof(m.build_id));
+		session__on_mmap(s, (pid_t)rec->u.mmap.pid, &m, rec->u.mmap.time);
+		return 0;
+	case REC_COMM:
+		session__on_comm(s, (pid_t)rec->u.comm.pid, (pid_t)rec->u.comm.tid, rec->u.comm.comm,
+				 rec->u.comm.exec, rec->u.comm.time);
+		return 0;
+	case REC_FORK:
+	case REC_EXIT:
+		tk = (struct sb_task){ rec->u.task.pid, rec->u.task.ppid, rec->u.task.tid,
+				       rec->u.task.ptid, rec->u.task.time };
+		if (rec->type == REC_FORK)
+			session__on_fork(s, &tk);
+		else
+			session__on_exit(s, &tk);
+		return 0;
+	case REC_STACK:
+		if (stackdb__intern(s->stacks, rec->u.stack.ips, rec->u.stack.nr, &id))
+			return -ENOMEM;
+		if (id != rec->u.stack.id)
+			return errbuf__set(eb, -EBADMSG, "%s: offset %" PRIu64 ": stack %u repeats "
+					   "stack %u", s->replay->path, rec->offset, rec->u.stack.id,
+					   id);
+		return 0;
+	case REC_SAMPLE:
+		s->now_ns = rec->u.sample.time > s->now_ns ? rec->u.sample.time : s->now_ns;
+		deliver_sample(s, &rec->u.sample);
+		return 0;
+	case REC_LOST:
+		/* END has the run's total; the tools hear of it where it was. */
+		if (s->task.lost)
+			s->task.lost(s, rec->u.lost.count, s->task.ctx);
+		return 0;
+	case REC_END:
+		s->stop = (enum session_stop)rec->u.end.stop;
+		s->rec_cmd_status = rec->u.end.status;
+		s->samples = rec->u.end.samples;
+		s->lost = rec->u.end.lost;
+		s->bad = rec->u.end.bad;
+		for (uint32_t i = 0; i < rec->u.end.nr_counters && i < UNWIND__COUNT; i++)
+			s->unwind_stops[i] = rec->u.end.counters[i];
+		return 0;
+	default:
+		return errbuf__set(eb, -EBADMSG, "%s: offset %" PRIu64 ": a %s record after the "
+				   "events were defined", s->replay->path, rec->offset,
+				   rec_type__name(rec->type));
+	}
+}
+
+/* Rounds as a live session has them: every 100 ms of recorded time. */
+#define ROUND_NS 100000000ULL
+
+/* The time a record carries, or 0 (metadata, stacks, END). */
+static uint64_t record_time(const struct rec *rec)
+{
+	switch (rec->type) {
+	case REC_PROC:
+		return rec->u.proc.time;
+	case REC_MMAP:
+		return rec->u.mmap.time;
+	case REC_COMM:
+		return rec->u.comm.time;
+	case REC_FORK:
+	case REC_EXIT:
+		return rec->u.task.time;
+	case REC_SAMPLE:
+		return rec->u.sample.time;
+	case REC_LOST:
+		return rec->u.lost.time;
+	default:
+		return 0;
+	}
+}
+
+/* Counting sort of the evsels by recorded event id (see struct replay). */
+static int build_routes(struct session *s)
+{
+	struct replay *rp = s->replay;
+	size_t *fill;
+
+	rp->route_start = calloc(rp->nevs + 1, sizeof(*rp->route_start));
+	rp->route = calloc(s->nevsels ? s->nevsels : 1, sizeof(*rp->route));
+	fill = calloc(rp->nevs + 1, sizeof(*fill));
+	if (!rp->route_start || !rp->route || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->nevsels; i++)
+		if (s->evsels[i].rec_id < rp->nevs)
+			rp->route_start[s->evsels[i].rec_id + 1]++;
+	for (size_t id = 0; id < rp->nevs; id++)
+		rp->route_start[id + 1] += rp->route_start[id];
+	for (size_t i = 0; i < s->nevsels; i++) {
+		uint32_t id = s->evsels[i].rec_id;
+
+		if (id < rp->nevs)
+			rp->route[rp->route_start[id] + fill[id]++] = i;
+	}
+	free(fill);
+	return 0;
+}
+
+int replay__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
+{
+	struct replay *rp = s->replay;
+	uint64_t next_round = s->start_mono_ns + ROUND_NS;
+	struct rec rec;
+	int ret = 1, err = 0;
+
+	if (build_routes(s))
+		return -ENOMEM;
+	if (hooks && hooks->ready)
+		hooks->ready(hooks->ctx);
+	if (rp->have_first) {
+		err = apply(s, &rp->first, eb);
+		rp->have_first = false;
+	}
+	while (!err && !rp->ended && (ret = recreader__next(rp->r, &rec, eb)) == 1) {
+		uint64_t t = record_time(&rec);
+
+		if (session__stop_requested()) {
+			s->stop = SESSION_STOP_SIGNAL;	/* Ctrl-C, or a tool done early */
+			break;
+		}
+		/* The rounds a live run had before this record: at each 100 ms
+		 * boundary, on that boundary's clock, so an interval report
+		 * closes before the first record of the next interval. */
+		while (hooks && hooks->round && t >= next_round) {
+			s->now_ns = next_round;
+			hooks->round(hooks->ctx);
+			next_round += ROUND_NS;
+		}
+		if (s->opts.duration > 0 && t > s->start_mono_ns &&
+		    t - s->start_mono_ns >= (uint64_t)(s->opts.duration * 1e9)) {
+			s->stop = SESSION_STOP_DURATION;
+			break;
+		}
+		rp->read++;
+		err = apply(s, &rec, eb);
+	}
+	if (!err && ret < 0)
+		err = read_error(rp, ret, eb);
+	if (!err && hooks && hooks->round)
+		hooks->round(hooks->ctx);
+	return err;
+}

@@ -1,0 +1,1390 @@
+/*
+ * session: one tracing run, from setup to the last byte of teardown.
+ *
+ * Layout of the kernel side: for each CPU (system-wide) or each (task, CPU)
+ * pair (-p: every thread; -c: the command, inherited by its threads and
+ * children), a dummy software event carries the side-band records (MMAP2,
+ * COMM, FORK, EXIT) and owns the CPU's ring; every traced event opened on
+ * that CPU is redirected into the same ring with PERF_EVENT_IOC_SET_OUTPUT.
+ * All events share one sample_id layout (TID|TIME|CPU|IDENTIFIER) so any
+ * record's trailer can be decoded before its event is known.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tracefs/tracefs.h>
+
+#include "trace/session.h"
+#include "trace/session-int.h"
+#include "stack/addrspace.h"
+#include "stack/elf-sym.h"
+#include "trace/tp-catalog.h"
+#include "features.h"
+#include "lib/hashmap.h"
+#include "trace/perf-event.h"
+#include "trace/probe-spec.h"
+#include "trace/ring.h"
+#include "stack/stackdb.h"
+#include "stack/symbolize.h"
+#include "trace/target.h"
+#include "trace/probe-group.h"
+#include "stack/unwind.h"
+#include "trace/uprobe-place.h"
+
+#define SB_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+			PERF_SAMPLE_CPU)
+#define MAX_USER_FRAMES 127
+/* Ring pages per CPU when -m is not given.  A DWARF sample carries its
+ * stack copy (8 KiB by default), so its ring must be larger to absorb the
+ * same burst: 1024 pages (4 MiB, ~480 samples) kept every event of
+ * bench/unwind-throughput's allocator where 256 lost up to 1.5%, but
+ * `leak` on a busy two-CPU machine still lost samples when the reader
+ * was descheduled for ~15 ms during a burst of malloc returns; 4096
+ * pages (16 MiB, ~1900 samples) absorbs 60 ms of that.  The total is
+ * capped at 64 MiB so that many-CPU machines do not lock gigabytes. */
+#define DEFAULT_PAGES_FP 64
+#define DEFAULT_PAGES_DWARF 4096
+#define MAX_DEFAULT_RING_BYTES (64u << 20)
+#define READER_NICE (-10)
+
+/* ---- signals ---------------------------------------------------------- */
+
+/* The only mutable globals: what a signal handler may touch. */
+static volatile sig_atomic_t stop_requested;
+static struct session *volatile emergency;
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+static struct sigaction old_stop[4], old_fatal[5];
+
+static void on_stop_signal(int sig)
+{
+	stop_requested = sig;
+}
+
+static void write_all(const char *path, const char *text)
+{
+	size_t len;
+	int fd;
+
+	if (!text || !path[0])
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	len = strlen(text);
+	/* One line per write: the kernel parses one command per write. */
+	for (const char *p = text; len;) {
+		const char *nl = memchr(p, '\n', len);
+		size_t l = nl ? (size_t)(nl - p) + 1 : len;
+
+		if (write(fd, p, l) < 0) {
+			/* keep going: remove what we can */
+		}
+		p += l;
+		len -= l;
+	}
+	close(fd);
+}
+
+/*
+ * Async-signal-safe teardown of kernel state for a dying process: close
+ * every perf fd (a probe in use cannot be removed), then remove the probes
+ * by writing "-:group/event" lines.  No malloc, no stdio.
+ */
+static void on_fatal_signal(int sig)
+{
+	struct session *s = emergency;
+	size_t i;
+
+	if (s) {
+		emergency = NULL;
+		/* A mapped ring holds its event alive past close(): unmap too. */
+		for (i = 0; s->rings && i < (size_t)s->ncpus; i++)
+			ring__unmap_in_signal(s->rings[i]);
+		for (i = 0; i < s->nfds; i++)
+			if (s->fds[i] >= 0)
+				close(s->fds[i]);
+		s->nfds = 0;
+		if (s->probes) {
+			write_all(s->uprobe_events_path, probe_group__removal_lines(s->probes, false));
+			write_all(s->kprobe_events_path, probe_group__removal_lines(s->probes, true));
+		}
+	}
+	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+		if (fatal_signals[i] == sig)
+			sigaction(sig, &old_fatal[i], NULL);
+	raise(sig);
+}
+
+static void signals_install(struct session *s)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop_signal;	/* no SA_RESTART: poll() must wake */
+	stop_requested = 0;
+	for (size_t i = 0; i < 4; i++)
+		sigaction(stop_signals[i], &sa, &old_stop[i]);
+	sa.sa_handler = on_fatal_signal;
+	sa.sa_flags = SA_RESETHAND;
+	for (size_t i = 0; i < 5; i++)
+		sigaction(fatal_signals[i], &sa, &old_fatal[i]);
+	emergency = s;
+}
+
+void session__catch_signals(struct session *s)
+{
+	signals_install(s);
+}
+
+bool session__stop_requested(void)
+{
+	return stop_requested != 0;
+}
+
+static void signals_restore(void)
+{
+	emergency = NULL;
+	for (size_t i = 0; i < 4; i++)
+		sigaction(stop_signals[i], &old_stop[i], NULL);
+	for (size_t i = 0; i < 5; i++)
+		sigaction(fatal_signals[i], &old_fatal[i], NULL);
+}
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int track_fd(struct session *s, int fd)
+{
+	if (s->nfds == s->capfds) {
+		size_t cap = s->capfds ? s->capfds * 2 : 64;
+		int *nv = realloc(s->fds, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		s->fds = nv;
+		s->capfds = cap;
+	}
+	s->fds[s->nfds++] = fd;
+	return 0;
+}
+
+static int perf_open_error(struct session *s, int err, const char *what, struct errbuf *eb)
+{
+	if (err == -EACCES || err == -EPERM)
+		return errbuf__set(eb, err,
+				   "perf_event_open of '%s' refused (perf_event_paranoid is %d): "
+				   "run as root, or with CAP_PERFMON and CAP_SYS_ADMIN",
+				   what, features__paranoid(s->features));
+	if (err == -EMFILE || err == -ENFILE)
+		return errbuf__set(eb, err, "out of file descriptors opening '%s': raise 'ulimit -n'",
+				   what);
+	if (err == -ESRCH)
+		return errbuf__set(eb, err, "the traced process exited while '%s' was being opened",
+				   what);
+	return errbuf__set(eb, err, "perf_event_open of '%s' failed: %s", what, strerror(-err));
+}
+
+static void base_attr(struct session *s, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->sample_period = 1;
+	a->sample_id_all = 1;
+	a->disabled = 1;
+	a->inherit = s->target && target__kind(s->target) != TARGET_ALL && !s->opts.system_wide;
+	a->enable_on_exec = s->target && target__kind(s->target) == TARGET_CMD &&
+			    !s->opts.system_wide;
+	a->use_clockid = s->use_clockid;
+	a->clockid = CLOCK_MONOTONIC;
+	/* Samples lost while the ring was full are reported by a LOST
+	 * record written before the next record that fits, so a burst lost
+	 * at the very end (the reader behind when the target exits) would
+	 * never be reported: each event also counts its own (6.0+). */
+	if (s->format_lost)
+		a->read_format = PERF_FORMAT_LOST;
+	/* Wake the reader when a quarter of the ring is used: rare wakeups,
+	 * yet room left for the burst that arrives while it reads. */
+	a->watermark = 1;
+	a->wakeup_watermark = s->opts.mmap_pages * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
+}
+
+/*
+ * Open attr on every (task, CPU) and route it into that CPU's ring; the
+ * first event opened (the side-band one) creates the rings.
+ */
+static int open_everywhere(struct session *s, struct perf_event_attr *attr, const char *what,
+			   size_t evsel_idx, struct errbuf *eb)
+{
+	bool first = s->ring_owner == NULL;
+	int err;
+
+	if (first) {
+		s->rings = calloc((size_t)s->ncpus, sizeof(*s->rings));
+		s->ring_owner = malloc((size_t)s->ncpus * sizeof(*s->ring_owner));
+		if (!s->rings || !s->ring_owner)
+			return -ENOMEM;
+		for (int c = 0; c < s->ncpus; c++)
+			s->ring_owner[c] = -1;
+	}
+	for (size_t t = 0; t < s->ntasks; t++) {
+		for (int c = 0; c < s->ncpus; c++) {
+			int fd = perf_event__open(attr, s->tasks[t], s->cpus[c], -1);
+
+			if (fd == -EINVAL && (attr->read_format & PERF_FORMAT_LOST)) {
+				/* Before 6.0: LOST records are all there is. */
+				attr->read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+				s->format_lost = false;
+				fd = perf_event__open(attr, s->tasks[t], s->cpus[c], -1);
+			}
+			if (fd == -EINVAL && attr->use_clockid) {
+				/* Kernels before 4.1 lack use_clockid: perf clock it is. */
+				attr->use_clockid = 0;
+				s->use_clockid = false;
+				fd = perf_event__open(attr, s->tasks[t], s->cpus[c], -1);
+			}
+			if (fd == -ESRCH && s->ntasks > 1 && t > 0)
+				continue;	/* a thread that exited meanwhile */
+			if (fd < 0)
+				return perf_open_error(s, fd, what, eb);
+			err = track_fd(s, fd);
+			if (err) {
+				close(fd);
+				return err;
+			}
+			if (evsel_idx) {
+				/* Each fd has its own id; all map to the one evsel. */
+				uint64_t id;
+
+				err = perf_event__id(fd, &id);
+				if (err)
+					return errbuf__set(eb, err, "cannot read the id of '%s'", what);
+				if (hashmap__set(s->ids, id, evsel_idx))
+					return -ENOMEM;
+			}
+			if (s->ring_owner[c] < 0) {
+				err = ring__new(fd, s->opts.mmap_pages, &s->rings[c]);
+				if (err == -EPERM)
+					return errbuf__set(eb, err,
+							   "cannot map a ring of %u pages: over the locked-memory limit "
+							   "(kernel.perf_event_mlock_kb); use a smaller -m",
+							   s->opts.mmap_pages);
+				if (err)
+					return errbuf__set(eb, err, "cannot map the perf ring: %s",
+							   strerror(-err));
+				s->ring_owner[c] = fd;
+			} else {
+				err = perf_event__set_output(fd, s->ring_owner[c]);
+				if (err)
+					return errbuf__set(eb, err, "cannot redirect '%s' into the ring: %s",
+							   what, strerror(-err));
+			}
+		}
+	}
+	return 0;
+}
+
+static int load_tasks(struct session *s, struct errbuf *eb)
+{
+	int err;
+
+	free(s->tasks);
+	s->tasks = NULL;
+	s->ntasks = 0;
+	if (s->opts.system_wide) {
+		s->tasks = malloc(sizeof(*s->tasks));
+		if (!s->tasks)
+			return -ENOMEM;
+		s->tasks[0] = -1;
+		s->ntasks = 1;
+		return 0;
+	}
+	switch (target__kind(s->target)) {
+	case TARGET_PID:
+		err = target__threads(s->target, &s->tasks, &s->ntasks);
+		if (err)
+			return errbuf__set(eb, err, "no process with pid %d", (int)target__pid(s->target));
+		return 0;
+	case TARGET_CMD:
+	case TARGET_ALL:
+		s->tasks = malloc(sizeof(*s->tasks));
+		if (!s->tasks)
+			return -ENOMEM;
+		s->tasks[0] = target__pid(s->target);
+		s->ntasks = 1;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void session__set_comm(struct session *s, pid_t pid, const char *comm)
+{
+	char *copy = strdup(comm), *prev;
+	uint64_t old;
+
+	if (!copy)
+		return;
+	if (hashmap__get(s->comms, (uint64_t)pid, &old)) {
+		prev = (char *)(uintptr_t)old;
+		free(prev);
+	}
+	if (hashmap__set(s->comms, (uint64_t)pid, (uint64_t)(uintptr_t)copy))
+		free(copy);
+}
+
+void session__learn_process(struct session *s, pid_t pid)
+{
+	char path[64], comm[64];
+	bool learned = false;
+	FILE *f;
+
+	/* A replay knows its processes from the recording alone. */
+	if (s->replay)
+		return;
+	/* Called per sample: a process that is gone (or never readable) is
+	 * asked /proc once, not once per sample.  Later COMM and MMAP2
+	 * records still fill in what it is. */
+	if (!hashmap__get(s->comms, (uint64_t)pid, NULL)) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		strcpy(comm, "?");
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		session__set_comm(s, pid, comm);
+		learned = true;
+	}
+	if (!addrspaces__known(s->as, pid)) {
+		if (addrspaces__load_pid(s->as, pid, NULL))
+			addrspaces__exec(s->as, pid);	/* known, empty: MMAP2s fill it */
+		learned = true;
+	}
+	if (learned && s->rec)
+		recorder__proc(s, pid);
+}
+
+/* ---- setup -------------------------------------------------------------- */
+
+/*
+ * Index the C library and the loader now, before the target runs: their
+ * first lookup can cost ~15 ms (libc's names come from its debug file when
+ * one is installed), and at the rate of a fast allocator that pause
+ * overflows a ring.  faultline's own copies are, nearly always, the ones
+ * its targets map; the symbolizer caches binaries by build-id.
+ */
+static void prewarm(struct session *s)
+{
+	pid_t self = getpid();
+	const struct map *maps;
+	size_t n;
+
+	if (addrspaces__load_pid(s->as, self, NULL))
+		return;
+	maps = addrspaces__maps(s->as, self, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *base = maps[i].path ? strrchr(maps[i].path, '/') : NULL;
+		struct sym_result res;
+
+		if (!base || !(maps[i].prot & PROT_EXEC))
+			continue;
+		if (!strncmp(base + 1, "libc.so", 7) || !strncmp(base + 1, "ld-linux", 8))
+			symbolizer__user(s->sym, s->as, self, maps[i].start, &res);
+	}
+}
+
+/* -m when not given: DWARF's default, halved until all rings fit the cap. */
+static unsigned int default_pages(const struct session *s)
+{
+	uint64_t ring_bytes = (uint64_t)s->ncpus * (uint64_t)sysconf(_SC_PAGESIZE);
+	unsigned int pages = s->opts.callgraph == CALLGRAPH_DWARF ? DEFAULT_PAGES_DWARF :
+								    DEFAULT_PAGES_FP;
+
+	while (pages > DEFAULT_PAGES_FP && pages * ring_bytes > MAX_DEFAULT_RING_BYTES)
+		pages /= 2;
+	return pages;
+}
+
+int session__new(const struct session_opts *o, struct session **out, struct errbuf *eb)
+{
+	struct fl_roots roots = { 0 };
+	struct perf_event_attr sb;
+	struct stale_group *stale = NULL;
+	struct session *s;
+	int err;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->refs = 1;
+	s->opts = *o;
+	if (!s->opts.stack_size)
+		s->opts.stack_size = SESSION_DEFAULT_STACK_SIZE;
+	if (!s->opts.unwinder)
+		s->opts.unwinder = "libdw";
+	s->use_clockid = true;
+	s->format_lost = true;
+	signals_install(s);
+
+	if (geteuid() != 0) {
+		err = errbuf__set(eb, -EPERM,
+				  "must run as root: faultline creates probes in tracefs and reads "
+				  "tracepoint payloads, which perf_event_paranoid alone cannot grant");
+		goto fail;
+	}
+	err = features__probe(&roots, &s->features, eb);
+	if (err)
+		goto fail;
+	/* Without a usable tracefs (lockdown [confidentiality] closes it) the
+	 * software events still work: the tool's ladder, which sees tracefs
+	 * absent, refuses every rung that needs it, naming the reason.  The
+	 * paths stay empty, so nothing is ever written to tracefs. */
+	if (features__has(s->features, FEAT_TRACEFS)) {
+		snprintf(s->tracing_dir, sizeof(s->tracing_dir), "%s",
+			 features__tracefs_dir(s->features));
+		if (tracefs_set_tracing_dir(s->tracing_dir) < 0) {
+			err = errbuf__set(eb, -ENOMEM, "cannot use tracing dir '%s'",
+					  s->tracing_dir);
+			goto fail;
+		}
+		snprintf(s->uprobe_events_path, sizeof(s->uprobe_events_path),
+			 "%s/uprobe_events", s->tracing_dir);
+		snprintf(s->kprobe_events_path, sizeof(s->kprobe_events_path),
+			 "%s/kprobe_events", s->tracing_dir);
+		if (!probe_groups__find_stale(&stale, &s->stale, NULL))
+			free(stale);
+	}
+
+	/* The CPUs first: they size the rings. */
+	err = perf_cpus__online(&s->cpus, &s->ncpus);
+	if (err) {
+		errbuf__set(eb, err, "cannot read the online CPUs");
+		goto fail;
+	}
+	if (!s->opts.mmap_pages)
+		s->opts.mmap_pages = default_pages(s);
+
+	err = -ENOMEM;
+	s->comms = hashmap__new();
+	s->ids = hashmap__new();
+	s->execs = hashmap__new();
+	s->round_heads = calloc((size_t)s->ncpus, sizeof(*s->round_heads));
+	s->round_times = calloc((size_t)s->ncpus, sizeof(*s->round_times));
+	if (!s->comms || !s->ids || !s->execs || !s->round_heads || !s->round_times)
+		goto fail;
+	if ((err = tp_catalog__new(s->tracing_dir, &s->catalog)) ||
+	    (err = addrspaces__new(&s->as)) || (err = stackdb__new(&s->stacks)) ||
+	    (s->opts.callgraph == CALLGRAPH_DWARF &&
+	     (err = unwinder__new(s->opts.unwinder, s->as, &s->unwinder))) ||
+	    (err = symbolizer__new(&s->sym)) ||
+	    (err = probe_group__new(&s->probes)))
+		goto fail;
+	prewarm(s);
+
+	if (o->pid > 0 && o->cmd) {
+		err = errbuf__set(eb, -EINVAL, "-p and -c exclude each other");
+		goto fail;
+	}
+	if (o->pid > 0)
+		err = target__new_pid(o->pid, &s->target, eb);
+	else if (o->cmd_argv)
+		err = target__new_argv(o->cmd_argc, o->cmd_argv, o->cmd ? o->cmd : o->cmd_argv[0],
+				       &s->target, eb);
+	else if (o->cmd)
+		err = target__new_cmd(o->cmd, &s->target, eb);
+	else
+		err = target__new_all(&s->target);
+	if (err)
+		goto fail;
+	err = load_tasks(s, eb);
+	if (err)
+		goto fail;
+
+	base_attr(s, &sb);
+	sb.type = PERF_TYPE_SOFTWARE;
+	sb.config = PERF_COUNT_SW_DUMMY;
+	sb.sample_type = SB_SAMPLE_TYPE;
+	sb.mmap = 1;
+	sb.mmap2 = 1;
+	sb.mmap_data = 1;
+	sb.comm = 1;
+	sb.comm_exec = 1;
+	sb.task = 1;
+	err = open_everywhere(s, &sb, "side-band", 0, eb);
+	if (err)
+		goto fail;
+	if (target__kind(s->target) == TARGET_PID) {
+		/* Threads born between listing and opening: open them too. */
+		size_t before = s->ntasks;
+		pid_t *old = s->tasks;
+
+		s->tasks = NULL;
+		s->ntasks = 0;
+		err = load_tasks(s, eb);
+		if (!err && s->ntasks != before) {
+			/* Open the side-band for the new ones only. */
+			pid_t *all = s->tasks;
+			size_t nall = s->ntasks;
+			pid_t *fresh = malloc(nall * sizeof(*fresh));
+			size_t nfresh = 0;
+
+			if (!fresh) {
+				err = -ENOMEM;
+			} else {
+				for (size_t i = 0; i < nall; i++) {
+					bool seen = false;
+
+					for (size_t j = 0; j < before; j++)
+						seen |= old[j] == all[i];
+					if (!seen)
+						fresh[nfresh++] = all[i];
+				}
+				s->tasks = fresh;
+				s->ntasks = nfresh;
+				err = open_everywhere(s, &sb, "side-band", 0, eb);
+				s->tasks = all;
+				s->ntasks = nall;
+				free(fresh);
+			}
+		}
+		free(old);
+		if (err)
+			goto fail;
+		session__learn_process(s, target__pid(s->target));
+	}
+	*out = s;
+	return 0;
+fail:
+	session__free(s);
+	return err;
+}
+
+void session__free(struct session *s)
+{
+	uint64_t key, val;
+	size_t pos = 0;
+
+	if (!s || --s->refs > 0)
+		return;
+	emergency = NULL;
+	recorder__free(s->rec);
+	replay__free(s->replay);
+	for (size_t i = 0; i < s->nfds; i++)
+		if (s->fds[i] >= 0)
+			perf_event__disable(s->fds[i]);
+	if (s->rings)
+		for (int c = 0; c < s->ncpus; c++)
+			ring__free(s->rings[c]);
+	for (size_t i = 0; i < s->nfds; i++)
+		if (s->fds[i] >= 0)
+			close(s->fds[i]);
+	/* fds closed first: the kernel refuses to remove a probe in use. */
+	probe_group__free(s->probes);
+	target__free(s->target);
+	unwinder__free(s->unwinder);
+	signals_restore();
+	if (s->comms) {
+		while (hashmap__next(s->comms, &pos, &key, &val))
+			free((void *)(uintptr_t)val);
+		hashmap__free(s->comms);
+	}
+	hashmap__free(s->ids);
+	hashmap__free(s->execs);
+	free(s->round_heads);
+	free(s->round_times);
+	symbolizer__free(s->sym);
+	stackdb__free(s->stacks);
+	addrspaces__free(s->as);
+	tp_catalog__free(s->catalog);
+	features__free(s->features);
+	free(s->rings);
+	free(s->ring_owner);
+	free(s->fds);
+	free(s->tasks);
+	free(s->cpus);
+	for (size_t i = 0; i < s->nevsels; i++)
+		tp_filter__free(s->evsels[i].filter);
+	free(s->evsels);
+	free(s);
+}
+
+size_t session__stale_groups(const struct session *s)
+{
+	return s->stale;
+}
+
+const struct features *session__features(const struct session *s)
+{
+	return s->features;
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_t config,
+		     unsigned int flags, session_sample_fn fn, void *ctx, struct errbuf *eb)
+{
+	struct perf_event_attr attr;
+	struct evsel *nv;
+	bool alias = false;
+	int err;
+
+	/* Recording, two tools asking for one event share one perf event:
+	 * the kernel may give a sample to only one of two identical
+	 * software events.  A richer request (a stack, an address) replaces
+	 * the poorer one, whose fds close. */
+	for (size_t i = 0; s->rec && i < s->nevsels && !alias; i++) {
+		struct evsel *e = &s->evsels[i];
+
+		if (e->alias || strcmp(e->name, name))
+			continue;
+		if (!(flags & SESSION_RICH & ~e->flags)) {
+			alias = true;
+			continue;
+		}
+		for (size_t f = e->first_fd; f < e->first_fd + e->nfds; f++) {
+			close(s->fds[f]);
+			s->fds[f] = -1;
+		}
+		e->alias = true;
+	}
+	nv = realloc(s->evsels, (s->nevsels + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	s->evsels = nv;
+	memset(&s->evsels[s->nevsels], 0, sizeof(*nv));
+	snprintf(s->evsels[s->nevsels].name, sizeof(nv->name), "%s", name);
+	s->evsels[s->nevsels].fn = fn;
+	s->evsels[s->nevsels].ctx = ctx;
+	s->evsels[s->nevsels].first_fd = s->nfds;
+	s->evsels[s->nevsels].flags = flags;
+	s->evsels[s->nevsels].type = type;
+	s->evsels[s->nevsels].config = config;
+	s->evsels[s->nevsels].kind = type == PERF_TYPE_SOFTWARE ? EVSEL_SOFTWARE : EVSEL_TRACEPOINT;
+	s->evsels[s->nevsels].alias = alias;
+	if (alias) {
+		s->evsels[s->nevsels++].nfds = 0;
+		return 0;
+	}
+
+	base_attr(s, &attr);
+	attr.type = type;
+	attr.config = config;
+	attr.sample_type = SB_SAMPLE_TYPE;
+	if (type == PERF_TYPE_TRACEPOINT)
+		attr.sample_type |= PERF_SAMPLE_RAW;
+	if (flags & SESSION_SAMPLE_ADDR)
+		attr.sample_type |= PERF_SAMPLE_ADDR;
+	if ((flags & SESSION_USER_STACK) && s->opts.callgraph == CALLGRAPH_DWARF) {
+		attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		attr.sample_regs_user = UNWIND_REGS_MASK;
+		attr.sample_stack_user = s->opts.stack_size;
+	} else if (flags & SESSION_USER_STACK) {
+		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr.exclude_callchain_kernel = !(flags & SESSION_KERNEL_STACK);
+		if (flags & SESSION_FUNC_ENTRY) {
+			/* At a function's first instruction the frame pointer
+			 * is still the caller's: the walk would skip the direct
+			 * caller, whose return address sits at *sp. */
+			attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			attr.sample_regs_user = 1ULL << PERF_REG_X86_SP;
+			attr.sample_stack_user = 8;
+			s->evsels[s->nevsels].entry_fix = true;
+		}
+	}
+	if ((flags & SESSION_KERNEL_STACK) && !(attr.sample_type & PERF_SAMPLE_CALLCHAIN)) {
+		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		attr.exclude_callchain_user = 1;
+	}
+	s->evsels[s->nevsels].sample_type = attr.sample_type;
+	s->evsels[s->nevsels].regs_mask = attr.sample_regs_user;
+	s->evsels[s->nevsels].nr_regs = (unsigned int)__builtin_popcountll(attr.sample_regs_user);
+	s->nevsels++;
+	err = open_everywhere(s, &attr, name, s->nevsels, eb);
+	s->evsels[s->nevsels - 1].nfds = s->nfds - s->evsels[s->nevsels - 1].first_fd;
+	return err;
+}
+
+int session__add_tracepoint(struct session *s, const char *system, const char *event,
+			    unsigned int flags, session_sample_fn fn, void *ctx,
+			    struct tp_event **ev, struct errbuf *eb)
+{
+	struct tp_event *tev;
+	char name[256];
+	int err;
+
+	if (s->replay) {
+		snprintf(name, sizeof(name), "%s:%s", system, event);
+		return replay__add(s, EVSEL_TRACEPOINT, name, 0, flags, fn, ctx, ev, eb);
+	}
+	err = tp_catalog__load(s->catalog, system, event, &tev, eb);
+	if (err)
+		return err;
+	err = add_evsel(s, tp_event__name(tev), PERF_TYPE_TRACEPOINT, tp_event__id(tev), flags, fn,
+			ctx, eb);
+	if (err)
+		return err;
+	s->evsels[s->nevsels - 1].tev = tev;
+	if (ev)
+		*ev = tev;
+	return 0;
+}
+
+int session__set_filter(struct session *s, const struct tp_event *ev, const char *filter,
+			struct errbuf *eb)
+{
+	for (size_t i = 0; i < s->nevsels; i++) {
+		struct evsel *e = &s->evsels[i];
+
+		if (e->tev != ev)
+			continue;
+		if (s->replay)
+			return replay__set_filter(s, e, filter, eb);
+		for (size_t f = e->first_fd; f < e->first_fd + e->nfds; f++) {
+			int err = s->fds[f] < 0 ? 0 : perf_event__set_filter(s->fds[f], filter);
+
+			if (err)
+				return errbuf__set(eb, err, "the kernel refused filter '%s' on '%s': %s",
+						   filter, e->name, strerror(-err));
+		}
+		return 0;
+	}
+	return errbuf__set(eb, -ENOENT, "no such event to filter");
+}
+
+struct session *session__ref(struct session *s)
+{
+	s->refs++;
+	return s;
+}
+
+void session__on_task(struct session *s, const struct session_task_hooks *h)
+{
+	s->task = *h;
+}
+
+int session__uprobe_locate(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			   char *path, size_t n, uint64_t *off, struct errbuf *eb)
+{
+	pid_t pid;
+	uint8_t code[32];
+	ssize_t got = 0;
+	int err = -ENOENT, fd;
+
+	if (s->replay)
+		return replay__uprobe_locate(s, spec->name, path, n, off, eb);
+	pid = target__kind(s->target) == TARGET_PID ? target__pid(s->target) : 0;
+	err = elf_sym__resolve_library(pid, spec->library, path, n, eb);
+	if (err)
+		return err;
+	for (size_t i = 0; i < spec->nsymbols; i++) {
+		err = elf_sym__offset(path, spec->symbols[i], off, eb);
+		if (err != -ENOENT)
+			break;
+	}
+	if (err == -ENOENT)
+		return errbuf__set(eb, err, "no symbol '%s' in '%s'", spec->symbols[0], path);
+	if (err)
+		return err;
+	*off += spec->sym_offset;
+	if (!spec->nexpect && !(flags & SESSION_PLACE_CHEAP && spec->kind == PROBE_ENTRY))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		got = pread(fd, code, sizeof(code), (off_t)*off);
+		close(fd);
+	}
+	if (got < (ssize_t)spec->nexpect || got <= 0)
+		return errbuf__set(eb, -EIO, "cannot read the code of '%s' at 0x%" PRIx64, path, *off);
+	if (spec->nexpect && memcmp(code, spec->expect, spec->nexpect))
+		return errbuf__set(eb, -ENOEXEC,
+				   "probe '%s': the code at %s+0x%" PRIx64 " in '%s' is not what the "
+				   "spec expects (another build of the library: see its .probes file)",
+				   spec->name, spec->symbols[0], spec->sym_offset, path);
+	if ((flags & SESSION_PLACE_CHEAP) && spec->kind == PROBE_ENTRY)
+		*off += uprobe_place__skip(code, (size_t)got);
+	return 0;
+}
+
+int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			session_sample_fn fn, void *ctx, struct tp_event **ev,
+			struct errbuf *eb)
+{
+	char path[PATH_MAX];
+	uint64_t off = 0;
+	int err;
+
+	if (s->replay)
+		return replay__add(s, EVSEL_UPROBE, spec->name, 0, flags, fn, ctx, ev, eb);
+	err = session__uprobe_locate(s, spec, flags, path, sizeof(path), &off, eb);
+	if (err)
+		return err;
+	err = probe_group__add_uprobe(s->probes, spec->name, path, off,
+				      spec->kind == PROBE_RETURN, spec->fetchargs, eb);
+	if (err)
+		return err;
+	/* Cheap placement passes only flag-only instructions: the return
+	 * address is still at the stack pointer, as at the entry. */
+	if (spec->kind == PROBE_ENTRY && spec->sym_offset == 0)
+		flags |= SESSION_FUNC_ENTRY;
+	err = session__add_tracepoint(s, probe_group__name(s->probes), spec->name, flags, fn, ctx,
+				      ev, eb);
+	if (!err) {
+		struct evsel *e = &s->evsels[s->nevsels - 1];
+
+		e->kind = EVSEL_UPROBE;
+		snprintf(e->probe_path, sizeof(e->probe_path), "%s", path);
+		e->probe_off = off;
+	}
+	return err;
+}
+
+int session__add_software(struct session *s, const char *name, uint64_t config,
+			  unsigned int flags, session_sample_fn fn, void *ctx, struct errbuf *eb)
+{
+	if (s->replay)
+		return replay__add(s, EVSEL_SOFTWARE, name, config, flags, fn, ctx, NULL, eb);
+	return add_evsel(s, name, PERF_TYPE_SOFTWARE, config, flags, fn, ctx, eb);
+}
+
+int session__add_kprobe(struct session *s, const char *event, const char *func, bool retprobe,
+			const char *fetchargs, unsigned int flags, session_sample_fn fn, void *ctx,
+			struct tp_event **ev, struct errbuf *eb)
+{
+	int err;
+
+	if (s->replay)
+		return replay__add(s, EVSEL_KPROBE, event, 0, flags, fn, ctx, ev, eb);
+	err = probe_group__add_kprobe(s->probes, event, func, retprobe, fetchargs, eb);
+	if (err)
+		return err;
+	err = session__add_tracepoint(s, probe_group__name(s->probes), event, flags, fn, ctx, ev,
+				      eb);
+	if (!err) {
+		struct evsel *e = &s->evsels[s->nevsels - 1];
+
+		e->kind = EVSEL_KPROBE;
+		snprintf(e->probe_path, sizeof(e->probe_path), "%s", func);
+	}
+	return err;
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+static uint64_t record_time(struct session *s, const struct perf_event_header *hdr)
+{
+	struct sb_id sid;
+	uint64_t id, idx, time;
+
+	/* Only the time, on the per-record read path: deliver() decodes the
+	 * rest once, when the record's turn comes. */
+	if (hdr->type == PERF_RECORD_SAMPLE) {
+		if (sample__peek_id(hdr, &id) || !hashmap__get(s->ids, id, &idx) ||
+		    sample__peek_time(hdr, s->evsels[idx - 1].sample_type, &time))
+			return 0;
+		return time;
+	}
+	if (sample__parse_id(hdr, SB_SAMPLE_TYPE, &sid))
+		return 0;
+	return sid.time;
+}
+
+/* ---- side-band, live or replayed ---- */
+
+void session__on_mmap(struct session *s, pid_t pid, const struct map *m, uint64_t time)
+{
+	addrspaces__add(s->as, pid, m);
+	if (s->rec)
+		recorder__mmap(s, pid, m, time);
+}
+
+void session__on_comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bool exec,
+		      uint64_t time)
+{
+	if (s->rec)
+		recorder__comm(s, pid, tid, comm, exec, time);
+	if (pid != tid)
+		return;
+	if (exec) {
+		uint64_t n = 0;
+
+		hashmap__get(s->execs, (uint64_t)pid, &n);
+		hashmap__set(s->execs, (uint64_t)pid, n + 1);
+		addrspaces__exec(s->as, pid);
+		if (s->task.exec && !s->rec)
+			s->task.exec(s, pid, s->task.ctx);
+	}
+	session__set_comm(s, pid, comm);
+}
+
+void session__on_fork(struct session *s, const struct sb_task *tk)
+{
+	uint64_t pcomm;
+
+	if (tk->pid == tk->ppid)
+		return;		/* a thread */
+	session__learn_process(s, (pid_t)tk->ppid);
+	if (s->rec)
+		recorder__task(s, tk, true);
+	addrspaces__fork(s->as, (pid_t)tk->ppid, (pid_t)tk->pid);
+	if (hashmap__get(s->comms, tk->ppid, &pcomm))
+		session__set_comm(s, (pid_t)tk->pid, (const char *)(uintptr_t)pcomm);
+	if (s->task.fork && !s->rec)
+		s->task.fork(s, (pid_t)tk->ppid, (pid_t)tk->pid, s->task.ctx);
+}
+
+void session__on_exit(struct session *s, const struct sb_task *tk)
+{
+	if (s->rec)
+		recorder__task(s, tk, false);
+	else if (s->task.thread_exit)
+		s->task.thread_exit(s, (pid_t)tk->pid, (pid_t)tk->tid, s->task.ctx);
+}
+
+static int deliver(const struct perf_event_header *hdr, void *ctx)
+{
+	struct session *s = ctx;
+	struct sb_mmap2 m2;
+	struct sb_comm cm;
+	struct sb_task tk;
+	struct sb_lost lo;
+	struct sample smp;
+	uint64_t id, idx;
+
+	switch (hdr->type) {
+	case PERF_RECORD_SAMPLE:
+		if (sample__peek_id(hdr, &id) || !hashmap__get(s->ids, id, &idx) ||
+		    sample__parse(hdr, s->evsels[idx - 1].sample_type, s->evsels[idx - 1].nr_regs, &smp)) {
+			s->bad++;
+			return 0;
+		}
+		s->samples++;
+		session__learn_process(s, (pid_t)smp.pid);
+		/* Recording: the file gets it, the tools' handlers do not. */
+		if (s->rec)
+			recorder__sample(s, &s->evsels[idx - 1], idx - 1, &smp);
+		else
+			s->evsels[idx - 1].fn(s, &smp, s->evsels[idx - 1].ctx);
+		return 0;
+	case PERF_RECORD_MMAP2:
+		if (sample__parse_mmap2(hdr, &m2)) {
+			s->bad++;
+			return 0;
+		} else {
+			struct map m = {
+				.start = m2.addr, .end = m2.addr + m2.len, .pgoff = m2.pgoff,
+				.prot = m2.prot, .flags = m2.flags, .maj = m2.maj, .min = m2.min,
+				.ino = m2.ino, .path = (char *)m2.filename,
+			};
+
+			session__on_mmap(s, (pid_t)m2.pid, &m, record_time(s, hdr));
+		}
+		return 0;
+	case PERF_RECORD_COMM:
+		if (sample__parse_comm(hdr, &cm)) {
+			s->bad++;
+			return 0;
+		}
+		session__on_comm(s, (pid_t)cm.pid, (pid_t)cm.tid, cm.comm, cm.exec, record_time(s, hdr));
+		return 0;
+	case PERF_RECORD_FORK:
+		if (sample__parse_task(hdr, &tk)) {
+			s->bad++;
+			return 0;
+		}
+		session__on_fork(s, &tk);
+		return 0;
+	case PERF_RECORD_EXIT:
+		if (sample__parse_task(hdr, &tk)) {
+			s->bad++;
+			return 0;
+		}
+		session__on_exit(s, &tk);
+		return 0;
+	case PERF_RECORD_LOST:
+		if (sample__parse_lost(hdr, &lo)) {
+			s->bad++;
+			return 0;
+		}
+		s->lost += lo.lost;
+		if (s->rec)
+			recorder__lost(s, record_time(s, hdr), lo.lost);
+		else if (s->task.lost)
+			s->task.lost(s, lo.lost, s->task.ctx);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Read every ring and deliver, in time order and in place, what is safely
+ * in order: records up to the oldest among the rings' newest records (a
+ * ring with nothing new does not hold the others back), as perf's
+ * ordered_events does; everything when @final.  Each ring is in time
+ * order itself, so merging their heads gives one timeline without copying
+ * a record out of its ring: an 8 KiB stack sample is parsed and unwound
+ * where the kernel wrote it.  The merge finds the limit as it goes: the
+ * first ring to run out had the oldest newest record, so the round ends
+ * once the others' heads pass it.  Records not delivered stay in their
+ * ring for the next round.
+ */
+static int read_round(struct session *s, bool final)
+{
+	const struct perf_event_header **head = s->round_heads;
+	uint64_t *when = s->round_times, limit = UINT64_MAX;
+	int err = 0;
+
+	for (int c = 0; c < s->ncpus; c++) {
+		head[c] = NULL;
+		when[c] = 0;
+		if (s->rings[c])
+			ring__snapshot(s->rings[c]);
+	}
+	for (;;) {
+		int best = -1;
+
+		for (int c = 0; c < s->ncpus; c++) {
+			uint64_t last = when[c];
+
+			while (s->rings[c] && !head[c]) {
+				err = ring__peek(s->rings[c], &head[c]);
+				if (err == -ENOENT || err == -EIO) {
+					s->bad += err == -EIO;
+					/* Out of records: if it had some, its
+					 * newest bounds what is safe. */
+					if (!final && last && last < limit)
+						limit = last;
+					break;
+				}
+				if (err)
+					goto out;
+				when[c] = record_time(s, head[c]);
+				if (when[c])
+					break;
+				/* An undecodable time: delivered at once
+				 * rather than held. */
+				deliver(head[c], s);
+				ring__consume(s->rings[c]);
+				head[c] = NULL;
+			}
+			if (head[c] && (best < 0 || when[c] < when[best]))
+				best = c;
+		}
+		if (best < 0 || when[best] > limit)
+			break;
+		deliver(head[best], s);
+		ring__consume(s->rings[best]);
+		head[best] = NULL;
+	}
+	err = 0;
+out:
+	for (int c = 0; c < s->ncpus; c++)
+		if (s->rings[c])
+			ring__publish(s->rings[c]);
+	return err;
+}
+
+/*
+ * The reader must outrun the kernel: a target traced at full speed fills
+ * a ring in tens of milliseconds, and a reader preempted for one 4 ms
+ * scheduler slice mid-round (by the target itself when both share a CPU,
+ * or by anything else) was the last cause of lost events on perl building
+ * a 100,000-key hash.  nice -10 makes the scheduler prefer the reader
+ * whenever it is runnable, which it is only while events wait; it blocks
+ * in poll otherwise.  The target was forked before, at nice 0.  Best
+ * effort: a reader already below -10, or not allowed, stays as it is.
+ */
+static void reader_priority(void)
+{
+	errno = 0;
+	int now = getpriority(PRIO_PROCESS, 0);
+
+	if (errno == 0 && now > READER_NICE)
+		setpriority(PRIO_PROCESS, 0, READER_NICE);
+}
+
+int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
+{
+	struct pollfd *pfd;
+	uint64_t deadline = 0;
+	int err = 0;
+
+	if (s->replay)
+		return replay__run(s, hooks, eb);
+	pfd = calloc((size_t)s->ncpus, sizeof(*pfd));
+	if (!pfd)
+		return -ENOMEM;
+	for (int c = 0; c < s->ncpus; c++) {
+		pfd[c].fd = s->ring_owner[c];
+		pfd[c].events = POLLIN;
+	}
+	s->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	s->start_real_ns = clock_ns(CLOCK_REALTIME);
+	if (s->rec) {
+		err = recorder__start(s, eb);
+		if (err)
+			goto out;
+	}
+	if (target__kind(s->target) != TARGET_CMD || s->opts.system_wide) {
+		for (size_t i = 0; i < s->nfds; i++) {
+			if (s->fds[i] < 0)
+				continue;
+			err = perf_event__enable(s->fds[i]);
+			if (err) {
+				errbuf__set(eb, err, "cannot enable events: %s", strerror(-err));
+				goto out;
+			}
+		}
+	}
+	err = target__release(s->target, eb);
+	if (err)
+		goto out;
+	if (s->opts.duration > 0)
+		deadline = s->start_mono_ns + (uint64_t)(s->opts.duration * 1e9);
+	reader_priority();
+	if (hooks && hooks->ready)
+		hooks->ready(hooks->ctx);
+
+	while (!s->stop) {
+		int timeout = 100;
+
+		if (stop_requested) {
+			s->stop = SESSION_STOP_SIGNAL;
+			break;
+		}
+		if (deadline) {
+			uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+			if (now >= deadline) {
+				s->stop = SESSION_STOP_DURATION;
+				break;
+			}
+			if ((deadline - now) / 1000000 < (uint64_t)timeout)
+				timeout = (int)((deadline - now) / 1000000) + 1;
+		}
+		if (poll(pfd, (nfds_t)s->ncpus, timeout) < 0 && errno != EINTR) {
+			err = errbuf__set(eb, -errno, "poll failed: %s", strerror(errno));
+			goto out;
+		}
+		err = read_round(s, false);
+		if (err) {
+			errbuf__set(eb, err, "reading events failed: %s", strerror(-err));
+			goto out;
+		}
+		if (hooks && hooks->round)
+			hooks->round(hooks->ctx);
+		if (target__exited(s->target))
+			s->stop = SESSION_STOP_TARGET_EXIT;
+	}
+	for (size_t i = 0; i < s->nfds; i++)
+		if (s->fds[i] >= 0)
+			perf_event__disable(s->fds[i]);
+	err = read_round(s, true);
+	if (err)
+		errbuf__set(eb, err, "reading events failed: %s", strerror(-err));
+	for (size_t i = 0; s->format_lost && i < s->nfds; i++) {
+		uint64_t v[2];
+
+		if (s->fds[i] >= 0 && read(s->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
+			s->lost_counted += v[1];
+	}
+	if (s->rec && !err)
+		err = recorder__finish(s, eb);
+out:
+	free(pfd);
+	return err;
+}
+
+enum session_stop session__stop_reason(const struct session *s)
+{
+	return s->stop;
+}
+
+int session__cmd_status(const struct session *s)
+{
+	return s->replay ? s->rec_cmd_status : target__status(s->target);
+}
+
+uint64_t session__now(const struct session *s)
+{
+	return s->replay ? s->now_ns : clock_ns(CLOCK_MONOTONIC);
+}
+
+time_t session__wall(const struct session *s)
+{
+	if (!s->replay)
+		return time(NULL);
+	return (time_t)(session__realtime(s, s->now_ns) / 1000000000ULL);
+}
+
+/* Which evsel produced a sample (NULL if none). */
+static const struct evsel *evsel_of(const struct session *s, const struct sample *smp)
+{
+	uint64_t idx;
+
+	return hashmap__get(s->ids, smp->id, &idx) ? &s->evsels[idx - 1] : NULL;
+}
+
+int session__kernel_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
+{
+	uint64_t ips[MAX_USER_FRAMES];
+	uint32_t n;
+
+	if (s->replay)
+		return replay__stack(s, s->cur_kstack, stack_id);
+	n = sample__context_ips(smp, (uint64_t)PERF_CONTEXT_KERNEL, ips, MAX_USER_FRAMES);
+	return stackdb__intern(s->stacks, ips, n, stack_id);
+}
+
+int session__user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
+{
+	const struct evsel *ev = evsel_of(s, smp);
+	uint64_t ips[MAX_USER_FRAMES];
+	uint32_t n = 0;
+	int err;
+
+	if (s->replay)
+		return replay__stack(s, s->cur_ustack, stack_id);
+	if (s->unwinder && ev && (ev->sample_type & PERF_SAMPLE_STACK_USER)) {
+		struct unwind_input in = {
+			.pid = (pid_t)smp->pid,
+			.regs = smp->regs,
+			.regs_mask = smp->regs_abi ? ev->regs_mask : 0,
+			.stack = smp->stack,
+			.stack_size = smp->stack_size,
+		};
+		enum unwind_stop stop = UNWIND_ERROR;
+
+		err = unwinder__unwind(s->unwinder, &in, ips, MAX_USER_FRAMES, &n, &stop);
+		if (err == -ENOMEM)
+			return err;
+		s->unwind_stops[err ? UNWIND_ERROR : stop]++;
+		if (err)
+			n = 0;
+	} else {
+		n = sample__user_ips(smp, ips, MAX_USER_FRAMES);
+		if (ev && ev->entry_fix && n >= 1 && smp->stack && smp->stack_size >= 8) {
+			uint64_t ret;
+
+			uint32_t keep = n < MAX_USER_FRAMES ? n - 1 : n - 2;
+
+			memcpy(&ret, smp->stack, 8);
+			memmove(ips + 2, ips + 1, keep * sizeof(*ips));
+			ips[1] = ret;
+			n = keep + 2;
+		}
+	}
+	return stackdb__intern(s->stacks, ips, n, stack_id);
+}
+
+uint64_t session__unwind_stops(const struct session *s, int reason)
+{
+	return reason >= 0 && reason < UNWIND__COUNT ? s->unwind_stops[reason] : 0;
+}
+
+bool session__dwarf(const struct session *s)
+{
+	const char *cg;
+
+	if (!s->replay)
+		return s->unwinder != NULL;
+	cg = session__meta(s, "call_graph");
+	return cg && !strcmp(cg, "dwarf");
+}
+
+uint32_t session__exec_count(const struct session *s, pid_t pid)
+{
+	uint64_t n = 0;
+
+	hashmap__get(s->execs, (uint64_t)pid, &n);
+	return (uint32_t)n;
+}
+
+const char *session__comm(struct session *s, pid_t pid)
+{
+	uint64_t v;
+
+	if (hashmap__get(s->comms, (uint64_t)pid, &v))
+		return (const char *)(uintptr_t)v;
+	return "?";
+}
+
+pid_t session__target_pid(const struct session *s)
+{
+	return s->replay ? s->rec_target_pid : target__pid(s->target);
+}
+
+bool session__is_cmd(const struct session *s)
+{
+	return s->replay ? s->rec_is_cmd : target__kind(s->target) == TARGET_CMD;
+}
+
+uint64_t session__lost(const struct session *s)
+{
+	/* Both count the same losses when both are complete; each can miss
+	 * some (a LOST record never written, the losses of inherited events
+	 * in threads, which their parent's count does not include). */
+	return s->lost > s->lost_counted ? s->lost : s->lost_counted;
+}
+
+uint64_t session__samples(const struct session *s)
+{
+	return s->samples;
+}
+
+uint64_t session__bad_records(const struct session *s)
+{
+	return s->bad;
+}
+
+uint64_t session__realtime(const struct session *s, uint64_t t)
+{
+	/* With CLOCK_MONOTONIC sample times the offset is exact; without (old
+	 * kernels) the perf clock is close enough for HH:MM:SS. */
+	if (t >= s->start_mono_ns || !s->use_clockid)
+		return s->start_real_ns + (t - s->start_mono_ns);
+	return s->start_real_ns - (s->start_mono_ns - t);
+}
+
+double session__elapsed(const struct session *s, uint64_t t)
+{
+	if (t <= s->start_mono_ns)
+		return 0.0;
+	return (double)(t - s->start_mono_ns) / 1e9;
+}
+
+struct addrspaces *session__addrspaces(struct session *s)
+{
+	return s->as;
+}
+
+struct stackdb *session__stackdb(struct session *s)
+{
+	return s->stacks;
+}
+
+struct symbolizer *session__symbolizer(struct session *s)
+{
+	return s->sym;
+}

@@ -1,0 +1,266 @@
+/*
+ * session: one tracing run.  It owns everything that touches the kernel
+ * (the probe group, perf fds, ring mmaps, the held child) and gives all of
+ * it back in one place, session__free(), whatever path led there: normal
+ * end, Ctrl-C/SIGTERM/SIGHUP/SIGPIPE, a failed setup step, or the traced
+ * command dying.  A fatal signal (SIGSEGV...) still closes the perf fds and
+ * removes the probes with async-signal-safe writes before the process dies;
+ * only SIGKILL leaves probes behind, for `faultline cleanup`.
+ *
+ * Life cycle: session__new() (tracefs located or mounted, target set up and
+ * held, side-band events and rings open), session__add_*() for each event a
+ * tool wants, session__run() (enable, release the command, read until the
+ * stop condition, drain), then the tool reports from its aggregates with
+ * the session's address spaces, stacks and symbolizer, then
+ * session__free().
+ */
+#ifndef FAULTLINE_SESSION_H
+#define FAULTLINE_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "lib/errbuf.h"
+#include "trace/sample.h"
+
+struct session;
+struct tp_event;
+struct probe_spec;
+struct features;
+struct addrspaces;
+struct stackdb;
+struct symbolizer;
+
+enum callgraph {
+	CALLGRAPH_DWARF,	/* registers + stack copy, unwound with CFI (default) */
+	CALLGRAPH_FP,		/* the kernel's frame-pointer walk */
+};
+
+struct session_opts {
+	pid_t pid;			/* -p PID; 0 = none */
+	const char *cmd;		/* -c "CMD ARGS"; NULL = none.  With cmd_argv,
+					 * only how messages name the command */
+	int cmd_argc;			/* "-- CMD ARGS...": run as given */
+	char *const *cmd_argv;		/* NULL = none (then cmd is split as a shell would) */
+	unsigned int mmap_pages;	/* -m: data pages per ring, power of two; 0 = default */
+	double duration;		/* seconds; 0 = until stopped */
+	enum callgraph callgraph;	/* --call-graph */
+	unsigned int stack_size;	/* dwarf: bytes of stack copied; 0 = default */
+	const char *unwinder;		/* "libdw" (default) or "libunwind" */
+	/* Open events on every CPU for every task even with a pid or a
+	 * command: the target still decides when the session ends, and
+	 * the tool filters by pid.  For kernel events whose other half
+	 * (a kfree in RCU or softirq context) runs in any task. */
+	bool system_wide;
+};
+
+/* Default bytes of user stack copied per DWARF sample: see README
+ * ("Stack copy size") for the measurement behind it. */
+#define SESSION_DEFAULT_STACK_SIZE 8192
+/* The kernel's limit for sample_stack_user (u16, 8-byte multiple). */
+#define SESSION_MAX_STACK_SIZE 65528
+
+enum session_stop {
+	SESSION_STOP_NONE,
+	SESSION_STOP_SIGNAL,
+	SESSION_STOP_DURATION,
+	SESSION_STOP_TARGET_EXIT,
+};
+
+/* Flags for session__add_*(). */
+#define SESSION_USER_STACK	(1u << 0)	/* record the user stack */
+#define SESSION_FUNC_ENTRY	(1u << 1)	/* the event fires at a function's first instruction */
+#define SESSION_KERNEL_STACK	(1u << 2)	/* record the kernel callchain */
+/* An entry uprobe that reads only argument registers and %sp: it may
+ * move past leading flag-only instructions to one the kernel emulates
+ * rather than single-steps (uprobe-place.h). */
+#define SESSION_PLACE_CHEAP	(1u << 3)
+#define SESSION_SAMPLE_ADDR	(1u << 4)	/* record the sample's data address (smp->addr) */
+
+typedef void (*session_sample_fn)(struct session *s, const struct sample *smp, void *ctx);
+
+/*
+ * Set up a session.  With neither pid nor cmd, traces every process (-a).
+ * Errors (-errno, detail in eb): no privilege, tracefs missing and not
+ * mountable, no such pid, a command line that does not parse.
+ */
+int session__new(const struct session_opts *o, struct session **out, struct errbuf *eb);
+/* Release everything (see above), once every reference is dropped.  NULL
+ * is fine. */
+void session__free(struct session *s);
+/* One more reference (faultline record lends its session to each tool's
+ * setup, which frees it as usual); returns @s. */
+struct session *session__ref(struct session *s);
+
+/* Number of stale faultline probe groups seen at start (left by a faultline
+ * killed with SIGKILL); `faultline cleanup` removes them. */
+size_t session__stale_groups(const struct session *s);
+
+const struct features *session__features(const struct session *s);
+
+/* Trace tracepoint <system>:<event>; fn is called for each of its samples,
+ * in time order.  *ev (may be NULL) gets the parsed format for field reads. */
+int session__add_tracepoint(struct session *s, const char *system, const char *event,
+			    unsigned int flags, session_sample_fn fn, void *ctx,
+			    struct tp_event **ev, struct errbuf *eb);
+/* Create a uprobe or uretprobe from a probe spec (library resolved as the
+ * target maps it, first symbol candidate that exists) and trace it. */
+int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			session_sample_fn fn, void *ctx, struct tp_event **ev,
+			struct errbuf *eb);
+
+/* Trace software event @config (PERF_COUNT_SW_*), every occurrence, named
+ * @name in messages; with SESSION_SAMPLE_ADDR a fault event's sample
+ * carries the faulting address in smp->addr. */
+int session__add_software(struct session *s, const char *name, uint64_t config,
+			  unsigned int flags, session_sample_fn fn, void *ctx, struct errbuf *eb);
+/* Create kprobe (or kretprobe) @event on kernel function @func with tracefs
+ * @fetchargs (may be NULL) in the session's probe group, and trace it
+ * (kernels with kprobe_events only; removed with the group). */
+int session__add_kprobe(struct session *s, const char *event, const char *func, bool retprobe,
+			const char *fetchargs, unsigned int flags, session_sample_fn fn, void *ctx,
+			struct tp_event **ev, struct errbuf *eb);
+
+/**
+ * session__uprobe_locate() - where a spec's probe would go
+ * @flags: SESSION_PLACE_CHEAP to apply the cheap placement
+ * @path:  receives the file probed (as the target maps it)
+ * @off:   receives the file offset
+ *
+ * Checks the spec's "expect" bytes there.  Lets a tool skip a probe that
+ * lands where another already is (aligned_alloc and memalign are one
+ * function in glibc).  Errors: -ENOENT (library or symbol missing),
+ * -ENOEXEC (the bytes differ from "expect": another build), detail in eb.
+ */
+int session__uprobe_locate(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			   char *path, size_t n, uint64_t *off, struct errbuf *eb);
+
+/**
+ * session__set_filter() - a tracefs filter expression on an event added
+ * before ("size >= 64"), evaluated by the kernel on every fd of it
+ *
+ * Return: 0, or -EINVAL (the kernel refused it), detail in eb.
+ */
+int session__set_filter(struct session *s, const struct tp_event *ev, const char *filter,
+			struct errbuf *eb);
+
+/*
+ * What a tool hears of tasks, in time order with the samples: a process
+ * exec'd (its image, heap and mappings are new), forked (the child starts
+ * as a copy of the parent's memory), or one of its threads exited (state
+ * kept per thread can go).  Members may be NULL.
+ */
+struct session_task_hooks {
+	void (*exec)(struct session *s, pid_t pid, void *ctx);
+	void (*fork)(struct session *s, pid_t parent, pid_t child, void *ctx);
+	void (*thread_exit)(struct session *s, pid_t pid, pid_t tid, void *ctx);
+	/* The kernel dropped @n events (a full ring): whatever state waits
+	 * for a later event (a call's return) may wait for one that is gone.
+	 * Called where the loss is reported in the stream, live and replayed. */
+	void (*lost)(struct session *s, uint64_t n, void *ctx);
+	void *ctx;
+};
+/* One listener: a later call replaces the hooks (copied). */
+void session__on_task(struct session *s, const struct session_task_hooks *h);
+
+/* What the caller wants to hear while the session runs (members may be NULL). */
+struct session_hooks {
+	/* Once every event is enabled and a -c command released: the moment
+	 * a user may start the workload. */
+	void (*ready)(void *ctx);
+	/* After each batch of records was delivered (at least every 100 ms
+	 * while tracing): a point between events, e.g. to flush output. */
+	void (*round)(void *ctx);
+	void *ctx;
+};
+
+/*
+ * Recording (faultline record): set up the session as usual, add the
+ * events, then session__record() before session__run().  While it runs,
+ * every sample and side-band record goes to the file, with the stacks the
+ * events asked for, unwound now; the tools' handlers and task hooks are
+ * not called (their state may be gone: record only borrows their setup).
+ * Samples of two events of the same name are written once.  Errors:
+ * -errno of the file (detail in eb).
+ */
+int session__record(struct session *s, const char *path, struct errbuf *eb);
+/* A key/value the recording keeps (tool and rung chosen, options). */
+int session__record_meta(struct session *s, const char *key, const char *value);
+/* Bytes written to the recording so far (0 when not recording). */
+uint64_t session__recorded_bytes(const struct session *s);
+bool session__recording(const struct session *s);
+
+/*
+ * Replay (faultline report): a session whose events come from a recording
+ * instead of the kernel, through the same API, so a tool runs unchanged:
+ * session__add_*() find the recorded event of that name (-ENOENT, with
+ * what the file holds, when it is not there), filters are applied in user
+ * space, session__run() delivers the records in their order, stacks are
+ * the recorded ones, and the target, stop reason and totals are those of
+ * the recorded run.  Nothing of the live kernel is touched; no root needed.
+ */
+struct replay_opts {
+	const char *path;	/* the recording */
+	const char *symfs;	/* NULL, or a root to find the binaries below */
+	double since, until;	/* seconds from the start; until 0: to the end */
+};
+int session__new_replay(const struct session_opts *o, const struct replay_opts *ro,
+			struct session **out, struct errbuf *eb);
+bool session__replaying(const struct session *s);
+/* The recording's events (faultline report script dumps them all): how
+ * many, the name and flags of the i-th, and adding it with a handler. */
+size_t session__recorded_events(const struct session *s);
+const char *session__recorded_event(const struct session *s, size_t i, unsigned int *flags);
+int session__add_recorded(struct session *s, size_t i, session_sample_fn fn, void *ctx,
+			  struct tp_event **ev, struct errbuf *eb);
+/* A key of the recording's metadata, or NULL. */
+const char *session__meta(const struct session *s, const char *key);
+
+/* Now, on the session's clock: CLOCK_MONOTONIC ns live, the time of the
+ * last record delivered in a replay.  session__wall(): the same as a
+ * wall-clock time_t.  Tools use these for intervals and ages, so a replay
+ * reports as the live run would have. */
+uint64_t session__now(const struct session *s);
+time_t session__wall(const struct session *s);
+
+/* Run until Ctrl-C/signal, the duration, or the target's exit. */
+int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb);
+enum session_stop session__stop_reason(const struct session *s);
+/* Exit status of a -c command (waitpid status), or -1. */
+int session__cmd_status(const struct session *s);
+
+/* Intern the user stack of a sample taken with SESSION_USER_STACK: the
+ * kernel's frame-pointer chain, or a DWARF unwind of the copied stack. */
+int session__user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id);
+/* Intern the kernel callchain of a sample taken with SESSION_KERNEL_STACK. */
+int session__kernel_stack(struct session *s, const struct sample *smp, uint32_t *stack_id);
+
+/* How many stack walks ended for each reason (enum unwind_stop), for the
+ * footer; NULL-safe index < UNWIND__COUNT. */
+uint64_t session__unwind_stops(const struct session *s, int reason);
+bool session__dwarf(const struct session *s);
+
+/* How many times pid has exec'd since tracing began: a new image, a new
+ * heap and new mappings. */
+uint32_t session__exec_count(const struct session *s, pid_t pid);
+/* Command name of a process (as of its last exec), "?" if never known. */
+const char *session__comm(struct session *s, pid_t pid);
+/* Target description for messages: "PID 123 (\"comm\")", "all processes"... */
+pid_t session__target_pid(const struct session *s);
+bool session__is_cmd(const struct session *s);
+
+uint64_t session__lost(const struct session *s);
+uint64_t session__samples(const struct session *s);
+uint64_t session__bad_records(const struct session *s);
+/* Wall-clock time (CLOCK_REALTIME ns) of a sample timestamp (perf clock). */
+uint64_t session__realtime(const struct session *s, uint64_t sample_time);
+/* Seconds since tracing started, for a sample timestamp. */
+double session__elapsed(const struct session *s, uint64_t sample_time);
+
+struct addrspaces *session__addrspaces(struct session *s);
+struct stackdb *session__stackdb(struct session *s);
+struct symbolizer *session__symbolizer(struct session *s);
+
+#endif

@@ -1,0 +1,52 @@
+#!/bin/sh
+# The layers of src/ (src/README.md), lowest first: a file may include only
+# from its own folder and the folders before it, so no module reaches up
+# into one that uses it. compat/ (kernel feature probing) sits just above
+# lib/. A quoted include naming no known folder is an error too: every
+# header is reached through its layer.
+srcdir=${top_srcdir:-$(dirname "$0")/../..}
+cd "$srcdir" || exit 99
+layers="lib compat proc stack trace agg cmd"
+rank() {
+	i=0
+	for l in $layers; do
+		[ "$l" = "$1" ] && { echo $i; return; }
+		i=$((i + 1))
+	done
+	echo -1
+}
+bad=0
+checked=0
+for f in $(find src compat -name '*.[ch]' | sort); do
+	case $f in
+	compat/*) from=compat ;;
+	src/*/*) from=${f#src/}; from=${from%%/*} ;;
+	*) echo "layers: $f: not in a layer folder"; bad=$((bad + 1)); continue ;;
+	esac
+	rf=$(rank "$from")
+	if [ "$rf" -lt 0 ]; then
+		echo "layers: $f: folder '$from' is not a layer"
+		bad=$((bad + 1))
+		continue
+	fi
+	for inc in $(sed -n 's/^#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$f"); do
+		case $inc in
+		features.h|ladder.h) to=compat ;;
+		*/*) to=${inc%%/*} ;;
+		*) echo "layers: $f includes \"$inc\", which names no layer"
+		   bad=$((bad + 1)); continue ;;
+		esac
+		rt=$(rank "$to")
+		checked=$((checked + 1))
+		if [ "$rt" -lt 0 ]; then
+			echo "layers: $f includes \"$inc\": '$to' is not a layer"
+			bad=$((bad + 1))
+		elif [ "$rt" -gt "$rf" ]; then
+			echo "layers: $f ($from) includes \"$inc\" from the higher layer $to"
+			bad=$((bad + 1))
+		fi
+	done
+done
+echo "layers: $checked includes checked, $bad wrong"
+[ "$checked" -gt 100 ] || { echo "layers: too few includes found: is this the tree?"; exit 1; }
+[ "$bad" -eq 0 ]
