@@ -258,13 +258,13 @@ static void print_header(void *ctx)
 		printf("%-12s %-7s %-16s %-18s %s\n", "TIME(s)", "PID", "COMM", "REQUESTED", "RESULT");
 }
 
-int cmd_brk(int argc, char **argv)
+int cmd_brk(struct tool_mode *mode, int argc, char **argv)
 {
 	struct brk_state st = { 0 };
 	struct tool_opts o;
 	int ret;
 
-	ret = tool_opts__parse(&o, TOOL, TOOL_OPT_T | TOOL_OPT_FOLDED, usage, help, argc, argv);
+	ret = tool_opts__parse(&o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_FOLDED, usage, help, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	st.o = &o;

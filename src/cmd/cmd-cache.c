@@ -119,7 +119,7 @@ static int print_row(void *ctx, struct cache_source *cs, bool final)
 	return 0;
 }
 
-int cmd_cache(int argc, char **argv)
+int cmd_cache(struct tool_mode *mode, int argc, char **argv)
 {
 	struct cache_cmd c = { .every = { .secs = 1 } };
 	struct tool_extra extra = { .shortopts = "p:", .opt = cache_opt,
@@ -134,7 +134,7 @@ int cmd_cache(int argc, char **argv)
 
 	/* -T only: the page cache is the whole system's, nothing to choose
 	 * (-a says so, as faultline record passes it). */
-	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL),
+	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL),
 				   usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
@@ -153,7 +153,7 @@ int cmd_cache(int argc, char **argv)
 		tool__fail(TOOL, &eb, err);
 		goto out;
 	}
-	if (tool__lent()) {
+	if (tool__lent(&o)) {
 		ret = EXIT_OK;
 		goto out;
 	}

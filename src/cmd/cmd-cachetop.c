@@ -372,7 +372,7 @@ static void keys_off(struct top *t)
 	t->keys = false;
 }
 
-int cmd_cachetop(int argc, char **argv)
+int cmd_cachetop(struct tool_mode *mode, int argc, char **argv)
 {
 	struct top t = { .sort_col = COL_HITS, .every = { .secs = 5 } };
 	struct tool_extra extra = { .positional = tool_opts__interval_positional, .ctx = &t.every };
@@ -386,7 +386,7 @@ int cmd_cachetop(int argc, char **argv)
 
 	/* -p only: per process, and system-wide without it (or with -a, as
 	 * faultline record says it). */
-	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_NO_SHARED & ~(TOOL_OPT_NO_PID | TOOL_OPT_NO_ALL),
+	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_NO_SHARED & ~(TOOL_OPT_NO_PID | TOOL_OPT_NO_ALL),
 				   usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
@@ -411,7 +411,7 @@ int cmd_cachetop(int argc, char **argv)
 		tool__fail(TOOL, &eb, err);
 		goto out;
 	}
-	if (tool__lent()) {
+	if (tool__lent(&o)) {
 		ret = EXIT_OK;
 		goto out;
 	}

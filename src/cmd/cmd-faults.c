@@ -585,7 +585,7 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	return err;
 }
 
-int cmd_faults(int argc, char **argv)
+int cmd_faults(struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "minor", no_argument, NULL, OPT_MINOR },
@@ -600,7 +600,7 @@ int cmd_faults(int argc, char **argv)
 	struct tool_extra extra = { "T:O:", longopts, faults_opt, NULL, &st.fo };
 	int ret;
 
-	ret = tool_opts__parse_ext(&st.o, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(&st.o, mode, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	if (st.fo.minor_only && st.fo.major_only) {

@@ -21,7 +21,6 @@
 #include "ladder.h"
 #include "lib/errbuf.h"
 
-int cmd_features(int argc, char **argv);
 
 #define WHY_LEN 256
 #define MAX_RUNGS 16

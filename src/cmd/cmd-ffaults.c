@@ -216,12 +216,12 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	return err;
 }
 
-int cmd_ffaults(int argc, char **argv)
+int cmd_ffaults(struct tool_mode *mode, int argc, char **argv)
 {
 	struct ffaults_state st = { 0 };
 	int ret;
 
-	ret = tool_opts__parse(&st.o, TOOL, 0, usage, help, argc, argv);
+	ret = tool_opts__parse(&st.o, mode, TOOL, 0, usage, help, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	st.files = keyed__new(sizeof(struct ffile));

@@ -586,7 +586,7 @@ out:
 	return err;
 }
 
-int cmd_heap(int argc, char **argv)
+int cmd_heap(struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "peak-limit", required_argument, NULL, 'n' },
@@ -605,10 +605,10 @@ int cmd_heap(int argc, char **argv)
 	const char *rung, *label;
 	int ret, err;
 
-	ret = tool_opts__parse_ext(&h.o, TOOL, 0, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(&h.o, mode, TOOL, 0, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	if (!h.o.sess.pid && !h.o.sess.cmd && !tool__replaying()) {
+	if (!h.o.sess.pid && !h.o.sess.cmd && !tool__replaying(&h.o)) {
 		fprintf(stderr, "faultline " TOOL ": which program? -p PID or -c CMD\n");
 		return EXIT_USAGE;
 	}

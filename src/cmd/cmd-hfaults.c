@@ -393,13 +393,13 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	return err;
 }
 
-int cmd_hfaults(int argc, char **argv)
+int cmd_hfaults(struct tool_mode *mode, int argc, char **argv)
 {
 	struct hfaults_state st = { 0 };
 	struct tool_extra extra = { "T:", NULL, hfaults_opt, NULL, &st };
 	int ret;
 
-	ret = tool_opts__parse_ext(&st.o, TOOL, 0, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(&st.o, mode, TOOL, 0, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	st.procs = keyed__new(sizeof(struct hproc));

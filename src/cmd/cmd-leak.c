@@ -516,7 +516,7 @@ static void on_round(void *ctx)
 		raise(SIGINT);	/* the session's stop signal: ends it cleanly */
 }
 
-int cmd_leak(int argc, char **argv)
+int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "kernel", no_argument, NULL, 'k' },
@@ -542,7 +542,7 @@ int cmd_leak(int argc, char **argv)
 	const char *rung, *label;
 	int ret, err;
 
-	ret = tool_opts__parse_ext(&lk.o, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(&lk.o, mode, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	if (lk.lo.max_size && lk.lo.min_size > lk.lo.max_size) {

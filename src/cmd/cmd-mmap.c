@@ -339,7 +339,7 @@ static int add_events(struct session *s, struct mmap_state *st, const char *rung
 	return 0;
 }
 
-int cmd_mmap(int argc, char **argv)
+int cmd_mmap(struct tool_mode *mode, int argc, char **argv)
 {
 	struct mmap_state st = { 0 };
 	struct tool_opts o;
@@ -350,7 +350,7 @@ int cmd_mmap(int argc, char **argv)
 	size_t pos = 0;
 	int ret, err;
 
-	ret = tool_opts__parse(&o, TOOL, TOOL_OPT_T | TOOL_OPT_G, usage, help, argc, argv);
+	ret = tool_opts__parse(&o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_G, usage, help, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	st.o = &o;

@@ -960,7 +960,7 @@ static int choose_rung(const char **key, const char **label, int *idx, char (*wh
  * Prints one line (or JSON object) per OOM kill until Ctrl-C or the
  * duration.  Return: exit status (EXIT_OK, EXIT_FAIL, EXIT_USAGE).
  */
-int cmd_oom(int argc, char **argv)
+int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
@@ -975,13 +975,13 @@ int cmd_oom(int argc, char **argv)
 	bool session_ok = false;
 	int ret, err, idx = -1;
 
-	ret = tool_opts__parse_ext(&o, TOOL, 0, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(&o, mode, TOOL, 0, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	/* Live, OOM kills are traced system-wide.  A recording of a target
 	 * holds the kills of its tasks (a memcg OOM it triggers itself), and
 	 * a report reads whatever the recording holds. */
-	if ((o.sess.pid > 0 || o.sess.cmd) && !tool__recording() && !tool__replaying()) {
+	if ((o.sess.pid > 0 || o.sess.cmd) && !tool__recording(&o) && !tool__replaying(&o)) {
 		fprintf(stderr, "faultline " TOOL ": OOM kills are traced system-wide; -p and -c are not "
 			"supported (filter the output by PID or memcg instead)\n");
 		return EXIT_USAGE;

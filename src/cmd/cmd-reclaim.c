@@ -432,7 +432,7 @@ static const char *reclaim_opt(int c, const char *arg, void *ctx)
 	return tool_opts__parse_secs(arg, &st->interval) ? "invalid interval" : NULL;
 }
 
-int cmd_reclaim(int argc, char **argv)
+int cmd_reclaim(struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "summary", no_argument, NULL, 's' },
@@ -450,7 +450,7 @@ int cmd_reclaim(int argc, char **argv)
 	int ret, err, cst;
 
 	/* Any order: -s and -i were always taken after the duration too. */
-	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER, usage, help, &extra,
+	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER, usage, help, &extra,
 				   argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
@@ -470,7 +470,7 @@ int cmd_reclaim(int argc, char **argv)
 	st.s = s;
 	rc.source = label;
 	rc.vmstat = !strcmp(rung, "vmstat");
-	if (rc.vmstat && tool__refuse_live(TOOL, "/proc counters"))
+	if (rc.vmstat && tool__refuse_live(&o, TOOL, "/proc counters"))
 		goto out;
 	if (rc.vmstat) {
 		if (o.sess.pid > 0 || o.sess.cmd)
@@ -490,7 +490,7 @@ int cmd_reclaim(int argc, char **argv)
 			ret = tool__fail(TOOL, &eb, err);
 			goto out;
 		}
-		if (tool__lent()) {
+		if (tool__lent(&o)) {
 			ret = EXIT_OK;
 			goto out;
 		}

@@ -3,7 +3,7 @@
  * that `faultline report` answers every tool's question from.
  *
  * One session for all the tools asked for: each tool's own command runs
- * in setup mode (tool__set_mode), choosing its rung on this kernel and
+ * in setup mode (a tool_mode lending it the session), choosing its rung on this kernel and
  * adding its events to the shared session exactly as it would live; then
  * the session runs, writing every sample (with the stacks the events ask
  * for, unwound now), the processes and their mappings with build-ids, and
@@ -43,10 +43,8 @@ static const char help[] =
 	"               the DWARF unwinder (default libdw)\n"
 	"  duration     stop after this many seconds\n";
 
-static const char *const default_tools = "leak,faults,brk,mmap,oom,cache,reclaim,swapin";
-
 struct record_opts {
-	const char *tools;
+	const char *tools;	/* default: the table's TOOL_RECORD_DEFAULT */
 	const char *out;
 	bool tools_given;
 };
@@ -67,16 +65,46 @@ static const char *record_opt(int c, const char *arg, void *ctx)
 	return "unknown option";
 }
 
-/* Lends @s to @tool's setup, for the recorded target; 0 when its events
- * were added. */
-static int setup_tool(struct session *s, const struct tool_opts *o, const char *tool)
+/* Every name in @tools is a tool that can be recorded: said before
+ * anything is opened, so a mistyped -e leaves no file. */
+static int check_tools(const char *tools)
 {
-	int (*fn)(int, char **) = commands__tool(tool);
-	char pid[16], *argv[4] = { (char *)tool, NULL, NULL, NULL };
+	const char *p = tools;
+
+	if (!*p) {
+		fprintf(stderr, "faultline " TOOL ": -e names no tool (see 'faultline record -h')\n");
+		return -EINVAL;
+	}
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char name[64];
+		const struct command *c;
+
+		snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1), p);
+		c = len ? commands__find(name) : NULL;
+		if (!c || !(c->flags & TOOL_RECORDS)) {
+			if (c && c->why_not)
+				fprintf(stderr, "faultline " TOOL ": '%s' cannot be recorded: %s\n", name,
+					c->why_not);
+			else
+				fprintf(stderr, "faultline " TOOL ": '%s' is not a tool whose events "
+					"can be recorded (see 'faultline record -h')\n", name);
+			return -EINVAL;
+		}
+		p += len;
+		p += *p == ',';
+	}
+	return 0;
+}
+
+/* Lends @s to @c's setup, for the recorded target; 0 when its events
+ * were added. */
+static int setup_tool(struct session *s, const struct tool_opts *o, const struct command *c)
+{
+	struct tool_mode mode = { .record = s };
+	char pid[16], *argv[4] = { (char *)c->name, NULL, NULL, NULL };
 	int argc = 1;
 
-	if (!fn)
-		return -ENOENT;
 	if (session__target_pid(s) > 0) {
 		snprintf(pid, sizeof(pid), "%d", (int)session__target_pid(s));
 		argv[argc++] = "-p";
@@ -84,24 +112,28 @@ static int setup_tool(struct session *s, const struct tool_opts *o, const char *
 	} else if (o->all || (!o->sess.pid && !o->sess.cmd)) {
 		argv[argc++] = "-a";
 	}
-	tool__set_mode(&(struct tool_mode){ .record = s });
-	fn(argc, argv);
-	return tool__setup_done() ? 0 : -EINVAL;
+	c->tool(&mode, argc, argv);
+	return mode.setup_done ? 0 : -EINVAL;
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts ro = { .tools = default_tools, .out = "faultline.rec" };
+	struct record_opts ro = { .out = "faultline.rec" };
 	struct tool_extra extra = { "e:o:", NULL, record_opt, NULL, &ro };
 	struct tool_opts o = { 0 };
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
-	char *list = NULL, *save = NULL, *t, recorded[512] = "";
+	char *list = NULL, *save = NULL, *t, recorded[512] = "", defaults[512];
+	const struct command *c;
 	int ret, err;
 
-	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_NO_JSON, usage, help, &extra, argc, argv);
+	commands__list(TOOL_RECORD_DEFAULT, defaults, sizeof(defaults));
+	ro.tools = defaults;
+	ret = tool_opts__parse_ext(&o, NULL, TOOL, TOOL_OPT_NO_JSON, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	if (check_tools(ro.tools))
+		return EXIT_USAGE;
 	ret = EXIT_FAIL;
 	err = session__new(&o.sess, &s, &eb);
 	if (!err)
@@ -116,15 +148,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	for (t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(t, TOOL) || !strcmp(t, "report") || !strcmp(t, "features") ||
-		    !strcmp(t, "cleanup") || !commands__tool(t)) {
-			fprintf(stderr, "faultline " TOOL ": '%s' is not a tool whose events can be "
-				"recorded (see 'faultline record -h')\n", t);
-			ret = EXIT_USAGE;
-			goto out;
-		}
-		err = setup_tool(s, &o, t);
-		tool__set_mode(&(struct tool_mode){ 0 });
+		c = commands__find(t);	/* check_tools: one that records */
+		err = setup_tool(s, &o, c);
 		if (err && ro.tools_given) {
 			fprintf(stderr, "faultline " TOOL ": cannot record '%s' (above: why)\n", t);
 			goto out;

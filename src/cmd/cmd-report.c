@@ -2,7 +2,7 @@
  * faultline report: answers from a recording (faultline record).
  *
  *   report -i FILE TOOL [TOOL OPTIONS]   the tool's own report: its own
- *        code runs on a replay session (tool__set_mode), so thresholds,
+ *        code runs on a replay session (a tool_mode naming it), so thresholds,
  *        sorts, filters and intervals all apply after the fact, and the
  *        output is the live tool's;
  *   report -i FILE script                every sample as `perf script`
@@ -180,30 +180,30 @@ out:
 
 static int tool(const struct replay_opts *ro, int argc, char **argv)
 {
-	static const char *const not_tools[] = { "record", "report", "features", "cleanup", "hfaults" };
-	int (*fn)(int, char **) = commands__tool(argv[0]);
+	const struct command *c = commands__find(argv[0]);
+	struct tool_mode mode = { .replay = ro };
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
-	pid_t pid;
 	char *command = NULL;
 	int err, ret;
 
-	for (size_t i = 0; i < sizeof(not_tools) / sizeof(not_tools[0]); i++)
-		if (!strcmp(argv[0], not_tools[i]))
-			fn = NULL;
-	if (!fn)
+	if (c && c->why_not) {
+		fprintf(stderr, "faultline " TOOL ": no report from a recording for '%s': %s\n",
+			argv[0], c->why_not);
+		return EXIT_USAGE;
+	}
+	if (!c || !(c->flags & TOOL_REPLAYS))
 		return bad("no report from a recording for", argv[0]);
 	/* The recorded target, for the tool's default. */
 	err = session__new_replay(&(struct session_opts){ 0 }, ro, &s, &eb);
 	if (err)
 		return tool__fail(TOOL, &eb, err);
-	pid = session__target_pid(s);
+	mode.target_pid = session__target_pid(s);
 	if (session__meta(s, "command") && session__is_cmd(s))
 		command = strdup(session__meta(s, "command"));
 	session__free(s);
-	tool__set_mode(&(struct tool_mode){ .replay = ro, .target_pid = pid, .command = command });
-	ret = fn(argc, argv);
-	tool__set_mode(&(struct tool_mode){ 0 });
+	mode.command = command;
+	ret = c->tool(&mode, argc, argv);
 	free(command);
 	return ret;
 }

@@ -250,7 +250,7 @@ static int add_events(struct session *s, struct swapin_state *st, const char *ru
 	return vmstat__read(NULL, vm_names, &st->vm_prev, eb);
 }
 
-int cmd_swapin(int argc, char **argv)
+int cmd_swapin(struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "notime", no_argument, NULL, 'T' },
@@ -266,7 +266,7 @@ int cmd_swapin(int argc, char **argv)
 	const char *rung, *label;
 	int ret, err, cst;
 
-	ret = tool_opts__parse_ext(&o, TOOL, TOOL_OPT_ANY_ORDER, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_ANY_ORDER, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	ret = EXIT_FAIL;
@@ -288,7 +288,7 @@ int cmd_swapin(int argc, char **argv)
 	rc.s = s;
 	rc.source = label;
 	st.vmstat = !strcmp(rung, "vmstat");
-	if (st.vmstat && tool__refuse_live(TOOL, "/proc counters"))
+	if (st.vmstat && tool__refuse_live(&o, TOOL, "/proc counters"))
 		goto out;
 	if (st.vmstat && (o.sess.pid > 0 || o.sess.cmd))
 		fprintf(stderr, "faultline " TOOL ": warning: /proc/vmstat pswpin is system-wide: "
@@ -298,7 +298,7 @@ int cmd_swapin(int argc, char **argv)
 		ret = tool__fail(TOOL, &eb, err);
 		goto out;
 	}
-	if (tool__lent()) {
+	if (tool__lent(&o)) {
 		ret = EXIT_OK;
 		goto out;
 	}

@@ -6,33 +6,68 @@
 #ifndef FAULTLINE_COMMANDS_H
 #define FAULTLINE_COMMANDS_H
 
+#include <stddef.h>
+
 /* Exit statuses, as eu-stack documents its own: */
 #define EXIT_OK		0	/* done */
 #define EXIT_FAIL	1	/* could not do it (the reason is on stderr) */
 #define EXIT_USAGE	2	/* bad command line */
 
+struct tool_mode;
+
+/* The plain commands. */
 int cmd_features(int argc, char **argv);
 int cmd_cleanup(int argc, char **argv);
-int cmd_brk(int argc, char **argv);
-int cmd_mmap(int argc, char **argv);
-int cmd_leak(int argc, char **argv);
-int cmd_heap(int argc, char **argv);
-int cmd_faults(int argc, char **argv);
-int cmd_ffaults(int argc, char **argv);
-int cmd_hfaults(int argc, char **argv);
-int cmd_reclaim(int argc, char **argv);
-int cmd_swapin(int argc, char **argv);
-int cmd_cache(int argc, char **argv);
-int cmd_cachetop(int argc, char **argv);
-int cmd_oom(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 /* report -i FILE timeline (cmd-timeline.c): argv[0] is "timeline". */
 struct replay_opts;
 int report_timeline(const struct replay_opts *ro, int argc, char **argv);
 
-/* The command function of @name (leak, faults...), or NULL: how record
- * and report run a tool's own code. */
-int (*commands__tool(const char *name))(int argc, char **argv);
+/*
+ * The tools: commands that trace events.  @mode says how they run (NULL:
+ * live, from the command line; else for record or on a recording, see
+ * tool-opts.h); record and report run them through the table below.
+ */
+int cmd_leak(struct tool_mode *mode, int argc, char **argv);
+int cmd_heap(struct tool_mode *mode, int argc, char **argv);
+int cmd_faults(struct tool_mode *mode, int argc, char **argv);
+int cmd_ffaults(struct tool_mode *mode, int argc, char **argv);
+int cmd_hfaults(struct tool_mode *mode, int argc, char **argv);
+int cmd_brk(struct tool_mode *mode, int argc, char **argv);
+int cmd_mmap(struct tool_mode *mode, int argc, char **argv);
+int cmd_reclaim(struct tool_mode *mode, int argc, char **argv);
+int cmd_swapin(struct tool_mode *mode, int argc, char **argv);
+int cmd_cache(struct tool_mode *mode, int argc, char **argv);
+int cmd_cachetop(struct tool_mode *mode, int argc, char **argv);
+int cmd_oom(struct tool_mode *mode, int argc, char **argv);
+
+/* What record and report may do with a tool. */
+#define TOOL_RECORDS		(1u << 0)	/* record -e TOOL adds its events */
+#define TOOL_RECORD_DEFAULT	(1u << 1)	/* ... and record without -e does */
+#define TOOL_REPLAYS		(1u << 2)	/* report -i FILE TOOL runs it */
+
+/*
+ * One entry of the command table (commands.c), the only list of
+ * faultline's commands: main() dispatches on it, record and report take
+ * their tools from it.  Exactly one of @cmd and @tool is set.
+ */
+struct command {
+	const char *name;
+	const char *summary;		/* faultline --help's line */
+	int (*cmd)(int argc, char **argv);
+	int (*tool)(struct tool_mode *mode, int argc, char **argv);
+	unsigned int flags;		/* TOOL_*: a tool's */
+	/* Why a tool cannot be recorded or replayed, for the refusal; NULL
+	 * when it can. */
+	const char *why_not;
+};
+
+/* The command named @name, or NULL. */
+const struct command *commands__find(const char *name);
+/* The whole table: *n entries. */
+const struct command *commands__all(size_t *n);
+/* "leak,faults,...": the tools with @flag, comma-separated, into @buf. */
+void commands__list(unsigned int flag, char *buf, size_t n);
 
 #endif

@@ -26,7 +26,9 @@ static int bad(const char *tool, const char *what, const char *arg)
  * global, set once by record or report before they call a tool, as
  * getopt's optind is set before a parse.
  */
-static struct tool_mode mode;
+/* The mode of a tool run from the command line: live. Never written:
+ * only a recording run sets setup_done. */
+static struct tool_mode live_mode;
 
 static bool power_of_two(unsigned long v)
 {
@@ -168,13 +170,13 @@ const char *tool_opts__interval_positional(int argc, char **argv, const char **a
 	return tool_opts__parse_interval(ctx, argc, argv, arg);
 }
 
-int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts,
+int tool_opts__parse(struct tool_opts *o, struct tool_mode *mode, const char *tool, unsigned int accepts,
 		     const char *usage, const char *help, int argc, char **argv)
 {
-	return tool_opts__parse_ext(o, tool, accepts, usage, help, NULL, argc, argv);
+	return tool_opts__parse_ext(o, mode, tool, accepts, usage, help, NULL, argc, argv);
 }
 
-int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int accepts,
+int tool_opts__parse_ext(struct tool_opts *o, struct tool_mode *mode, const char *tool, unsigned int accepts,
 			 const char *usage, const char *help, const struct tool_extra *extra,
 			 int argc, char **argv)
 {
@@ -202,6 +204,7 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 	int c, dd;
 
 	memset(o, 0, sizeof(*o));
+	o->mode = mode ? mode : &live_mode;
 	/* The tool's options first: getopt takes the first match. */
 	snprintf(shortopts, sizeof(shortopts), "%s%s", accepts & TOOL_OPT_ANY_ORDER ? "" : "+",
 		 own);
@@ -345,14 +348,14 @@ int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int acc
 		o->sess.cmd = o->cmdline;
 	if ((o->sess.pid > 0) + !!o->sess.cmd + o->all > 1)
 		return bad(tool, "choose one of -p, -c and -a, not", "several");
-	if (mode.replay && o->sess.cmd)
+	if (o->mode->replay && o->sess.cmd)
 		return bad(tool, "a report reads a recording: -c and -- CMD are for faultline record, not",
 			   o->sess.cmd);
 	/* A report traces what was recorded: the recorded target, unless
 	 * -p narrows it to one of the recorded processes. */
-	if (mode.replay && !o->sess.pid && !o->all) {
-		o->sess.cmd = mode.command;
-		o->sess.pid = mode.command ? 0 : mode.target_pid;
+	if (o->mode->replay && !o->sess.pid && !o->all) {
+		o->sess.cmd = o->mode->command;
+		o->sess.pid = o->mode->command ? 0 : o->mode->target_pid;
 	}
 	if (o->json && o->folded)
 		return bad(tool, "choose one output format, not", "--json and --folded");
@@ -390,52 +393,41 @@ void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
  * lines (a deep stack with --srcline is a few KiB) many times over. */
 #define OUTPUT_BUFFER (4u << 20)
 
-void tool__set_mode(const struct tool_mode *m)
+bool tool__recording(const struct tool_opts *o)
 {
-	mode = *m;
-	mode.setup_done = false;
+	return o->mode->record != NULL;
 }
 
-bool tool__setup_done(void)
+bool tool__lent(const struct tool_opts *o)
 {
-	return mode.setup_done;
+	if (o->mode->record)
+		o->mode->setup_done = true;
+	return o->mode->record != NULL;
 }
 
-bool tool__recording(void)
+bool tool__refuse_live(const struct tool_opts *o, const char *tool, const char *what)
 {
-	return mode.record != NULL;
-}
-
-bool tool__lent(void)
-{
-	if (mode.record)
-		mode.setup_done = true;
-	return mode.record != NULL;
-}
-
-bool tool__refuse_live(const char *tool, const char *what)
-{
-	if (!mode.record && !mode.replay)
+	if (!o->mode->record && !o->mode->replay)
 		return false;
 	fprintf(stderr, "faultline %s: its source here reads %s, which %s\n", tool, what,
-		mode.record ? "cannot be recorded" : "a recording does not hold");
+		o->mode->record ? "cannot be recorded" : "a recording does not hold");
 	return true;
 }
 
-bool tool__replaying(void)
+bool tool__replaying(const struct tool_opts *o)
 {
-	return mode.replay != NULL;
+	return o->mode->replay != NULL;
 }
 
 /* Recording: the shared session, with this tool's rung noted in it. */
-static struct session *start_recording(const char *tool, const struct ladder *l,
+static struct session *start_recording(struct session *rec, const char *tool, const struct ladder *l,
 				       const char **rung_key, const char **rung_label)
 {
 	char why[8][256], key[64];
 	int idx;
 
 	memset(why, 0, sizeof(why));
-	idx = l ? ladder__choose(l, session__features(mode.record), why, 8) : -1;
+	idx = l ? ladder__choose(l, session__features(rec), why, 8) : -1;
 	if (idx < 0) {
 		fprintf(stderr, "faultline record: %s: this kernel offers no event source for it\n",
 			tool);
@@ -444,8 +436,8 @@ static struct session *start_recording(const char *tool, const struct ladder *l,
 	*rung_key = l->rungs[idx].key;
 	*rung_label = l->rungs[idx].label;
 	snprintf(key, sizeof(key), "rung.%s", tool);
-	session__record_meta(mode.record, key, *rung_key);
-	return session__ref(mode.record);
+	session__record_meta(rec, key, *rung_key);
+	return session__ref(rec);
 }
 
 int tool__fail(const char *tool, const struct errbuf *eb, int err)
@@ -472,10 +464,10 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	else
 		setvbuf(stdout, NULL, _IOFBF, OUTPUT_BUFFER);
-	if (mode.record)
-		return start_recording(tool, l, rung_key, rung_label);
-	if (mode.replay)
-		err = session__new_replay(&o->sess, mode.replay, &s, &eb);
+	if (o->mode->record)
+		return start_recording(o->mode->record, tool, l, rung_key, rung_label);
+	if (o->mode->replay)
+		err = session__new_replay(&o->sess, o->mode->replay, &s, &eb);
 	else
 		err = session__new(&o->sess, &s, &eb);
 	if (err) {
@@ -493,9 +485,9 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 	}
 	memset(why, 0, sizeof(why));
 	idx = ladder__choose(l, session__features(s), why, 8);
-	if (idx < 0 && mode.replay) {
+	if (idx < 0 && o->mode->replay) {
 		fprintf(stderr, "faultline %s: the recording %s holds no events for it (recorded: "
-			"%s)\n", tool, mode.replay->path, session__meta(s, "tools") ?
+			"%s)\n", tool, o->mode->replay->path, session__meta(s, "tools") ?
 			session__meta(s, "tools") : "?");
 		session__free(s);
 		return NULL;
@@ -529,9 +521,9 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 	*s = NULL;
 	/* A recording holds events, not the /proc counters the bare rung
 	 * reads: record and report go through the event rungs only. */
-	if (mode.record || mode.replay) {
+	if (o->mode->record || o->mode->replay) {
 		*s = tool__start(o, tool, rung_key, rung_label);
-		if (*s && !strcmp(*rung_key, bare_rung) && tool__refuse_live(tool, *rung_label)) {
+		if (*s && !strcmp(*rung_key, bare_rung) && tool__refuse_live(o, tool, *rung_label)) {
 			session__free(*s);
 			*s = NULL;
 		}
@@ -601,7 +593,7 @@ static void print_banner(void *ctx)
 
 	/* A report prints the tool's report alone: what was recorded with
 	 * what is `faultline report -i FILE info`'s. */
-	if (mode.replay)
+	if (b->o->mode->replay)
 		return;
 	tool_opts__describe(b->o, target, sizeof(target));
 	if (b->o->sess.cmd)
@@ -626,7 +618,7 @@ int tool__run_with(struct session *s, const struct tool_opts *o, const char *too
 	struct errbuf eb = { "" };
 	int err, st;
 
-	if (tool__lent())
+	if (tool__lent(o))
 		return 1;
 	err = session__run(s, &hooks, &eb);
 	if (err)

@@ -14,8 +14,32 @@
 
 #include "trace/session.h"
 
+/*
+ * How a tool runs: live (the command line's own run), or for record and
+ * report, which run the tools' own code (src/cmd/cmd-*.c) through the
+ * command table (cmd/commands.h):
+ *  - record: tool__start() hands out @record (one session for every tool
+ *    recorded; a reference the tool frees as usual) after choosing the
+ *    tool's rung on this kernel; the tool adds its events; tool__run*()
+ *    then returns 1 at once, so the tool skips its report, and sets
+ *    @setup_done to say the setup got that far.
+ *  - report: tool__start() opens a replay of @replay instead of tracing;
+ *    the tool's target defaults to the recorded one (@target_pid,
+ *    @command), -c is refused, and the rest is the live path.
+ * The caller owns it; a tool keeps it in its tool_opts for the run.
+ */
+struct replay_opts;
+struct tool_mode {
+	struct session *record;
+	const struct replay_opts *replay;
+	pid_t target_pid;
+	const char *command;
+	bool setup_done;	/* set by tool__run* while recording */
+};
+
 struct tool_opts {
 	struct session_opts sess;
+	struct tool_mode *mode;	/* how the tool runs; never NULL once parsed */
 	bool all;		/* -a given */
 	bool timestamps;	/* -T */
 	bool stacks;		/* -g */
@@ -68,11 +92,11 @@ struct tool_opts {
 				 TOOL_OPT_NO_MMAP | TOOL_OPT_NO_JSON | TOOL_OPT_NO_UNWIND)
 
 /*
- * Parse argv.  Returns 0, 1 when help was printed (exit 0), or -EINVAL after
+ * Parse argv, for a tool running in @mode (NULL: live).  Returns 0, 1 when help was printed (exit 0), or -EINVAL after
  * printing "faultline TOOL: <what>" and the usage line to stderr (exit 2).
  * usage is the tool's one-line synopsis, help its option list.
  */
-int tool_opts__parse(struct tool_opts *o, const char *tool, unsigned int accepts,
+int tool_opts__parse(struct tool_opts *o, struct tool_mode *mode, const char *tool, unsigned int accepts,
 		     const char *usage, const char *help, int argc, char **argv);
 
 struct option;
@@ -99,12 +123,13 @@ struct tool_extra {
 
 /*
  * tool_opts__parse_ext - tool_opts__parse with a tool's own options
+ * @mode: how the tool runs (NULL: live)
  * @extra: the tool's options and positional arguments, or NULL
  *
  * As tool_opts__parse otherwise.  argv may be permuted (TOOL_OPT_ANY_ORDER);
  * o's strings point into argv.
  */
-int tool_opts__parse_ext(struct tool_opts *o, const char *tool, unsigned int accepts,
+int tool_opts__parse_ext(struct tool_opts *o, struct tool_mode *mode, const char *tool, unsigned int accepts,
 			 const char *usage, const char *help, const struct tool_extra *extra,
 			 int argc, char **argv);
 
@@ -153,40 +178,20 @@ void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n);
 struct ladder;
 struct features;
 
-/*
- * Record and report run the tools' own code (src/cmd-*.c):
- *  - record: tool__start() hands out @record (one session for every tool
- *    recorded; a reference the tool frees as usual) after choosing the
- *    tool's rung on this kernel; the tool adds its events; tool__run*()
- *    then returns 1 at once, so the tool skips its report, and
- *    tool__setup_done() says the setup got that far.
- *  - report: tool__start() opens a replay of @replay instead of tracing;
- *    the tool's target defaults to the recorded one (@target_pid,
- *    @command), -c is refused, and the rest is the live path.
- */
-struct replay_opts;
-struct tool_mode {
-	struct session *record;
-	const struct replay_opts *replay;
-	pid_t target_pid;
-	const char *command;
-	bool setup_done;	/* set by tool__run* while recording */
-};
-void tool__set_mode(const struct tool_mode *m);
-bool tool__setup_done(void);
 /* Whether the tool runs for faultline record, or on a recording. */
-bool tool__recording(void);
-bool tool__replaying(void);
+bool tool__recording(const struct tool_opts *o);
+bool tool__replaying(const struct tool_opts *o);
 /*
  * Call where a tool would run its session (tool__run* does): true while
  * faultline record lends the session to the tool's setup, which is then
  * done: the tool returns without running or reporting, and the run is
  * record's.
  */
-bool tool__lent(void);
+bool tool__lent(const struct tool_opts *o);
 /* A source that reads the live system (@what: "/proc counters"), in a
  * record or a report: says so in one line and returns true. */
-bool tool__refuse_live(const char *tool, const char *what);
+bool tool__refuse_live(const struct tool_opts *o, const char *tool, const char *what);
+
 
 /*
  * Start a tool: open the session for o (printing one clear line and

@@ -1,5 +1,5 @@
 /*
- * fuzz-recfile: fuzz target of the recording reader (src/recfile.c).
+ * fuzz-recfile: fuzz target of the recording reader (src/trace/recfile.c).
  *
  * LLVMFuzzerTestOneInput() reads every record of its input through
  * recreader__open_mem() until the clean end or an error, and checks what
@@ -29,7 +29,7 @@
  * libFuzzer, by hand, from the source tree:
  *   clang -g -O1 -DFUZZ_LIBFUZZER -fsanitize=fuzzer,address,undefined \
  *     -include BUILD/config.h -iquote src tests/fuzz/fuzz-recfile.c \
- *     src/recfile.c src/lib/errbuf.c -o fuzz-recfile-lf
+ *     src/trace/recfile.c src/lib/errbuf.c -o fuzz-recfile-lf
  *   mkdir corpus && BUILD/tests/fuzz/fuzz-recfile -w corpus
  *   ./fuzz-recfile-lf -max_total_time=600 corpus
  */
@@ -49,7 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recfile.h"
+#include "trace/recfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -36,6 +36,12 @@ run_fl brk 0
 one_line_error "zero duration" 2 "invalid duration"
 run_fl nosuchtool
 one_line_error "unknown command" 2 "'nosuchtool' is not a faultline command"
+# Record and report agree on what a tool cannot do: one table says it.
+run_fl record -e hfaults -o "$T/h.rec" -c true
+one_line_error "record -e hfaults" 2 "^faultline record: 'hfaults' cannot be recorded: it reads each fault's page from the live process's pagemap$"
+[ -e "$T/h.rec" ] && fail "record -e hfaults: left a recording"
+run_fl record -e features -o "$T/h.rec" -c true
+one_line_error "record -e features" 2 "^faultline record: 'features' is not a tool whose events can be recorded"
 
 # Not root (perf_event_paranoid cannot grant tracefs): run as nobody.
 if command -v setpriv >/dev/null 2>&1; then

@@ -7,8 +7,8 @@
 #   memory consumption, total memory leaked (plus its "suppressed leaks",
 #   which heaptrack leaves out of the total and faultline does not know)
 # and faultline heap's figures must be within 1 % of each (heaptrack prints
-# bytes with two decimals of K/M: 0.5 % at worst).  cc1 compiles src/ring.c:
-# on larger files (src/alloc-track.c, src/symbolize.c) heaptrack 1.4 itself
+# bytes with two decimals of K/M: 0.5 % at worst).  cc1 compiles src/trace/ring.c:
+# on larger files (src/agg/alloc-track.c, src/stack/symbolize.c) heaptrack 1.4 itself
 # dies of std::bad_alloc midway here, and its profile stops there.
 #
 # heaptrack runs inside the program, and its own library brings
@@ -86,7 +86,7 @@ pool_calls=$(ht_num "$T/true.txt" calls)
 [ "$pool_calls" = 1 ] || fail "heaptrack on /bin/true: $pool_calls calls, not the one pool block"
 
 cc1=$(gcc -print-prog-name=cc1 2>/dev/null)
-cc1_args="-quiet -O2 -imultiarch $(gcc -print-multiarch) -include $top_builddir/config.h -iquote $top_srcdir/src -iquote $top_srcdir/compat -I$top_builddir $top_srcdir/src/ring.c -o $T/ring.s"
+cc1_args="-quiet -O2 -imultiarch $(gcc -print-multiarch) -include $top_builddir/config.h -iquote $top_srcdir/src -iquote $top_srcdir/compat -I$top_builddir $top_srcdir/src/trace/ring.c -o $T/ring.s"
 
 compare() {	# NAME CMD...
 	name=$1

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc-track.h"
+#include "agg/alloc-track.h"
 #include "check.h"
 
 static struct alloc_call call(enum alloc_fn fn, uint64_t size, uint64_t old, uint64_t sp)

@@ -1,5 +1,5 @@
 /*
- * test-cachestat: the page-cache counting of src/cachestat.c, without the
+ * test-cachestat: the page-cache counting of src/agg/cachestat.c, without the
  * kernel: BCC's formula and clamps per rung, the tracker's de-duplication
  * of filemap_get_pages ranges and folio orders for dirties, and the procfs
  * parsers on text copied from a 6.18 machine.
@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "cachestat.h"
+#include "agg/cachestat.h"
 #include "check.h"
 
 static void test_formulas(void)

@@ -19,7 +19,7 @@
 #include <elfutils/libdw.h>
 #include <gelf.h>
 
-#include "cfi-table.h"
+#include "stack/cfi-table.h"
 #include "check.h"
 
 enum { MAX_PCS = 4000 };

@@ -22,7 +22,7 @@
 
 #include "check.h"
 #include "elf-fixture.h"
-#include "elf-sym.h"
+#include "stack/elf-sym.h"
 
 /* The file offset of a loaded address, from /proc/self/maps; 0 if unmapped. */
 static uint64_t mapped_offset(const void *addr, char *path, size_t n)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "fault-attrib.h"
+#include "agg/fault-attrib.h"
 
 #define PID 100
 #define CHILD 101

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
-#include "heap-profile.h"
+#include "agg/heap-profile.h"
 #include "check.h"
 
 static const struct heap_site *site(const struct heap_site *v, size_t n, pid_t pid, uint32_t stack)

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "addrspace.h"
+#include "stack/addrspace.h"
 
 /* Lines map__parse_line() must refuse: a field missing, malformed or out
  * of range, one at a time. */

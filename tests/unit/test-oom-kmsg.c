@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "oom-kmsg.h"
+#include "proc/oom-kmsg.h"
 
 #define MAX_REPORTS 8
 

@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pageflags.h"
+#include "proc/pageflags.h"
 #include "check.h"
 
 #define MIB (1024UL * 1024)

@@ -17,8 +17,8 @@
 
 #include "lib/errbuf.h"
 #include "lib/file.h"
-#include "probes-builtin.h"
-#include "probe-spec.h"
+#include "trace/probes-builtin.h"
+#include "trace/probe-spec.h"
 #include "check.h"
 
 static const char valid_text[] =

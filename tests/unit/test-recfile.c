@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "recfile.h"
+#include "trace/recfile.h"
 
 /* ---- helpers ---- */
 

@@ -1,5 +1,5 @@
 /*
- * test-report: src/report.c's output, byte for byte, on a replay session
+ * test-report: src/cmd/report.c's output, byte for byte, on a replay session
  * of a recording made here (no root, no kernel): JSON string escapes;
  * stacks of a process with no mappings (every frame "[unknown]"), in
  * BCC's text layout with and without addresses, as FlameGraph folded
@@ -14,10 +14,10 @@
 
 #include "check.h"
 #include "lib/errbuf.h"
-#include "recfile.h"
-#include "report.h"
-#include "session.h"
-#include "stackdb.h"
+#include "trace/recfile.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "stack/stackdb.h"
 
 /* Everything printed to a memstream, as a string. */
 struct capture {

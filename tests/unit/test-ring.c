@@ -1,5 +1,5 @@
 /*
- * test-ring: src/ring.c reading a ring the test writes itself.  ring__new
+ * test-ring: src/trace/ring.c reading a ring the test writes itself.  ring__new
  * maps (1 + pages) pages of a descriptor MAP_SHARED, the control page
  * first: a memfd stands in for the perf event, and the test maps it too,
  * to play the kernel (records at data_head) and to see what the reader
@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "ring.h"
-#include "sample.h"
+#include "trace/ring.h"
+#include "trace/sample.h"
 
 #define PAGES 1
 

@@ -1,5 +1,5 @@
 /*
- * test-sample: src/sample.c decodes PERF_RECORD_* records built here byte
+ * test-sample: src/trace/sample.c decodes PERF_RECORD_* records built here byte
  * by byte, and refuses every truncated or oversized one: a record whose
  * header claims less than its fields need, an array count or a size field
  * that points past the record's end, a string with no NUL inside it.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "sample.h"
+#include "trace/sample.h"
 
 /* A record under construction: header, then u64 slots. */
 struct rec {

@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "lib/hashmap.h"
-#include "stackdb.h"
+#include "stack/stackdb.h"
 
 /* hash_bytes()'s mixer, copied so the test can build two 2-word stacks with
  * the same hash: h = mix(mix(h0 ^ a) ^ b), so b' = b ^ mix(h0^a) ^ mix(h0^a')

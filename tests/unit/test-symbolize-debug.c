@@ -26,8 +26,8 @@
 
 #include "check.h"
 #include "fixture-run.h"
-#include "addrspace.h"
-#include "symbolize.h"
+#include "stack/addrspace.h"
+#include "stack/symbolize.h"
 
 /* A pid no process has (above PID_MAX_LIMIT): the binary is only a file. */
 enum { GONE_PID = 0x7ffffff0 };

@@ -38,9 +38,9 @@
 
 #include "check.h"
 #include "fixture-run.h"
-#include "addrspace.h"
+#include "stack/addrspace.h"
 #include "elf-fixture.h"
-#include "symbolize.h"
+#include "stack/symbolize.h"
 
 int main(void);
 

@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "addrspace.h"
-#include "symbolize.h"
-#include "unwind.h"
+#include "stack/addrspace.h"
+#include "stack/symbolize.h"
+#include "stack/unwind.h"
 #include "check.h"
 
 enum {

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "uprobe-place.h"
+#include "trace/uprobe-place.h"
 
 int main(void)
 {

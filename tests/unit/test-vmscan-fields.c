@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "event-fields.h"
+#include "trace/tp-catalog.h"
 #include "check.h"
 
 static void check_end_event(struct tp_catalog *cat, const char *event, int offset)

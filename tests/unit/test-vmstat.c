@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "vmstat.h"
+#include "proc/vmstat.h"
 #include "check.h"
 
 static const char v310[] =

@@ -1,0 +1,74 @@
+/*
+ * commands: the command table, the one list of faultline's commands and
+ * of what record and report may do with each tool (as git's git.c and
+ * perf's perf.c hold theirs).  Each command lives in cmd-<name>.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+
+#define REC_REPLAY (TOOL_RECORDS | TOOL_REPLAYS)
+#define REC_DEFAULT (TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS)
+
+static const struct command commands[] = {
+	{ "leak", "outstanding allocations by stack, user or kernel (memleak)",
+	  .tool = cmd_leak, .flags = REC_DEFAULT },
+	{ "heap", "calls, peak, temporary allocations and leaks by stack (heaptrack_print)",
+	  .tool = cmd_heap, .flags = REC_REPLAY },
+	{ "faults", "page faults by user stack and process, minor and major",
+	  .tool = cmd_faults, .flags = REC_DEFAULT },
+	{ "ffaults", "page faults on file-backed memory, by file (ffaults.bt)",
+	  .tool = cmd_ffaults, .flags = REC_REPLAY },
+	{ "hfaults", "huge-page faults (THP and hugetlb) by process (hfaults.bt)",
+	  .tool = cmd_hfaults,
+	  .why_not = "it reads each fault's page from the live process's pagemap" },
+	{ "brk", "brk(2) calls counted by user stack and process (brkstack)",
+	  .tool = cmd_brk, .flags = REC_DEFAULT },
+	{ "mmap", "every mmap/munmap with flags, file and stack; net bytes per process",
+	  .tool = cmd_mmap, .flags = REC_DEFAULT },
+	{ "reclaim", "direct and memcg reclaim with latency per process (drsnoop); -s vmscan summary",
+	  .tool = cmd_reclaim, .flags = REC_DEFAULT },
+	{ "swapin", "swap-ins counted by process per interval (BCC swapin)",
+	  .tool = cmd_swapin, .flags = REC_DEFAULT },
+	{ "cache", "page-cache hits, misses, dirties per interval (BCC cachestat)",
+	  .tool = cmd_cache, .flags = REC_DEFAULT },
+	{ "oom", "one line per OOM kill: trigger, victim, memcg (BCC oomkill)",
+	  .tool = cmd_oom, .flags = REC_DEFAULT },
+	{ "cachetop", "page-cache hits, misses, dirties per process (BCC cachetop)",
+	  .tool = cmd_cachetop, .flags = REC_REPLAY },
+	{ "record", "record the events of several tools once, to a file (perf record)",
+	  .cmd = cmd_record },
+	{ "report", "any tool's report, a perf script dump or a timeline, from a recording",
+	  .cmd = cmd_report },
+	{ "features", "what this kernel offers and which event source each tool uses",
+	  .cmd = cmd_features },
+	{ "cleanup", "remove probes left by faultline processes that died",
+	  .cmd = cmd_cleanup },
+};
+
+const struct command *commands__all(size_t *n)
+{
+	*n = sizeof(commands) / sizeof(commands[0]);
+	return commands;
+}
+
+const struct command *commands__find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+void commands__list(unsigned int flag, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	if (n)
+		buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]) && len < n; i++)
+		if (commands[i].tool && (commands[i].flags & flag))
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "",
+						commands[i].name);
+}
