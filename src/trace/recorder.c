@@ -1,5 +1,6 @@
 /*
- * recorder: what a recording session writes (faultline record).
+ * recorder: the observer of a live session that writes what it delivers to
+ * a recording (faultline record; session-int.h: struct session_observer).
  *
  * The events first (each unique name once, with the tracefs format text
  * so the payloads decode anywhere), then, in delivery order, the processes
@@ -52,6 +53,10 @@ struct recorder {
 
 #define NO_EVENT UINT32_MAX
 
+static void recorder_free(struct recorder *r);
+static void rec_proc(struct session *s, pid_t pid);
+static const struct session_observer recorder_observer;
+
 static void latch(struct recorder *r, int err)
 {
 	if (err && !r->err)
@@ -73,10 +78,11 @@ int session__record(struct session *s, const char *path, struct errbuf *eb)
 	}
 	err = recwriter__open(path, &r->w, eb);
 	if (err) {
-		recorder__free(r);
+		recorder_free(r);
 		return err;
 	}
 	s->rec = r;
+	s->obs = &recorder_observer;
 	return 0;
 }
 
@@ -99,7 +105,7 @@ bool session__recording(const struct session *s)
 	return s->rec != NULL;
 }
 
-void recorder__free(struct recorder *r)
+static void recorder_free(struct recorder *r)
 {
 	if (!r)
 		return;
@@ -185,7 +191,7 @@ static int write_event(struct session *s, const struct evsel *e, uint32_t id, st
 	return 0;
 }
 
-int recorder__start(struct session *s, struct errbuf *eb)
+static int rec_start(struct session *s, struct errbuf *eb)
 {
 	struct recorder *r = s->rec;
 	uint64_t key, val;
@@ -214,7 +220,7 @@ int recorder__start(struct session *s, struct errbuf *eb)
 	r->started = true;
 	/* What the session knew before the run (the -p target). */
 	while (hashmap__next(s->comms, &pos, &key, &val))
-		recorder__proc(s, (pid_t)key);
+		rec_proc(s, (pid_t)key);
 	return r->err ? errbuf__set(eb, r->err, "%s: %s", r->path, recwriter__errmsg(r->w, r->err))
 		      : 0;
 }
@@ -258,7 +264,7 @@ static struct build_id build_id_of(struct recorder *r, const struct map *m)
 	return b;
 }
 
-void recorder__mmap(struct session *s, pid_t pid, const struct map *m, uint64_t time)
+static void rec_mmap(struct session *s, pid_t pid, const struct map *m, uint64_t time)
 {
 	struct recorder *r = s->rec;
 	struct build_id b;
@@ -275,7 +281,7 @@ void recorder__mmap(struct session *s, pid_t pid, const struct map *m, uint64_t 
 	latch(r, recwriter__mmap(r->w, &rm));
 }
 
-void recorder__proc(struct session *s, pid_t pid)
+static void rec_proc(struct session *s, pid_t pid)
 {
 	struct recorder *r = s->rec;
 	uint64_t now = session__now(s);
@@ -283,15 +289,15 @@ void recorder__proc(struct session *s, pid_t pid)
 	size_t n = 0;
 
 	if (!r->started)
-		return;	/* recorder__start() writes what is known then */
+		return;	/* rec_start() writes what is known then */
 	latch(r, recwriter__proc(r->w, &(struct rec_proc){ (uint32_t)pid, now,
 							   session__comm(s, pid) }));
 	maps = addrspaces__maps(s->as, pid, &n);
 	for (size_t i = 0; i < n; i++)
-		recorder__mmap(s, pid, &maps[i], now);
+		rec_mmap(s, pid, &maps[i], now);
 }
 
-void recorder__comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bool exec,
+static void rec_comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bool exec,
 		    uint64_t time)
 {
 	if (s->rec->started)
@@ -299,7 +305,7 @@ void recorder__comm(struct session *s, pid_t pid, pid_t tid, const char *comm, b
 			(uint32_t)pid, (uint32_t)tid, time, exec, comm }));
 }
 
-void recorder__task(struct session *s, const struct sb_task *tk, bool fork)
+static void rec_task(struct session *s, const struct sb_task *tk, bool fork)
 {
 	struct rec_task t = { tk->pid, tk->ppid, tk->tid, tk->ptid, tk->time };
 
@@ -308,7 +314,7 @@ void recorder__task(struct session *s, const struct sb_task *tk, bool fork)
 	latch(s->rec, fork ? recwriter__fork(s->rec->w, &t) : recwriter__exit(s->rec->w, &t));
 }
 
-void recorder__lost(struct session *s, uint64_t time, uint64_t count)
+static void rec_lost(struct session *s, uint64_t time, uint64_t count)
 {
 	if (s->rec->started)
 		latch(s->rec, recwriter__lost(s->rec->w, &(struct rec_lost){ time, count }));
@@ -333,7 +339,7 @@ static void write_stacks(struct session *s, enum rec_stack_kind kind)
 	}
 }
 
-void recorder__sample(struct session *s, const struct evsel *e, size_t idx,
+static void rec_sample(struct session *s, const struct evsel *e, size_t idx,
 		      const struct sample *smp)
 {
 	struct recorder *r = s->rec;
@@ -356,7 +362,7 @@ void recorder__sample(struct session *s, const struct evsel *e, size_t idx,
 	latch(r, recwriter__sample(r->w, &rs));
 }
 
-int recorder__finish(struct session *s, struct errbuf *eb)
+static int rec_finish(struct session *s, struct errbuf *eb)
 {
 	struct recorder *r = s->rec;
 	struct rec_end end = { .stop = (uint32_t)s->stop, .status = session__cmd_status(s),
@@ -375,3 +381,21 @@ int recorder__finish(struct session *s, struct errbuf *eb)
 		err = errbuf__set(eb, r->err, "writing %s failed: %s", r->path, strerror(-r->err));
 	return err;
 }
+
+static void rec_free(struct session *s)
+{
+	recorder_free(s->rec);
+	s->rec = NULL;
+}
+
+static const struct session_observer recorder_observer = {
+	.start = rec_start,
+	.sample = rec_sample,
+	.proc = rec_proc,
+	.mmap = rec_mmap,
+	.comm = rec_comm,
+	.task = rec_task,
+	.lost = rec_lost,
+	.finish = rec_finish,
+	.free = rec_free,
+};

@@ -1,5 +1,6 @@
 /*
- * replay: a session fed by a recording (faultline report).
+ * replay: the recording source of a session (faultline report; session-int.h:
+ * struct session_source).
  *
  * session__new_replay() reads the recording's head (its metadata and
  * event definitions, written before anything else), makes the features a
@@ -20,6 +21,7 @@
 #include "trace/tp-catalog.h"
 #include "features.h"
 #include "lib/hashmap.h"
+#include "trace/probe-spec.h"
 #include "trace/recfile.h"
 #include "trace/session-int.h"
 #include "stack/stackdb.h"
@@ -54,6 +56,8 @@ struct replay {
 	size_t *route_start, *route;
 };
 
+static const struct session_source replay_source;
+
 static void rev_clear(struct rev *e)
 {
 	free(e->name);
@@ -61,10 +65,13 @@ static void rev_clear(struct rev *e)
 	free(e->format);
 }
 
-void replay__free(struct replay *rp)
+static void replay_free(struct session *s)
 {
+	struct replay *rp = s->replay;
+
 	if (!rp)
 		return;
+	s->replay = NULL;
 	recreader__free(rp->r);
 	free(rp->route_start);
 	free(rp->route);
@@ -79,17 +86,12 @@ void replay__free(struct replay *rp)
 	free(rp);
 }
 
-const char *session__meta(const struct session *s, const char *key)
+static const char *replay_meta(const struct session *s, const char *key)
 {
 	for (size_t i = 0; s->replay && i < s->replay->nmeta; i++)
 		if (!strcmp(s->replay->meta[i].key, key))
 			return s->replay->meta[i].value;
 	return NULL;
-}
-
-bool session__replaying(const struct session *s)
-{
-	return s->replay != NULL;
 }
 
 static uint64_t meta_u64(const struct session *s, const char *key)
@@ -220,6 +222,7 @@ int session__new_replay(const struct session_opts *o, const struct replay_opts *
 	s->refs = 1;
 	s->opts = *o;
 	s->use_clockid = true;
+	s->src = &replay_source;
 	s->replay = rp = calloc(1, sizeof(*rp));
 	s->comms = hashmap__new();
 	s->ids = hashmap__new();
@@ -306,9 +309,9 @@ static int missing(const struct session *s, const char *what, struct errbuf *eb)
 			   tools ? tools : "?");
 }
 
-int replay__add(struct session *s, int kind, const char *name, uint64_t config,
-		unsigned int flags, session_sample_fn fn, void *ctx, struct tp_event **ev,
-		struct errbuf *eb)
+static int replay_add(struct session *s, int kind, const char *name, uint64_t config,
+		      unsigned int flags, session_sample_fn fn, void *ctx, struct tp_event **ev,
+		      struct errbuf *eb)
 {
 	const struct rev *re = find_event(s->replay, (enum evsel_kind)kind, name, config);
 	struct tp_event *tev = NULL;
@@ -387,18 +390,57 @@ int session__add_recorded(struct session *s, size_t i, session_sample_fn fn, voi
 	e = &s->replay->evs[i];
 	if ((unsigned int)e->kind >= sizeof(kinds) / sizeof(kinds[0]))
 		return errbuf__set(eb, -EINVAL, "event '%s' of an unknown kind", e->name);
-	return replay__add(s, kinds[e->kind], e->kind == REC_EVENT_TRACEPOINT ? e->name :
+	return replay_add(s, kinds[e->kind], e->kind == REC_EVENT_TRACEPOINT ? e->name :
 		event_part(e->name), e->config, e->flags, fn, ctx, ev, eb);
 }
 
-int replay__uprobe_locate(struct session *s, const char *probe, char *path, size_t n,
-			  uint64_t *off, struct errbuf *eb)
+/* ---- the source's calls ---- */
+
+static int replay_add_tracepoint(struct session *s, const char *system, const char *event,
+				 unsigned int flags, session_sample_fn fn, void *ctx,
+				 struct tp_event **ev, struct errbuf *eb)
 {
-	const struct rev *re = find_event(s->replay, EVSEL_UPROBE, probe, 0);
+	char name[256];
+
+	snprintf(name, sizeof(name), "%s:%s", system, event);
+	return replay_add(s, EVSEL_TRACEPOINT, name, 0, flags, fn, ctx, ev, eb);
+}
+
+static int replay_add_uprobe(struct session *s, const struct probe_spec *spec,
+			     unsigned int flags, session_sample_fn fn, void *ctx,
+			     struct tp_event **ev, struct errbuf *eb)
+{
+	return replay_add(s, EVSEL_UPROBE, spec->name, 0, flags, fn, ctx, ev, eb);
+}
+
+static int replay_add_software(struct session *s, const char *name, uint64_t config,
+			       unsigned int flags, session_sample_fn fn, void *ctx,
+			       struct errbuf *eb)
+{
+	return replay_add(s, EVSEL_SOFTWARE, name, config, flags, fn, ctx, NULL, eb);
+}
+
+static int replay_add_kprobe(struct session *s, const char *event, const char *func,
+			     bool retprobe, const char *fetchargs, unsigned int flags,
+			     session_sample_fn fn, void *ctx, struct tp_event **ev,
+			     struct errbuf *eb)
+{
+	(void)func;
+	(void)retprobe;
+	(void)fetchargs;
+	return replay_add(s, EVSEL_KPROBE, event, 0, flags, fn, ctx, ev, eb);
+}
+
+static int replay_uprobe_locate(struct session *s, const struct probe_spec *spec,
+				unsigned int flags, char *path, size_t n, uint64_t *off,
+				struct errbuf *eb)
+{
+	const struct rev *re = find_event(s->replay, EVSEL_UPROBE, spec->name, 0);
 	char what[300];
 
+	(void)flags;
 	if (!re) {
-		snprintf(what, sizeof(what), "probe '%s'", probe);
+		snprintf(what, sizeof(what), "probe '%s'", spec->name);
 		return missing(s, what, eb);
 	}
 	snprintf(path, n, "%s", re->path);
@@ -406,8 +448,8 @@ int replay__uprobe_locate(struct session *s, const char *probe, char *path, size
 	return 0;
 }
 
-int replay__set_filter(struct session *s, struct evsel *e, const char *filter,
-		       struct errbuf *eb)
+static int replay_set_filter(struct session *s, struct evsel *e, const char *filter,
+			     struct errbuf *eb)
 {
 	struct tp_filter *f = NULL;
 	int err = tp_filter__new(s->catalog, e->tev, filter, &f, eb);
@@ -419,8 +461,14 @@ int replay__set_filter(struct session *s, struct evsel *e, const char *filter,
 	return 0;
 }
 
-int replay__stack(struct session *s, uint32_t file_id, uint32_t *stack_id)
+/* The stack of the sample being delivered: its file id is its stackdb id
+ * (0: none, the empty stack). */
+static int replay_stack(struct session *s, const struct sample *smp, bool user,
+			uint32_t *stack_id)
 {
+	uint32_t file_id = user ? s->cur_ustack : s->cur_kstack;
+
+	(void)smp;
 	if (file_id)
 		*stack_id = file_id;
 	else
@@ -580,7 +628,7 @@ static int build_routes(struct session *s)
 	return 0;
 }
 
-int replay__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
+static int replay_run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
 	struct replay *rp = s->replay;
 	uint64_t next_round = s->start_mono_ns + ROUND_NS;
@@ -624,3 +672,56 @@ int replay__run(struct session *s, const struct session_hooks *hooks, struct err
 		hooks->round(hooks->ctx);
 	return err;
 }
+
+static uint64_t replay_now(const struct session *s)
+{
+	return s->now_ns;
+}
+
+static time_t replay_wall(const struct session *s)
+{
+	return (time_t)(session__realtime(s, s->now_ns) / 1000000000ULL);
+}
+
+static pid_t replay_target_pid(const struct session *s)
+{
+	return s->rec_target_pid;
+}
+
+static bool replay_is_cmd(const struct session *s)
+{
+	return s->rec_is_cmd;
+}
+
+static int replay_cmd_status(const struct session *s)
+{
+	return s->rec_cmd_status;
+}
+
+static bool replay_dwarf(const struct session *s)
+{
+	const char *cg = replay_meta(s, "call_graph");
+
+	return cg && !strcmp(cg, "dwarf");
+}
+
+static const struct session_source replay_source = {
+	.name = "recording",
+	.learns_processes = false,
+	.add_tracepoint = replay_add_tracepoint,
+	.add_uprobe = replay_add_uprobe,
+	.add_software = replay_add_software,
+	.add_kprobe = replay_add_kprobe,
+	.uprobe_locate = replay_uprobe_locate,
+	.set_filter = replay_set_filter,
+	.run = replay_run,
+	.stack = replay_stack,
+	.now = replay_now,
+	.wall = replay_wall,
+	.target_pid = replay_target_pid,
+	.is_cmd = replay_is_cmd,
+	.cmd_status = replay_cmd_status,
+	.dwarf = replay_dwarf,
+	.meta = replay_meta,
+	.free = replay_free,
+};

@@ -1,8 +1,13 @@
 /*
- * session-int: the session's insides, shared by its three files: live
- * tracing (session.c), recording what it delivers (recorder.c) and
- * replaying a recording through the same API (replay.c).  Nothing
- * else includes this.
+ * session-int: the session's insides, shared by its three files.  A
+ * session takes its events from a source (struct session_source): the
+ * live rings (session.c) or a recording (replay.c), chosen when it is
+ * made; what it does with them (side-band bookkeeping, delivery to the
+ * tools' handlers, stacks) is one path for both.  A recording is an
+ * observer of a live session (struct session_observer, recorder.c): it
+ * sees every sample and side-band record, and while it watches, the
+ * tools' handlers do not run.  Nothing outside these three files
+ * includes this.
  */
 #ifndef FAULTLINE_SESSION_INT_H
 #define FAULTLINE_SESSION_INT_H
@@ -10,6 +15,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "trace/sample.h"
 #include "trace/session.h"
@@ -94,8 +100,10 @@ struct session {
 	uint64_t lost_counted;		/* their sum, read at the end */
 
 	int refs;			/* session__ref(); freed at 0 */
-	struct recorder *rec;		/* record: where events go (recorder.c) */
-	struct replay *replay;		/* replay: where they come from (replay.c) */
+	const struct session_source *src;	/* where events come from */
+	const struct session_observer *obs;	/* what watches them, or NULL */
+	struct recorder *rec;		/* the observer's state (recorder.c) */
+	struct replay *replay;		/* a recording source's state (replay.c) */
 	/* replay: what the live session knew from its target and kernel */
 	uint64_t now_ns;		/* the time of the last record read */
 	pid_t rec_target_pid;
@@ -104,32 +112,63 @@ struct session {
 	uint32_t cur_ustack, cur_kstack;	/* the sample being delivered: file ids */
 };
 
-/* recorder.c: called by session.c while recording. */
-int recorder__start(struct session *s, struct errbuf *eb);
-void recorder__sample(struct session *s, const struct evsel *e, size_t idx,
-		      const struct sample *smp);
-/* @pid was learned from /proc: its comm and all its maps as known now. */
-void recorder__proc(struct session *s, pid_t pid);
-void recorder__mmap(struct session *s, pid_t pid, const struct map *m, uint64_t time);
-void recorder__comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bool exec,
-		    uint64_t time);
-void recorder__task(struct session *s, const struct sb_task *tk, bool fork);
-void recorder__lost(struct session *s, uint64_t time, uint64_t count);
-int recorder__finish(struct session *s, struct errbuf *eb);
-void recorder__free(struct recorder *r);
+/*
+ * Where a session's events come from.  Each of session.h's calls of the
+ * same name lands here, so the session itself never asks which source
+ * it has.
+ */
+struct probe_spec;
+struct session_source {
+	const char *name;		/* "live", "recording" */
+	/* Whether side-band state must be learned from /proc (a recording
+	 * carries its own). */
+	bool learns_processes;
+	int (*add_tracepoint)(struct session *s, const char *system, const char *event,
+			      unsigned int flags, session_sample_fn fn, void *ctx,
+			      struct tp_event **ev, struct errbuf *eb);
+	int (*add_uprobe)(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			  session_sample_fn fn, void *ctx, struct tp_event **ev, struct errbuf *eb);
+	int (*add_software)(struct session *s, const char *name, uint64_t config,
+			    unsigned int flags, session_sample_fn fn, void *ctx, struct errbuf *eb);
+	int (*add_kprobe)(struct session *s, const char *event, const char *func, bool retprobe,
+			  const char *fetchargs, unsigned int flags, session_sample_fn fn,
+			  void *ctx, struct tp_event **ev, struct errbuf *eb);
+	int (*uprobe_locate)(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			     char *path, size_t n, uint64_t *off, struct errbuf *eb);
+	int (*set_filter)(struct session *s, struct evsel *e, const char *filter,
+			  struct errbuf *eb);
+	int (*run)(struct session *s, const struct session_hooks *hooks, struct errbuf *eb);
+	/* The stackdb id of the stack of @smp, the sample being delivered. */
+	int (*stack)(struct session *s, const struct sample *smp, bool user, uint32_t *stack_id);
+	uint64_t (*now)(const struct session *s);
+	time_t (*wall)(const struct session *s);
+	pid_t (*target_pid)(const struct session *s);
+	bool (*is_cmd)(const struct session *s);
+	int (*cmd_status)(const struct session *s);
+	bool (*dwarf)(const struct session *s);
+	const char *(*meta)(const struct session *s, const char *key);	/* may be NULL */
+	void (*free)(struct session *s);	/* its own state; may be NULL */
+};
 
-/* replay.c */
-int replay__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb);
-void replay__free(struct replay *r);
-int replay__add(struct session *s, int kind, const char *name, uint64_t config,
-		unsigned int flags, session_sample_fn fn, void *ctx, struct tp_event **ev,
-		struct errbuf *eb);
-int replay__uprobe_locate(struct session *s, const char *probe, char *path, size_t n,
-			  uint64_t *off, struct errbuf *eb);
-int replay__set_filter(struct session *s, struct evsel *e, const char *filter,
-		       struct errbuf *eb);
-/* The stackdb id of recorded stack @file_id (0: none: the empty stack). */
-int replay__stack(struct session *s, uint32_t file_id, uint32_t *stack_id);
+/*
+ * What watches a live session's events: the recorder.  Every hook is
+ * called from the session's one event path; sample() replaces the
+ * tools' handlers.
+ */
+struct session_observer {
+	int (*start)(struct session *s, struct errbuf *eb);	/* before the target runs */
+	void (*sample)(struct session *s, const struct evsel *e, size_t idx,
+		       const struct sample *smp);
+	/* @pid was learned from /proc: its comm and all its maps as known now. */
+	void (*proc)(struct session *s, pid_t pid);
+	void (*mmap)(struct session *s, pid_t pid, const struct map *m, uint64_t time);
+	void (*comm)(struct session *s, pid_t pid, pid_t tid, const char *comm, bool exec,
+		     uint64_t time);
+	void (*task)(struct session *s, const struct sb_task *tk, bool fork);
+	void (*lost)(struct session *s, uint64_t time, uint64_t count);
+	int (*finish)(struct session *s, struct errbuf *eb);	/* after the last event */
+	void (*free)(struct session *s);
+};
 
 /* session.c: Ctrl-C/SIGTERM stop a run (a replay's too), and fatal
  * signals tear down what the session holds. */

@@ -58,6 +58,8 @@
 #define MAX_DEFAULT_RING_BYTES (64u << 20)
 #define READER_NICE (-10)
 
+
+static const struct session_source live_source;
 /* ---- signals ---------------------------------------------------------- */
 
 /* The only mutable globals: what a signal handler may touch. */
@@ -358,8 +360,8 @@ void session__learn_process(struct session *s, pid_t pid)
 	bool learned = false;
 	FILE *f;
 
-	/* A replay knows its processes from the recording alone. */
-	if (s->replay)
+	/* A recording carries its processes' comms and maps. */
+	if (!s->src->learns_processes)
 		return;
 	/* Called per sample: a process that is gone (or never readable) is
 	 * asked /proc once, not once per sample.  Later COMM and MMAP2
@@ -381,8 +383,8 @@ void session__learn_process(struct session *s, pid_t pid)
 			addrspaces__exec(s->as, pid);	/* known, empty: MMAP2s fill it */
 		learned = true;
 	}
-	if (learned && s->rec)
-		recorder__proc(s, pid);
+	if (learned && s->obs)
+		s->obs->proc(s, pid);
 }
 
 /* ---- setup -------------------------------------------------------------- */
@@ -437,6 +439,7 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->src = &live_source;
 	s->refs = 1;
 	s->opts = *o;
 	if (!s->opts.stack_size)
@@ -588,8 +591,10 @@ void session__free(struct session *s)
 	if (!s || --s->refs > 0)
 		return;
 	emergency = NULL;
-	recorder__free(s->rec);
-	replay__free(s->replay);
+	if (s->obs)
+		s->obs->free(s);
+	if (s->src && s->src->free)
+		s->src->free(s);
 	for (size_t i = 0; i < s->nfds; i++)
 		if (s->fds[i] >= 0)
 			perf_event__disable(s->fds[i]);
@@ -653,7 +658,7 @@ static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_
 	 * the kernel may give a sample to only one of two identical
 	 * software events.  A richer request (a stack, an address) replaces
 	 * the poorer one, whose fds close. */
-	for (size_t i = 0; s->rec && i < s->nevsels && !alias; i++) {
+	for (size_t i = 0; s->obs && i < s->nevsels && !alias; i++) {
 		struct evsel *e = &s->evsels[i];
 
 		if (e->alias || strcmp(e->name, name))
@@ -729,14 +734,16 @@ int session__add_tracepoint(struct session *s, const char *system, const char *e
 			    unsigned int flags, session_sample_fn fn, void *ctx,
 			    struct tp_event **ev, struct errbuf *eb)
 {
+	return s->src->add_tracepoint(s, system, event, flags, fn, ctx, ev, eb);
+}
+
+static int live_add_tracepoint(struct session *s, const char *system, const char *event,
+			       unsigned int flags, session_sample_fn fn, void *ctx,
+			       struct tp_event **ev, struct errbuf *eb)
+{
 	struct tp_event *tev;
-	char name[256];
 	int err;
 
-	if (s->replay) {
-		snprintf(name, sizeof(name), "%s:%s", system, event);
-		return replay__add(s, EVSEL_TRACEPOINT, name, 0, flags, fn, ctx, ev, eb);
-	}
 	err = tp_catalog__load(s->catalog, system, event, &tev, eb);
 	if (err)
 		return err;
@@ -756,20 +763,23 @@ int session__set_filter(struct session *s, const struct tp_event *ev, const char
 	for (size_t i = 0; i < s->nevsels; i++) {
 		struct evsel *e = &s->evsels[i];
 
-		if (e->tev != ev)
-			continue;
-		if (s->replay)
-			return replay__set_filter(s, e, filter, eb);
-		for (size_t f = e->first_fd; f < e->first_fd + e->nfds; f++) {
-			int err = s->fds[f] < 0 ? 0 : perf_event__set_filter(s->fds[f], filter);
-
-			if (err)
-				return errbuf__set(eb, err, "the kernel refused filter '%s' on '%s': %s",
-						   filter, e->name, strerror(-err));
-		}
-		return 0;
+		if (e->tev == ev)
+			return s->src->set_filter(s, e, filter, eb);
 	}
 	return errbuf__set(eb, -ENOENT, "no such event to filter");
+}
+
+static int live_set_filter(struct session *s, struct evsel *e, const char *filter,
+			   struct errbuf *eb)
+{
+	for (size_t f = e->first_fd; f < e->first_fd + e->nfds; f++) {
+		int err = s->fds[f] < 0 ? 0 : perf_event__set_filter(s->fds[f], filter);
+
+		if (err)
+			return errbuf__set(eb, err, "the kernel refused filter '%s' on '%s': %s",
+					   filter, e->name, strerror(-err));
+	}
+	return 0;
 }
 
 struct session *session__ref(struct session *s)
@@ -786,13 +796,18 @@ void session__on_task(struct session *s, const struct session_task_hooks *h)
 int session__uprobe_locate(struct session *s, const struct probe_spec *spec, unsigned int flags,
 			   char *path, size_t n, uint64_t *off, struct errbuf *eb)
 {
+	return s->src->uprobe_locate(s, spec, flags, path, n, off, eb);
+}
+
+static int live_uprobe_locate(struct session *s, const struct probe_spec *spec,
+			      unsigned int flags, char *path, size_t n, uint64_t *off,
+			      struct errbuf *eb)
+{
 	pid_t pid;
 	uint8_t code[32];
 	ssize_t got = 0;
 	int err = -ENOENT, fd;
 
-	if (s->replay)
-		return replay__uprobe_locate(s, spec->name, path, n, off, eb);
 	pid = target__kind(s->target) == TARGET_PID ? target__pid(s->target) : 0;
 	err = elf_sym__resolve_library(pid, spec->library, path, n, eb);
 	if (err)
@@ -830,12 +845,17 @@ int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsign
 			session_sample_fn fn, void *ctx, struct tp_event **ev,
 			struct errbuf *eb)
 {
+	return s->src->add_uprobe(s, spec, flags, fn, ctx, ev, eb);
+}
+
+static int live_add_uprobe(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			   session_sample_fn fn, void *ctx, struct tp_event **ev,
+			   struct errbuf *eb)
+{
 	char path[PATH_MAX];
 	uint64_t off = 0;
 	int err;
 
-	if (s->replay)
-		return replay__add(s, EVSEL_UPROBE, spec->name, 0, flags, fn, ctx, ev, eb);
 	err = session__uprobe_locate(s, spec, flags, path, sizeof(path), &off, eb);
 	if (err)
 		return err;
@@ -862,8 +882,13 @@ int session__add_uprobe(struct session *s, const struct probe_spec *spec, unsign
 int session__add_software(struct session *s, const char *name, uint64_t config,
 			  unsigned int flags, session_sample_fn fn, void *ctx, struct errbuf *eb)
 {
-	if (s->replay)
-		return replay__add(s, EVSEL_SOFTWARE, name, config, flags, fn, ctx, NULL, eb);
+	return s->src->add_software(s, name, config, flags, fn, ctx, eb);
+}
+
+static int live_add_software(struct session *s, const char *name, uint64_t config,
+			     unsigned int flags, session_sample_fn fn, void *ctx,
+			     struct errbuf *eb)
+{
 	return add_evsel(s, name, PERF_TYPE_SOFTWARE, config, flags, fn, ctx, eb);
 }
 
@@ -871,10 +896,16 @@ int session__add_kprobe(struct session *s, const char *event, const char *func, 
 			const char *fetchargs, unsigned int flags, session_sample_fn fn, void *ctx,
 			struct tp_event **ev, struct errbuf *eb)
 {
+	return s->src->add_kprobe(s, event, func, retprobe, fetchargs, flags, fn, ctx, ev, eb);
+}
+
+static int live_add_kprobe(struct session *s, const char *event, const char *func,
+			   bool retprobe, const char *fetchargs, unsigned int flags,
+			   session_sample_fn fn, void *ctx, struct tp_event **ev,
+			   struct errbuf *eb)
+{
 	int err;
 
-	if (s->replay)
-		return replay__add(s, EVSEL_KPROBE, event, 0, flags, fn, ctx, ev, eb);
 	err = probe_group__add_kprobe(s->probes, event, func, retprobe, fetchargs, eb);
 	if (err)
 		return err;
@@ -914,15 +945,15 @@ static uint64_t record_time(struct session *s, const struct perf_event_header *h
 void session__on_mmap(struct session *s, pid_t pid, const struct map *m, uint64_t time)
 {
 	addrspaces__add(s->as, pid, m);
-	if (s->rec)
-		recorder__mmap(s, pid, m, time);
+	if (s->obs)
+		s->obs->mmap(s, pid, m, time);
 }
 
 void session__on_comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bool exec,
 		      uint64_t time)
 {
-	if (s->rec)
-		recorder__comm(s, pid, tid, comm, exec, time);
+	if (s->obs)
+		s->obs->comm(s, pid, tid, comm, exec, time);
 	if (pid != tid)
 		return;
 	if (exec) {
@@ -931,7 +962,7 @@ void session__on_comm(struct session *s, pid_t pid, pid_t tid, const char *comm,
 		hashmap__get(s->execs, (uint64_t)pid, &n);
 		hashmap__set(s->execs, (uint64_t)pid, n + 1);
 		addrspaces__exec(s->as, pid);
-		if (s->task.exec && !s->rec)
+		if (s->task.exec && !s->obs)
 			s->task.exec(s, pid, s->task.ctx);
 	}
 	session__set_comm(s, pid, comm);
@@ -944,19 +975,19 @@ void session__on_fork(struct session *s, const struct sb_task *tk)
 	if (tk->pid == tk->ppid)
 		return;		/* a thread */
 	session__learn_process(s, (pid_t)tk->ppid);
-	if (s->rec)
-		recorder__task(s, tk, true);
+	if (s->obs)
+		s->obs->task(s, tk, true);
 	addrspaces__fork(s->as, (pid_t)tk->ppid, (pid_t)tk->pid);
 	if (hashmap__get(s->comms, tk->ppid, &pcomm))
 		session__set_comm(s, (pid_t)tk->pid, (const char *)(uintptr_t)pcomm);
-	if (s->task.fork && !s->rec)
+	if (s->task.fork && !s->obs)
 		s->task.fork(s, (pid_t)tk->ppid, (pid_t)tk->pid, s->task.ctx);
 }
 
 void session__on_exit(struct session *s, const struct sb_task *tk)
 {
-	if (s->rec)
-		recorder__task(s, tk, false);
+	if (s->obs)
+		s->obs->task(s, tk, false);
 	else if (s->task.thread_exit)
 		s->task.thread_exit(s, (pid_t)tk->pid, (pid_t)tk->tid, s->task.ctx);
 }
@@ -981,8 +1012,8 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 		s->samples++;
 		session__learn_process(s, (pid_t)smp.pid);
 		/* Recording: the file gets it, the tools' handlers do not. */
-		if (s->rec)
-			recorder__sample(s, &s->evsels[idx - 1], idx - 1, &smp);
+		if (s->obs)
+			s->obs->sample(s, &s->evsels[idx - 1], idx - 1, &smp);
 		else
 			s->evsels[idx - 1].fn(s, &smp, s->evsels[idx - 1].ctx);
 		return 0;
@@ -1027,8 +1058,8 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 			return 0;
 		}
 		s->lost += lo.lost;
-		if (s->rec)
-			recorder__lost(s, record_time(s, hdr), lo.lost);
+		if (s->obs)
+			s->obs->lost(s, record_time(s, hdr), lo.lost);
 		else if (s->task.lost)
 			s->task.lost(s, lo.lost, s->task.ctx);
 		return 0;
@@ -1126,12 +1157,15 @@ static void reader_priority(void)
 
 int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
+	return s->src->run(s, hooks, eb);
+}
+
+static int live_run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
+{
 	struct pollfd *pfd;
 	uint64_t deadline = 0;
 	int err = 0;
 
-	if (s->replay)
-		return replay__run(s, hooks, eb);
 	pfd = calloc((size_t)s->ncpus, sizeof(*pfd));
 	if (!pfd)
 		return -ENOMEM;
@@ -1141,8 +1175,8 @@ int session__run(struct session *s, const struct session_hooks *hooks, struct er
 	}
 	s->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
 	s->start_real_ns = clock_ns(CLOCK_REALTIME);
-	if (s->rec) {
-		err = recorder__start(s, eb);
+	if (s->obs) {
+		err = s->obs->start(s, eb);
 		if (err)
 			goto out;
 	}
@@ -1209,8 +1243,8 @@ int session__run(struct session *s, const struct session_hooks *hooks, struct er
 		if (s->fds[i] >= 0 && read(s->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
 			s->lost_counted += v[1];
 	}
-	if (s->rec && !err)
-		err = recorder__finish(s, eb);
+	if (s->obs && !err)
+		err = s->obs->finish(s, eb);
 out:
 	free(pfd);
 	return err;
@@ -1223,19 +1257,34 @@ enum session_stop session__stop_reason(const struct session *s)
 
 int session__cmd_status(const struct session *s)
 {
-	return s->replay ? s->rec_cmd_status : target__status(s->target);
+	return s->src->cmd_status(s);
+}
+
+static int live_cmd_status(const struct session *s)
+{
+	return target__status(s->target);
 }
 
 uint64_t session__now(const struct session *s)
 {
-	return s->replay ? s->now_ns : clock_ns(CLOCK_MONOTONIC);
+	return s->src->now(s);
+}
+
+static uint64_t live_now(const struct session *s)
+{
+	(void)s;
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 time_t session__wall(const struct session *s)
 {
-	if (!s->replay)
-		return time(NULL);
-	return (time_t)(session__realtime(s, s->now_ns) / 1000000000ULL);
+	return s->src->wall(s);
+}
+
+static time_t live_wall(const struct session *s)
+{
+	(void)s;
+	return time(NULL);
 }
 
 /* Which evsel produced a sample (NULL if none). */
@@ -1248,24 +1297,30 @@ static const struct evsel *evsel_of(const struct session *s, const struct sample
 
 int session__kernel_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
 {
+	return s->src->stack(s, smp, false, stack_id);
+}
+
+int session__user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
+{
+	return s->src->stack(s, smp, true, stack_id);
+}
+
+static int live_kernel_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
+{
 	uint64_t ips[MAX_USER_FRAMES];
 	uint32_t n;
 
-	if (s->replay)
-		return replay__stack(s, s->cur_kstack, stack_id);
 	n = sample__context_ips(smp, (uint64_t)PERF_CONTEXT_KERNEL, ips, MAX_USER_FRAMES);
 	return stackdb__intern(s->stacks, ips, n, stack_id);
 }
 
-int session__user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
+static int live_user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
 {
 	const struct evsel *ev = evsel_of(s, smp);
 	uint64_t ips[MAX_USER_FRAMES];
 	uint32_t n = 0;
 	int err;
 
-	if (s->replay)
-		return replay__stack(s, s->cur_ustack, stack_id);
 	if (s->unwinder && ev && (ev->sample_type & PERF_SAMPLE_STACK_USER)) {
 		struct unwind_input in = {
 			.pid = (pid_t)smp->pid,
@@ -1303,14 +1358,29 @@ uint64_t session__unwind_stops(const struct session *s, int reason)
 	return reason >= 0 && reason < UNWIND__COUNT ? s->unwind_stops[reason] : 0;
 }
 
+static int live_stack(struct session *s, const struct sample *smp, bool user, uint32_t *stack_id)
+{
+	return user ? live_user_stack(s, smp, stack_id) : live_kernel_stack(s, smp, stack_id);
+}
+
 bool session__dwarf(const struct session *s)
 {
-	const char *cg;
+	return s->src->dwarf(s);
+}
 
-	if (!s->replay)
-		return s->unwinder != NULL;
-	cg = session__meta(s, "call_graph");
-	return cg && !strcmp(cg, "dwarf");
+static bool live_dwarf(const struct session *s)
+{
+	return s->unwinder != NULL;
+}
+
+const char *session__meta(const struct session *s, const char *key)
+{
+	return s->src->meta ? s->src->meta(s, key) : NULL;
+}
+
+bool session__replaying(const struct session *s)
+{
+	return s->src != &live_source;
 }
 
 uint32_t session__exec_count(const struct session *s, pid_t pid)
@@ -1332,13 +1402,43 @@ const char *session__comm(struct session *s, pid_t pid)
 
 pid_t session__target_pid(const struct session *s)
 {
-	return s->replay ? s->rec_target_pid : target__pid(s->target);
+	return s->src->target_pid(s);
+}
+
+static pid_t live_target_pid(const struct session *s)
+{
+	return target__pid(s->target);
 }
 
 bool session__is_cmd(const struct session *s)
 {
-	return s->replay ? s->rec_is_cmd : target__kind(s->target) == TARGET_CMD;
+	return s->src->is_cmd(s);
 }
+
+static bool live_is_cmd(const struct session *s)
+{
+	return target__kind(s->target) == TARGET_CMD;
+}
+
+/* The live source: perf rings, read by live_run. */
+static const struct session_source live_source = {
+	.name = "live",
+	.learns_processes = true,
+	.add_tracepoint = live_add_tracepoint,
+	.add_uprobe = live_add_uprobe,
+	.add_software = live_add_software,
+	.add_kprobe = live_add_kprobe,
+	.uprobe_locate = live_uprobe_locate,
+	.set_filter = live_set_filter,
+	.run = live_run,
+	.stack = live_stack,
+	.now = live_now,
+	.wall = live_wall,
+	.target_pid = live_target_pid,
+	.is_cmd = live_is_cmd,
+	.cmd_status = live_cmd_status,
+	.dwarf = live_dwarf,
+};
 
 uint64_t session__lost(const struct session *s)
 {
