@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/json.h"
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
@@ -131,7 +132,7 @@ static void on_exit_call(struct session *s, const struct sample *smp, void *ctx)
 	if (st->o->json) {
 		printf("{\"type\":\"call\",\"time\":%.6f,\"pid\":%u,\"tid\":%u,\"comm\":",
 		       session__elapsed(s, smp->time), smp->pid, smp->tid);
-		report__json_str(stdout, session__comm(s, (pid_t)smp->pid));
+		json__str(stdout, session__comm(s, (pid_t)smp->pid));
 		printf(",\"requested\":\"0x%" PRIx64 "\",\"result\":\"0x%" PRIx64 "\"}\n", req, ret);
 	} else if (!st->o->folded) {
 		printf("%-12.6f %-7u %-16s 0x%-16" PRIx64 " 0x%" PRIx64 "\n",
@@ -170,7 +171,7 @@ static void print_report(struct session *s, void *ctx)
 			report__folded(&r, site->pid, comm, site->stack, site->count);
 		} else if (st->o->json) {
 			printf("{\"type\":\"stack\",\"pid\":%d,\"comm\":", (int)site->pid);
-			report__json_str(stdout, comm);
+			json__str(stdout, comm);
 			printf(",\"count\":%" PRIu64 ",\"requested_min\":\"0x%" PRIx64
 			       "\",\"requested_max\":\"0x%" PRIx64 "\",\"stack\":",
 			       site->count, site->req_min, site->req_max);
@@ -197,7 +198,7 @@ static void print_report(struct session *s, void *ctx)
 
 			if (st->o->json) {
 				printf("{\"type\":\"process\",\"pid\":%d,\"comm\":", (int)p->pid);
-				report__json_str(stdout, session__comm(s, p->pid));
+				json__str(stdout, session__comm(s, p->pid));
 				printf(",\"calls\":%" PRIu64 ",\"first_break\":\"0x%" PRIx64
 				       "\",\"last_break\":\"0x%" PRIx64 "\",\"growth\":%" PRId64 "}\n",
 				       p->calls, p->first_ret, p->last_ret, growth);

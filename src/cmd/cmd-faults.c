@@ -30,6 +30,7 @@
 
 #include <linux/perf_event.h>
 
+#include "lib/json.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
@@ -285,7 +286,7 @@ static void print_report(struct session *s, void *ctx)
 			report__folded(&r, site->pid, comm, site->stack, n);
 		} else if (st->o.json) {
 			printf("{\"type\":\"stack\",\"pid\":%d,\"comm\":", (int)site->pid);
-			report__json_str(stdout, comm);
+			json__str(stdout, comm);
 			printf(",\"faults\":%" PRIu64 ",\"minor\":%" PRIu64 ",\"major\":%" PRIu64
 			       ",\"stack\":", n, site->faults - site->major, site->major);
 			report__stack_json(&r, site->pid, site->stack);
@@ -305,7 +306,7 @@ static void print_report(struct session *s, void *ctx)
 
 			if (st->o.json) {
 				printf("{\"type\":\"process\",\"pid\":%d,\"comm\":", (int)p->pid);
-				report__json_str(stdout, session__comm(s, p->pid));
+				json__str(stdout, session__comm(s, p->pid));
 				printf(",\"faults\":%" PRIu64 ",\"minor\":%" PRIu64 ",\"major\":%" PRIu64
 				       "}\n", p->faults, p->faults - p->major, p->major);
 			} else {
@@ -431,7 +432,7 @@ static void print_site(struct faults_state *st, struct report *r, const struct f
 		report__folded(r, w->pid, comm, w->stack, n);
 	} else if (st->o.json) {
 		printf("{\"type\":\"site\",\"pid\":%d,\"comm\":", (int)w->pid);
-		report__json_str(stdout, comm);
+		json__str(stdout, comm);
 		printf(",\"class\":\"%s\",\"allocations\":%" PRIu64 ",\"bytes\":%" PRIu64, classes,
 		       w->allocs, w->bytes);
 		json_counts(st, w);
@@ -463,10 +464,10 @@ static void print_region(struct faults_state *st, const struct fault_owner *w)
 
 	if (st->o.json) {
 		printf("{\"type\":\"region\",\"pid\":%d,\"comm\":", (int)w->pid);
-		report__json_str(stdout, comm);
+		json__str(stdout, comm);
 		printf(",\"region\":\"%s\",\"path\":", fault_region__name(w->region));
 		if (w->path)
-			report__json_str(stdout, w->path);
+			json__str(stdout, w->path);
 		else
 			printf("null");
 		json_counts(st, w);

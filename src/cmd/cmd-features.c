@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/json.h"
 #include "cmd/commands.h"
 #include "features.h"
 #include "ladder.h"
@@ -35,27 +36,6 @@ static void usage(FILE *fp)
 	      "\n"
 	      "FAULTLINE_MASK=name,...,system:event,system:* makes features and\n"
 	      "tracepoints look absent, to exercise the fallbacks.\n", fp);
-}
-
-/* JSON string body: quotes, backslashes and control characters escaped. */
-static void json_str(FILE *fp, const char *s)
-{
-	const unsigned char *p;
-
-	fputc('"', fp);
-	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(fp, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", fp);
-		else if (*p == '\t')
-			fputs("\\t", fp);
-		else if (*p < 0x20)
-			fprintf(fp, "\\u%04x", *p);
-		else
-			fputc(*p, fp);
-	}
-	fputc('"', fp);
 }
 
 static const char *yes_no(bool b)
@@ -138,16 +118,16 @@ static void json_features(const struct features *f)
 	printf(",\"root\":%s,\"cap_sys_admin\":%s,\"cap_perfmon\":%s,\"privileged\":%s,\"lockdown\":",
 	       features__is_root(f) ? "true" : "false", features__cap_sys_admin(f) ? "true" : "false",
 	       features__cap_perfmon(f) ? "true" : "false", features__privileged(f) ? "true" : "false");
-	json_str(stdout, features__lockdown(f));
+	json__str(stdout, features__lockdown(f));
 	printf(",\"tracefs_dir\":");
-	json_str(stdout, features__tracefs_dir(f));
+	json__str(stdout, features__tracefs_dir(f));
 	printf(",\"uprobe_pmu_type\":%d,\"kprobe_pmu_type\":%d}\n", features__uprobe_pmu_type(f),
 	       features__kprobe_pmu_type(f));
 	for (id = 0; id < FEAT__COUNT; id++) {
 		printf("{\"kind\":\"feature\",\"feature\":");
-		json_str(stdout, feature__name(id));
+		json__str(stdout, feature__name(id));
 		printf(",\"available\":%s,\"why\":", features__has(f, id) ? "true" : "false");
-		json_str(stdout, features__why(f, id));
+		json__str(stdout, features__why(f, id));
 		printf("}\n");
 	}
 }
@@ -157,26 +137,26 @@ static void json_tool(const struct ladder *l, int chosen, char (*why)[WHY_LEN])
 	size_t i;
 
 	printf("{\"kind\":\"tool\",\"tool\":");
-	json_str(stdout, l->tool);
+	json__str(stdout, l->tool);
 	printf(",\"rung\":");
 	if (chosen < 0) {
 		printf("null,\"label\":null");
 	} else {
-		json_str(stdout, l->rungs[chosen].key);
+		json__str(stdout, l->rungs[chosen].key);
 		printf(",\"label\":");
-		json_str(stdout, l->rungs[chosen].label);
+		json__str(stdout, l->rungs[chosen].label);
 	}
 	printf(",\"rungs\":[");
 	for (i = 0; i < l->n; i++) {
 		printf("%s{\"key\":", i ? "," : "");
-		json_str(stdout, l->rungs[i].key);
+		json__str(stdout, l->rungs[i].key);
 		printf(",\"label\":");
-		json_str(stdout, l->rungs[i].label);
+		json__str(stdout, l->rungs[i].label);
 		printf(",\"available\":%s,\"chosen\":%s,\"loses\":", why[i][0] ? "false" : "true",
 		       (int)i == chosen ? "true" : "false");
-		json_str(stdout, l->rungs[i].loses);
+		json__str(stdout, l->rungs[i].loses);
 		printf(",\"why\":");
-		json_str(stdout, why[i]);
+		json__str(stdout, why[i]);
 		printf("}");
 	}
 	printf("]}\n");

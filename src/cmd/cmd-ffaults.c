@@ -23,6 +23,7 @@
 
 #include <linux/perf_event.h>
 
+#include "lib/json.h"
 #include "stack/addrspace.h"
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
@@ -175,7 +176,7 @@ static void print_report(struct session *s, void *ctx)
 
 		if (st->o.json) {
 			printf("{\"type\":\"file\",\"path\":");
-			report__json_str(stdout, f->path);
+			json__str(stdout, f->path);
 			printf(",\"dev\":\"%u:%u\",\"ino\":%" PRIu64 ",\"faults\":%" PRIu64
 			       ",\"major\":%" PRIu64 "}\n", f->maj, f->min, f->ino, f->faults, f->major);
 		} else {

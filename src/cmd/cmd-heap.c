@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/json.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
@@ -437,7 +438,7 @@ static void print_sub_json(struct report *r, const struct merged *g, enum metric
 	const struct heap_site *hs = &g->sites[sb->site];
 
 	printf("{\"type\":\"heap_stack\",\"section\":\"%s\",\"function\":", section_keys[m]);
-	report__json_str(stdout, gr->func);
+	json__str(stdout, gr->func);
 	printf(",\"calls\":%" PRIu64 ",\"temporary\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
 	       ",\"leaked_bytes\":%" PRIu64 ",\"pid\":%d,\"stack\":",
 	       sb->c.calls, sb->c.temporary, sb->c.peak, sb->c.leaked, (int)hs->pid);

@@ -40,6 +40,7 @@
 
 #include <linux/perf_event.h>
 
+#include "lib/json.h"
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
@@ -312,7 +313,7 @@ static void print_report(struct session *s, void *ctx)
 
 		if (st->o.json) {
 			printf("{\"type\":\"process\",\"pid\":%d,\"comm\":", (int)p->pid);
-			report__json_str(stdout, session__comm(s, p->pid));
+			json__str(stdout, session__comm(s, p->pid));
 			printf(",\"hfaults\":%" PRIu64 ",\"thp\":%" PRIu64 ",\"hugetlb\":%" PRIu64 "}\n",
 			       p->thp + p->hugetlb, p->thp, p->hugetlb);
 		} else {

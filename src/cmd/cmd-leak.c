@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/json.h"
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
 #include "lib/hashmap.h"
@@ -180,7 +181,7 @@ static void trace_line(struct leak *lk, const struct sample *smp, const char *ms
 	if (lk->o.json) {
 		printf("{\"type\":\"event\",\"time\":%.6f,\"pid\":%u,\"tid\":%u,\"msg\":",
 		       session__elapsed(lk->s, smp->time), smp->pid, smp->tid);
-		report__json_str(stdout, msg);
+		json__str(stdout, msg);
 		printf("}\n");
 	} else if (!lk->o.folded) {
 		printf("%-12.6f %-7u %-7u %-16s %s\n", session__elapsed(lk->s, smp->time), smp->pid,
@@ -464,7 +465,7 @@ static void print_report(struct leak *lk, bool final_all)
 			report__folded(&r, e->pid, comm, e->stack, e->bytes);
 		} else if (lk->o.json) {
 			printf("{\"type\":\"stack\",\"pid\":%d,\"comm\":", (int)e->pid);
-			report__json_str(stdout, comm);
+			json__str(stdout, comm);
 			printf(",\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64, e->bytes,
 			       e->count);
 			if (lk->lo.show_allocs) {

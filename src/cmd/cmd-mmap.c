@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lib/json.h"
 #include "stack/addrspace.h"
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
@@ -185,18 +186,18 @@ static void print_call(struct session *s, struct mmap_state *st, const struct sa
 
 	if (st->o->json) {
 		printf("{\"type\":\"%s\",\"time\":", p->kind == CALL_MMAP ? "mmap" : "munmap");
-		report__json_str(stdout, when);
+		json__str(stdout, when);
 		printf(",\"pid\":%u,\"tid\":%u,\"comm\":", smp->pid, smp->tid);
-		report__json_str(stdout, comm);
+		json__str(stdout, comm);
 		printf(",\"addr\":\"0x%" PRIx64 "\",\"len\":%" PRIu64, addr, p->len);
 		if (p->kind == CALL_MMAP) {
 			printf(",\"prot\":\"%s\",\"flags\":\"%s\",\"fd\":%" PRId64 ",\"off\":%" PRIu64
 			       ",\"file\":", prot, flags, p->fd, p->off);
-			report__json_str(stdout, file);
+			json__str(stdout, file);
 		}
 		printf(",\"error\":");
 		if (failed)
-			report__json_str(stdout, result);
+			json__str(stdout, result);
 		else
 			printf("null");
 		if (st->o->stacks) {
@@ -275,7 +276,7 @@ static void print_summary(struct session *s, struct mmap_state *st)
 
 		if (st->o->json) {
 			printf("{\"type\":\"process\",\"pid\":%d,\"comm\":", (int)p->pid);
-			report__json_str(stdout, session__comm(s, p->pid));
+			json__str(stdout, session__comm(s, p->pid));
 			printf(",\"mmaps\":%" PRIu64 ",\"munmaps\":%" PRIu64 ",\"failed\":%" PRIu64
 			       ",\"mapped\":%" PRIu64 ",\"unmapped\":%" PRIu64 ",\"net\":%" PRId64 "}\n",
 			       p->mmaps, p->munmaps, p->failed, p->mapped, p->unmapped, net);

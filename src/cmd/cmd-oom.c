@@ -51,6 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/json.h"
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
@@ -371,31 +372,31 @@ static void print_kill(struct oom_state *st, struct kill *k)
 			printf(",\"trigger_tid\":%d", k->trigger_tid);
 		printf(",\"trigger_comm\":");
 		if (r->trigger_comm[0])
-			report__json_str(stdout, r->trigger_comm);
+			json__str(stdout, r->trigger_comm);
 		else
 			printf("null");
 		printf(",\"victim_pid\":%d,\"victim_comm\":", r->victim_pid);
-		report__json_str(stdout, r->victim_comm[0] ? r->victim_comm : "?");
+		json__str(stdout, r->victim_comm[0] ? r->victim_comm : "?");
 		printf(",\"pages\":%" PRIu64 ",\"pages_from\":", pages);
-		report__json_str(stdout, from);
+		json__str(stdout, from);
 		printf(",\"loadavg\":");
 		if (k->loadavg[0])
-			report__json_str(stdout, k->loadavg);
+			json__str(stdout, k->loadavg);
 		else
 			printf("null");
 		printf(",\"constraint\":");
 		if (r->constraint[0])
-			report__json_str(stdout, r->constraint);
+			json__str(stdout, r->constraint);
 		else
 			printf("null");
 		printf(",\"constraint_inferred\":%s,\"oom_memcg\":", r->constraint_inferred ? "true" : "false");
 		if (r->oom_memcg[0])
-			report__json_str(stdout, r->oom_memcg);
+			json__str(stdout, r->oom_memcg);
 		else
 			printf("null");
 		printf(",\"task_memcg\":");
 		if (r->task_memcg[0] || k->cgroup_at_event[0])
-			report__json_str(stdout, r->task_memcg[0] ? r->task_memcg : k->cgroup_at_event);
+			json__str(stdout, r->task_memcg[0] ? r->task_memcg : k->cgroup_at_event);
 		else
 			printf("null");
 		if (r->have & OOM_HAVE_RSS)
@@ -411,26 +412,26 @@ static void print_kill(struct oom_state *st, struct kill *k)
 			printf(",\"oom_score_adj\":%d", r->oom_score_adj);
 		if (r->gfp[0]) {
 			printf(",\"gfp_mask\":");
-			report__json_str(stdout, r->gfp);
+			json__str(stdout, r->gfp);
 			printf(",\"order\":%d", r->order);
 		}
 		printf(",\"source\":");
-		report__json_str(stdout, k->source);
+		json__str(stdout, k->source);
 		if (k->have_psi) {
 			printf(",\"psi_memory\":");
-			report__json_str(stdout, k->psi);
+			json__str(stdout, k->psi);
 			printf(",\"psi_delay_ms\":%" PRIu64, k->psi_delay_ms);
 		}
 		if (k->stat_when != STAT_NONE) {
 			printf(",\"memory_stat\":{\"memcg\":");
-			report__json_str(stdout, k->stat_memcg);
+			json__str(stdout, k->stat_memcg);
 			printf(",\"read\":\"%s\"", k->stat_when == STAT_KERNEL ? "kernel report" : "memory.stat");
 			if (k->stat_when == STAT_READ)
 				printf(",\"delay_ms\":%" PRIu64, k->stat_delay_ms);
 			printf(",\"top\":{");
 			for (size_t i = 0; i < k->nstat; i++) {
 				printf("%s", i ? "," : "");
-				report__json_str(stdout, k->stat[i].key);
+				json__str(stdout, k->stat[i].key);
 				printf(":%" PRIu64, k->stat[i].value);
 			}
 			printf("}}");

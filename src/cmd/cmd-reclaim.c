@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "lib/json.h"
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
@@ -158,7 +159,7 @@ static void print_event(struct session *s, struct reclaim_state *st, const struc
 	if (st->json) {
 		printf("{\"type\":\"reclaim\",\"time\":%.9f,\"pid\":%u,\"tid\":%u,\"comm\":",
 		       (double)(smp->time - st->first_time) / 1e9, smp->pid, smp->tid);
-		report__json_str(stdout, comm);
+		json__str(stdout, comm);
 		printf(",\"kind\":\"%s\",\"lat_ms\":%.3f,\"pages\":%" PRIu64 "}\n", kind_names[k],
 		       (double)lat_ns / 1e6, pages);
 	} else {

@@ -31,6 +31,7 @@
 
 #include <linux/perf_event.h>
 
+#include "lib/json.h"
 #include "stack/addrspace.h"
 #include "cmd/commands.h"
 #include "lib/hashmap.h"
@@ -155,7 +156,7 @@ static void print_report(struct session *s, struct swapin_state *st)
 		if (st->json) {
 			printf("{\"type\":\"swapin\",\"time\":\"%s\",\"pid\":%d,\"comm\":", when,
 			       (int)rows[i].pid);
-			report__json_str(stdout, comm);
+			json__str(stdout, comm);
 			printf(",\"count\":%" PRIu64 "}\n", rows[i].count);
 		} else {
 			printf("%-16s %-7d %" PRIu64 "\n", comm, (int)rows[i].pid, rows[i].count);

@@ -50,6 +50,7 @@
 
 #include <linux/perf_event.h>
 
+#include "lib/json.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
@@ -832,7 +833,7 @@ static void print_row(const struct tl *t, const struct proc *p, const struct row
 			 events[0] ? "," : "");
 	if (t->json) {
 		printf("{\"type\":\"row\",\"pid\":%d,\"comm\":", (int)p->pid);
-		report__json_str(stdout, session__comm(t->s, p->pid));
+		json__str(stdout, session__comm(t->s, p->pid));
 		printf(",\"time\":%.9g", at);
 		json_u64("outstanding_bytes", t->have_allocs, r->outstanding);
 		json_u64("touched_kb", t->have_faults, kb);
@@ -877,7 +878,7 @@ static void print_sites(const struct tl *t, struct report *rep, const struct kil
 		if (t->json) {
 			printf("{\"type\":\"%s\",\"pid\":%d,\"comm\":", allocs ? "alloc_site" :
 			       "fault_site", (int)k->victim);
-			report__json_str(stdout, k->comm);
+			json__str(stdout, k->comm);
 			if (allocs)
 				printf(",\"kill_time\":%.9f,\"bytes\":%" PRIu64 ",\"allocations\":%"
 				       PRIu64, at, st->amount, st->count);

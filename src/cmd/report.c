@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/json.h"
 #include "stack/addrspace.h"
 #include "lib/hashmap.h"
 #include "cmd/report.h"
@@ -270,20 +271,6 @@ void report__folded(struct report *r, pid_t pid, const char *comm, uint32_t stac
 	fprintf(r->out, " %" PRIu64 "\n", weight);
 }
 
-void report__json_str(FILE *out, const char *str)
-{
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 static void render_json(struct report *r, pid_t pid, uint32_t stack_id, const char *indent,
 			bool addrs)
 {
@@ -298,16 +285,16 @@ static void render_json(struct report *r, pid_t pid, uint32_t stack_id, const ch
 
 		frame_text(r, pid, ips[i], i > 0, buf, sizeof(buf));
 		fprintf(r->out, "%s{\"addr\":\"0x%" PRIx64 "\",\"sym\":", i ? "," : "", ips[i]);
-		report__json_str(r->out, buf);
+		json__str(r->out, buf);
 		if (nl) {
 			fprintf(r->out, ",\"file\":");
-			report__json_str(r->out, lines[nl - 1].file ? lines[nl - 1].file : "");
+			json__str(r->out, lines[nl - 1].file ? lines[nl - 1].file : "");
 			fprintf(r->out, ",\"line\":%u,\"inlined\":[", lines[nl - 1].line);
 			for (size_t k = 0; k + 1 < nl; k++) {
 				fprintf(r->out, "%s{\"func\":", k ? "," : "");
-				report__json_str(r->out, lines[k].func ? lines[k].func : "");
+				json__str(r->out, lines[k].func ? lines[k].func : "");
 				fprintf(r->out, ",\"file\":");
-				report__json_str(r->out, lines[k].file ? lines[k].file : "");
+				json__str(r->out, lines[k].file ? lines[k].file : "");
 				fprintf(r->out, ",\"line\":%u}", lines[k].line);
 			}
 			fputc(']', r->out);
@@ -338,7 +325,7 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 		return 0;
 	if (json) {
 		fprintf(r->out, "{\"type\":\"lost\",\"lost\":%" PRIu64 ",\"message\":", lost);
-		report__json_str(r->out, meaning);
+		json__str(r->out, meaning);
 		fprintf(r->out, "}\n");
 	} else if (!folded) {
 		fprintf(r->out, "WARNING: lost %" PRIu64 " events: %s\n", lost, meaning);

@@ -41,8 +41,6 @@ void report__folded(struct report *r, pid_t pid, const char *comm, uint32_t stac
 		    uint64_t weight);
 /* A JSON array of {"addr":"0x..","sym":".."} frames. */
 void report__stack_json(struct report *r, pid_t pid, uint32_t stack_id);
-/* A JSON string literal with escapes. */
-void report__json_str(FILE *out, const char *str);
 /* HH:MM:SS of a sample time. */
 void report__clock(const struct session *s, uint64_t sample_time, char *buf, size_t n);
 /*

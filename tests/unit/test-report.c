@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/json.h"
 #include "check.h"
 #include "lib/errbuf.h"
 #include "trace/recfile.h"
@@ -54,16 +55,16 @@ static void test_json_str(void)
 	struct capture c;
 
 	cap_open(&c);
-	report__json_str(c.f, "plain");
+	json__str(c.f, "plain");
 	fputc(' ', c.f);
-	report__json_str(c.f, "q\"b\\s/");
+	json__str(c.f, "q\"b\\s/");
 	fputc(' ', c.f);
-	report__json_str(c.f, "\n\t\x01\x1f");
+	json__str(c.f, "\n\t\x01\x1f");
 	fputc(' ', c.f);
-	report__json_str(c.f, "\x7f\xc3\xa9");	/* DEL and UTF-8 pass through */
+	json__str(c.f, "\x7f\xc3\xa9");	/* DEL and UTF-8 pass through */
 	fputc(' ', c.f);
-	report__json_str(c.f, "");
-	CHECK_STR(cap_text(&c), "\"plain\" \"q\\\"b\\\\s/\" \"\\u000a\\u0009\\u0001\\u001f\" "
+	json__str(c.f, "");
+	CHECK_STR(cap_text(&c), "\"plain\" \"q\\\"b\\\\s/\" \"\\n\\t\\u0001\\u001f\" "
 		  "\"\x7f\xc3\xa9\" \"\"");
 	cap_free(&c);
 }
