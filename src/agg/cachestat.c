@@ -936,10 +936,7 @@ static void on_round(void *ctx)
 		if (!r->stopped_by_us)
 			return;
 	}
-	/* The session stops on its own signal flag: set it the way a
-	 * user's Ctrl-C would, which the session's handler turns into a
-	 * clean stop after the current round. */
-	raise(SIGTERM);
+	session__stop(r->s);
 }
 
 static int run_procfs(struct run_state *r, struct errbuf *eb)

@@ -514,7 +514,7 @@ static void on_round(void *ctx)
 	lk->next_report_ns = ns + (uint64_t)(lk->lo.every.secs * 1e9);
 	print_report(lk, false);
 	if (lk->lo.every.count && ++lk->reports >= lk->lo.every.count)
-		raise(SIGINT);	/* the session's stop signal: ends it cleanly */
+		session__stop(lk->s);
 }
 
 int cmd_leak(struct tool_mode *mode, int argc, char **argv)

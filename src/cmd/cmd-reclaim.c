@@ -351,7 +351,7 @@ static void on_round(void *ctx)
 	 * did at its own. */
 	if (replay && st->o->sess.duration > 0 &&
 	    now - st->start_ns >= (uint64_t)(st->o->sess.duration * 1e9))
-		raise(SIGINT);
+		session__stop(st->s);
 	fflush(stdout);
 }
 

@@ -220,7 +220,7 @@ static void on_round(void *ctx)
 				st->next_ns += (uint64_t)(st->every.secs * 1e9);
 	}
 	if (replay && st->every.count && st->printed + 1 >= st->every.count && now >= st->next_ns)
-		raise(SIGINT);
+		session__stop(r->s);
 }
 
 static const char *swapin_opt(int c, const char *arg, void *ctx)

@@ -1,9 +1,10 @@
 /*
  * stopsig: Ctrl-C, SIGTERM, SIGHUP and SIGPIPE as a request to stop, for
- * the loops that run without a session (cache's /proc rung, oom's
- * /dev/kmsg rung): the loop sees the request and ends cleanly, printing
- * what it has.  A session installs handlers of its own.  One catcher at a
- * time: the handlers and the flag are process state.
+ * every loop that runs until stopped: a session's (trace/session.c, which
+ * adds its own teardown on fatal signals) and those without one (cache's
+ * /proc rung, oom's /dev/kmsg rung): the loop sees the request and ends
+ * cleanly, printing what it has.  One catcher at a time: the handlers and
+ * the flag are process state.
  */
 #ifndef FAULTLINE_STOPSIG_H
 #define FAULTLINE_STOPSIG_H

@@ -643,7 +643,7 @@ static int replay_run(struct session *s, const struct session_hooks *hooks, stru
 		err = apply(s, &rp->first, eb);
 		rp->have_first = false;
 	}
-	while (!err && !rp->ended && (ret = recreader__next(rp->r, &rec, eb)) == 1) {
+	while (!err && !rp->ended && !s->stop && (ret = recreader__next(rp->r, &rec, eb)) == 1) {
 		uint64_t t = record_time(&rec);
 
 		if (session__stop_requested()) {

@@ -32,6 +32,7 @@
 #include "trace/tp-catalog.h"
 #include "features.h"
 #include "lib/hashmap.h"
+#include "lib/stopsig.h"
 #include "trace/perf-event.h"
 #include "trace/probe-spec.h"
 #include "trace/ring.h"
@@ -62,18 +63,12 @@
 static const struct session_source live_source;
 /* ---- signals ---------------------------------------------------------- */
 
-/* The only mutable globals: what a signal handler may touch. */
-static volatile sig_atomic_t stop_requested;
+/* The only mutable globals: what a signal handler may touch.  Stop
+ * signals are lib/stopsig's, as for the loops without a session. */
 static struct session *volatile emergency;
 
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-static struct sigaction old_stop[4], old_fatal[5];
-
-static void on_stop_signal(int sig)
-{
-	stop_requested = sig;
-}
+static struct sigaction old_fatal[5];
 
 static void write_all(const char *path, const char *text)
 {
@@ -134,12 +129,9 @@ static void signals_install(struct session *s)
 {
 	struct sigaction sa;
 
+	stopsig__catch();	/* no SA_RESTART: poll() must wake */
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_stop_signal;	/* no SA_RESTART: poll() must wake */
-	stop_requested = 0;
-	for (size_t i = 0; i < 4; i++)
-		sigaction(stop_signals[i], &sa, &old_stop[i]);
 	sa.sa_handler = on_fatal_signal;
 	sa.sa_flags = SA_RESETHAND;
 	for (size_t i = 0; i < 5; i++)
@@ -154,14 +146,13 @@ void session__catch_signals(struct session *s)
 
 bool session__stop_requested(void)
 {
-	return stop_requested != 0;
+	return stopsig__caught() != 0;
 }
 
 static void signals_restore(void)
 {
 	emergency = NULL;
-	for (size_t i = 0; i < 4; i++)
-		sigaction(stop_signals[i], &old_stop[i], NULL);
+	stopsig__release();
 	for (size_t i = 0; i < 5; i++)
 		sigaction(fatal_signals[i], &old_fatal[i], NULL);
 }
@@ -1203,7 +1194,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	while (!s->stop) {
 		int timeout = 100;
 
-		if (stop_requested) {
+		if (stopsig__caught()) {
 			s->stop = SESSION_STOP_SIGNAL;
 			break;
 		}
@@ -1248,6 +1239,12 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 out:
 	free(pfd);
 	return err;
+}
+
+void session__stop(struct session *s)
+{
+	if (!s->stop)
+		s->stop = SESSION_STOP_TOOL;
 }
 
 enum session_stop session__stop_reason(const struct session *s)

@@ -67,6 +67,7 @@ enum session_stop {
 	SESSION_STOP_SIGNAL,
 	SESSION_STOP_DURATION,
 	SESSION_STOP_TARGET_EXIT,
+	SESSION_STOP_TOOL,		/* session__stop(): the tool had what it wanted */
 };
 
 /* Flags for session__add_*(). */
@@ -227,6 +228,14 @@ time_t session__wall(const struct session *s);
 
 /* Run until Ctrl-C/signal, the duration, or the target's exit. */
 int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb);
+/*
+ * session__stop - end a run from inside it (a handler or a round hook:
+ * the report count reached, a replay at its duration)
+ *
+ * The run ends after the current round, as on Ctrl-C, with the reason
+ * SESSION_STOP_TOOL; the events already read are delivered first.
+ */
+void session__stop(struct session *s);
 enum session_stop session__stop_reason(const struct session *s);
 /* Exit status of a -c command (waitpid status), or -1. */
 int session__cmd_status(const struct session *s);

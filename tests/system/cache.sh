@@ -8,11 +8,15 @@
 # the page cache and reads it cold, then warm, one phase per SIGUSR1.  Each
 # phase is measured by its own `faultline cache 1000`, stopped with SIGINT
 # once the phase is done, so its one row (printed on Ctrl-C, before
-# "Detaching...") covers the phase.  The machine is shared, so the counts
-# are system-wide and include what other processes did meanwhile: the
-# phase's own figure must be within 5% of the file's pages (the /proc
-# rung's HITS, which count every read(), only above 95%), and the other
-# columns under 10%.
+# "Detaching...") covers the phase.  The counts are system-wide and this
+# machine is shared (other builds and tests run beside this one), so what
+# other processes do meanwhile adds to every column by an amount nobody
+# here controls: the phase's own figure must reach 95% of the file's
+# pages (a floor only), and nothing here bounds a column from above.
+# That the counting takes each page once is checked where the counts are
+# the target's alone or nothing else runs: the per-process cachetop.sh
+# (within 2% of the pages, exact to the pid) on the same counting code,
+# and tests/vm/cache.sh in the QEMU guest, a quiet machine.
 #
 # Also: the exact header and row formats (with -T), count rows then exit
 # without "Detaching...", usage errors, and tracefs left clean.
@@ -33,6 +37,9 @@ trap 'rm -f "$FILE"; _fl_exit' EXIT
 
 # Large enough that what other processes do meanwhile stays a few percent.
 MIB=256
+
+# at_least N PAGES: N is at least 95% of PAGES.
+at_least() { [ "$1" -ge $(($2 - $2 * 5 / 100)) ]; }
 
 # truth KEY: a value cache-target printed.
 truth() { sed -n "s/^$1=//p" "$T/tgt.out" | tail -n 1; }
@@ -75,33 +82,23 @@ run_rung() {
 	expect_line "$2" "$T/fl-write.err"
 	set -- $(cat "$T/row.write")
 	expect_eq "$(truth write_pages)" "$pages" "$rung_name: pages written"
-	within "$3" "$pages" 5 && echo "ok: $rung_name write: DIRTIES $3 ~ $pages" ||
-		fail "$rung_name write: DIRTIES $3 not within 5% of $pages"
+	at_least "$3" "$pages" && echo "ok: $rung_name write: DIRTIES $3 of $pages pages" ||
+		fail "$rung_name write: DIRTIES $3 below 95% of $pages"
 
 	phase cold
 	set -- $(cat "$T/row.cold")
 	resident=$(truth cold_resident)
 	expect_eq "$resident" 0 "$rung_name: pages still cached after POSIX_FADV_DONTNEED"
-	within "$2" "$pages" 5 && echo "ok: $rung_name cold: MISSES $2 ~ $pages" ||
-		fail "$rung_name cold: MISSES $2 not within 5% of $pages"
-	[ "$1" -le $((pages * 10 / 100)) ] && echo "ok: $rung_name cold: HITS $1 small" ||
-		fail "$rung_name cold: HITS $1 over 10% of $pages (others' reads included)"
+	at_least "$2" "$pages" && echo "ok: $rung_name cold: MISSES $2 of $pages pages" ||
+		fail "$rung_name cold: MISSES $2 below 95% of $pages"
 
 	phase warm
 	set -- $(cat "$T/row.warm")
 	# Pages evicted between the phases (memory pressure from elsewhere)
 	# are misses of the warm read, by right.
 	cached=$(truth warm_resident)
-	if [ "$rung_name" = vmstat ]; then
-		# HITS here are every read() of every process: only a floor.
-		[ "$1" -ge $((cached - cached * 5 / 100)) ] && echo "ok: $rung_name warm: HITS $1 >= ~$cached" ||
-			fail "$rung_name warm: HITS $1 below 95% of $cached"
-	else
-		within "$1" "$cached" 5 && echo "ok: $rung_name warm: HITS $1 ~ $cached" ||
-			fail "$rung_name warm: HITS $1 not within 5% of $cached"
-	fi
-	[ "$2" -le $((pages - cached + pages * 10 / 100)) ] && echo "ok: $rung_name warm: MISSES $2 small" ||
-		fail "$rung_name warm: MISSES $2 over 10% of $pages (+ $((pages - cached)) evicted)"
+	at_least "$1" "$cached" && echo "ok: $rung_name warm: HITS $1 of $cached cached pages" ||
+		fail "$rung_name warm: HITS $1 below 95% of $cached"
 
 	kill -USR1 "$tgt"
 	wait "$tgt" || fail "$rung_name: cache-target exited $?"

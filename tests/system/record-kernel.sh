@@ -10,9 +10,11 @@
 # record-kernel-oom.sh (a cgroup v1 memory controller).
 #
 # - cache, cachetop: cache-target's cold read of a 256 MiB file recorded
-#   (-e cache,cachetop); the report's one row has MISSES within 5% of the
-#   file's pages and within 1% of the live `cache` row (both system-wide),
-#   and cachetop's row of the target (-p) is the live one, figure for figure.
+#   (-e cache,cachetop); the report's one row has MISSES of at least 95% of
+#   the file's pages (a floor: the row is system-wide, and what other
+#   processes do on this shared machine adds to it), and cachetop's row of
+#   the target (-p), the target's alone, is the live one, figure for figure,
+#   and within 2% of the pages.
 # - intervals follow recorded time: a 3.5 s recording of -e cache,reclaim
 #   (one run, two tools) reports 3 rows with `cache 1 3`, 3 rows and the
 #   partial one with `cache 1`, stamped (-T) with the recording's time, not
@@ -76,10 +78,8 @@ r_hits=$1 r_misses=$2
 set -- $(sed -n 2p "$T/live-cache.out")
 l_misses=$2
 echo "cold read of $pages pages: report MISSES $r_misses HITS $r_hits, live MISSES $l_misses"
-within "$r_misses" "$pages" 5 || fail "report cache: MISSES $r_misses not within 5% of $pages"
-[ "$r_hits" -le $((pages * 10 / 100)) ] || fail "report cache: HITS $r_hits over 10% of $pages"
-d=$((r_misses - l_misses))
-[ "${d#-}" -le $((pages / 100)) ] || fail "report cache: MISSES $r_misses, live $l_misses: more than 1% apart"
+[ "$r_misses" -ge $((pages - pages * 5 / 100)) ] || fail "report cache: MISSES $r_misses below 95% of $pages"
+[ "$l_misses" -ge $((pages - pages * 5 / 100)) ] || fail "live cache: MISSES $l_misses below 95% of $pages"
 expect_eq "$(sed -n 2p "$T/cache-1000.out" | awk '{ print $5, $6 }')" "0 0" "report cache: BUFFERS_MB CACHED_MB"
 
 report top -i "$T/cache.rec" cachetop -p "$tgt" 1000
