@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "agg/fault-attrib.h"
+#include "agg/major-pair.h"
 #include "lib/grow.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
@@ -47,7 +48,7 @@ struct fault_attrib {
 	struct hashmap *wait_idx;	/* tid -> index + 1 in waits */
 	/* The last fault of each thread: page, and its owner's key, or
 	 * WAITING_KEY when it waits in the thread's list. */
-	struct hashmap *last_page, *last_owner;
+	struct major_pair *majors;	/* each thread's last fault, for its major event */
 	struct fault_totals totals;
 };
 
@@ -116,10 +117,8 @@ int fault_attrib__new(const struct alloc_track *track, fault_region_fn region_fn
 	fa->pages = hashmap__new();
 	fa->path_idx = hashmap__new();
 	fa->wait_idx = hashmap__new();
-	fa->last_page = hashmap__new();
-	fa->last_owner = hashmap__new();
-	if (!fa->owners || !fa->pages || !fa->path_idx || !fa->wait_idx || !fa->last_page ||
-	    !fa->last_owner) {
+	if (!fa->owners || !fa->pages || !fa->path_idx || !fa->wait_idx ||
+	    major_pair__new(&fa->majors)) {
 		fault_attrib__free(fa);
 		return -ENOMEM;
 	}
@@ -141,8 +140,7 @@ void fault_attrib__free(struct fault_attrib *fa)
 	hashmap__free(fa->pages);
 	hashmap__free(fa->path_idx);
 	hashmap__free(fa->wait_idx);
-	hashmap__free(fa->last_page);
-	hashmap__free(fa->last_owner);
+	major_pair__free(fa->majors);
 	free(fa);
 }
 
@@ -290,10 +288,7 @@ static struct thread_wait *wait_of(struct fault_attrib *fa, pid_t tid, bool make
 
 static int note_last(struct fault_attrib *fa, pid_t tid, uint64_t addr, uint64_t key)
 {
-	if (hashmap__set(fa->last_page, (uint64_t)tid, addr >> PAGE_SHIFT) ||
-	    hashmap__set(fa->last_owner, (uint64_t)tid, key))
-		return -ENOMEM;
-	return 0;
+	return major_pair__fault(fa->majors, tid, addr, key);
 }
 
 int fault_attrib__fault(struct fault_attrib *fa, pid_t pid, pid_t tid, uint64_t addr,
@@ -319,13 +314,11 @@ int fault_attrib__fault(struct fault_attrib *fa, pid_t pid, pid_t tid, uint64_t 
 
 void fault_attrib__major(struct fault_attrib *fa, pid_t tid, uint64_t addr)
 {
-	uint64_t page, key;
+	uint64_t key;
 	struct fault_owner *o;
 
-	if (!hashmap__get(fa->last_page, (uint64_t)tid, &page) || page != addr >> PAGE_SHIFT ||
-	    !hashmap__get(fa->last_owner, (uint64_t)tid, &key))
+	if (!major_pair__major(fa->majors, tid, addr, &key))
 		return;	/* its fault came before tracing began */
-	hashmap__delete(fa->last_page, (uint64_t)tid, NULL);
 	if (key == WAITING_KEY) {
 		struct thread_wait *w = wait_of(fa, tid, false);
 
@@ -355,7 +348,7 @@ int fault_attrib__made(struct fault_attrib *fa, const struct alloc_rec *r)
 static int flush(struct fault_attrib *fa, pid_t pid, pid_t tid, const struct alloc_rec *made)
 {
 	struct thread_wait *w = wait_of(fa, tid, false);
-	uint64_t key = 0, last;
+	uint64_t key = 0;
 	int err = 0;
 
 	if (!w || !w->n)
@@ -374,8 +367,8 @@ static int flush(struct fault_attrib *fa, pid_t pid, pid_t tid, const struct all
 	}
 	fa->totals.waiting -= w->n;
 	/* A major-faults event still to come for the last one finds it. */
-	if (!err && hashmap__get(fa->last_owner, (uint64_t)tid, &last) && last == WAITING_KEY)
-		err = hashmap__set(fa->last_owner, (uint64_t)tid, key) ? -ENOMEM : 0;
+	if (!err)
+		err = major_pair__reown(fa->majors, tid, WAITING_KEY, key);
 	w->n = 0;
 	return err;
 }
@@ -391,8 +384,7 @@ int fault_attrib__thread_exit(struct fault_attrib *fa, pid_t pid, pid_t tid)
 	uint64_t idx;
 	int err = flush(fa, pid, tid, NULL);
 
-	hashmap__delete(fa->last_page, (uint64_t)tid, NULL);
-	hashmap__delete(fa->last_owner, (uint64_t)tid, NULL);
+	major_pair__forget(fa->majors, tid);
 	if (!hashmap__delete(fa->wait_idx, (uint64_t)tid, &idx))
 		return err;
 	/* Fill the hole with the last thread's list. */

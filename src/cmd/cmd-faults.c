@@ -36,6 +36,7 @@
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "agg/fault-attrib.h"
+#include "agg/major-pair.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
 #include "cmd/report.h"
@@ -95,9 +96,8 @@ struct faults_state {
 	struct keyed *sites;		/* pid << 32 | stack -> struct fsite */
 	struct keyed *procs;		/* pid -> struct fproc */
 	/* The last fault of each thread, which a major-faults event of the
-	 * same thread and page then marks major. */
-	struct hashmap *last_page;	/* tid -> page */
-	struct hashmap *last_site;	/* tid -> site key */
+	 * same thread and page then marks major; owner: its site key. */
+	struct major_pair *majors;
 	int err;
 };
 
@@ -160,8 +160,8 @@ static void count_fault(struct faults_state *st, struct session *s, const struct
 	p = keyed__get(st->procs, smp->pid, &created);
 	if (p && created)
 		p->pid = (pid_t)smp->pid;
-	if (!site || !p || hashmap__set(st->last_page, smp->tid, addr >> 12) ||
-	    hashmap__set(st->last_site, smp->tid, site_key((pid_t)smp->pid, stack))) {
+	if (!site || !p ||
+	    major_pair__fault(st->majors, (pid_t)smp->tid, addr, site_key((pid_t)smp->pid, stack))) {
 		st->err = -ENOMEM;
 		return;
 	}
@@ -221,7 +221,7 @@ static void on_fault_sw(struct session *s, const struct sample *smp, void *ctx)
 static void on_major(struct session *s, const struct sample *smp, void *ctx)
 {
 	struct faults_state *st = ctx;
-	uint64_t page = 0, key = 0;
+	uint64_t key = 0;
 	struct fsite *site;
 	struct fproc *p;
 
@@ -231,14 +231,13 @@ static void on_major(struct session *s, const struct sample *smp, void *ctx)
 		return;
 	}
 	/* The major fault is the thread's last fault entry, on this page. */
-	if (!hashmap__get(st->last_page, smp->tid, &page) || page != smp->addr >> 12 ||
-	    !hashmap__get(st->last_site, smp->tid, &key) || !(site = keyed__find(st->sites, key)))
+	if (!major_pair__major(st->majors, (pid_t)smp->tid, smp->addr, &key) ||
+	    !(site = keyed__find(st->sites, key)))
 		return;	/* its entry came before tracing began */
 	site->major++;
 	p = keyed__find(st->procs, smp->pid);
 	if (p)
 		p->major++;
-	hashmap__delete(st->last_page, smp->tid, NULL);
 }
 
 static uint64_t shown(const struct faults_state *st, uint64_t faults, uint64_t major)
@@ -620,10 +619,8 @@ int cmd_faults(struct tool_mode *mode, int argc, char **argv)
 	}
 	st.sites = keyed__new(sizeof(struct fsite));
 	st.procs = keyed__new(sizeof(struct fproc));
-	st.last_page = hashmap__new();
-	st.last_site = hashmap__new();
 	ret = EXIT_FAIL;
-	if (!st.sites || !st.procs || !st.last_page || !st.last_site) {
+	if (!st.sites || !st.procs || major_pair__new(&st.majors)) {
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");
 		goto out;
 	}
@@ -635,7 +632,6 @@ out:
 	alloc_trace__free(st.at);
 	keyed__free(st.sites);
 	keyed__free(st.procs);
-	hashmap__free(st.last_page);
-	hashmap__free(st.last_site);
+	major_pair__free(st.majors);
 	return ret;
 }

@@ -53,6 +53,7 @@
 #include "lib/json.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
+#include "agg/major-pair.h"
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
@@ -141,9 +142,9 @@ struct tl {
 	pid_t *binned;			/* pids with a row in cur_bin */
 	size_t nbinned, capbinned;
 	struct hashmap *last_fault;	/* tid -> page << 1 | not present */
-	/* tid -> page + 1 of its last fault, which a major-faults event of
-	 * the same thread and page then marks major (faults' rule) */
-	struct hashmap *last_page;
+	/* each thread's last fault, which a major-faults event of the same
+	 * thread and page then marks major (faults' rule) */
+	struct major_pair *majors;
 	struct hashmap *seen_pages;	/* software event: pid << 36 | page */
 	struct hashmap *reclaim_begin;	/* tid << 1 | memcg -> time */
 	struct recent *win;		/* ring of recent faults, oldest at head */
@@ -290,14 +291,14 @@ static void window_push(struct tl *t, const struct recent *f)
 	t->wlen++;
 }
 
-/* The page of the fault @smp reports (tracepoint field or sample address). */
-static uint64_t smp_page(const struct tl *t, const struct sample *smp)
+/* The address of the fault @smp reports (tracepoint field or sample address). */
+static uint64_t smp_addr(const struct tl *t, const struct sample *smp)
 {
 	uint64_t addr = smp->addr;
 
 	if (t->f_addr.present)
 		tp_field__u64(&t->f_addr, smp->raw, smp->raw_size, &addr);
-	return addr / (uint64_t)t->page_size;
+	return addr;
 }
 
 static void count_fault(struct tl *t, const struct sample *smp, bool touched)
@@ -310,7 +311,7 @@ static void count_fault(struct tl *t, const struct sample *smp, bool touched)
 		return;
 	r->faults++;
 	r->touched += touched;
-	if (hashmap__set(t->last_page, smp->tid, smp_page(t, smp) + 1))
+	if (major_pair__fault(t->majors, (pid_t)smp->tid, smp_addr(t, smp), 0))
 		t->err = -ENOMEM;
 	if (t->have_oom && t->fault_stacks) {
 		if (session__user_stack(t->s, smp, &f.stack)) {
@@ -365,14 +366,12 @@ static void on_major(struct session *s, const struct sample *smp, void *ctx)
 	struct tl *t = ctx;
 	struct row *r = row_of(t, (pid_t)smp->pid);
 	const struct map *m;
-	uint64_t page = 0;
+	uint64_t owner;
 
 	/* As faults counts it: the major event of the thread's last fault,
 	 * on its page; one whose fault came before the recording is not. */
-	if (!r || !hashmap__get(t->last_page, smp->tid, &page) ||
-	    page != smp->addr / (uint64_t)t->page_size + 1)
+	if (!r || !major_pair__major(t->majors, (pid_t)smp->tid, smp->addr, &owner))
 		return;
-	hashmap__delete(t->last_page, smp->tid, NULL);
 	r->major++;
 	if (!t->have_swapin)
 		return;
@@ -989,7 +988,7 @@ static void tl_free(struct tl *t)
 	free(t->binned);
 	free(t->win);
 	hashmap__free(t->last_fault);
-	hashmap__free(t->last_page);
+	major_pair__free(t->majors);
 	hashmap__free(t->seen_pages);
 	hashmap__free(t->reclaim_begin);
 }
@@ -1068,10 +1067,9 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 		t.page_size = 4096;
 	t.procs = keyed__new(sizeof(struct proc));
 	t.last_fault = hashmap__new();
-	t.last_page = hashmap__new();
 	t.seen_pages = hashmap__new();
 	t.reclaim_begin = hashmap__new();
-	if (!t.procs || !t.last_fault || !t.last_page || !t.seen_pages || !t.reclaim_begin) {
+	if (!t.procs || !t.last_fault || major_pair__new(&t.majors) || !t.seen_pages || !t.reclaim_begin) {
 		err = -ENOMEM;
 		goto fail;
 	}
