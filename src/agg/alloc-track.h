@@ -260,5 +260,11 @@ uint64_t alloc_track__replaced(const struct alloc_track *t);
  * memory grows with.  With the index on, it also grows with the pages
  * small blocks touch, at most 16 per block (see alloc-track.c). */
 size_t alloc_track__peak(const struct alloc_track *t);
+/* Bytes of the blocks and regions outstanding now. */
+uint64_t alloc_track__bytes(const struct alloc_track *t);
+/* The most bytes ever outstanding at once, and into *@time (NULL: not
+ * wanted) the time (alloc_rec.time) of the allocation that first reached
+ * it; 0 and 0 before any.  Fork copies count for the child. */
+uint64_t alloc_track__peak_bytes(const struct alloc_track *t, uint64_t *time);
 
 #endif

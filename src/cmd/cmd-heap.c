@@ -25,6 +25,7 @@
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
+#include "agg/heap-growth.h"
 #include "agg/heap-profile.h"
 #include "lib/grow.h"
 #include "lib/hashmap.h"
@@ -39,6 +40,7 @@
 static const char usage[] =
 	"faultline heap [-p PID | -c CMD] [-n N] [-s N] [-l] [-H FILE]\n"
 	"                      [--temporary-allocation-threshold N] [-O LIB] [--symbols-prefix P]\n"
+	"                      [--interval SECS | --interval-calls N]\n"
 	"                      [--probes SPEC] [STACK OPTIONS] [--json] [-m PAGES] [duration]\n"
 	"       faultline report -i FILE heap [options]";
 
@@ -56,16 +58,26 @@ static const char help[] =
 	"  --temporary-allocation-threshold N\n"
 	"                        temporary: freed before N more allocations were made\n"
 	"                        (memray's rule; default 1: heaptrack's)\n"
+	"  --interval SECS       memory over time instead of the sections: per interval\n"
+	"                        of SECS from the start, the bytes outstanding at its end\n"
+	"                        of the process and of the -n top stacks; then the growth\n"
+	"                        ranking (growing: ended above its first interval, rose\n"
+	"                        in 2+ intervals and twice as often as it fell, and first\n"
+	"                        reached its highest in the last quarter of the run)\n"
+	"  --interval-calls N    the same, an interval every N allocation calls (it ends\n"
+	"                        just before the call that starts the next)\n"
 	"  -O, --obj LIB         the allocator library (default libc)\n"
 	"  --symbols-prefix P    its symbols' prefix (jemalloc: je_)\n"
 	"  --probes SPEC         probe spec name or file\n"
 	TOOL_OPTS_HELP
 	TOOL_OPTS_STACK_HELP;
 
-enum { OPT_PREFIX = 256, OPT_PROBES, OPT_THRESHOLD };
+enum { OPT_PREFIX = 256, OPT_PROBES, OPT_THRESHOLD, OPT_INTERVAL, OPT_INTERVAL_CALLS };
 
 struct heap_opts {
 	unsigned int peak_limit, sub_limit, threshold;
+	uint64_t interval_ns;		/* --interval */
+	unsigned int interval_calls;	/* --interval-calls */
 	bool leaks;
 	const char *histogram;
 	const char *obj, *prefix, *probes;
@@ -77,6 +89,10 @@ struct heap {
 	struct session *s;
 	struct alloc_trace *at;
 	struct heap_profile *hp;
+	struct heap_growth *hg;		/* --interval, --interval-calls */
+	uint64_t bin;			/* --interval: the interval open */
+	uint64_t last_ns;		/* of the last event, since the start */
+	bool open;			/* events since the last close */
 	int err;
 };
 
@@ -110,6 +126,17 @@ static const char *heap_opt(int c, const char *arg, void *ctx)
 	case 'H':
 		ho->histogram = arg;
 		return NULL;
+	case OPT_INTERVAL: {
+		double secs;
+
+		if (tool_opts__parse_secs(arg, &secs) || secs < 1e-6)
+			return "--interval wants seconds (at least 0.000001), not";
+		ho->interval_ns = (uint64_t)(secs * 1e9 + 0.5);
+		return NULL;
+	}
+	case OPT_INTERVAL_CALLS:
+		return parse_uint(arg, &ho->interval_calls) ? NULL :
+		       "--interval-calls wants a number of allocation calls, not";
 	case OPT_THRESHOLD:
 		return parse_uint(arg, &ho->threshold) ? NULL :
 		       "--temporary-allocation-threshold wants a number of allocations, not";
@@ -129,21 +156,54 @@ static const char *heap_opt(int c, const char *arg, void *ctx)
 
 /* ---- events ---- */
 
+/* Over time: close the intervals that end before an event at @time (an
+ * allocation call when @call), so each holds what was live after its own
+ * last event. */
+static void interval_before(struct heap *h, uint64_t time, bool call)
+{
+	uint64_t ns = (uint64_t)(session__elapsed(h->s, time) * 1e9);
+
+	if (!h->hg || h->err)
+		return;
+	if (h->ho.interval_calls) {
+		if (call && heap_growth__open_calls(h->hg) == h->ho.interval_calls) {
+			h->err = heap_growth__close(h->hg, h->last_ns);
+			h->open = false;
+		}
+	} else {
+		for (; !h->err && ns / h->ho.interval_ns > h->bin; h->bin++) {
+			h->err = heap_growth__close(h->hg, (h->bin + 1) * h->ho.interval_ns);
+			h->open = false;
+		}
+	}
+	h->last_ns = ns;
+	h->open = true;
+}
+
 static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
 {
 	struct heap *h = ctx;
 
 	(void)smp;
-	if (!r->region && !h->err)
+	if (r->region || h->err)
+		return;
+	interval_before(h, r->time, true);
+	if (!h->err)
 		h->err = heap_profile__alloc(h->hp, r->pid, r->addr, r->size, r->stack, r->time);
+	if (!h->err && h->hg)
+		h->err = heap_growth__change(h->hg, r->pid, r->stack, (int64_t)r->size, true);
 }
 
 static void on_freed(void *ctx, const struct sample *smp, const struct alloc_rec *r)
 {
 	struct heap *h = ctx;
 
-	if (!r->region)
-		heap_profile__release(h->hp, r->pid, r->addr, r->size, r->stack, smp->time);
+	if (r->region)
+		return;
+	interval_before(h, smp->time, false);
+	heap_profile__release(h->hp, r->pid, r->addr, r->size, r->stack, smp->time);
+	if (!h->err && h->hg)
+		h->err = heap_growth__change(h->hg, r->pid, r->stack, -(int64_t)r->size, false);
 }
 
 /* ---- the report ---- */
@@ -535,6 +595,118 @@ out:
 	return err;
 }
 
+/* ---- memory over time ---- */
+
+static void print_frames(struct heap *h, pid_t pid, uint32_t stack, const char *indent)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(h->s), stack, &nr);
+
+	for (uint32_t k = 0; k < nr; k++) {
+		struct frame_text f;
+
+		frame_of(h, pid, ips, k, &f);
+		printf("%s%s\n", indent, f.func);
+		if (f.module[0])
+			printf("%s  in %s\n", indent, f.module);
+	}
+}
+
+/*
+ * The intervals (the process's bytes and peak, the top stacks' bytes at
+ * each end) and the growth ranking, the top -n stacks of it.
+ */
+static int print_growth(struct heap *h, struct report *r)
+{
+	struct growth_site *v = NULL;
+	size_t n = 0, K, top;
+	uint64_t *series = NULL;
+	int err;
+
+	if (h->open || !heap_growth__intervals(h->hg)) {
+		err = heap_growth__close(h->hg, h->ho.interval_calls ? h->last_ns :
+						(h->bin + 1) * h->ho.interval_ns);
+		if (err)
+			return err;
+	}
+	K = heap_growth__intervals(h->hg);
+	err = heap_growth__rank(h->hg, &v, &n);
+	if (err)
+		return err;
+	top = n < h->ho.peak_limit ? n : h->ho.peak_limit;
+	series = calloc(top * K + 1, sizeof(*series));
+	if (!series) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < top; i++)
+		heap_growth__series(h->hg, &v[i], series + i * K);
+	if (!h->o.json) {
+		printf("MEMORY OVER TIME\n");
+		if (h->ho.interval_calls)
+			printf("bytes outstanding at the end of each interval of %u allocation calls",
+			       h->ho.interval_calls);
+		else
+			printf("bytes outstanding at the end of each interval of %.9gs",
+			       (double)h->ho.interval_ns / 1e9);
+		printf(": the process's, and of the stacks ranked #1..#%zu below\n", top);
+		printf("%8s %12s %10s %12s %12s", "INTERVAL", "END(s)", "CALLS", "PROCESS", "PEAK");
+		for (size_t i = 0; i < top; i++) {
+			char col[16];
+
+			snprintf(col, sizeof(col), "#%zu", i + 1);
+			printf(" %12s", col);
+		}
+		printf("\n");
+	}
+	for (size_t k = 0; k < K; k++) {
+		const struct growth_interval *iv = heap_growth__interval(h->hg, k);
+
+		if (h->o.json) {
+			printf("{\"type\":\"heap_interval\",\"index\":%zu,\"end_s\":%.9f,\"calls\":%" PRIu64
+			       ",\"process_bytes\":%" PRIu64 ",\"process_peak_bytes\":%" PRIu64
+			       ",\"stacks\":[", k, (double)iv->end_time / 1e9, iv->calls, iv->bytes,
+			       iv->peak);
+			for (size_t i = 0; i < top; i++)
+				printf("%s%" PRIu64, i ? "," : "", series[i * K + k]);
+			printf("]}\n");
+			continue;
+		}
+		printf("%8zu %12.6f %10" PRIu64 " %12" PRIu64 " %12" PRIu64, k + 1,
+		       (double)iv->end_time / 1e9, iv->calls, iv->bytes, iv->peak);
+		for (size_t i = 0; i < top; i++)
+			printf(" %12" PRIu64, series[i * K + k]);
+		printf("\n");
+	}
+	if (!h->o.json)
+		printf("\n\nGROWING STACKS\n");
+	for (size_t i = 0; i < top; i++) {
+		const struct growth_site *g = &v[i];
+
+		if (h->o.json) {
+			printf("{\"type\":\"heap_growth\",\"rank\":%zu,\"growing\":%s,\"growth_bytes\":%"
+			       PRId64 ",\"first_bytes\":%" PRIu64 ",\"last_bytes\":%" PRIu64
+			       ",\"highest_bytes\":%" PRIu64 ",\"highest_interval\":%zu,\"rises\":%u"
+			       ",\"falls\":%u,\"intervals\":%zu,\"calls\":%" PRIu64 ",\"pid\":%d,\"stack\":",
+			       i + 1, g->growing ? "true" : "false", g->growth, g->first, g->last,
+			       g->highest, g->highest_at, g->rises, g->falls, K, g->calls, (int)g->pid);
+			report__stack_json(r, g->pid, g->stack);
+			printf("}\n");
+			continue;
+		}
+		printf("#%zu %s: %+" PRId64 " bytes over %zu intervals (rose in %u, fell in %u), %" PRIu64
+		       " -> %" PRIu64 " bytes, highest %" PRIu64 " in interval %zu, %" PRIu64
+		       " calls, from\n", i + 1, g->growing ? "growing" : "not growing", g->growth, K,
+		       g->rises, g->falls, g->first, g->last, g->highest, g->highest_at + 1, g->calls);
+		print_frames(h, g->pid, g->stack, "  ");
+	}
+	if (!h->o.json)
+		printf("\n\n");
+	free(series);
+	free(v);
+	return 0;
+}
+
 static int print_report(struct heap *h)
 {
 	const struct heap_totals *t = heap_profile__totals(h->hp);
@@ -548,14 +720,20 @@ static int print_report(struct heap *h)
 	report__lost_first(&r, h->o.json, false, TOOL,
 			   "allocations and frees were missed: calls, temporary allocations, the peak "
 			   "and the leaks are short of what happened");
-	err = merge(h, &g);
-	if (err)
-		goto out;
-	print_section(h, &r, &g, M_CALLS);
-	print_section(h, &r, &g, M_PEAK);
-	if (h->ho.leaks)
-		print_section(h, &r, &g, M_LEAKED);
-	print_section(h, &r, &g, M_TEMPORARY);
+	if (h->hg) {
+		err = print_growth(h, &r);
+		if (err)
+			goto out;
+	} else {
+		err = merge(h, &g);
+		if (err)
+			goto out;
+		print_section(h, &r, &g, M_CALLS);
+		print_section(h, &r, &g, M_PEAK);
+		if (h->ho.leaks)
+			print_section(h, &r, &g, M_LEAKED);
+		print_section(h, &r, &g, M_TEMPORARY);
+	}
 	fmt_bytes(t->peak_bytes, peak, sizeof(peak));
 	fmt_bytes(t->live_bytes, leaked, sizeof(leaked));
 	if (h->o.json) {
@@ -595,6 +773,8 @@ int cmd_heap(struct tool_mode *mode, int argc, char **argv)
 		{ "print-leaks", no_argument, NULL, 'l' },
 		{ "print-histogram", required_argument, NULL, 'H' },
 		{ "temporary-allocation-threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "interval-calls", required_argument, NULL, OPT_INTERVAL_CALLS },
 		{ "obj", required_argument, NULL, 'O' },
 		{ "symbols-prefix", required_argument, NULL, OPT_PREFIX },
 		{ "probes", required_argument, NULL, OPT_PROBES },
@@ -613,7 +793,15 @@ int cmd_heap(struct tool_mode *mode, int argc, char **argv)
 		fprintf(stderr, "faultline " TOOL ": which program? -p PID or -c CMD\n");
 		return EXIT_USAGE;
 	}
+	if (h.ho.interval_ns && h.ho.interval_calls) {
+		fprintf(stderr, "faultline " TOOL ": --interval or --interval-calls, not both\n");
+		return EXIT_USAGE;
+	}
 	ret = EXIT_FAIL;
+	if ((h.ho.interval_ns || h.ho.interval_calls) && heap_growth__new(&h.hg)) {
+		fprintf(stderr, "faultline " TOOL ": out of memory\n");
+		goto out;
+	}
 	if (heap_profile__new(h.ho.threshold, &h.hp)) {
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");
 		goto out;
@@ -650,5 +838,6 @@ out:
 	alloc_trace__free(h.at);
 	session__free(h.s);
 	heap_profile__free(h.hp);
+	heap_growth__free(h.hg);
 	return ret;
 }

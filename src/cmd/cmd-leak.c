@@ -88,6 +88,7 @@ struct leak {
 	struct session *s;
 	struct alloc_trace *at;
 	struct alloc_track *track;	/* the tracer's */
+	struct hashmap *calls;		/* pid << 32 | stack -> blocks made (kept ones) */
 	uint64_t next_report_ns;
 	unsigned long reports;
 	int err;
@@ -176,6 +177,11 @@ static const char *leak_positional(int argc, char **argv, const char **arg, void
 
 /* ---- events, as -t prints them ---- */
 
+static pid_t report_pid(pid_t pid)
+{
+	return pid <= 0 ? 0 : pid;	/* kernel address spaces report as one */
+}
+
 static void trace_line(struct leak *lk, const struct sample *smp, const char *msg)
 {
 	if (lk->o.json) {
@@ -198,10 +204,24 @@ static void on_entered(void *ctx, const struct sample *smp, const struct alloc_c
 	trace_line(ctx, smp, msg);
 }
 
+static uint64_t stack_key(pid_t pid, uint32_t stack)
+{
+	return (uint64_t)(uint32_t)pid << 32 | stack;
+}
+
+/* Every block or region kept: its stack's calls, what leak prints beside
+ * what is outstanding (one hashmap update a call: bench/leak-overhead). */
 static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
 {
+	struct leak *lk = ctx;
+	uint64_t key = stack_key(report_pid(r->pid), r->stack), n = 0;
 	char msg[96];
 
+	hashmap__get(lk->calls, key, &n);
+	if (hashmap__set(lk->calls, key, n + 1) && !lk->err)
+		lk->err = -ENOMEM;
+	if (!lk->lo.trace)
+		return;
 	snprintf(msg, sizeof(msg), "alloc exited, size = %" PRIu64 ", result = %" PRIx64, r->size,
 		 r->addr);
 	trace_line(ctx, smp, msg);
@@ -222,6 +242,7 @@ struct entry {
 	pid_t pid;
 	uint32_t stack;
 	uint64_t bytes, count;
+	uint64_t calls;		/* blocks and regions the stack made, freed or not */
 	size_t first_alloc;	/* -a: index in allocs[] after sorting */
 };
 
@@ -243,16 +264,11 @@ struct gather {
 	int err;
 };
 
-static pid_t report_pid(pid_t pid)
-{
-	return pid <= 0 ? 0 : pid;	/* kernel address spaces report as one */
-}
-
 static void gather_one(const struct alloc_rec *r, void *ctx)
 {
 	struct gather *g = ctx;
 	pid_t pid = report_pid(r->pid);
-	uint64_t key = (uint64_t)(uint32_t)pid << 32 | r->stack, idx, bytes, count;
+	uint64_t key = stack_key(pid, r->stack), idx, bytes, count, calls = 0;
 
 	if (g->err || r->time > g->min_time)
 		return;
@@ -265,7 +281,9 @@ static void gather_one(const struct alloc_rec *r, void *ctx)
 			g->err = -ENOMEM;
 			return;
 		}
-		nv[g->n] = (struct entry){ .pid = pid, .stack = r->stack };
+		hashmap__get(g->lk->calls, key, &calls);
+		nv[g->n] = (struct entry){ .pid = pid, .stack = r->stack,
+					   .calls = calls * (r->region ? 1 : g->scale) };
 		idx = ++g->n;
 		if (g->n == 1)
 			g->first_pid = pid;
@@ -350,7 +368,9 @@ static const char *entry_comm(struct leak *lk, pid_t pid)
 static void print_totals(struct leak *lk, const struct gather *g)
 {
 	const struct alloc_trace_stats *st = alloc_trace__stats(lk->at);
-	uint64_t bytes = 0, count = 0;
+	uint64_t bytes = 0, count = 0, peak_time = 0;
+	uint64_t peak = alloc_track__peak_bytes(lk->track, &peak_time);
+	double peak_at = peak_time ? session__elapsed(lk->s, peak_time) : 0.0;
 
 	for (size_t i = 0; i < g->n; i++) {
 		bytes += g->entries[i].bytes;
@@ -375,9 +395,11 @@ static void print_totals(struct leak *lk, const struct gather *g)
 		printf(",\"sample_rate\":%" PRIu64 ",\"traced_allocs\":%" PRIu64
 		       ",\"traced_frees\":%" PRIu64 ",\"untracked_frees\":%" PRIu64
 		       ",\"failed\":%" PRIu64 ",\"dropped_at_exec\":%" PRIu64
-		       ",\"replaced\":%" PRIu64 ",\"loader_regions\":%" PRIu64 "}\n",
+		       ",\"replaced\":%" PRIu64 ",\"loader_regions\":%" PRIu64
+		       ",\"peak_bytes\":%" PRIu64 ",\"peak_time_s\":%.6f}\n",
 		       g->scale, st->allocs, st->frees, st->unknown_frees, st->failed,
-		       st->dropped_exec, alloc_track__replaced(lk->track), st->loader_regions);
+		       st->dropped_exec, alloc_track__replaced(lk->track), st->loader_regions,
+		       peak, peak_at);
 		return;
 	}
 	printf("%" PRIu64 " bytes in %" PRIu64 " allocations outstanding from %zu stacks", bytes,
@@ -406,6 +428,9 @@ static void print_totals(struct leak *lk, const struct gather *g)
 		printf(", %" PRIu64 " reused addresses whose free was missed",
 		       alloc_track__replaced(lk->track));
 	printf("\n");
+	/* Its own line: the one above is memleak-like and scripts read it. */
+	printf("peak: %" PRIu64 " bytes outstanding at %.6fs%s\n", peak, peak_at,
+	       g->scale > 1 ? " (of the sampled blocks, not scaled)" : "");
 }
 
 /* What lost events do to leak's figures. */
@@ -475,7 +500,8 @@ static void print_report(struct leak *lk, bool final_all)
 			}
 			printf(",\"stack\":");
 			report__stack_json(&r, e->pid, e->stack);
-			printf("}\n");
+			/* Last: scripts match the members before it in order. */
+			printf(",\"calls\":%" PRIu64 "}\n", e->calls);
 		} else {
 			if (lk->lo.show_allocs)
 				print_allocs(&g, e, "\taddr = ");
@@ -486,6 +512,10 @@ static void print_report(struct leak *lk, bool final_all)
 				printf("\t%" PRIu64 " bytes in %" PRIu64 " allocations from stack\n",
 				       e->bytes, e->count);
 			report__stack(&r, e->pid, e->stack, "\t\t", true);
+			/* After the frames, so memleak's "... allocations from
+			 * stack" line and the frames under it stay as they are. */
+			printf("\t%" PRIu64 " calls to allocation functions from this stack\n",
+			       e->calls);
 		}
 	}
 	if (!lk->o.folded) {
@@ -566,6 +596,11 @@ int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 	 * watch every CPU, and keep the target's allocations only. */
 	lk.o.sess.system_wide = lk.lo.kernel;
 	ret = EXIT_FAIL;
+	lk.calls = hashmap__new();
+	if (!lk.calls) {
+		fprintf(stderr, "faultline " TOOL ": out of memory\n");
+		goto out;
+	}
 	lk.s = tool__start(&lk.o, lk.lo.kernel ? "leak -k" : TOOL, &rung, &label);
 	if (!lk.s)
 		goto out;
@@ -575,7 +610,8 @@ int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 					.min_size = lk.lo.min_size, .max_size = lk.lo.max_size,
 					.sample_rate = lk.lo.sample_rate },
 			       lk.lo.trace ? &(struct alloc_trace_hooks){ on_entered, on_made, on_freed,
-									  NULL, NULL, &lk } : NULL,
+									  NULL, NULL, &lk } :
+					     &(struct alloc_trace_hooks){ .made = on_made, .ctx = &lk },
 			       &lk.at, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);
@@ -603,5 +639,6 @@ int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 out:
 	alloc_trace__free(lk.at);
 	session__free(lk.s);
+	hashmap__free(lk.calls);
 	return ret;
 }

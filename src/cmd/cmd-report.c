@@ -7,7 +7,9 @@
  *        output is the live tool's;
  *   report -i FILE script                every sample as `perf script`
  *        prints it (FlameGraph's stackcollapse-perf.pl reads it);
- *   report -i FILE info                  what the recording holds.
+ *   report -i FILE info                  what the recording holds;
+ *   report -i NEW diff OLD               the heap's changes by stack
+ *        between two recordings (cmd-diff.c).
  * --since/--until keep the samples of a time window; --symfs DIR finds
  * the recorded binaries below DIR (checked by build-id), as perf's does.
  */
@@ -30,7 +32,7 @@
 
 static const char usage[] =
 	"faultline report -i FILE [--symfs DIR] [--since SECS] [--until SECS]\n"
-	"                        TOOL [TOOL OPTIONS] | script | timeline | info";
+	"                        TOOL [TOOL OPTIONS] | script | timeline | diff OLD | info";
 static const char help[] =
 	"  -i, --input FILE   the recording (faultline record -o FILE)\n"
 	"  --symfs DIR        look for the recorded binaries below DIR (by their\n"
@@ -42,6 +44,8 @@ static const char help[] =
 	"  script             every sample, as perf script prints it\n"
 	"  timeline           per process and interval: outstanding bytes, pages\n"
 	"                     touched, faults, reclaim, swap-ins, OOM kill and exit\n"
+	"  diff OLD           the heap's changes by stack from recording OLD to this\n"
+	"                     one (leaked, peak bytes, calls); --fail-on-increase BYTES\n"
 	"  info               the recording's metadata, events and totals\n";
 
 enum { OPT_SYMFS = 256, OPT_SINCE, OPT_UNTIL };
@@ -261,5 +265,7 @@ int cmd_report(int argc, char **argv)
 		return script(&ro);
 	if (!strcmp(argv[optind], "timeline"))
 		return report_timeline(&ro, argc - optind, argv + optind);
+	if (!strcmp(argv[optind], "diff"))
+		return report_diff(&ro, argc - optind, argv + optind);
 	return tool(&ro, argc - optind, argv + optind);
 }

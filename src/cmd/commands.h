@@ -23,6 +23,8 @@ int cmd_report(int argc, char **argv);
 /* report -i FILE timeline (cmd-timeline.c): argv[0] is "timeline". */
 struct replay_opts;
 int report_timeline(const struct replay_opts *ro, int argc, char **argv);
+/* report -i NEW diff OLD (cmd-diff.c): argv[0] is "diff". */
+int report_diff(const struct replay_opts *ro, int argc, char **argv);
 
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:

@@ -184,6 +184,10 @@ static void test_table(void)
 		CHECK(alloc_track__add(t, &r) == 0);
 	}
 	CHECK_EQ_U64(alloc_track__count(t), 2 * N);
+	/* Bytes outstanding: twice 1 + 2 + ... + N, the peak reached by
+	 * the last add (time 0 here: the records carry none). */
+	CHECK_EQ_U64(alloc_track__bytes(t), (uint64_t)N * (N + 1));
+	CHECK_EQ_U64(alloc_track__peak_bytes(t, NULL), (uint64_t)N * (N + 1));
 	for (uint64_t i = 1; i <= N; i += 2)
 		CHECK(alloc_track__remove(t, 7, i * 16, NULL) == 0);
 	for (uint64_t i = 1; i <= N; i++) {
@@ -203,8 +207,12 @@ static void test_table(void)
 	CHECK(alloc_track__add(t, &r) == 0);
 	CHECK_EQ_U64(alloc_track__replaced(t), 1);
 	CHECK_EQ_U64(alloc_track__count(t), N);
+	/* pid 7 is gone, pid 8's block at 16 (1 byte) became 99. */
+	CHECK_EQ_U64(alloc_track__bytes(t), (uint64_t)N * (N + 1) / 2 - 1 + 99);
 	CHECK_EQ_U64(alloc_track__drop_pid(t, 8), N);
 	CHECK_EQ_U64(alloc_track__count(t), 0);
+	CHECK_EQ_U64(alloc_track__bytes(t), 0);
+	CHECK_EQ_U64(alloc_track__peak_bytes(t, NULL), (uint64_t)N * (N + 1));
 	CHECK_EQ_U64(alloc_track__peak(t), 2 * N);
 	alloc_track__free(t);
 }
@@ -213,10 +221,12 @@ static void test_regions(void)
 {
 	struct alloc_track *t;
 	struct alloc_rec r = { .addr = 0x10000, .size = 0x10000, .pid = 5, .region = true };
+	uint64_t when = 0;
 
 	CHECK(alloc_track__new(&t) == 0);
 	CHECK(alloc_track__add(t, &r) == 0);
 	r.pid = 6;
+	r.time = 7;
 	CHECK(alloc_track__add(t, &r) == 0);
 	/* Split the middle out of pid 5's region, then trim both ends. */
 	CHECK(alloc_track__unmap(t, 5, 0x14000, 0x1000) == 0x1000);
@@ -228,9 +238,13 @@ static void test_regions(void)
 	alloc_track__foreach(t, sum, NULL);
 	CHECK_EQ_U64(visits, 3);
 	CHECK_EQ_U64(sum_size, 0x10000 + 0x10000 - 0x3000);
+	CHECK_EQ_U64(alloc_track__bytes(t), 0x10000 + 0x10000 - 0x3000);
+	CHECK_EQ_U64(alloc_track__peak_bytes(t, &when), 0x20000);
+	CHECK_EQ_U64(when, 7);
 	/* Both parts of the split disappear with a covering unmap. */
 	CHECK(alloc_track__unmap(t, 5, 0, 0x100000) == 0x10000 - 0x3000);
 	CHECK_EQ_U64(alloc_track__count(t), 1);
+	CHECK_EQ_U64(alloc_track__bytes(t), 0x10000);
 	alloc_track__free(t);
 }
 

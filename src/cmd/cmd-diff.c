@@ -1,0 +1,458 @@
+/*
+ * faultline report -i NEW diff OLD: what changed in the heap between two
+ * `record -e leak` recordings of a program, stack by stack, as
+ * pytest-memray gates a test on it and heaptrack_print --diff compares
+ * two runs.
+ *
+ * Each recording is replayed once through leak's allocation tracer into
+ * heap-profile (heap's counting: calls, bytes live at the peak instant,
+ * bytes leaked at the end).  Its stacks are then named, frame by frame,
+ * while its session still knows the mappings: "function+0xoffset
+ * [module]", or "[unknown] module+0xfile-offset" for a frame no symbol
+ * covers.  Neither form holds an address, so two runs whose libraries
+ * and heap ASLR put elsewhere still match; the pid is no part of the key
+ * either.  Stacks of one recording with the same names (two processes,
+ * or two stack ids that name alike) add up.
+ *
+ * The change of a stack is NEW - OLD in leaked bytes, peak bytes and
+ * calls; stacks are ordered by the larger of the leaked and the peak
+ * change, largest first, then by the calls' change.  --fail-on-increase
+ * BYTES exits 1 when any stack's leaked or peak bytes grew by more than
+ * BYTES: a CI gate (pytest-memray's --fail-on-increase, in bytes).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/json.h"
+#include "stack/addrspace.h"
+#include "agg/alloc-trace.h"
+#include "cmd/commands.h"
+#include "agg/heap-profile.h"
+#include "lib/grow.h"
+#include "lib/hashmap.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "stack/stackdb.h"
+#include "stack/symbolize.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "report diff"
+
+static const char usage[] =
+	"faultline report -i NEW diff [-n N] [--all] [--fail-on-increase BYTES] [--json] OLD";
+static const char help[] =
+	"  OLD                   the recording to compare with (record -e leak), the\n"
+	"                        baseline; -i NEW is the run under test\n"
+	"  -n, --limit N         stacks shown (default 20; 0: all)\n"
+	"  --all                 the unchanged stacks too\n"
+	"  --fail-on-increase BYTES\n"
+	"                        exit 1 when any stack's leaked or peak bytes grew by\n"
+	"                        more than BYTES\n"
+	"  --json                one JSON object per stack, then a summary\n"
+	"Stacks match by their symbolized frames (function+offset [module]), not by\n"
+	"address, so two runs under ASLR match.\n";
+
+enum { OPT_ALL = 256, OPT_FAIL, OPT_JSON };
+
+enum { OLD, NEW };
+
+/* One named stack, in either recording or both. */
+struct dstack {
+	char *key;			/* its frames, innermost first, '\n'-joined */
+	uint64_t leaked[2], peak[2], calls[2];
+	bool in[2];
+};
+
+struct diff {
+	struct dstack *st;
+	size_t n, cap;
+	struct hashmap *idx;		/* hash of key (probed on) -> index + 1 */
+	struct heap_totals t[2];
+	uint64_t lost[2];
+	const char *path[2];
+};
+
+/* ---- one recording ---- */
+
+struct load {
+	struct heap_profile *hp;
+	int err;
+};
+
+static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
+{
+	struct load *ld = ctx;
+
+	(void)smp;
+	if (!r->region && !ld->err)
+		ld->err = heap_profile__alloc(ld->hp, r->pid, r->addr, r->size, r->stack, r->time);
+}
+
+static void on_freed(void *ctx, const struct sample *smp, const struct alloc_rec *r)
+{
+	struct load *ld = ctx;
+
+	if (!r->region)
+		heap_profile__release(ld->hp, r->pid, r->addr, r->size, r->stack, smp->time);
+}
+
+static struct dstack *stack_of(struct diff *d, const char *key)
+{
+	uint64_t h = hash_bytes(key, strlen(key)), v;
+
+	for (;; h++) {
+		if (!hashmap__get(d->idx, h, &v))
+			break;
+		if (!strcmp(d->st[v - 1].key, key))
+			return &d->st[v - 1];
+	}
+	if (GROW_FOR(d->st, d->cap, d->n + 1, 64))
+		return NULL;
+	memset(&d->st[d->n], 0, sizeof(d->st[0]));
+	d->st[d->n].key = strdup(key);
+	if (!d->st[d->n].key || hashmap__set(d->idx, h, d->n + 1)) {
+		free(d->st[d->n].key);
+		return NULL;
+	}
+	return &d->st[d->n++];
+}
+
+/* The frames of @stack of @pid, named without addresses, into *@key. */
+static int name_stack(struct session *s, pid_t pid, uint32_t stack, char **key, size_t *cap)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(s), stack, &nr);
+	size_t len = 0;
+
+	if (GROW_FOR(*key, *cap, 1, 256))
+		return -ENOMEM;
+	(*key)[0] = '\0';
+	for (uint32_t i = 0; i < nr; i++) {
+		struct sym_result res = { 0 };
+		char frame[640];
+		size_t fl;
+
+		if (!symbolizer__user(session__symbolizer(s), session__addrspaces(s), pid, ips[i],
+				      &res) && res.func) {
+			sym_result__format(&res, frame, sizeof(frame));
+		} else {
+			const struct map *m = addrspaces__find(session__addrspaces(s), pid, ips[i]);
+			const char *base = m && m->path ? strrchr(m->path, '/') : NULL;
+
+			if (m && m->path)
+				snprintf(frame, sizeof(frame), "[unknown] %s+0x%" PRIx64,
+					 base ? base + 1 : m->path, ips[i] - m->start + m->pgoff);
+			else
+				snprintf(frame, sizeof(frame), "[unknown]");
+		}
+		fl = strlen(frame);
+		if (GROW_FOR(*key, *cap, len + fl + 2, 256))
+			return -ENOMEM;
+		if (len)
+			(*key)[len++] = '\n';
+		memcpy(*key + len, frame, fl + 1);
+		len += fl;
+	}
+	return 0;
+}
+
+static int load(struct diff *d, int which, const struct replay_opts *base, struct errbuf *eb)
+{
+	struct replay_opts ro = *base;
+	struct load ld = { 0 };
+	struct session *s = NULL;
+	struct alloc_trace *at = NULL;
+	struct heap_site *sites = NULL;
+	size_t nsites = 0, cap = 0;
+	char *key = NULL;
+	int err;
+
+	ro.path = d->path[which];
+	err = heap_profile__new(1, &ld.hp);
+	if (!err)
+		err = session__new_replay(&(struct session_opts){ 0 }, &ro, &s, eb);
+	if (!err)
+		err = alloc_trace__new(s, &(struct alloc_trace_opts){ 0 },
+				       &(struct alloc_trace_hooks){ .made = on_made, .freed = on_freed,
+								    .ctx = &ld },
+				       &at, eb);
+	if (!err)
+		err = session__run(s, NULL, eb);
+	if (!err)
+		err = ld.err ? ld.err : alloc_trace__error(at);
+	if (!err)
+		err = heap_profile__sites(ld.hp, &sites, &nsites);
+	for (size_t i = 0; !err && i < nsites; i++) {
+		struct dstack *ds;
+
+		err = name_stack(s, sites[i].pid, sites[i].stack, &key, &cap);
+		if (err)
+			break;
+		ds = stack_of(d, key);
+		if (!ds) {
+			err = -ENOMEM;
+			break;
+		}
+		ds->in[which] = true;
+		ds->leaked[which] += sites[i].leaked;
+		ds->peak[which] += sites[i].peak;
+		ds->calls[which] += sites[i].calls;
+	}
+	if (!err) {
+		d->t[which] = *heap_profile__totals(ld.hp);
+		d->lost[which] = session__lost(s);
+	}
+	free(key);
+	free(sites);
+	alloc_trace__free(at);
+	session__free(s);
+	heap_profile__free(ld.hp);
+	return err;
+}
+
+/* ---- the report ---- */
+
+static int64_t change(const uint64_t *v)
+{
+	return (int64_t)(v[NEW] - v[OLD]);
+}
+
+/* What orders the stacks: the larger of the leaked and the peak change. */
+static int64_t weight(const struct dstack *ds)
+{
+	int64_t l = change(ds->leaked), p = change(ds->peak);
+
+	return l > p ? l : p;
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+	const struct dstack *x = a, *y = b;
+	int64_t wx = weight(x), wy = weight(y), cx = change(x->calls), cy = change(y->calls);
+
+	if (wx != wy)
+		return wx > wy ? -1 : 1;
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
+	return strcmp(x->key, y->key);
+}
+
+static bool unchanged(const struct dstack *ds)
+{
+	return !change(ds->leaked) && !change(ds->peak) && !change(ds->calls);
+}
+
+static void json_triple(const char *name, const uint64_t *v)
+{
+	printf(",\"%s\":{\"old\":%" PRIu64 ",\"new\":%" PRIu64 ",\"change\":%" PRId64 "}", name,
+	       v[OLD], v[NEW], change(v));
+}
+
+static void print_stack(const struct dstack *ds, bool json)
+{
+	if (json) {
+		const char *p = ds->key;
+
+		printf("{\"type\":\"heap_diff_stack\",\"only_in\":%s",
+		       ds->in[OLD] && ds->in[NEW] ? "null" : ds->in[NEW] ? "\"new\"" : "\"old\"");
+		json_triple("leaked_bytes", ds->leaked);
+		json_triple("peak_bytes", ds->peak);
+		json_triple("calls", ds->calls);
+		printf(",\"stack\":[");
+		while (*p) {
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			char *f = strndup(p, len);
+
+			printf("%s", p == ds->key ? "" : ",");
+			json__str(stdout, f ? f : "");
+			free(f);
+			p += len + (nl != NULL);
+		}
+		printf("]}\n");
+		return;
+	}
+	printf("%+" PRId64 " bytes leaked (%" PRIu64 " -> %" PRIu64 "), %+" PRId64
+	       " bytes peak (%" PRIu64 " -> %" PRIu64 "), %+" PRId64 " calls (%" PRIu64 " -> %" PRIu64
+	       ")%s from\n", change(ds->leaked), ds->leaked[OLD], ds->leaked[NEW], change(ds->peak),
+	       ds->peak[OLD], ds->peak[NEW], change(ds->calls), ds->calls[OLD], ds->calls[NEW],
+	       ds->in[OLD] && ds->in[NEW] ? "" : ds->in[NEW] ? ", new stack," : ", gone stack,");
+	for (const char *p = ds->key; *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = nl ? (int)(nl - p) : (int)strlen(p);
+
+		printf("\t%.*s\n", len, p);
+		p += len + (nl != NULL);
+	}
+}
+
+static void print_diff(const struct diff *d, size_t limit, bool all, bool json, int64_t fail_over,
+		       size_t *over)
+{
+	uint64_t leaked[2] = { d->t[OLD].live_bytes, d->t[NEW].live_bytes };
+	uint64_t peak[2] = { d->t[OLD].peak_bytes, d->t[NEW].peak_bytes };
+	uint64_t calls[2] = { d->t[OLD].calls, d->t[NEW].calls };
+	size_t shown = 0, changed = 0, only[2] = { 0, 0 };
+
+	/* First: what the figures below cannot be trusted for. */
+	for (int w = OLD; w <= NEW; w++) {
+		if (!d->lost[w])
+			continue;
+		if (json) {
+			printf("{\"type\":\"lost\",\"lost\":%" PRIu64 ",\"recording\":", d->lost[w]);
+			json__str(stdout, d->path[w]);
+			printf("}\n");
+		} else {
+			printf("WARNING: lost %" PRIu64 " events in %s: its calls, peak and leaks are "
+			       "short of what happened\n", d->lost[w], d->path[w]);
+		}
+		fprintf(stderr, "faultline " TOOL ": warning: lost %" PRIu64 " events in %s\n",
+			d->lost[w], d->path[w]);
+	}
+	if (!json)
+		printf("HEAP CHANGES from %s (old) to %s (new), by stack\n", d->path[OLD],
+		       d->path[NEW]);
+	*over = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct dstack *ds = &d->st[i];
+
+		if (fail_over >= 0 && (change(ds->leaked) > fail_over || change(ds->peak) > fail_over))
+			(*over)++;
+		if (!unchanged(ds))
+			changed++;
+		if (ds->in[OLD] != ds->in[NEW])
+			only[ds->in[NEW] ? NEW : OLD]++;
+		if ((!all && unchanged(ds)) || (limit && shown >= limit))
+			continue;
+		shown++;
+		print_stack(ds, json);
+	}
+	if (json) {
+		printf("{\"type\":\"heap_diff_summary\"");
+		json_triple("leaked_bytes", leaked);
+		json_triple("peak_bytes", peak);
+		json_triple("calls", calls);
+		printf(",\"stacks\":%zu,\"changed\":%zu,\"only_new\":%zu,\"only_old\":%zu,"
+		       "\"fail_on_increase\":%" PRId64 ",\"over_limit\":%zu}\n", d->n, changed,
+		       only[NEW], only[OLD], fail_over, *over);
+		return;
+	}
+	printf("\ntotal: %+" PRId64 " bytes leaked (%" PRIu64 " -> %" PRIu64 "), %+" PRId64
+	       " bytes peak (%" PRIu64 " -> %" PRIu64 "), %+" PRId64 " calls (%" PRIu64 " -> %" PRIu64
+	       "); %zu stacks, %zu changed (%zu shown), %zu only in new, %zu only in old\n",
+	       change(leaked), leaked[OLD], leaked[NEW], change(peak), peak[OLD], peak[NEW],
+	       change(calls), calls[OLD], calls[NEW], d->n, changed, shown, only[NEW], only[OLD]);
+}
+
+/* ---- options and main ---- */
+
+static int bad(const char *what, const char *arg)
+{
+	fprintf(stderr, "faultline " TOOL ": %s '%s' (see 'faultline report -i FILE diff -h')\n",
+		what, arg);
+	return EXIT_USAGE;
+}
+
+static bool parse_count(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return !errno && end != s && !*end && s[0] != '-' && *v <= max;
+}
+
+/**
+ * report_diff() - `faultline report -i NEW diff [OPTIONS] OLD`
+ * @ro:   the recording -i names (NEW) and report's options, which apply to
+ *        both recordings (--symfs, --since, --until)
+ * @argc: arguments from "diff" on
+ * @argv: those arguments; not retained
+ *
+ * Return: EXIT_OK; EXIT_FAIL when a recording cannot be read (the reason
+ * printed) or, with --fail-on-increase, when a stack grew by more;
+ * EXIT_USAGE.
+ */
+int report_diff(const struct replay_opts *ro, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "limit", required_argument, NULL, 'n' },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "fail-on-increase", required_argument, NULL, OPT_FAIL },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct diff d = { .path = { NULL, ro->path } };
+	struct errbuf eb = { "" };
+	uint64_t limit = 20, v;
+	int64_t fail_over = -1;
+	bool all = false, json = false;
+	size_t over = 0;
+	int c, err, ret = EXIT_FAIL;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (!parse_count(optarg, 1000000000, &limit))
+				return bad("-n wants a number of stacks, not", optarg);
+			break;
+		case OPT_ALL:
+			all = true;
+			break;
+		case OPT_FAIL:
+			if (!parse_count(optarg, INT64_MAX, &v))
+				return bad("--fail-on-increase wants bytes, not", optarg);
+			fail_over = (int64_t)v;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case 'h':
+			printf("usage: %s\n%s", usage, help);
+			return EXIT_OK;
+		default:
+			return bad(optopt ? "option needs a value or is unknown:" : "unknown option",
+				   argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return bad("which recording to compare with? OLD is missing, not", "");
+	if (optind + 1 < argc)
+		return bad("one OLD recording; unexpected argument", argv[optind + 1]);
+	d.path[OLD] = argv[optind];
+	d.idx = hashmap__new();
+	if (!d.idx) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = load(&d, OLD, ro, &eb);
+	if (!err)
+		err = load(&d, NEW, ro, &eb);
+	if (err)
+		goto fail;
+	qsort(d.st, d.n, sizeof(*d.st), cmp_change);
+	print_diff(&d, (size_t)limit, all, json, fail_over, &over);
+	fflush(stdout);
+	ret = EXIT_OK;
+	if (over) {
+		fprintf(stderr, "faultline " TOOL ": %zu stacks grew by more than %" PRId64
+			" bytes (leaked or peak)\n", over, fail_over);
+		ret = EXIT_FAIL;
+	}
+	goto out;
+fail:
+	ret = tool__fail(TOOL, &eb, err);
+out:
+	for (size_t i = 0; i < d.n; i++)
+		free(d.st[i].key);
+	free(d.st);
+	hashmap__free(d.idx);
+	return ret;
+}
