@@ -126,25 +126,6 @@ static const char *heap_opt(int c, const char *arg, void *ctx)
 	}
 }
 
-/* ---- events ---- */
-
-static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
-{
-	struct heap *h = ctx;
-
-	(void)smp;
-	if (!r->region && !h->err)
-		h->err = heap_profile__alloc(h->hp, r->pid, r->addr, r->size, r->stack, r->time);
-}
-
-static void on_freed(void *ctx, const struct sample *smp, const struct alloc_rec *r)
-{
-	struct heap *h = ctx;
-
-	if (!r->region)
-		heap_profile__release(h->hp, r->pid, r->addr, r->size, r->stack, smp->time);
-}
-
 /* ---- the report ---- */
 
 /* heaptrack's byte counts: B, then K, M, G of 1000 with two decimals. */
@@ -623,7 +604,8 @@ int cmd_heap(int argc, char **argv)
 		goto out;
 	err = alloc_trace__new(h.s, &(struct alloc_trace_opts){ .obj = h.ho.obj, .prefix = h.ho.prefix,
 								 .probes = h.ho.probes },
-			       &(struct alloc_trace_hooks){ .made = on_made, .freed = on_freed, .ctx = &h },
+			       &(struct alloc_trace_hooks){ .made = heap_profile__made,
+							    .freed = heap_profile__freed, .ctx = h.hp },
 			       &h.at, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);
@@ -633,6 +615,7 @@ int cmd_heap(int argc, char **argv)
 		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(h.at));
 	if (tool__run(h.s, &h.o, TOOL, "allocations", label))
 		goto out;
+	h.err = heap_profile__error(h.hp);
 	if (!h.err)
 		h.err = alloc_trace__error(h.at);
 	if (h.err) {

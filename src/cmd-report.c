@@ -7,7 +7,8 @@
  *        output is the live tool's;
  *   report -i FILE script                every sample as `perf script`
  *        prints it (FlameGraph's stackcollapse-perf.pl reads it);
- *   report -i FILE info                  what the recording holds.
+ *   report -i FILE info                  what the recording holds;
+ *   report -i FILE pprof -o OUT          a profile for pprof (cmd-pprof.c).
  * --since/--until keep the samples of a time window; --symfs DIR finds
  * the recorded binaries below DIR (checked by build-id), as perf's does.
  */
@@ -30,7 +31,7 @@
 
 static const char usage[] =
 	"faultline report -i FILE [--symfs DIR] [--since SECS] [--until SECS]\n"
-	"                        TOOL [TOOL OPTIONS] | script | timeline | info";
+	"                        TOOL [TOOL OPTIONS] | script | timeline | pprof | info";
 static const char help[] =
 	"  -i, --input FILE   the recording (faultline record -o FILE)\n"
 	"  --symfs DIR        look for the recorded binaries below DIR (by their\n"
@@ -42,6 +43,8 @@ static const char help[] =
 	"  script             every sample, as perf script prints it\n"
 	"  timeline           per process and interval: outstanding bytes, pages\n"
 	"                     touched, faults, reclaim, swap-ins, OOM kill and exit\n"
+	"  pprof -o OUT       a gzipped profile.proto for go tool pprof: the heap\n"
+	"                     (alloc/inuse objects and space) or, --faults, faults\n"
 	"  info               the recording's metadata, events and totals\n";
 
 enum { OPT_SYMFS = 256, OPT_SINCE, OPT_UNTIL };
@@ -261,5 +264,7 @@ int cmd_report(int argc, char **argv)
 		return script(&ro);
 	if (!strcmp(argv[optind], "timeline"))
 		return report_timeline(&ro, argc - optind, argv + optind);
+	if (!strcmp(argv[optind], "pprof"))
+		return report_pprof(&ro, argc - optind, argv + optind);
 	return tool(&ro, argc - optind, argv + optind);
 }

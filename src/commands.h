@@ -30,6 +30,8 @@ int cmd_report(int argc, char **argv);
 /* report -i FILE timeline (cmd-timeline.c): argv[0] is "timeline". */
 struct replay_opts;
 int report_timeline(const struct replay_opts *ro, int argc, char **argv);
+/* report -i FILE pprof (cmd-pprof.c): argv[0] is "pprof". */
+int report_pprof(const struct replay_opts *ro, int argc, char **argv);
 
 /* The command function of @name (leak, faults...), or NULL: how record
  * and report run a tool's own code. */
