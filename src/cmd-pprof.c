@@ -170,6 +170,9 @@ static int add_events(struct pp *pp, bool want_faults, struct errbuf *eb)
 					    SESSION_USER_STACK | SESSION_SAMPLE_ADDR, on_fault, pp,
 					    eb);
 	}
+	if (err == -ENOENT && allocs)
+		return errbuf__set(eb, -ENOENT, "the recording holds no page faults with user "
+				   "stacks for --faults (record -e faults)");
 	if (err == -ENOENT)
 		return errbuf__set(eb, -ENOENT, "the recording holds neither allocations nor page "
 				   "faults with user stacks (record -e leak -p/-c, or -e faults)");
@@ -197,6 +200,7 @@ static uint64_t location_of(struct pp *pp, pid_t pid, uint64_t ip, bool is_retur
 	struct sym_inline inl[MAX_INLINES];
 	struct pprof_line lines[MAX_INLINES];
 	struct sym_result res = { 0 };
+	char name[512];
 	size_t n = 0;
 
 	if (m) {
@@ -211,14 +215,17 @@ static uint64_t location_of(struct pp *pp, pid_t pid, uint64_t ip, bool is_retur
 	    symbolizer__srcline(sym, as, pid, look, inl, MAX_INLINES, &n))
 		return 0;
 	for (size_t k = 0; k < n; k++)
-		lines[k] = (struct pprof_line){ inl[k].func, inl[k].file, inl[k].line };
-	/* The containing function by its symbol: the name the text reports
-	 * give the frame. */
-	if (n && res.func)
-		lines[n - 1].func = res.func;
-	if (!n && res.func) {
-		lines[0] = (struct pprof_line){ res.func, NULL, 0 };
-		n = 1;
+		lines[k] = (struct pprof_line){ .func = inl[k].func, .file = inl[k].file,
+						.line = inl[k].line };
+	/* The containing function by its symbol, named as the text reports
+	 * name the frame: without its symbol version ("@@GLIBC_2.34"), which
+	 * stays in the system name. */
+	if (res.func) {
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(res.func, "@"), res.func);
+		if (!n)
+			lines[n++] = (struct pprof_line){ 0 };
+		lines[n - 1].func = name;
+		lines[n - 1].system_name = res.func;
 	}
 	return pprof__location(pp->prof, map, ip, lines, n);
 }

@@ -257,22 +257,23 @@ static bool same_func(const struct pprof *p, size_t i, const void *key)
 {
 	const pb_function *a = &p->funcs[i], *b = key;
 
-	return a->name == b->name && a->filename == b->filename;
+	return a->name == b->name && a->system_name == b->system_name && a->filename == b->filename;
 }
 
 /* The id of the function @l is in; 0 when out of memory. */
 static uint64_t function(struct pprof *p, const struct pprof_line *l)
 {
 	pb_function pf = PERFTOOLS__PROFILES__FUNCTION__INIT;
-	uint64_t key[2], h = 0, v;
+	uint64_t key[3], h = 0, v;
 
 	pf.name = str(p, l->func);
+	pf.system_name = l->system_name ? str(p, l->system_name) : pf.name;
 	pf.filename = str(p, l->file);
-	if (pf.name < 0 || pf.filename < 0)
+	if (pf.name < 0 || pf.system_name < 0 || pf.filename < 0)
 		return 0;
-	pf.system_name = pf.name;
 	key[0] = (uint64_t)pf.name;
-	key[1] = (uint64_t)pf.filename;
+	key[1] = (uint64_t)pf.system_name;
+	key[2] = (uint64_t)pf.filename;
 	v = probe(p, p->func_idx, hash_bytes(key, sizeof(key)), same_func, &pf, &h);
 	if (v)
 		return v;

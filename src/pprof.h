@@ -10,7 +10,7 @@
  * and the functions inlined at it) and the samples that refer to them.
  * Strings, mappings, functions and locations are each stored once: the
  * string table by content, mappings by (range, offset, file, build-id),
- * functions by (name, file), locations by (mapping, address).  The
+ * functions by (name, system name, file), locations by (mapping, address).  The
  * encoding is protobuf-c's code generated from profile.proto at build
  * time, not a hand-written encoder, and the gzip is zlib's.
  *
@@ -52,6 +52,8 @@ struct pprof_map {
  * they were inlined into last. */
 struct pprof_line {
 	const char *func;		/* NULL: unknown */
+	const char *system_name;	/* as the binary names it ("f@@GLIBC_2.34");
+					 * NULL: @func */
 	const char *file;		/* source file; NULL: unknown */
 	int64_t line;			/* 0: unknown */
 };

@@ -90,10 +90,11 @@ static void test_heap_profile(void)
 	struct pprof_map exe = { 0x1000, 0x2000, 0x1000, "/usr/bin/prog", bid, sizeof(bid) };
 	struct pprof_map lib = { 0x7f0000, 0x7f8000, 0, "/lib/libc.so.6", NULL, 0 };
 	struct pprof_line leaf[] = {
-		{ "inlined_helper", "/src/prog.c", 12 },
-		{ "alloc_site", "/src/prog.c", 40 },
+		{ .func = "inlined_helper", .file = "/src/prog.c", .line = 12 },
+		{ .func = "alloc_site", .file = "/src/prog.c", .line = 40 },
 	};
-	struct pprof_line caller = { "main", "/src/prog.c", 99 };
+	struct pprof_line caller = { .func = "main", .system_name = "main@@V_1", .file = "/src/prog.c",
+				     .line = 99 };
 	struct pprof_label pid = { .key = "pid", .num = 4242 };
 	uint64_t m1, m2, l1, l2, l3, locs[2];
 	Perftools__Profiles__Profile *pr;
@@ -203,6 +204,13 @@ static void test_heap_profile(void)
 				f = func_of(pr, l->line[1]->function_id);
 				CHECK(f && !strcmp(s_at(pr, f->name), "alloc_site"));
 				CHECK_EQ_U64(l->line[1]->line, 40);
+			}
+			l = pr->location[1];
+			f = l->n_line == 1 ? func_of(pr, l->line[0]->function_id) : NULL;
+			CHECK(f != NULL);
+			if (f) {
+				CHECK_STR(s_at(pr, f->name), "main");
+				CHECK_STR(s_at(pr, f->system_name), "main@@V_1");
 			}
 			CHECK_EQ_U64(pr->location[2]->n_line, 0);
 			CHECK_EQ_U64(pr->location[2]->mapping_id, 2);
