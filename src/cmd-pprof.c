@@ -51,13 +51,13 @@
 
 #define TOOL "report pprof"
 
-static const char usage[] = "faultline report -i FILE pprof -o OUT [--faults]";
+static const char usage[] = "faultline report -i FILE pprof -o FILE [--faults]";
 static const char help[] =
-	"  -o, --output OUT  where to write the profile (gzipped profile.proto; - for\n"
-	"                    standard output); go tool pprof reads it\n"
-	"  --faults          the page faults by user stack (faults/count), from a\n"
-	"                    recording that holds allocations too (default: a heap\n"
-	"                    profile when allocations were recorded, else faults)\n";
+	"  -o, --output FILE  where to write the profile (gzipped profile.proto; - for\n"
+	"                     standard output); go tool pprof reads it\n"
+	"  --faults           the page faults by user stack (faults/count), from a\n"
+	"                     recording that holds allocations too (default: a heap\n"
+	"                     profile when allocations were recorded, else faults)\n";
 
 enum { OPT_FAULTS = 256 };
 
@@ -447,6 +447,6 @@ int report_pprof(const struct replay_opts *ro, int argc, char **argv)
 	if (optind < argc)
 		return bad("unexpected argument", argv[optind]);
 	if (!out || !out[0])
-		return bad("where to? -o OUT is missing, not", "");
+		return bad("where to? -o FILE is missing, not", "");
 	return run(ro, out, faults);
 }

@@ -43,7 +43,7 @@ static const char help[] =
 	"  script             every sample, as perf script prints it\n"
 	"  timeline           per process and interval: outstanding bytes, pages\n"
 	"                     touched, faults, reclaim, swap-ins, OOM kill and exit\n"
-	"  pprof -o OUT       a gzipped profile.proto for go tool pprof: the heap\n"
+	"  pprof -o FILE      a gzipped profile.proto for go tool pprof: the heap\n"
 	"                     (alloc/inuse objects and space) or, --faults, faults\n"
 	"  info               the recording's metadata, events and totals\n";
 

@@ -34,7 +34,8 @@ for page in $pages; do
 		printf '%s\n' --help --version >>"$T/want"
 		;;
 	faultline-report)
-		{ help_options report; help_options report -i /dev/null timeline; } | sort -u >"$T/want" ;;
+		{ help_options report; help_options report -i /dev/null timeline
+		  help_options report -i /dev/null pprof; } | sort -u >"$T/want" ;;
 	*)
 		help_options "${name#faultline-}" >"$T/want" ;;
 	esac
