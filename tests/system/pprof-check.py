@@ -9,6 +9,9 @@ usage: pprof-check.py heap DIR     DIR holds {alloc_objects,alloc_space,
        pprof-check.py faults DIR   DIR holds faults.top, faults.traces,
                                    faults.json (report faults --json) and
                                    faults.truth (fault-target's output)
+       pprof-check.py sites DIR    DIR holds inuse_space.top and
+                                   faults.truth: each malloc-family site of
+                                   fault-target holds its bytes
 -top is read as flat values by function and its "Total samples"; -traces as
 stacks of function names, leaf first, the inlined frames left out (the
 JSON reports do not show them), summed over the samples of equal stacks.
@@ -47,10 +50,11 @@ def traces(path):
 
 
 def unnamed(frame):
-    """An unnamed frame as its file: pprof's "[libc.so.6]" and "[[vdso]]",
-    the JSON reports' "[unknown] [libc.so.6]" and "[unknown] [vdso]"."""
-    m = re.match(r"^(?:\[unknown\] )?\[+([^\[\]]*)\]+$", frame)
-    return "file " + m.group(1) if m else frame
+    """An unnamed frame as one word: pprof names it by its mapping's file
+    ("[libc.so.6]", "[[vdso]]", "[[uprobes]]"), the JSON reports by the
+    module the symbolizer found ("[unknown] [libc.so.6]", "[unknown]" for
+    the uretprobe trampoline's page)."""
+    return "(unnamed)" if re.match(r"^(?:\[unknown\] )?\[+[^\[\]]*\]+$", frame) else frame
 
 
 def json_stack(o):
@@ -152,7 +156,19 @@ def faults(d, errs):
     compare("faults / report faults", traces(d + "/faults.traces"), stacks, errs)
 
 
+def sites(d, errs):
+    isp, total, _ = top(d + "/inuse_space.top")
+    want = 0
+    for l in open(d + "/faults.truth"):
+        m = re.match(r"site fn=(\w+) kind=(small|heap|mmap|zeroed) bytes=(\d+) ", l)
+        if m:
+            eq("%s inuse_space" % m.group(1), isp.get(m.group(1), 0), int(m.group(3)), errs)
+            want += int(m.group(3))
+    eq("inuse_space total (the sites' bytes; mmap and file regions are not the heap's)",
+       total, want, errs)
+
+
 errs = []
-{"heap": heap, "faults": faults}[sys.argv[1]](sys.argv[2], errs)
+{"heap": heap, "faults": faults, "sites": sites}[sys.argv[1]](sys.argv[2], errs)
 if errs:
     sys.exit("\n".join(errs))

@@ -21,7 +21,10 @@
 # Faults (record -e faults of fault-target): -top's faults by function are
 # the target's truth (each toucher's pages touched less those resident
 # before, the child's 64 copy-on-write writes), its total and its stacks
-# `report faults --json`'s.  And the bad inputs: no -o, an unwritable -o,
+# `report faults --json`'s.  A recording of both (record -e leak,faults of
+# fault-target) gives the heap (each malloc-family site's bytes in use, as
+# the target counts them) and, with --faults, the faults, both exact.  And
+# the bad inputs: no -o, an unwritable -o,
 # --faults on a recording without faults.
 #
 # No go (golang-go, scripts/install-deps installs it), or a faultline built
@@ -92,6 +95,25 @@ expect_line '^File: fault-target$' "$T/faults.top"
 pp faults.traces -traces "$T/faults.pb.gz"
 
 python3 "$CHECK" faults "$T" || fail "faults profile: not the truth or not faultline faults' figures"
+
+# ---- both recorded: the heap by default, the faults with --faults ----
+mkdir -p "$T/both"
+run_fl record -e leak,faults -o "$T/b.rec" -c "$FT"
+expect_eq "$rc" 0 "record -e leak,faults status"
+cp "$T/out" "$T/both/faults.truth"
+run_fl report -i "$T/b.rec" pprof -o "$T/both.pb.gz"
+expect_eq "$rc" 0 "report pprof (leak,faults) status"
+pp both/inuse_space.top -top -unit=B -nodefraction=0 -nodecount=1000 "$T/both.pb.gz"
+expect_line '^Type: inuse_space$' "$T/both/inuse_space.top"
+python3 "$CHECK" sites "$T/both" || fail "leak,faults recording: not fault-target's heap"
+run_fl report -i "$T/b.rec" pprof --faults -o "$T/both-faults.pb.gz"
+expect_eq "$rc" 0 "report pprof --faults status"
+run_fl report -i "$T/b.rec" faults --json
+cp "$T/out" "$T/both/faults.json"
+pp both/faults.top -top -nodefraction=0 -nodecount=1000 "$T/both-faults.pb.gz"
+expect_line '^Type: faults$' "$T/both/faults.top"
+pp both/faults.traces -traces "$T/both-faults.pb.gz"
+python3 "$CHECK" faults "$T/both" || fail "leak,faults recording, --faults: not the truth"
 
 # ---- bad input: one line on stderr, non-zero ----
 run_fl report -i "$T/l.rec" pprof
