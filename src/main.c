@@ -29,7 +29,7 @@ static const struct command commands[] = {
 	{ "oom", cmd_oom, "one line per OOM kill: trigger, victim, memcg (BCC oomkill)" },
 	{ "cachetop", cmd_cachetop, "page-cache hits, misses, dirties per process (BCC cachetop)" },
 	{ "record", cmd_record, "record the events of several tools once, to a file (perf record)" },
-	{ "report", cmd_report, "any tool's report, a perf script dump or a timeline, from a recording" },
+	{ "report", cmd_report, "any tool's report, a perf script dump, a timeline or a pprof profile, from a recording" },
 	{ "features", cmd_features, "what this kernel offers and which event source each tool uses" },
 	{ "cleanup", cmd_cleanup, "remove probes left by faultline processes that died" },
 };
