@@ -12,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agg/alloc-track.h"
 #include "agg/heap-profile.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
+#include "trace/sample.h"
 
 struct site {
 	struct heap_site s;	/* s.peak unused until heap_profile__sites */
@@ -42,6 +44,7 @@ struct heap_profile {
 	struct recent *recent;		/* ring of the last threshold allocations */
 	size_t recent_head;
 	bool last_valid;		/* heaptrack: the last event was an allocation */
+	int err;			/* the first of heap_profile__made() */
 };
 
 int heap_profile__new(unsigned int temp_threshold, struct heap_profile **out)
@@ -129,6 +132,7 @@ int heap_profile__alloc(struct heap_profile *hp, pid_t pid, uint64_t addr, uint6
 	before_change(hp, st);
 	st->live += size;
 	st->s.calls++;
+	st->s.bytes += size;
 	st->s.leaked_blocks++;
 	hp->t.calls++;
 	hp->t.live_bytes += size;
@@ -191,6 +195,26 @@ void heap_profile__release(struct heap_profile *hp, pid_t pid, uint64_t addr, ui
 		st->s.temporary++;
 		hp->t.temporary++;
 	}
+}
+
+void heap_profile__made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
+{
+	struct heap_profile *hp = ctx;
+
+	(void)smp;
+	if (!r->region && !hp->err)
+		hp->err = heap_profile__alloc(hp, r->pid, r->addr, r->size, r->stack, r->time);
+}
+
+void heap_profile__freed(void *ctx, const struct sample *smp, const struct alloc_rec *r)
+{
+	if (!r->region)
+		heap_profile__release(ctx, r->pid, r->addr, r->size, r->stack, smp->time);
+}
+
+int heap_profile__error(const struct heap_profile *hp)
+{
+	return hp->err;
 }
 
 const struct heap_totals *heap_profile__totals(const struct heap_profile *hp)

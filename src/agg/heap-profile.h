@@ -46,6 +46,7 @@ struct heap_site {
 	pid_t pid;
 	uint32_t stack;
 	uint64_t calls, temporary;
+	uint64_t bytes;		/* asked for by the calls */
 	uint64_t peak;		/* bytes live at the peak instant */
 	uint64_t leaked;	/* bytes live now */
 	uint64_t leaked_blocks;
@@ -63,6 +64,20 @@ int heap_profile__alloc(struct heap_profile *hp, pid_t pid, uint64_t addr, uint6
 /* The block @addr of @pid, made from @stack with @size, was freed. */
 void heap_profile__release(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
 			   uint32_t stack, uint64_t time);
+
+/*
+ * The allocation tracer's hooks (alloc_trace_hooks .made and .freed, with
+ * the heap_profile as their ctx): the blocks of the malloc family go to
+ * heap_profile__alloc() and __release(), not the program's own mmap
+ * regions, which heaptrack does not see either.  The first error of an
+ * allocation (-ENOMEM) is kept for heap_profile__error().
+ */
+struct alloc_rec;
+struct sample;
+void heap_profile__made(void *hp, const struct sample *smp, const struct alloc_rec *r);
+void heap_profile__freed(void *hp, const struct sample *smp, const struct alloc_rec *r);
+/* 0, or the first error heap_profile__made() met. */
+int heap_profile__error(const struct heap_profile *hp);
 
 const struct heap_totals *heap_profile__totals(const struct heap_profile *hp);
 

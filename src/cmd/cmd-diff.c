@@ -78,28 +78,6 @@ struct diff {
 
 /* ---- one recording ---- */
 
-struct load {
-	struct heap_profile *hp;
-	int err;
-};
-
-static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
-{
-	struct load *ld = ctx;
-
-	(void)smp;
-	if (!r->region && !ld->err)
-		ld->err = heap_profile__alloc(ld->hp, r->pid, r->addr, r->size, r->stack, r->time);
-}
-
-static void on_freed(void *ctx, const struct sample *smp, const struct alloc_rec *r)
-{
-	struct load *ld = ctx;
-
-	if (!r->region)
-		heap_profile__release(ld->hp, r->pid, r->addr, r->size, r->stack, smp->time);
-}
-
 static struct dstack *stack_of(struct diff *d, const char *key)
 {
 	uint64_t h = hash_bytes(key, strlen(key)), v;
@@ -163,7 +141,7 @@ static int name_stack(struct session *s, pid_t pid, uint32_t stack, char **key, 
 static int load(struct diff *d, int which, const struct replay_opts *base, struct errbuf *eb)
 {
 	struct replay_opts ro = *base;
-	struct load ld = { 0 };
+	struct heap_profile *hp = NULL;
 	struct session *s = NULL;
 	struct alloc_trace *at = NULL;
 	struct heap_site *sites = NULL;
@@ -172,20 +150,21 @@ static int load(struct diff *d, int which, const struct replay_opts *base, struc
 	int err;
 
 	ro.path = d->path[which];
-	err = heap_profile__new(1, &ld.hp);
+	err = heap_profile__new(1, &hp);
 	if (!err)
 		err = session__new_replay(&(struct session_opts){ 0 }, &ro, &s, eb);
 	if (!err)
 		err = alloc_trace__new(s, &(struct alloc_trace_opts){ 0 },
-				       &(struct alloc_trace_hooks){ .made = on_made, .freed = on_freed,
-								    .ctx = &ld },
+				       &(struct alloc_trace_hooks){ .made = heap_profile__made,
+								    .freed = heap_profile__freed,
+								    .ctx = hp },
 				       &at, eb);
 	if (!err)
 		err = session__run(s, NULL, eb);
 	if (!err)
-		err = ld.err ? ld.err : alloc_trace__error(at);
+		err = heap_profile__error(hp) ? heap_profile__error(hp) : alloc_trace__error(at);
 	if (!err)
-		err = heap_profile__sites(ld.hp, &sites, &nsites);
+		err = heap_profile__sites(hp, &sites, &nsites);
 	for (size_t i = 0; !err && i < nsites; i++) {
 		struct dstack *ds;
 
@@ -203,14 +182,14 @@ static int load(struct diff *d, int which, const struct replay_opts *base, struc
 		ds->calls[which] += sites[i].calls;
 	}
 	if (!err) {
-		d->t[which] = *heap_profile__totals(ld.hp);
+		d->t[which] = *heap_profile__totals(hp);
 		d->lost[which] = session__lost(s);
 	}
 	free(key);
 	free(sites);
 	alloc_trace__free(at);
 	session__free(s);
-	heap_profile__free(ld.hp);
+	heap_profile__free(hp);
 	return err;
 }
 

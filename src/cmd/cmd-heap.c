@@ -184,12 +184,10 @@ static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec 
 {
 	struct heap *h = ctx;
 
-	(void)smp;
 	if (r->region || h->err)
 		return;
 	interval_before(h, r->time, true);
-	if (!h->err)
-		h->err = heap_profile__alloc(h->hp, r->pid, r->addr, r->size, r->stack, r->time);
+	heap_profile__made(h->hp, smp, r);
 	if (!h->err && h->hg)
 		h->err = heap_growth__change(h->hg, r->pid, r->stack, (int64_t)r->size, true);
 }
@@ -201,7 +199,7 @@ static void on_freed(void *ctx, const struct sample *smp, const struct alloc_rec
 	if (r->region)
 		return;
 	interval_before(h, smp->time, false);
-	heap_profile__release(h->hp, r->pid, r->addr, r->size, r->stack, smp->time);
+	heap_profile__freed(h->hp, smp, r);
 	if (!h->err && h->hg)
 		h->err = heap_growth__change(h->hg, r->pid, r->stack, -(int64_t)r->size, false);
 }
@@ -822,6 +820,8 @@ int cmd_heap(struct tool_mode *mode, int argc, char **argv)
 		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(h.at));
 	if (tool__run(h.s, &h.o, TOOL, "allocations", label))
 		goto out;
+	if (!h.err)
+		h.err = heap_profile__error(h.hp);
 	if (!h.err)
 		h.err = alloc_trace__error(h.at);
 	if (h.err) {

@@ -10,6 +10,7 @@
  *   report -i FILE info                  what the recording holds;
  *   report -i NEW diff OLD               the heap's changes by stack
  *        between two recordings (cmd-diff.c).
+ *   report -i FILE pprof -o OUT          a profile for pprof (cmd-pprof.c).
  * --since/--until keep the samples of a time window; --symfs DIR finds
  * the recorded binaries below DIR (checked by build-id), as perf's does.
  */
@@ -32,7 +33,7 @@
 
 static const char usage[] =
 	"faultline report -i FILE [--symfs DIR] [--since SECS] [--until SECS]\n"
-	"                        TOOL [TOOL OPTIONS] | script | timeline | diff OLD | info";
+	"                        TOOL [TOOL OPTIONS] | script | timeline | diff OLD | pprof | info";
 static const char help[] =
 	"  -i, --input FILE   the recording (faultline record -o FILE)\n"
 	"  --symfs DIR        look for the recorded binaries below DIR (by their\n"
@@ -46,6 +47,8 @@ static const char help[] =
 	"                     touched, faults, reclaim, swap-ins, OOM kill and exit\n"
 	"  diff OLD           the heap's changes by stack from recording OLD to this\n"
 	"                     one (leaked, peak bytes, calls); --fail-on-increase BYTES\n"
+	"  pprof -o FILE      a gzipped profile.proto for go tool pprof: the heap\n"
+	"                     (alloc/inuse objects and space) or, --faults, faults\n"
 	"  info               the recording's metadata, events and totals\n";
 
 enum { OPT_SYMFS = 256, OPT_SINCE, OPT_UNTIL };
@@ -267,5 +270,7 @@ int cmd_report(int argc, char **argv)
 		return report_timeline(&ro, argc - optind, argv + optind);
 	if (!strcmp(argv[optind], "diff"))
 		return report_diff(&ro, argc - optind, argv + optind);
+	if (!strcmp(argv[optind], "pprof"))
+		return report_pprof(&ro, argc - optind, argv + optind);
 	return tool(&ro, argc - optind, argv + optind);
 }

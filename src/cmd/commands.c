@@ -39,7 +39,7 @@ static const struct command commands[] = {
 	  .tool = cmd_cachetop, .flags = REC_REPLAY },
 	{ "record", "record the events of several tools once, to a file (perf record)",
 	  .cmd = cmd_record },
-	{ "report", "any tool's report, a perf script dump or a timeline, from a recording",
+	{ "report", "any tool's report, a perf script dump, a timeline, a heap diff or a pprof profile, from recordings",
 	  .cmd = cmd_report },
 	{ "features", "what this kernel offers and which event source each tool uses",
 	  .cmd = cmd_features },

@@ -25,6 +25,8 @@ struct replay_opts;
 int report_timeline(const struct replay_opts *ro, int argc, char **argv);
 /* report -i NEW diff OLD (cmd-diff.c): argv[0] is "diff". */
 int report_diff(const struct replay_opts *ro, int argc, char **argv);
+/* report -i FILE pprof (cmd-pprof.c): argv[0] is "pprof". */
+int report_pprof(const struct replay_opts *ro, int argc, char **argv);
 
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:

@@ -87,7 +87,7 @@ expect_comp "$T/rec.one $T/rec.two" report -i "$T/rec"
 expect_comp "$T/rec.one $T/rec.two" record -o "$T/rec"
 
 # report -i FILE: its tools and reports, then that tool's options.
-for w in leak faults cache script timeline info; do
+for w in leak faults cache script timeline pprof info; do
 	has_comp "$w" report -i "$T/rec.one" ""
 done
 for w in report record features cleanup hfaults; do
@@ -96,6 +96,8 @@ done
 expect_comp "--sort" report -i "$T/rec.one" leak --so
 has_comp --interval report -i "$T/rec.one" timeline -
 lacks_comp -i report -i "$T/rec.one" timeline -
+has_comp --faults report -i "$T/rec.one" pprof -
+expect_comp "$T/rec.one $T/rec.two" report -i "$T/rec.one" pprof -o "$T/rec"
 
 # record -e: a comma list of the tools its help names.
 expect_comp "leak,faults" record -e leak,f

@@ -38,6 +38,7 @@ for page in $pages; do
 			help_options report
 			help_options report -i /dev/null timeline
 			help_options report -i /dev/null diff
+			help_options report -i /dev/null pprof
 		} | sort -u >"$T/want"
 		;;
 	*)

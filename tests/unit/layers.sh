@@ -3,7 +3,8 @@
 # from its own folder and the folders before it, so no module reaches up
 # into one that uses it. compat/ (kernel feature probing) sits just above
 # lib/. A quoted include naming no known folder is an error too: every
-# header is reached through its layer.
+# header is reached through its layer (generated proto/ code counts as
+# a library's).
 srcdir=${top_srcdir:-$(dirname "$0")/../..}
 cd "$srcdir" || exit 99
 layers="lib compat proc stack trace agg cmd"
@@ -32,6 +33,9 @@ for f in $(find src compat -name '*.[ch]' | sort); do
 	for inc in $(sed -n 's/^#[ \t]*include[ \t]*"\([^"]*\)".*/\1/p' "$f"); do
 		case $inc in
 		features.h|ladder.h) to=compat ;;
+		# protoc-c's code from proto/*.proto, generated in the build tree:
+		# a library's, lowest.
+		proto/*) to=lib ;;
 		*/*) to=${inc%%/*} ;;
 		*) echo "layers: $f includes \"$inc\", which names no layer"
 		   bad=$((bad + 1)); continue ;;

@@ -59,10 +59,12 @@ static void test_rules(void)
 	CHECK(a && b);
 	if (a && b) {
 		CHECK_EQ_U64(a->calls, 4);
+		CHECK_EQ_U64(a->bytes, 10 + 1000 + 1 + 2);
 		CHECK_EQ_U64(a->temporary, 2);
 		CHECK_EQ_U64(a->peak, 1000);	/* at the peak: C */
 		CHECK_EQ_U64(a->leaked, 2);
 		CHECK_EQ_U64(b->calls, 2);
+		CHECK_EQ_U64(b->bytes, 105);
 		CHECK_EQ_U64(b->peak, 100);	/* B */
 		CHECK_EQ_U64(b->leaked, 5);
 	}

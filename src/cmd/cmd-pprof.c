@@ -1,0 +1,452 @@
+/*
+ * faultline report -i FILE pprof -o OUT: the recording as a profile that
+ * pprof reads (`go tool pprof`, and the tools that take its format), a
+ * gzipped profile.proto written by pprof.c.
+ *
+ * From a `record -e leak` file (the user allocator's probes), a heap
+ * profile with Go's four sample types: alloc_objects/count and
+ * alloc_space/bytes (every allocation the recording saw), inuse_objects/
+ * count and inuse_space/bytes (what was still allocated at its end: the
+ * leaks), inuse_space shown first, as `go tool pprof` shows a Go heap
+ * profile.  The counting is faultline heap's (heap-profile.c, on leak's
+ * events, without the program's own mmaps): pprof's totals are the heap
+ * report's calls and leaked bytes.  One sample per allocation site (a
+ * process and a stack), labelled with its pid.
+ *
+ * From a `record -e faults` file, faults/count: every recorded page fault
+ * (the exceptions:page_fault_user tracepoint, else the page-faults
+ * software event) by user stack, as faultline faults counts them.  A
+ * recording of both takes the allocations unless --faults says otherwise.
+ *
+ * Every frame is a location in its mapping (the file, its range and its
+ * recorded build-id), with the function the text reports name there, and
+ * with DWARF the source file and line and the functions inlined at it
+ * (the symbolizer's srcline).  Return addresses are looked up at the byte
+ * before them, as the text reports do, and kept as sampled.  The mapping
+ * pprof names the profile after is the target's first executable
+ * mapping: its program.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/perf_event.h>
+
+#include "stack/addrspace.h"
+#include "agg/alloc-trace.h"
+#include "cmd/commands.h"
+#include "agg/heap-profile.h"
+#include "lib/keyed.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "stack/stackdb.h"
+#include "stack/symbolize.h"
+#include "cmd/tool-opts.h"
+#ifdef HAVE_PPROF
+#include "cmd/pprof.h"
+#endif
+
+#define TOOL "report pprof"
+
+static const char usage[] = "faultline report -i FILE pprof -o FILE [--faults]";
+static const char help[] =
+	"  -o, --output FILE  where to write the profile (gzipped profile.proto; - for\n"
+	"                     standard output); go tool pprof reads it\n"
+	"  --faults           the page faults by user stack (faults/count), from a\n"
+	"                     recording that holds allocations too (default: a heap\n"
+	"                     profile when allocations were recorded, else faults)\n";
+
+enum { OPT_FAULTS = 256 };
+
+static int bad(const char *what, const char *arg)
+{
+	fprintf(stderr, "faultline " TOOL ": %s '%s' (see 'faultline report -i FILE pprof -h')\n",
+		what, arg);
+	return EXIT_USAGE;
+}
+
+#ifdef HAVE_PPROF
+
+#define MAX_INLINES 16
+
+struct fsite {
+	pid_t pid;
+	uint32_t stack;
+	uint64_t faults;
+};
+
+struct pp {
+	struct session *s;
+	bool faults;			/* a faults profile, not a heap one */
+	/* heap */
+	struct alloc_trace *at;
+	struct heap_profile *hp;
+	/* faults */
+	struct keyed *fsites;		/* pid << 32 | stack -> struct fsite */
+	uint64_t nfaults, first, last;
+	const char *fault_event;
+	struct pprof *prof;
+	int err;
+};
+
+/* ---- events ---- */
+
+static void on_fault(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct pp *pp = ctx;
+	struct fsite *site;
+	uint32_t stack = 0;
+	int created = 0;
+
+	if (pp->err)
+		return;
+	if (session__user_stack(s, smp, &stack)) {
+		pp->err = -ENOMEM;
+		return;
+	}
+	site = keyed__get(pp->fsites, (uint64_t)(uint32_t)smp->pid << 32 | stack, &created);
+	if (!site) {
+		pp->err = -ENOMEM;
+		return;
+	}
+	if (created) {
+		site->pid = (pid_t)smp->pid;
+		site->stack = stack;
+	}
+	site->faults++;
+	pp->nfaults++;
+	if (!pp->first || smp->time < pp->first)
+		pp->first = smp->time;
+	if (smp->time > pp->last)
+		pp->last = smp->time;
+}
+
+/* Whether the recording has an event named @name or ending in ":@name". */
+static bool recorded(const struct session *s, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < session__recorded_events(s); i++) {
+		const char *ev = session__recorded_event(s, i, NULL);
+		size_t n = strlen(ev);
+
+		if (!strcmp(ev, name) ||
+		    (n > len && ev[n - len - 1] == ':' && !strcmp(ev + n - len, name)))
+			return true;
+	}
+	return false;
+}
+
+static int add_events(struct pp *pp, bool want_faults, struct errbuf *eb)
+{
+	bool allocs = recorded(pp->s, "malloc_enter") && recorded(pp->s, "free_enter");
+	int err;
+
+	if (allocs && !want_faults) {
+		err = heap_profile__new(1, &pp->hp);
+		if (err)
+			return errbuf__set(eb, err, "out of memory");
+		return alloc_trace__new(pp->s, &(struct alloc_trace_opts){ 0 },
+					&(struct alloc_trace_hooks){
+						.made = heap_profile__made,
+						.freed = heap_profile__freed, .ctx = pp->hp },
+					&pp->at, eb);
+	}
+	pp->faults = true;
+	pp->fsites = keyed__new(sizeof(struct fsite));
+	if (!pp->fsites)
+		return errbuf__set(eb, -ENOMEM, "out of memory");
+	/* faults' own events and flags: the tracepoint, else the software
+	 * event, each with the user stack. */
+	pp->fault_event = "exceptions:page_fault_user";
+	err = session__add_tracepoint(pp->s, "exceptions", "page_fault_user", SESSION_USER_STACK,
+				      on_fault, pp, NULL, eb);
+	if (err == -ENOENT) {
+		pp->fault_event = "page-faults";
+		err = session__add_software(pp->s, "page-faults", PERF_COUNT_SW_PAGE_FAULTS,
+					    SESSION_USER_STACK | SESSION_SAMPLE_ADDR, on_fault, pp,
+					    eb);
+	}
+	if (err == -ENOENT && allocs)
+		return errbuf__set(eb, -ENOENT, "the recording holds no page faults with user "
+				   "stacks for --faults (record -e faults)");
+	if (err == -ENOENT)
+		return errbuf__set(eb, -ENOENT, "the recording holds neither allocations nor page "
+				   "faults with user stacks (record -e leak -p/-c, or -e faults)");
+	return err;
+}
+
+/* ---- locations ---- */
+
+static uint64_t mapping_of(struct pp *pp, const struct map *m)
+{
+	return pprof__mapping(pp->prof, &(struct pprof_map){
+					.start = m->start, .limit = m->end, .offset = m->pgoff,
+					.file = m->path, .build_id = m->build_id,
+					.build_id_size = m->build_id_size });
+}
+
+/* The location of @ip in @pid (an outer frame's when @is_return), made
+ * and symbolized the first time; 0 when out of memory. */
+static uint64_t location_of(struct pp *pp, pid_t pid, uint64_t ip, bool is_return)
+{
+	struct addrspaces *as = session__addrspaces(pp->s);
+	struct symbolizer *sym = session__symbolizer(pp->s);
+	const struct map *m = addrspaces__find(as, pid, ip);
+	uint64_t look = is_return && ip ? ip - 1 : ip, map = 0, id;
+	struct sym_inline inl[MAX_INLINES];
+	struct pprof_line lines[MAX_INLINES];
+	struct sym_result res = { 0 };
+	char name[512];
+	size_t n = 0;
+
+	if (m) {
+		map = mapping_of(pp, m);
+		if (!map)
+			return 0;
+	}
+	id = pprof__find_location(pp->prof, map, ip);
+	if (id)
+		return id;
+	if (symbolizer__user(sym, as, pid, look, &res) ||
+	    symbolizer__srcline(sym, as, pid, look, inl, MAX_INLINES, &n))
+		return 0;
+	for (size_t k = 0; k < n; k++)
+		lines[k] = (struct pprof_line){ .func = inl[k].func, .file = inl[k].file,
+						.line = inl[k].line };
+	/* The containing function by its symbol, named as the text reports
+	 * name the frame: without its symbol version ("@@GLIBC_2.34"), which
+	 * stays in the system name. */
+	if (res.func) {
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(res.func, "@"), res.func);
+		if (!n)
+			lines[n++] = (struct pprof_line){ 0 };
+		lines[n - 1].func = name;
+		lines[n - 1].system_name = res.func;
+	}
+	return pprof__location(pp->prof, map, ip, lines, n);
+}
+
+/* A sample of @pid's @stack with @values. */
+static int add_sample(struct pp *pp, pid_t pid, uint32_t stack, const int64_t *values)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(pp->s), stack, &nr);
+	uint64_t *locs = malloc((nr ? nr : 1) * sizeof(*locs));
+	struct pprof_label pid_label = { .key = "pid", .num = pid };
+	int err = 0;
+
+	if (!locs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nr && !err; i++) {
+		locs[i] = location_of(pp, pid, ips[i], i > 0);
+		if (!locs[i])
+			err = -ENOMEM;
+	}
+	if (!err)
+		err = pprof__sample(pp->prof, locs, nr, values, &pid_label, 1);
+	free(locs);
+	return err;
+}
+
+/* The target's program first: the mapping pprof names the profile after. */
+static int main_mapping(struct pp *pp)
+{
+	pid_t pid = session__target_pid(pp->s);
+	size_t n = 0;
+	const struct map *maps = pid > 0 ? addrspaces__maps(session__addrspaces(pp->s), pid, &n) :
+					   NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (maps[i].path && maps[i].path[0] == '/' && (maps[i].prot & 4 /* PROT_EXEC */))
+			return mapping_of(pp, &maps[i]) ? 0 : -ENOMEM;
+	return 0;
+}
+
+/* ---- the profile ---- */
+
+static int build(struct pp *pp)
+{
+	static const struct pprof_value_type heap_types[] = {
+		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
+		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
+	};
+	static const struct pprof_value_type fault_types[] = { { "faults", "count" } };
+	const struct heap_totals *t = pp->hp ? heap_profile__totals(pp->hp) : NULL;
+	uint64_t first = t ? t->first_time : pp->first, last = t ? t->last_time : pp->last;
+	struct pprof_opts o = {
+		.types = pp->faults ? fault_types : heap_types,
+		.ntypes = pp->faults ? 1 : 4,
+		.period_type = pp->faults ? fault_types[0] : (struct pprof_value_type){ "space",
+											  "bytes" },
+		.period = 1,
+		.default_type = pp->faults ? NULL : "inuse_space",
+		.time_nanos = first ? (int64_t)session__realtime(pp->s, first) : 0,
+		.duration_nanos = last > first ? (int64_t)(last - first) : 0,
+	};
+	struct heap_site *sites = NULL;
+	size_t nsites = 0;
+	char text[256];
+	int err;
+
+	err = pprof__new(&o, &pp->prof);
+	if (!err)
+		err = main_mapping(pp);
+	if (!err && session__lost(pp->s)) {
+		snprintf(text, sizeof(text), "lost %" PRIu64 " events: the values are short of what "
+			 "happened", session__lost(pp->s));
+		err = pprof__comment(pp->prof, text);
+	}
+	if (err)
+		return err;
+	if (pp->faults) {
+		for (size_t i = 0; i < keyed__count(pp->fsites) && !err; i++) {
+			const struct fsite *f = keyed__at(pp->fsites, i);
+
+			err = add_sample(pp, f->pid, f->stack, (int64_t[]){ (int64_t)f->faults });
+		}
+		return err;
+	}
+	err = heap_profile__sites(pp->hp, &sites, &nsites);
+	for (size_t i = 0; i < nsites && !err; i++) {
+		const struct heap_site *hs = &sites[i];
+
+		err = add_sample(pp, hs->pid, hs->stack,
+				 (int64_t[]){ (int64_t)hs->calls, (int64_t)hs->bytes,
+					      (int64_t)hs->leaked_blocks, (int64_t)hs->leaked });
+	}
+	free(sites);
+	return err;
+}
+
+static int write_out(const char *path, const void *buf, size_t len, struct errbuf *eb)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+	int err = 0;
+
+	if (!f)
+		return errbuf__set(eb, -errno, "cannot create '%s': %s", path, strerror(errno));
+	if (fwrite(buf, 1, len, f) != len || fflush(f))
+		err = errbuf__set(eb, -EIO, "cannot write '%s': %s", path, strerror(errno));
+	if (f != stdout && fclose(f) && !err)
+		err = errbuf__set(eb, -EIO, "cannot write '%s': %s", path, strerror(errno));
+	return err;
+}
+
+static int run(const struct replay_opts *ro, const char *out, bool want_faults)
+{
+	struct pp pp = { 0 };
+	struct errbuf eb = { "" };
+	struct report r;
+	void *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	err = session__new_replay(&(struct session_opts){ 0 }, ro, &pp.s, &eb);
+	if (!err)
+		err = add_events(&pp, want_faults, &eb);
+	if (!err && pp.at && alloc_trace__warning(pp.at))
+		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(pp.at));
+	if (!err)
+		err = session__run(pp.s, NULL, &eb);
+	if (!err && !pp.err && pp.hp)
+		pp.err = heap_profile__error(pp.hp);
+	if (!err && !pp.err && pp.at)
+		pp.err = alloc_trace__error(pp.at);
+	if (!err && pp.err)
+		err = errbuf__set(&eb, pp.err, "out of memory");
+	if (err)
+		goto out;
+	report__init(&r, pp.s, stdout, false);
+	report__lost_first(&r, false, true, TOOL,
+			   pp.faults ? "page faults were missed: the counts are low" :
+			   "allocations and frees were missed: the profile is short of what "
+			   "happened");
+	report__fini(&r);
+	err = build(&pp);
+	if (!err)
+		err = pprof__encode(pp.prof, &buf, &len);
+	if (err) {
+		errbuf__set(&eb, err, "cannot make the profile: %s", strerror(-err));
+		goto out;
+	}
+	err = write_out(out, buf, len, &eb);
+	if (!err && pp.faults)
+		fprintf(stderr, "faultline " TOOL ": %zu stacks, %" PRIu64 " faults (%s) in %s\n",
+			pprof__samples(pp.prof), pp.nfaults, pp.fault_event, out);
+	else if (!err)
+		fprintf(stderr, "faultline " TOOL ": %zu stacks, %" PRIu64 " allocations, %" PRIu64
+			" bytes in use at the end in %s\n", pprof__samples(pp.prof),
+			heap_profile__totals(pp.hp)->calls, heap_profile__totals(pp.hp)->live_bytes,
+			out);
+out:
+	free(buf);
+	pprof__free(pp.prof);
+	alloc_trace__free(pp.at);
+	heap_profile__free(pp.hp);
+	keyed__free(pp.fsites);
+	session__free(pp.s);
+	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
+}
+
+#else
+
+static int run(const struct replay_opts *ro, const char *out, bool want_faults)
+{
+	(void)ro;
+	(void)out;
+	(void)want_faults;
+	fprintf(stderr, "faultline " TOOL ": this faultline was built without pprof output: "
+		"configure found %s\n", FL_PPROF_MISSING);
+	return EXIT_FAIL;
+}
+
+#endif
+
+/**
+ * report_pprof() - `faultline report -i FILE pprof -o OUT [--faults]`
+ * @ro:   the recording and report's own options (--since, --until, --symfs)
+ * @argc: arguments from "pprof" on
+ * @argv: those arguments; not retained
+ *
+ * Return: EXIT_OK, EXIT_FAIL (the reason printed), EXIT_USAGE.
+ */
+int report_pprof(const struct replay_opts *ro, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "faults", no_argument, NULL, OPT_FAULTS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out = NULL;
+	bool faults = false;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_FAULTS:
+			faults = true;
+			break;
+		case 'h':
+			printf("usage: %s\n%s", usage, help);
+			return EXIT_OK;
+		default:
+			return bad(optopt ? "option needs a value or is unknown:" : "unknown option",
+				   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return bad("unexpected argument", argv[optind]);
+	if (!out || !out[0])
+		return bad("where to? -o FILE is missing, not", "");
+	return run(ro, out, faults);
+}

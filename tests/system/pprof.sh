@@ -1,0 +1,130 @@
+#!/bin/sh
+# faultline report -i FILE pprof, read back by Debian's `go tool pprof`
+# (golang-go), against the targets' truth and faultline's own reports of
+# the same recording.
+#
+# Heap (record -e leak of leak-target leaks):
+#   - go tool pprof shows Type inuse_space by default, names the profile
+#     after leak-target with its build-id (readelf -n);
+#   - -top, for each of the four sample types, totals: alloc_objects is
+#     `report heap`'s calls, inuse_space its leaked bytes, inuse_objects
+#     its leaked blocks;
+#   - -top, per function, the target's truth: each leaking site's bytes and
+#     blocks in use (inuse_space, inuse_objects), temp_alloc's 1000 calls
+#     of 1..1000 bytes (alloc_objects 1000, alloc_space 500500) with
+#     nothing in use, leak_malloc_small's 7 x 40 bytes, produce_blocks' 10
+#     x 200, all freed; the first line of -top is leak_big (inuse) and
+#     temp_alloc (alloc_objects);
+#   - -traces: every stack with its value equals `report heap --json`'s
+#     stacks (by function names, inlined frames aside: the text reports do
+#     not show them) and their calls and leaked bytes.
+# Faults (record -e faults of fault-target): -top's faults by function are
+# the target's truth (each toucher's pages touched less those resident
+# before, the child's 64 copy-on-write writes), its total and its stacks
+# `report faults --json`'s.  A recording of both (record -e leak,faults of
+# fault-target) gives the heap (each malloc-family site's bytes in use, as
+# the target counts them) and, with --faults, the faults, both exact.  And
+# the bad inputs: no -o, an unwritable -o,
+# --faults on a recording without faults.
+#
+# No go (golang-go, scripts/install-deps installs it), or a faultline built
+# without protobuf-c: skipped, with the reason.
+. "$top_srcdir/tests/system/lib.sh"
+need_root
+command -v go >/dev/null 2>&1 || skip "no go (Debian golang-go; scripts/install-deps installs it)"
+command -v python3 >/dev/null 2>&1 || skip "no python3"
+LT=$(target leak-target)
+FT=$(target fault-target)
+CHECK=$top_srcdir/tests/system/pprof-check.py
+# go keeps a build cache; keep it in the test's directory.
+GOCACHE=$T/gocache HOME=$T
+export GOCACHE HOME
+
+# pp OUT ARGS...: go tool pprof ARGS into $T/OUT.
+pp() {
+	out=$1
+	shift
+	go tool pprof "$@" >"$T/$out" 2>"$T/$out.err" || fail "go tool pprof $*: status $?"
+}
+
+# ---- heap ----
+run_fl record -e leak -o "$T/l.rec" -c "$LT leaks"
+expect_eq "$rc" 0 "record -e leak status"
+cp "$T/out" "$T/leak.truth"
+run_fl report -i "$T/l.rec" pprof -o "$T/heap.pb.gz"
+if grep -q 'built without pprof output' "$T/err"; then
+	skip "$(cat "$T/err")"
+fi
+expect_eq "$rc" 0 "report pprof status"
+expect_line '^faultline report pprof: [0-9]+ stacks, [0-9]+ allocations, [0-9]+ bytes in use at the end in .*heap\.pb\.gz$' "$T/err"
+run_fl report -i "$T/l.rec" heap --json -l -n 1000 -s 1000
+expect_eq "$rc" 0 "report heap status"
+cp "$T/out" "$T/heap.json"
+
+pp default.top -top "$T/heap.pb.gz"
+expect_line '^Type: inuse_space$' "$T/default.top"
+expect_line '^File: leak-target$' "$T/default.top"
+bid=$(readelf -n "$LT" 2>/dev/null | sed -n 's/^ *Build ID: *\([0-9a-f]*\)$/\1/p')
+[ -n "$bid" ] && expect_line "^Build ID: $bid\$" "$T/default.top"
+# -unit=B: bytes as bytes, not rounded to kB and MB.
+for s in alloc_objects alloc_space inuse_objects inuse_space; do
+	u=
+	case $s in *_space) u=-unit=B ;; esac
+	# shellcheck disable=SC2086 # $u is one word or none
+	pp "$s.top" -top $u -nodefraction=0 -nodecount=1000 -sample_index=$s "$T/heap.pb.gz"
+	expect_line "^Type: $s\$" "$T/$s.top"
+	# shellcheck disable=SC2086
+	pp "$s.traces" -traces $u -sample_index=$s "$T/heap.pb.gz"
+done
+
+python3 "$CHECK" heap "$T" || fail "heap profile: not the truth or not faultline heap's figures"
+
+# ---- faults ----
+run_fl record -e faults -o "$T/f.rec" -c "$FT"
+expect_eq "$rc" 0 "record -e faults status"
+cp "$T/out" "$T/faults.truth"
+run_fl report -i "$T/f.rec" pprof -o "$T/faults.pb.gz"
+expect_eq "$rc" 0 "report pprof (faults) status"
+expect_line '^faultline report pprof: [0-9]+ stacks, [0-9]+ faults \((exceptions:page_fault_user|page-faults)\) in .*faults\.pb\.gz$' "$T/err"
+run_fl report -i "$T/f.rec" faults --json
+expect_eq "$rc" 0 "report faults status"
+cp "$T/out" "$T/faults.json"
+pp faults.top -top -nodefraction=0 -nodecount=1000 "$T/faults.pb.gz"
+expect_line '^Type: faults$' "$T/faults.top"
+expect_line '^File: fault-target$' "$T/faults.top"
+pp faults.traces -traces "$T/faults.pb.gz"
+
+python3 "$CHECK" faults "$T" || fail "faults profile: not the truth or not faultline faults' figures"
+
+# ---- both recorded: the heap by default, the faults with --faults ----
+mkdir -p "$T/both"
+run_fl record -e leak,faults -o "$T/b.rec" -c "$FT"
+expect_eq "$rc" 0 "record -e leak,faults status"
+cp "$T/out" "$T/both/faults.truth"
+run_fl report -i "$T/b.rec" pprof -o "$T/both.pb.gz"
+expect_eq "$rc" 0 "report pprof (leak,faults) status"
+pp both/inuse_space.top -top -unit=B -nodefraction=0 -nodecount=1000 "$T/both.pb.gz"
+expect_line '^Type: inuse_space$' "$T/both/inuse_space.top"
+python3 "$CHECK" sites "$T/both" || fail "leak,faults recording: not fault-target's heap"
+run_fl report -i "$T/b.rec" pprof --faults -o "$T/both-faults.pb.gz"
+expect_eq "$rc" 0 "report pprof --faults status"
+run_fl report -i "$T/b.rec" faults --json
+cp "$T/out" "$T/both/faults.json"
+pp both/faults.top -top -nodefraction=0 -nodecount=1000 "$T/both-faults.pb.gz"
+expect_line '^Type: faults$' "$T/both/faults.top"
+pp both/faults.traces -traces "$T/both-faults.pb.gz"
+python3 "$CHECK" faults "$T/both" || fail "leak,faults recording, --faults: not the truth"
+
+# ---- bad input: one line on stderr, non-zero ----
+run_fl report -i "$T/l.rec" pprof
+expect_eq "$rc" 2 "pprof without -o: status"
+expect_eq "$(wc -l <"$T/err")" 1 "pprof without -o: lines on stderr"
+run_fl report -i "$T/l.rec" pprof -o "$T/no/such/dir/x.pb.gz"
+expect_eq "$rc" 1 "pprof -o into a missing directory: status"
+expect_line "^faultline report pprof: cannot create '.*x\.pb\.gz'" "$T/err"
+expect_eq "$(wc -l <"$T/err")" 1 "pprof -o into a missing directory: lines on stderr"
+run_fl report -i "$T/l.rec" pprof --faults -o "$T/x.pb.gz"
+expect_eq "$rc" 1 "pprof --faults without faults: status"
+expect_line '^faultline report pprof: the recording holds no page faults' "$T/err"
+
+pass_or_fail
