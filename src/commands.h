@@ -17,6 +17,7 @@ int cmd_brk(int argc, char **argv);
 int cmd_mmap(int argc, char **argv);
 int cmd_leak(int argc, char **argv);
 int cmd_heap(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
 int cmd_faults(int argc, char **argv);
 int cmd_ffaults(int argc, char **argv);
 int cmd_hfaults(int argc, char **argv);

@@ -18,6 +18,7 @@ struct command {
 static const struct command commands[] = {
 	{ "leak", cmd_leak, "outstanding allocations by stack, user or kernel (memleak)" },
 	{ "heap", cmd_heap, "calls, peak, temporary allocations and leaks by stack (heaptrack_print)" },
+	{ "flamegraph", cmd_flamegraph, "a flame graph in one HTML page: leaked, peak, calls, temporary; or faults" },
 	{ "faults", cmd_faults, "page faults by user stack and process, minor and major" },
 	{ "ffaults", cmd_ffaults, "page faults on file-backed memory, by file (ffaults.bt)" },
 	{ "hfaults", cmd_hfaults, "huge-page faults (THP and hugetlb) by process (hfaults.bt)" },
