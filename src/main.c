@@ -47,7 +47,7 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: faultline <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\n'faultline <command> -h' shows a command's options.\n");
 }
 
