@@ -161,7 +161,7 @@ out:
  * weight @w of @fg. */
 static int faults_into(struct fg *g, struct flamegraph *fg, const char *extra, size_t w)
 {
-	char *argv[6] = { "faults", "--folded" };
+	char *argv[8] = { "faults", "--folded" }, pid[16];
 	int argc = 2, saved = -1, ret = EXIT_FAIL, err;
 	struct errbuf eb = { "" };
 	char *line = NULL;
@@ -172,6 +172,14 @@ static int faults_into(struct fg *g, struct flamegraph *fg, const char *extra, s
 		argv[argc++] = (char *)extra;
 	if (g->o.srcline)
 		argv[argc++] = "--srcline";
+	/* The process chosen (-p, or the recorded target), or every one. */
+	if (g->o.all) {
+		argv[argc++] = "-a";
+	} else if (g->o.sess.pid) {
+		snprintf(pid, sizeof(pid), "%d", (int)g->o.sess.pid);
+		argv[argc++] = "-p";
+		argv[argc++] = pid;
+	}
 	tmp = tmpfile();
 	if (!tmp) {
 		fprintf(stderr, "faultline " TOOL ": no temporary file: %s\n", strerror(errno));

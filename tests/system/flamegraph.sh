@@ -151,6 +151,13 @@ expect_eq "$rc" 0 "report flamegraph -e faults status"
 expect_eq "$(python3 "$CHECK" sum "$T/faults.html" all 0)" "$folded" "faults page: the root"
 expect_eq "$(python3 "$CHECK" sum "$T/faults.html" all 1)" "$major" "faults page: major faults"
 view "$T/faults.html" weight=faults faults all="$folded" touch_big=$((touched - resident))
+# -p: the forked child's faults only, as faults -p counts them.
+child=$(sed -n 's/^child_pid=//p' "$T/faults.truth")
+run_fl report -i "$T/faults.rec" faults --folded -p "$child"
+want=$(awk '{ n += $NF } END { print n + 0 }' "$T/out")
+[ "$want" -gt 0 ] || fail "faults -p $child: no fault of the child"
+run_fl report -i "$T/faults.rec" flamegraph -e faults -p "$child" -o "$T/child.html"
+expect_eq "$(python3 "$CHECK" sum "$T/child.html" all 0)" "$want" "faults page -p child: the root"
 run_fl flamegraph -e faults -o "$T/x.html" -c "$FT"
 expect_eq "$rc" 2 "live flamegraph -e faults refused"
 
