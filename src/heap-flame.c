@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "alloc-trace.h"
 #include "flamegraph.h"
@@ -52,11 +53,18 @@ int heap_flame__write(struct session *s, const struct heap_profile *hp, bool src
 	struct heap_site *sites = NULL;
 	struct report r = { 0 };
 	size_t n = 0, len = 0;
-	char *buf = NULL;
+	char *buf = NULL, full[768];
 	FILE *mem = NULL, *out = NULL;
 	int err;
 
-	err = flamegraph__new(title, heap_weights, sizeof(heap_weights) / sizeof(heap_weights[0]),
+	/* What the command warned of goes on the page too: it outlives the
+	 * terminal. */
+	if (session__lost(s))
+		snprintf(full, sizeof(full), "%s (WARNING: lost %llu events: allocations and frees "
+			 "were missed)", title, (unsigned long long)session__lost(s));
+	else
+		snprintf(full, sizeof(full), "%s", title);
+	err = flamegraph__new(full, heap_weights, sizeof(heap_weights) / sizeof(heap_weights[0]),
 			      &fg);
 	if (!err)
 		err = heap_profile__sites(hp, &sites, &n);

@@ -33,7 +33,7 @@ void heap_feed__freed(void *ctx, const struct sample *smp, const struct alloc_re
  * heap_flame__write - write @hp's sites as a flame graph page to @path
  * @s:       the session whose stacks and address spaces the sites name
  * @srcline: frames with file:line (--srcline)
- * @title:   the page's title
+ * @title:   the page's title (lost events, if any, are said after it)
  * 0 or -errno (detail in @eb).  A page is written even with no site.
  */
 int heap_flame__write(struct session *s, const struct heap_profile *hp, bool srcline,
