@@ -18,6 +18,8 @@
 
 #include "lib/json.h"
 #include "agg/alloc-trace.h"
+#include "cmd/heap-flame.h"
+#include "agg/heap-profile.h"
 #include "cmd/commands.h"
 #include "lib/hashmap.h"
 #include "cmd/report.h"
@@ -30,6 +32,7 @@ static const char usage[] =
 	"faultline leak [-p PID | -c CMD | -k] [-t] [-a] [-o MS] [-s N] [-T N] [-z MIN] [-Z MAX]\n"
 	"                      [-O LIB] [--symbols-prefix P] [--probes SPEC] [--sort size|count]\n"
 	"                      [--percpu] [--call-graph dwarf[,SIZE]|fp] [--json | --folded]\n"
+	"                      [--flamegraph FILE]"
 	"                      [interval [count]] [-- CMD [ARG]...]";
 static const char help[] =
 	"  -p PID       trace the allocations of this process\n"
@@ -65,12 +68,15 @@ static const char help[] =
 	"               accepted for memleak compatibility (faultline always combines)\n"
 	"  --json       one JSON object per stack, then a summary\n"
 	"  --folded     FlameGraph folded stacks weighted by outstanding bytes\n"
+	"  --flamegraph FILE\n"
+	"               at the end, also write a flame graph page (HTML) of the malloc\n"
+	"               family's blocks: leaked, peak, allocations, temporary\n"
 	"  -m PAGES     ring buffer pages per CPU\n"
 	TOOL_OPTS_STACK_HELP
 	"  interval     print a report every interval seconds (default 5)\n"
 	"  count        stop after count reports\n";
 
-enum { OPT_PREFIX = 256, OPT_SORT, OPT_PERCPU, OPT_COMBINED, OPT_PROBES };
+enum { OPT_PREFIX = 256, OPT_SORT, OPT_PERCPU, OPT_COMBINED, OPT_PROBES, OPT_FLAMEGRAPH };
 
 struct leak_opts {
 	bool kernel, trace, show_allocs, percpu, sort_count;
@@ -79,6 +85,7 @@ struct leak_opts {
 	unsigned int top;
 	uint64_t min_size, max_size;
 	const char *obj, *prefix, *probes;
+	const char *flamegraph;		/* --flamegraph FILE */
 	struct tool_interval every;	/* reports: every.secs apart, every.count of them */
 };
 
@@ -89,6 +96,7 @@ struct leak {
 	struct alloc_trace *at;
 	struct alloc_track *track;	/* the tracer's */
 	struct hashmap *calls;		/* pid << 32 | stack -> blocks made (kept ones) */
+	struct heap_profile *hp;	/* --flamegraph: heap's counts */
 	uint64_t next_report_ns;
 	unsigned long reports;
 	int err;
@@ -164,6 +172,9 @@ static const char *leak_opt(int c, const char *arg, void *ctx)
 		return NULL;
 	case OPT_COMBINED:
 		return NULL;
+	case OPT_FLAMEGRAPH:
+		lo->flamegraph = arg;
+		return NULL;
 	}
 	return "unknown option";
 }
@@ -220,6 +231,8 @@ static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec 
 	hashmap__get(lk->calls, key, &n);
 	if (hashmap__set(lk->calls, key, n + 1) && !lk->err)
 		lk->err = -ENOMEM;
+	if (lk->hp)
+		heap_profile__made(lk->hp, smp, r);
 	if (!lk->lo.trace)
 		return;
 	snprintf(msg, sizeof(msg), "alloc exited, size = %" PRIu64 ", result = %" PRIx64, r->size,
@@ -229,8 +242,13 @@ static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec 
 
 static void on_freed(void *ctx, const struct sample *smp, const struct alloc_rec *r)
 {
+	struct leak *lk = ctx;
 	char msg[96];
 
+	if (lk->hp)
+		heap_profile__freed(lk->hp, smp, r);
+	if (!lk->lo.trace)
+		return;
 	snprintf(msg, sizeof(msg), "free entered, address = %" PRIx64 ", size = %" PRIu64, r->addr,
 		 r->size);
 	trace_line(ctx, smp, msg);
@@ -564,6 +582,7 @@ int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 		{ "sort", required_argument, NULL, OPT_SORT },
 		{ "percpu", no_argument, NULL, OPT_PERCPU },
 		{ "combined-only", no_argument, NULL, OPT_COMBINED },
+		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct leak lk = { .lo = { .older_ms = 500, .sample_rate = 1, .top = 10,
@@ -592,12 +611,16 @@ int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 			"allocators (-p or -c without -k)\n");
 		return EXIT_USAGE;
 	}
+	if (lk.lo.flamegraph && lk.lo.sample_rate > 1) {
+		fprintf(stderr, "faultline " TOOL ": --flamegraph counts every allocation: not with -s\n");
+		return EXIT_USAGE;
+	}
 	/* Kernel frees happen in any context (RCU, softirq, another task):
 	 * watch every CPU, and keep the target's allocations only. */
 	lk.o.sess.system_wide = lk.lo.kernel;
 	ret = EXIT_FAIL;
 	lk.calls = hashmap__new();
-	if (!lk.calls) {
+	if (!lk.calls || (lk.lo.flamegraph && heap_profile__new(1, &lk.hp))) {
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");
 		goto out;
 	}
@@ -609,9 +632,10 @@ int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 					.obj = lk.lo.obj, .prefix = lk.lo.prefix, .probes = lk.lo.probes,
 					.min_size = lk.lo.min_size, .max_size = lk.lo.max_size,
 					.sample_rate = lk.lo.sample_rate },
-			       lk.lo.trace ? &(struct alloc_trace_hooks){ on_entered, on_made, on_freed,
-									  NULL, NULL, &lk } :
-					     &(struct alloc_trace_hooks){ .made = on_made, .ctx = &lk },
+			       lk.lo.trace || lk.hp ?
+			       &(struct alloc_trace_hooks){ lk.lo.trace ? on_entered : NULL, on_made,
+							    on_freed, NULL, NULL, &lk } :
+			       &(struct alloc_trace_hooks){ .made = on_made, .ctx = &lk },
 			       &lk.at, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);
@@ -626,7 +650,8 @@ int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 			   label, on_round, &lk))
 		goto out;
 	if (!lk.err)
-		lk.err = alloc_trace__error(lk.at);
+		lk.err = lk.hp && heap_profile__error(lk.hp) ? heap_profile__error(lk.hp) :
+			 alloc_trace__error(lk.at);
 	if (lk.err) {
 		ret = tool__fail(TOOL, NULL, lk.err);
 		goto out;
@@ -635,10 +660,22 @@ int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 	 * whatever its age. */
 	if (!lk.lo.every.count || lk.reports < lk.lo.every.count)
 		print_report(&lk, session__stop_reason(lk.s) == SESSION_STOP_TARGET_EXIT);
+	if (!lk.err && lk.hp) {
+		char title[512];
+
+		snprintf(title, sizeof(title), "faultline leak: %s",
+			 lk.o.sess.cmd ? lk.o.sess.cmd : session__comm(lk.s, lk.o.sess.pid));
+		err = heap_flame__write(lk.s, lk.hp, lk.o.srcline, title, lk.lo.flamegraph, &eb);
+		if (err) {
+			ret = tool__fail(TOOL, &eb, err);
+			goto out;
+		}
+	}
 	ret = lk.err ? tool__fail(TOOL, NULL, lk.err) : EXIT_OK;
 out:
 	alloc_trace__free(lk.at);
 	session__free(lk.s);
 	hashmap__free(lk.calls);
+	heap_profile__free(lk.hp);
 	return ret;
 }

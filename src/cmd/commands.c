@@ -16,6 +16,8 @@ static const struct command commands[] = {
 	  .tool = cmd_leak, .flags = REC_DEFAULT },
 	{ "heap", "calls, peak, temporary allocations and leaks by stack (heaptrack_print)",
 	  .tool = cmd_heap, .flags = REC_REPLAY },
+	{ "flamegraph", "a flame graph in one HTML page: leaked, peak, calls, temporary; or faults",
+	  .tool = cmd_flamegraph, .flags = TOOL_REPLAYS },
 	{ "faults", "page faults by user stack and process, minor and major",
 	  .tool = cmd_faults, .flags = REC_DEFAULT },
 	{ "ffaults", "page faults on file-backed memory, by file (ffaults.bt)",

@@ -45,6 +45,7 @@ int cmd_swapin(struct tool_mode *mode, int argc, char **argv);
 int cmd_cache(struct tool_mode *mode, int argc, char **argv);
 int cmd_cachetop(struct tool_mode *mode, int argc, char **argv);
 int cmd_oom(struct tool_mode *mode, int argc, char **argv);
+int cmd_flamegraph(struct tool_mode *mode, int argc, char **argv);
 
 /* What record and report may do with a tool. */
 #define TOOL_RECORDS		(1u << 0)	/* record -e TOOL adds its events */

@@ -16,7 +16,7 @@ static void usage(FILE *out)
 
 	fprintf(out, "usage: faultline <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < n; i++)
-		fprintf(out, "  %-10s %s\n", c[i].name, c[i].summary);
+		fprintf(out, "  %-11s %s\n", c[i].name, c[i].summary);
 	fprintf(out, "\n'faultline <command> -h' shows a command's options.\n");
 }
 

@@ -2,8 +2,9 @@
 # The static binary of `configure --enable-static-binary`: no dynamic
 # section (no NEEDED entry, no interpreter), and, copied alone into an
 # empty directory with no probe spec anywhere it looks, it runs features,
-# leak -c (glibc.probes built in) and brk on its uprobe rung
-# (libc-syscalls.probes built in).  Skipped in other builds.
+# leak -c (glibc.probes built in), flamegraph -c (its page built in) and
+# brk on its uprobe rung (libc-syscalls.probes built in).  Skipped in other
+# builds.
 . "$top_srcdir/tests/system/lib.sh"
 [ "${FAULTLINE_STATIC:-no}" = yes ] || skip "not a --enable-static-binary build"
 command -v readelf >/dev/null 2>&1 || skip "no readelf (binutils)"
@@ -44,6 +45,12 @@ db=$(sed -n 's/^leaked_decode_bytes=//p' "$T/out")
 [ -n "$tb" ] && [ -n "$db" ] || fail "demo printed no truth"
 expect_line "^$((tb + db)) bytes in 7 allocations outstanding from 2 stacks: malloc family $((tb + db)) bytes in 7 blocks" "$T/out"
 expect_line 'load_thumbnail[.a-z0-9]*\+0x[0-9a-f]+ \[demo\]' "$T/out"
+
+# The flame graph page is built in too: written by the binary alone.
+run_fl flamegraph -o "$T/host/demo.html" -c "$DEMO"
+expect_eq "$rc" 0 "flamegraph -c demo: exit status"
+expect_line '^<!DOCTYPE html>' "$T/host/demo.html"
+expect_line '"n":"load_thumbnail[.a-z0-9]*","v":\[[1-9]' "$T/host/demo.html"
 
 # --libc: sbrk through libc, which the uprobe rung sees (3 calls, and
 # libc's own brk(NULL) query before the first).
