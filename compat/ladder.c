@@ -127,6 +127,23 @@ static const struct rung oom_rungs[] = {
 		   "already-exiting tasks are not reported" },
 };
 
+/* shm: shmsnoop's four calls from the syscall tracepoints; else libc's
+ * wrappers. */
+static const char *const shm_tracepoint_needs[] = {
+	"tp:syscalls:sys_enter_shmget", "tp:syscalls:sys_exit_shmget",
+	"tp:syscalls:sys_enter_shmat", "tp:syscalls:sys_exit_shmat",
+	"tp:syscalls:sys_enter_shmdt", "tp:syscalls:sys_exit_shmdt",
+	"tp:syscalls:sys_enter_shmctl", "tp:syscalls:sys_exit_shmctl", NULL
+};
+
+static const struct rung shm_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints syscalls:sys_{enter,exit}_shm{get,at,dt,ctl}",
+	  .needs = shm_tracepoint_needs, .loses = "" },
+	{ .key = "uprobe", .label = "uprobes+uretprobes libc shmget/shmat/shmdt/shmctl",
+	  .needs = uprobe_needs,
+	  .loses = "only calls made through libc; RET is libc's -1 on failure, not -errno" },
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* leak: user allocators need a return probe for the address. */
@@ -212,6 +229,7 @@ static const struct ladder ladders[] = {
 	{ .tool = "swapin", .rungs = swapin_rungs, .n = ARRAY_SIZE(swapin_rungs) },
 	{ .tool = "cache", .rungs = cache_rungs, .n = ARRAY_SIZE(cache_rungs) },
 	{ .tool = "cachetop", .rungs = cache_rungs, .n = ARRAY_SIZE(cache_rungs) },
+	{ .tool = "shm", .rungs = shm_rungs, .n = ARRAY_SIZE(shm_rungs) },
 };
 
 const struct ladder *ladder__find(const char *tool)

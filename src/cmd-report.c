@@ -38,7 +38,7 @@ static const char help[] =
 	"  --since SECS, --until SECS\n"
 	"                     only the samples this many seconds after the start\n"
 	"  TOOL               leak, faults, ffaults, brk, mmap, oom, cache, cachetop,\n"
-	"                     reclaim, swapin, with that tool's options: its report\n"
+	"                     reclaim, swapin, shm, with that tool's options: its report\n"
 	"  script             every sample, as perf script prints it\n"
 	"  timeline           per process and interval: outstanding bytes, pages\n"
 	"                     touched, faults, reclaim, swap-ins, OOM kill and exit\n"

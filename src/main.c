@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "cache", cmd_cache, "page-cache hits, misses, dirties per interval (BCC cachestat)" },
 	{ "oom", cmd_oom, "one line per OOM kill: trigger, victim, memcg (BCC oomkill)" },
 	{ "cachetop", cmd_cachetop, "page-cache hits, misses, dirties per process (BCC cachetop)" },
+	{ "shm", cmd_shm, "every shmget/shmat/shmdt/shmctl call with its arguments (shmsnoop)" },
 	{ "record", cmd_record, "record the events of several tools once, to a file (perf record)" },
 	{ "report", cmd_report, "any tool's report, a perf script dump or a timeline, from a recording" },
 	{ "features", cmd_features, "what this kernel offers and which event source each tool uses" },
