@@ -144,6 +144,23 @@ static const struct rung shm_rungs[] = {
 	  .loses = "only calls made through libc; RET is libc's -1 on failure, not -errno" },
 };
 
+/* slab: the slab events give per-cache (or, without the name field,
+ * per-call-site) allocations per process, beside /proc/slabinfo's caches
+ * when it is readable (a replay has events only); /proc/slabinfo alone
+ * gives the system's active objects per cache. */
+static const char *const slab_tracepoint_needs[] = {
+	"tp:kmem:kmem_cache_alloc", "tp:kmem:kmem_cache_free", NULL
+};
+static const char *const slab_slabinfo_needs[] = { "proc:slabinfo", NULL };
+
+static const struct rung slab_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints kmem:kmem_cache_alloc/kmem_cache_free + "
+	  "/proc/slabinfo", .needs = slab_tracepoint_needs, .loses = "" },
+	{ .key = "slabinfo", .label = "/proc/slabinfo (system-wide)", .needs = slab_slabinfo_needs,
+	  .loses = "no allocations, frees, processes or stacks: the change in active objects per "
+		   "cache per interval" },
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* leak: user allocators need a return probe for the address. */
@@ -230,6 +247,7 @@ static const struct ladder ladders[] = {
 	{ .tool = "cache", .rungs = cache_rungs, .n = ARRAY_SIZE(cache_rungs) },
 	{ .tool = "cachetop", .rungs = cache_rungs, .n = ARRAY_SIZE(cache_rungs) },
 	{ .tool = "shm", .rungs = shm_rungs, .n = ARRAY_SIZE(shm_rungs) },
+	{ .tool = "slab", .rungs = slab_rungs, .n = ARRAY_SIZE(slab_rungs) },
 };
 
 const struct ladder *ladder__find(const char *tool)
