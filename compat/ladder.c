@@ -161,6 +161,22 @@ static const struct rung slab_rungs[] = {
 		   "cache per interval" },
 };
 
+/* compact: direct compaction is try_to_compact_pages and the per-zone
+ * begin/end pairs in the allocating task; the scan, migration and
+ * huge_memory events are added when present. */
+static const char *const compact_tracepoint_needs[] = {
+	"tp:compaction:mm_compaction_try_to_compact_pages", "tp:compaction:mm_compaction_begin",
+	"tp:compaction:mm_compaction_end", NULL
+};
+
+static const struct rung compact_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints compaction:mm_compaction_* "
+	  "(+ huge_memory:mm_collapse_huge_page)", .needs = compact_tracepoint_needs, .loses = "" },
+	{ .key = "vmstat", .label = "/proc/vmstat compact_stall/compact_fail/compact_success, thp_* "
+	  "(system-wide)", .needs = no_needs,
+	  .loses = "no events, latency or processes: system-wide counts per interval" },
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* leak: user allocators need a return probe for the address. */
@@ -248,6 +264,7 @@ static const struct ladder ladders[] = {
 	{ .tool = "cachetop", .rungs = cache_rungs, .n = ARRAY_SIZE(cache_rungs) },
 	{ .tool = "shm", .rungs = shm_rungs, .n = ARRAY_SIZE(shm_rungs) },
 	{ .tool = "slab", .rungs = slab_rungs, .n = ARRAY_SIZE(slab_rungs) },
+	{ .tool = "compact", .rungs = compact_rungs, .n = ARRAY_SIZE(compact_rungs) },
 };
 
 const struct ladder *ladder__find(const char *tool)

@@ -555,24 +555,6 @@ static const char *slab_positional(int argc, char **argv, const char **arg, void
 	return tool_opts__parse_interval(&st->iv, argc, argv, arg);
 }
 
-static void on_ready(void *ctx)
-{
-	struct slab_state *st = ctx;
-	char target[256];
-
-	every__ready(&st->every);
-	if (session__replaying(st->s))
-		return;
-	tool_opts__describe(st->o, target, sizeof(target));
-	if (st->o->sess.cmd)
-		fprintf(stderr, "Executing '%s' and counting slab allocations with %s.\n",
-			st->o->sess.cmd, st->events ? "tracepoints kmem:kmem_cache_{alloc,free}" :
-			"/proc/slabinfo");
-	else
-		fprintf(stderr, "Counting slab allocations of %s with %s. Ctrl-C to end.\n", target,
-			st->events ? "tracepoints kmem:kmem_cache_{alloc,free}" : "/proc/slabinfo");
-}
-
 static void on_round(void *ctx)
 {
 	every__round(&((struct slab_state *)ctx)->every);
@@ -588,7 +570,6 @@ int cmd_slab(int argc, char **argv)
 	};
 	struct slab_state st = { .maxrows = 20, .iv = { .secs = 1.0 } };
 	struct tool_extra extra = { "C:s:r:", longopts, slab_opt, slab_positional, &st };
-	struct session_hooks hooks = { .ready = on_ready, .round = on_round, .ctx = &st };
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
 	struct tool_opts o;
@@ -643,16 +624,11 @@ int cmd_slab(int argc, char **argv)
 		ret = tool__fail(TOOL, &eb, err);
 		goto out;
 	}
-	if (tool__lent()) {
-		ret = EXIT_OK;
-		goto out;
-	}
 	if (session__replaying(s))
 		fprintf(stderr, "faultline " TOOL ": a recording holds no /proc/slabinfo or "
 			"/proc/meminfo: events only\n");
-	err = session__run(s, &hooks, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
+	if (tool__run_with(s, &o, TOOL, "slab allocations", label, on_round, &st)) {
+		ret = tool__lent() ? EXIT_OK : EXIT_FAIL;
 		goto out;
 	}
 	/* The interval in progress when tracing stopped. */

@@ -27,6 +27,7 @@ int cmd_cachetop(int argc, char **argv);
 int cmd_oom(int argc, char **argv);
 int cmd_shm(int argc, char **argv);
 int cmd_slab(int argc, char **argv);
+int cmd_compact(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 /* report -i FILE timeline (cmd-timeline.c): argv[0] is "timeline". */

@@ -27,6 +27,13 @@ void every__round(struct every *e)
 	uint64_t now = session__now(e->s), step = (uint64_t)(e->secs * 1e9);
 	bool replay = session__replaying(e->s);
 
+	/* The first round starts the clock, when every__ready was not
+	 * called: at most one round (100 ms) after tracing began. */
+	if (!e->next_ns) {
+		e->next_ns = now + step;
+		return;
+	}
+
 	while (now >= e->next_ns && (!e->count || e->printed + 1 < e->count)) {
 		e->report(e->ctx);
 		e->printed++;

@@ -24,7 +24,8 @@ struct every {
 
 /* The session's duration for @count reports of @secs (0: until stopped). */
 double every__duration(double secs, unsigned long count);
-/* Once tracing is live (the session's ready hook). */
+/* Once tracing is live (the session's ready hook); without it, the first
+ * every__round() starts the clock. */
 void every__ready(struct every *e);
 /* After each batch of events (the round hook): the reports now due; in a
  * replay, a SIGINT to itself once the count is done. */

@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "cachetop", cmd_cachetop, "page-cache hits, misses, dirties per process (BCC cachetop)" },
 	{ "shm", cmd_shm, "every shmget/shmat/shmdt/shmctl call with its arguments (shmsnoop)" },
 	{ "slab", cmd_slab, "slab caches (slabtop) with allocations and frees per interval; -C -g kernel stacks" },
+	{ "compact", cmd_compact, "compaction runs with latency and result (drsnoop-like); THP collapses; -s summary" },
 	{ "record", cmd_record, "record the events of several tools once, to a file (perf record)" },
 	{ "report", cmd_report, "any tool's report, a perf script dump or a timeline, from a recording" },
 	{ "features", cmd_features, "what this kernel offers and which event source each tool uses" },

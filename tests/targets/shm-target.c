@@ -55,14 +55,8 @@ static void truth(const char *sys, long ret, unsigned long a0, unsigned long a1,
 
 static void must(int ok, const char *what)
 {
-	if (ok)
-		return;
-	say(TRUTH_PROG ": ");
-	say(what);
-	say(" failed: ");
-	say(strerror(errno));
-	say("\n");
-	exit(1);
+	if (!ok)
+		die_errno(what);
 }
 
 __attribute__((noinline)) static int make_segment(key_t key, size_t size)
