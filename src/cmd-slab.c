@@ -12,8 +12,10 @@
  * runs elsewhere, in RCU callbacks or another task, and is counted where
  * it runs).  Kernels before 5.12 (RHEL 8 before 4.18.0-348) have no cache
  * name on kmem_cache_free, and older ones none on kmem_cache_alloc
- * (KERNEL-COMPAT.md, D): there allocations are keyed by their call site
- * ("caller:FUNCTION", from /proc/kallsyms) and frees are only totalled.
+ * (KERNEL-COMPAT.md, D; the 6.1 guest's has none either): there
+ * allocations are keyed by their call site ("caller:FUNCTION", from
+ * /proc/kallsyms; -C then takes such names) and frees by cache where
+ * kmem_cache_free names it, else only totalled.
  * Last rung: /proc/slabinfo alone, the change in active objects per cache.
  *
  * With -C, the kernel filters the events by cache name, so that tracing
@@ -190,6 +192,9 @@ static void on_alloc(struct session *s, const struct sample *smp, void *ctx)
 	} else {
 		tp_field__u64(&st->a_call, smp->raw, smp->raw_size, &ip);
 		r = row_of_site(st, ip);
+		idx = r ? only_index(st, r->name) : 0;
+		if (idx < 0)
+			return;
 	}
 	if (!r) {
 		st->err = -ENOMEM;
@@ -487,21 +492,26 @@ static int add_events(struct session *s, struct slab_state *st, struct errbuf *e
 	if (err)
 		return err;
 	st->by_name = !tp_event__field(alloc, "name", &st->a_name);
-	st->free_by_name = st->by_name && !tp_event__field(free_ev, "name", &st->f_name);
+	st->free_by_name = !tp_event__field(free_ev, "name", &st->f_name);
 	tp_event__field(alloc, "bytes_alloc", &st->a_bytes);
 	if (!st->by_name && tp_event__field(alloc, "call_site", &st->a_call))
 		return errbuf__set(eb, -ENOENT, "kmem_cache_alloc has neither 'name' nor 'call_site'");
 	if (!st->by_name) {
-		if (st->nonly)
-			return errbuf__set(eb, -ENOTSUP, "this kernel's kmem_cache_alloc names no "
-					   "cache: -C cannot select one (without -C: by call site)");
+		for (size_t i = 0; i < st->nonly; i++)
+			if (strncmp(st->only[i], "caller:", 7))
+				return errbuf__set(eb, -ENOTSUP, "this kernel's kmem_cache_alloc names "
+						   "no cache: -C takes caller:FUNCTION here, not '%s'",
+						   st->only[i]);
 		fprintf(stderr, "faultline " TOOL ": warning: kmem_cache_alloc names no cache here: "
-			"allocations by call site, frees only in total\n");
+			"allocations by call site (caller:FUNCTION), frees %s\n",
+			st->free_by_name ? "by cache" : "only in total");
 	} else if (!st->free_by_name) {
 		fprintf(stderr, "faultline " TOOL ": warning: kmem_cache_free names no cache here: "
 			"frees only in total\n");
 	}
-	if (!st->nonly || session__recording(s))
+	/* By call site, -C is matched here: the kernel cannot filter on a
+	 * function's name. */
+	if (!st->nonly || !st->by_name || session__recording(s))
 		return 0;
 	for (size_t i = 0; i < st->nonly; i++)
 		len += (size_t)snprintf(filter + len, sizeof(filter) - len, "%sname == \"%s\"",
