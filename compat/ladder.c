@@ -127,6 +127,56 @@ static const struct rung oom_rungs[] = {
 		   "already-exiting tasks are not reported" },
 };
 
+/* shm: shmsnoop's four calls from the syscall tracepoints; else libc's
+ * wrappers. */
+static const char *const shm_tracepoint_needs[] = {
+	"tp:syscalls:sys_enter_shmget", "tp:syscalls:sys_exit_shmget",
+	"tp:syscalls:sys_enter_shmat", "tp:syscalls:sys_exit_shmat",
+	"tp:syscalls:sys_enter_shmdt", "tp:syscalls:sys_exit_shmdt",
+	"tp:syscalls:sys_enter_shmctl", "tp:syscalls:sys_exit_shmctl", NULL
+};
+
+static const struct rung shm_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints syscalls:sys_{enter,exit}_shm{get,at,dt,ctl}",
+	  .needs = shm_tracepoint_needs, .loses = "" },
+	{ .key = "uprobe", .label = "uprobes+uretprobes libc shmget/shmat/shmdt/shmctl",
+	  .needs = uprobe_needs,
+	  .loses = "only calls made through libc; RET is libc's -1 on failure, not -errno" },
+};
+
+/* slab: the slab events give per-cache (or, without the name field,
+ * per-call-site) allocations per process, beside /proc/slabinfo's caches
+ * when it is readable (a replay has events only); /proc/slabinfo alone
+ * gives the system's active objects per cache. */
+static const char *const slab_tracepoint_needs[] = {
+	"tp:kmem:kmem_cache_alloc", "tp:kmem:kmem_cache_free", NULL
+};
+static const char *const slab_slabinfo_needs[] = { "proc:slabinfo", NULL };
+
+static const struct rung slab_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints kmem:kmem_cache_alloc/kmem_cache_free + "
+	  "/proc/slabinfo", .needs = slab_tracepoint_needs, .loses = "" },
+	{ .key = "slabinfo", .label = "/proc/slabinfo (system-wide)", .needs = slab_slabinfo_needs,
+	  .loses = "no allocations, frees, processes or stacks: the change in active objects per "
+		   "cache per interval" },
+};
+
+/* compact: direct compaction is try_to_compact_pages and the per-zone
+ * begin/end pairs in the allocating task; the scan, migration and
+ * huge_memory events are added when present. */
+static const char *const compact_tracepoint_needs[] = {
+	"tp:compaction:mm_compaction_try_to_compact_pages", "tp:compaction:mm_compaction_begin",
+	"tp:compaction:mm_compaction_end", NULL
+};
+
+static const struct rung compact_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints compaction:mm_compaction_* "
+	  "(+ huge_memory:mm_collapse_huge_page)", .needs = compact_tracepoint_needs, .loses = "" },
+	{ .key = "vmstat", .label = "/proc/vmstat compact_stall/compact_fail/compact_success, thp_* "
+	  "(system-wide)", .needs = no_needs,
+	  .loses = "no events, latency or processes: system-wide counts per interval" },
+};
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* leak: user allocators need a return probe for the address. */
@@ -212,6 +262,9 @@ static const struct ladder ladders[] = {
 	{ .tool = "swapin", .rungs = swapin_rungs, .n = ARRAY_SIZE(swapin_rungs) },
 	{ .tool = "cache", .rungs = cache_rungs, .n = ARRAY_SIZE(cache_rungs) },
 	{ .tool = "cachetop", .rungs = cache_rungs, .n = ARRAY_SIZE(cache_rungs) },
+	{ .tool = "shm", .rungs = shm_rungs, .n = ARRAY_SIZE(shm_rungs) },
+	{ .tool = "slab", .rungs = slab_rungs, .n = ARRAY_SIZE(slab_rungs) },
+	{ .tool = "compact", .rungs = compact_rungs, .n = ARRAY_SIZE(compact_rungs) },
 };
 
 const struct ladder *ladder__find(const char *tool)

@@ -28,7 +28,8 @@ static const char usage[] =
 static const char help[] =
 	"  -e TOOLS     comma list of the tools whose events to record: leak, faults, brk,\n"
 	"               mmap, oom, cache, reclaim, swapin (default: all of them that this\n"
-	"               kernel serves; a tool named here that it cannot serve is an error)\n"
+	"               kernel serves; a tool named here that it cannot serve is an error),\n"
+	"               and shm, slab and compact, recorded only when named\n"
 	"  -o FILE      the recording (default faultline.rec; created mode 0600)\n"
 	"  -p PID       record this process (all its threads, and threads it creates)\n"
 	"  -c CMD       run CMD and record it from its first instruction\n"

@@ -46,6 +46,9 @@ int cmd_cache(struct tool_mode *mode, int argc, char **argv);
 int cmd_cachetop(struct tool_mode *mode, int argc, char **argv);
 int cmd_oom(struct tool_mode *mode, int argc, char **argv);
 int cmd_flamegraph(struct tool_mode *mode, int argc, char **argv);
+int cmd_shm(struct tool_mode *mode, int argc, char **argv);
+int cmd_slab(struct tool_mode *mode, int argc, char **argv);
+int cmd_compact(struct tool_mode *mode, int argc, char **argv);
 
 /* What record and report may do with a tool. */
 #define TOOL_RECORDS		(1u << 0)	/* record -e TOOL adds its events */

@@ -173,7 +173,6 @@ const char *tool_opts__interval_positional(int argc, char **argv, const char **a
 /* "PID 123 (\"comm\")", "command 'cmd'", "all processes" for messages. */
 void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n);
 
-#endif
 
 struct ladder;
 struct features;
@@ -249,3 +248,5 @@ void tool__event_done(void);
 
 /* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
 int tool__fail(const char *tool, const struct errbuf *eb, int err);
+
+#endif

@@ -3,9 +3,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "lib/errbuf.h"
 #include "lib/file.h"
 
 int read_file(const char *path, size_t max, char **out, size_t *outlen)
@@ -54,4 +57,17 @@ out:
 	free(buf);
 	close(fd);
 	return err;
+}
+
+int read_proc_file(const char *procfs, const char *name, size_t max, char **buf,
+		   struct errbuf *eb)
+{
+	char path[4096];
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", procfs ? procfs : "/proc", name);
+	err = read_file(path, max, buf, NULL);
+	if (err)
+		return errbuf__set(eb, err, "cannot read '%s': %s", path, strerror(-err));
+	return 0;
 }

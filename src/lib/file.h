@@ -16,4 +16,12 @@
  */
 int read_file(const char *path, size_t max, char **buf, size_t *len);
 
+struct errbuf;
+/*
+ * read_proc_file() - read_file() of <@procfs>/@name (@procfs NULL: /proc),
+ * the error as "cannot read 'PATH': REASON" in @eb.
+ */
+int read_proc_file(const char *procfs, const char *name, size_t max, char **buf,
+		   struct errbuf *eb);
+
 #endif

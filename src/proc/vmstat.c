@@ -50,13 +50,12 @@ void vmstat__parse(const char *text, const char *const *names, uint64_t *vals)
 
 int vmstat__read(const char *procfs, const char *const *names, uint64_t *vals, struct errbuf *eb)
 {
-	char path[4096], *text = NULL;
+	char *text = NULL;
 	int err;
 
-	snprintf(path, sizeof(path), "%s/vmstat", procfs ? procfs : "/proc");
-	err = read_file(path, 1 << 20, &text, NULL);
+	err = read_proc_file(procfs, "vmstat", 1 << 20, &text, eb);
 	if (err)
-		return errbuf__set(eb, err, "cannot read '%s': %s", path, strerror(-err));
+		return err;
 	vmstat__parse(text, names, vals);
 	free(text);
 	return 0;

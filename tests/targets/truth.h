@@ -49,6 +49,20 @@ static inline void die_usage(const char *msg)
 	exit(2);
 }
 
+/* Exits 1 after "PROG: WHAT: strerror(errno)": a call the target needs
+ * failed. */
+static inline void die_errno(const char *what)
+{
+	const char *why = strerror(errno);
+
+	say(TRUTH_PROG ": ");
+	say(what);
+	say(": ");
+	say(why);
+	say("\n");
+	exit(1);
+}
+
 /* S as a whole number (decimal, 0x hex or 0 octal); anything else, or a
  * missing S, is a usage error reported as OPT. */
 static inline unsigned long parse_num(const char *s, const char *opt)

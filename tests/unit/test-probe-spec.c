@@ -394,10 +394,10 @@ static void check_shipped(const struct probe_set *set)
 {
 	const struct probe_spec *p;
 
-	CHECK_EQ_U64(probe_set__count(set), 6);
+	CHECK_EQ_U64(probe_set__count(set), 14);
 
 	/* Field names are those of the syscall tracepoints, which
-	 * cmd-brk/cmd-mmap look up by name. */
+	 * cmd-brk/cmd-mmap/cmd-shm look up by name. */
 	p = find_checked(set, "brk_enter", PROBE_ENTRY);
 	if (p) {
 		CHECK_STR(p->library, "c");
@@ -428,6 +428,20 @@ static void check_shipped(const struct probe_set *set)
 	p = find_checked(set, "munmap_return", PROBE_RETURN);
 	if (p)
 		CHECK_STR(p->fetchargs, "ret=$retval:s32");
+	p = find_checked(set, "shmget_enter", PROBE_ENTRY);
+	if (p) {
+		check_symbols(p, "shmget", NULL);
+		CHECK_STR(p->fetchargs, "key=%di:x64 size=%si:u64 shmflg=%dx:x32");
+	}
+	p = find_checked(set, "shmat_return", PROBE_RETURN);
+	if (p)
+		CHECK_STR(p->fetchargs, "ret=$retval:s64");
+	p = find_checked(set, "shmdt_enter", PROBE_ENTRY);
+	if (p)
+		CHECK_STR(p->fetchargs, "shmaddr=%di:x64");
+	p = find_checked(set, "shmctl_enter", PROBE_ENTRY);
+	if (p)
+		CHECK_STR(p->fetchargs, "shmid=%di:s32 cmd=%si:s32 buf=%dx:x64");
 }
 
 static void test_load(void)

@@ -1,0 +1,670 @@
+/*
+ * faultline slab: the slab caches as slabtop shows them (objects, active,
+ * use, object size, slabs, objects per slab, cache size, from
+ * /proc/slabinfo), with each interval's allocations and frees per cache
+ * (slabratetop's ALLOCS, and frees beside them) and /proc/meminfo's
+ * SReclaimable and SUnreclaim; with -C CACHE -g, the kernel stacks that
+ * allocate into that cache, counted (stackcount on kmem_cache_alloc).
+ *
+ * Sources (compat/ladder.c "slab"): the kmem:kmem_cache_alloc and
+ * kmem_cache_free tracepoints, each allocation in the allocating task's
+ * context (so -p and -c count what that process allocates; a free often
+ * runs elsewhere, in RCU callbacks or another task, and is counted where
+ * it runs).  Kernels before 5.12 (RHEL 8 before 4.18.0-348) have no cache
+ * name on kmem_cache_free, and older ones none on kmem_cache_alloc
+ * (KERNEL-COMPAT.md, D; the 6.1 guest's has none either): there
+ * allocations are keyed by their call site ("caller:FUNCTION", from
+ * /proc/kallsyms; -C then takes such names) and frees by cache where
+ * kmem_cache_free names it, else only totalled.
+ * Last rung: /proc/slabinfo alone, the change in active objects per cache.
+ *
+ * With -C, the kernel filters the events by cache name, so that tracing
+ * one cache costs what its own allocations cost.  /proc/slabinfo is
+ * system-wide whatever the target.  From a recording (faultline report
+ * -i FILE slab) the events are the recorded run's; slabinfo and meminfo
+ * are not in it and are not shown.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/json.h"
+#include "cmd/commands.h"
+#include "trace/tp-catalog.h"
+#include "cmd/every.h"
+#include "lib/hashmap.h"
+#include "lib/keyed.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "proc/slabinfo.h"
+#include "stack/symbolize.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "slab"
+#define MAX_CACHES 8	/* names in one -C list */
+
+static const char usage[] =
+	"faultline slab [-p PID | -c CMD | -a] [-C CACHE[,CACHE]...] [-g] [-s bytes|objects|allocs]\n"
+	"                      [-r ROWS] [--json] [-m PAGES] [interval [count]] [-- CMD [ARG]...]";
+static const char help[] =
+	"  -p PID       count this process's allocations (all its threads)\n"
+	"  -c CMD       run CMD and count its allocations\n"
+	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
+	"               parsing); after every other option\n"
+	"  -a           every process (the default)\n"
+	"  -C CACHE     only these caches (comma list, at most 8 names)\n"
+	"  -g           with -C: count the kernel stacks allocating into each cache\n"
+	"  -s bytes|objects|allocs\n"
+	"               sort by cache size (default), objects, or the interval's allocations\n"
+	"  -r ROWS      print at most ROWS caches per interval (default 20; 0: all)\n"
+	"  --json       one JSON object per interval and cache\n"
+	"  -m PAGES     ring buffer pages per CPU (power of two)\n"
+	"  interval     seconds between reports (default 1)\n"
+	"  count        stop after this many reports (default: until Ctrl-C or the\n"
+	"               command's exit)\n";
+
+enum sort_by { SORT_BYTES, SORT_OBJECTS, SORT_ALLOCS };
+
+/* A cache as the events name it (or a call site, when they cannot). */
+struct row {
+	uint64_t key;
+	char name[64];
+	uint64_t allocs, frees, bytes;		/* this interval */
+	uint64_t total_allocs, total_frees;	/* the whole run */
+};
+
+struct kstack {
+	uint32_t stack;
+	int cache;		/* index in the -C list */
+	pid_t pid;		/* one process it was seen in, for rendering */
+	uint64_t count;
+};
+
+/* One line of a report: slabinfo's cache joined with its events. */
+struct line {
+	const struct slab_cache *info;	/* NULL: seen in events only */
+	const struct row *ev;		/* NULL: no event this run */
+	const char *name;
+};
+
+struct slab_state {
+	struct tool_opts *o;
+	struct session *s;
+	struct report r;
+	char *only[MAX_CACHES];		/* -C */
+	size_t nonly;
+	char *only_buf;
+	enum sort_by sort;
+	unsigned long maxrows;
+	bool events;			/* the tracepoint rung */
+	bool by_name;			/* kmem_cache_alloc carries the cache's name */
+	bool free_by_name;
+	struct tp_field a_name, a_call, a_bytes, f_name;
+	struct keyed *rows;		/* key -> struct row */
+	struct keyed *stacks;		/* stack << 8 | cache -> struct kstack */
+	uint64_t allocs, frees;		/* this interval, every cache */
+	uint64_t total_allocs, total_frees, free_unnamed;
+	struct slab_cache *prev;	/* last interval's slabinfo, for the bare rung */
+	size_t nprev;
+	uint64_t page;
+	struct tool_interval iv;
+	struct every every;
+	bool warned;
+	int err;
+};
+
+static uint64_t name_key(const char *name)
+{
+	return hash_bytes(name, strlen(name)) | 1;	/* odd: never a call site */
+}
+
+/* The row of cache @name: probing past a hash collision. */
+static struct row *row_named(struct slab_state *st, const char *name, bool create)
+{
+	uint64_t key = name_key(name);
+	struct row *r;
+	int created;
+
+	for (int i = 0; i < 64; i++, key += 2) {
+		r = create ? keyed__get(st->rows, key, &created) : keyed__find(st->rows, key);
+		if (!r)
+			return NULL;
+		if (create && created) {
+			r->key = key;
+			snprintf(r->name, sizeof(r->name), "%s", name);
+			return r;
+		}
+		if (!strcmp(r->name, name))
+			return r;
+	}
+	return NULL;
+}
+
+/* The row of call site @ip (even keys), named after its function. */
+static struct row *row_of_site(struct slab_state *st, uint64_t ip)
+{
+	struct sym_result res = { 0 };
+	struct row *r;
+	int created;
+
+	r = keyed__get(st->rows, ip & ~1ULL, &created);
+	if (r && created) {
+		r->key = ip & ~1ULL;
+		if (!symbolizer__kernel(session__symbolizer(st->s), ip, &res) && res.func)
+			snprintf(r->name, sizeof(r->name), "caller:%s", res.func);
+		else
+			snprintf(r->name, sizeof(r->name), "caller:0x%" PRIx64, ip);
+	}
+	return r;
+}
+
+/* Index of @name in -C's list, -1 when not listed; 0 when there is none. */
+static int only_index(const struct slab_state *st, const char *name)
+{
+	if (!st->nonly)
+		return 0;
+	for (size_t i = 0; i < st->nonly; i++)
+		if (!strcmp(st->only[i], name))
+			return (int)i;
+	return -1;
+}
+
+static void on_alloc(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct slab_state *st = ctx;
+	char name[64] = "";
+	uint64_t ip = 0, bytes = 0;
+	struct row *r;
+	int idx = 0;
+
+	tp_field__u64(&st->a_bytes, smp->raw, smp->raw_size, &bytes);
+	if (st->by_name) {
+		if (tp_field__str(&st->a_name, smp->raw, smp->raw_size, name, sizeof(name)))
+			return;
+		/* A replay has no kernel filter: the same choice here. */
+		idx = only_index(st, name);
+		if (idx < 0)
+			return;
+		r = row_named(st, name, true);
+	} else {
+		tp_field__u64(&st->a_call, smp->raw, smp->raw_size, &ip);
+		r = row_of_site(st, ip);
+		idx = r ? only_index(st, r->name) : 0;
+		if (idx < 0)
+			return;
+	}
+	if (!r) {
+		st->err = -ENOMEM;
+		return;
+	}
+	r->allocs++;
+	r->total_allocs++;
+	r->bytes += bytes;
+	st->allocs++;
+	st->total_allocs++;
+	if (st->o->stacks && st->nonly) {
+		struct kstack *k;
+		uint32_t stack = 0;
+		int created;
+
+		if (session__kernel_stack(s, smp, &stack)) {
+			st->err = -ENOMEM;
+			return;
+		}
+		k = keyed__get(st->stacks, (uint64_t)stack << 8 | (unsigned int)idx, &created);
+		if (!k) {
+			st->err = -ENOMEM;
+			return;
+		}
+		if (created)
+			*k = (struct kstack){ .stack = stack, .cache = idx, .pid = (pid_t)smp->pid };
+		k->count++;
+	}
+}
+
+static void on_free(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct slab_state *st = ctx;
+	char name[64];
+	struct row *r;
+
+	if (!st->free_by_name) {
+		st->frees++;
+		st->total_frees++;
+		st->free_unnamed++;
+		return;
+	}
+	if (tp_field__str(&st->f_name, smp->raw, smp->raw_size, name, sizeof(name)) ||
+	    only_index(st, name) < 0)
+		return;
+	r = row_named(st, name, true);
+	if (!r) {
+		st->err = -ENOMEM;
+		return;
+	}
+	r->frees++;
+	r->total_frees++;
+	st->frees++;
+	st->total_frees++;
+}
+
+static uint64_t line_bytes(const struct slab_state *st, const struct line *l)
+{
+	return l->info ? l->info->num_slabs * l->info->pagesperslab * st->page : 0;
+}
+
+static int cmp_line(const void *a, const void *b, void *ctx)
+{
+	const struct slab_state *st = ctx;
+	const struct line *x = a, *y = b;
+	uint64_t vx, vy;
+
+	switch (st->sort) {
+	case SORT_OBJECTS:
+		vx = x->info ? x->info->num_objs : 0;
+		vy = y->info ? y->info->num_objs : 0;
+		break;
+	case SORT_ALLOCS:
+		vx = x->ev ? x->ev->allocs : 0;
+		vy = y->ev ? y->ev->allocs : 0;
+		break;
+	default:
+		vx = line_bytes(st, x);
+		vy = line_bytes(st, y);
+		break;
+	}
+	if (vx != vy)
+		return vx > vy ? -1 : 1;	/* largest first, as slabtop */
+	return strcmp(x->name, y->name);
+}
+
+static const struct slab_cache *prev_of(const struct slab_state *st, const char *name)
+{
+	for (size_t i = 0; i < st->nprev; i++)
+		if (!strcmp(st->prev[i].name, name))
+			return &st->prev[i];
+	return NULL;
+}
+
+static void print_line(const struct slab_state *st, const struct line *l, const char *when)
+{
+	const struct slab_cache *c = l->info;
+	uint64_t allocs = l->ev ? l->ev->allocs : 0, frees = l->ev ? l->ev->frees : 0;
+	const struct slab_cache *p;
+	int64_t delta = 0;
+
+	/* The bare rung: the change in active objects stands for the events. */
+	if (!st->events && c && (p = prev_of(st, c->name)))
+		delta = (int64_t)(c->active_objs - p->active_objs);
+	if (st->o->json) {
+		printf("{\"type\":\"cache\",\"time\":\"%s\",\"name\":", when);
+		json__str(stdout, l->name);
+		if (c)
+			printf(",\"objs\":%" PRIu64 ",\"active\":%" PRIu64 ",\"objsize\":%" PRIu64
+			       ",\"slabs\":%" PRIu64 ",\"objperslab\":%" PRIu64 ",\"cache_bytes\":%"
+			       PRIu64, c->num_objs, c->active_objs, c->objsize, c->num_slabs,
+			       c->objperslab, line_bytes(st, l));
+		if (st->events)
+			printf(",\"allocs\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"alloc_bytes\":%" PRIu64
+			       ",\"total_allocs\":%" PRIu64 ",\"total_frees\":%" PRIu64, allocs, frees,
+			       l->ev ? l->ev->bytes : 0, l->ev ? l->ev->total_allocs : 0,
+			       l->ev ? l->ev->total_frees : 0);
+		else
+			printf(",\"active_delta\":%" PRId64, delta);
+		printf("}\n");
+		return;
+	}
+	if (c)
+		printf("%6" PRIu64 " %6" PRIu64 " %3.0f%% %7.2fK %6" PRIu64 " %8" PRIu64 " %9" PRIu64 "K",
+		       c->num_objs, c->active_objs,
+		       c->num_objs ? 100.0 * (double)c->active_objs / (double)c->num_objs : 0.0,
+		       (double)c->objsize / 1024.0, c->num_slabs, c->objperslab,
+		       line_bytes(st, l) / 1024);
+	else
+		printf("%6s %6s %4s %8s %6s %8s %10s", "-", "-", "-", "-", "-", "-", "-");
+	if (st->events)
+		printf(" %8" PRIu64 " %8" PRIu64 " %s\n", allocs, frees, l->name);
+	else
+		printf(" %+9" PRId64 " %s\n", delta, l->name);
+}
+
+/* One interval's report, then the next interval starts from zero. */
+static void print_report(void *ctx)
+{
+	static const char *const mem_names[] = { "SReclaimable", "SUnreclaim", NULL };
+	struct slab_state *st = ctx;
+	bool replay = session__replaying(st->s);
+	struct slab_cache *info = NULL;
+	size_t ninfo = 0, nlines = 0;
+	struct keyed *lines = NULL;
+	uint64_t mem[2] = { UINT64_MAX, UINT64_MAX };
+	struct errbuf eb = { "" };
+	char when[16];
+	time_t now = session__wall(st->s);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	if (!replay) {
+		meminfo__read_kb(NULL, mem_names, mem, NULL);
+		if (slabinfo__read(NULL, &info, &ninfo, &eb) && !st->warned) {
+			fprintf(stderr, "faultline " TOOL ": warning: %s: per-cache objects not shown\n",
+				errbuf__str(&eb, -EIO));
+			st->warned = true;
+		}
+	}
+	lines = keyed__new(sizeof(struct line));
+	if (!lines) {
+		st->err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < ninfo; i++) {
+		struct line *l;
+		int created;
+
+		if (only_index(st, info[i].name) < 0)
+			continue;
+		l = keyed__get(lines, nlines++, &created);
+		if (!l) {
+			st->err = -ENOMEM;
+			goto out;
+		}
+		*l = (struct line){ &info[i], row_named(st, info[i].name, false), info[i].name };
+	}
+	/* Event rows slabinfo does not list: call sites, or a replay's caches. */
+	for (size_t i = 0; i < keyed__count(st->rows); i++) {
+		const struct row *r = keyed__at(st->rows, i);
+		bool listed = false;
+		struct line *l;
+		int created;
+
+		for (size_t j = 0; j < ninfo && !listed; j++)
+			listed = !strcmp(info[j].name, r->name);
+		if (listed || (!r->allocs && !r->frees))
+			continue;
+		l = keyed__get(lines, nlines++, &created);
+		if (!l) {
+			st->err = -ENOMEM;
+			goto out;
+		}
+		*l = (struct line){ NULL, r, r->name };
+	}
+	keyed__sort(lines, cmp_line, st);
+	if (st->o->json) {
+		printf("{\"type\":\"interval\",\"time\":\"%s\"", when);
+		if (mem[0] != UINT64_MAX)
+			printf(",\"sreclaimable_kb\":%" PRIu64, mem[0]);
+		if (mem[1] != UINT64_MAX)
+			printf(",\"sunreclaim_kb\":%" PRIu64, mem[1]);
+		if (st->events)
+			printf(",\"allocs\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"lost\":%" PRIu64,
+			       st->allocs, st->frees, session__lost(st->s));
+		printf("}\n");
+	} else {
+		printf("%s", when);
+		if (mem[0] != UINT64_MAX && mem[1] != UINT64_MAX)
+			printf("  SReclaimable: %" PRIu64 " kB  SUnreclaim: %" PRIu64 " kB", mem[0],
+			       mem[1]);
+		if (st->events)
+			printf("  allocs: %" PRIu64 "  frees: %" PRIu64, st->allocs, st->frees);
+		if (session__lost(st->s))
+			printf("  LOST: %" PRIu64 " events", session__lost(st->s));
+		printf("\n%6s %6s %4s %8s %6s %8s %10s %s\n", "OBJS", "ACTIVE", "USE", "OBJ SIZE",
+		       "SLABS", "OBJ/SLAB", "CACHE SIZE", st->events ? "  ALLOCS    FREES NAME" :
+		       "   ACTIVE+ NAME");
+	}
+	for (size_t i = 0; i < keyed__count(lines) && (!st->maxrows || i < st->maxrows); i++)
+		print_line(st, keyed__at(lines, i), when);
+	if (!st->o->json)
+		printf("\n");
+	for (size_t i = 0; i < keyed__count(st->rows); i++) {
+		struct row *r = keyed__at(st->rows, i);
+
+		r->allocs = r->frees = r->bytes = 0;
+	}
+	st->allocs = st->frees = 0;
+	free(st->prev);
+	st->prev = info;
+	st->nprev = ninfo;
+	info = NULL;
+out:
+	free(info);
+	keyed__free(lines);
+	fflush(stdout);
+}
+
+static int cmp_kstack(const void *a, const void *b, void *ctx)
+{
+	const struct kstack *x = a, *y = b;
+
+	(void)ctx;
+	if (x->cache != y->cache)
+		return x->cache < y->cache ? -1 : 1;
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;	/* stackcount: the most last */
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* -g: the allocating kernel stacks of each -C cache, stackcount's way. */
+static void print_stacks(struct slab_state *st)
+{
+	int cache = -1;
+
+	keyed__sort(st->stacks, cmp_kstack, NULL);
+	for (size_t i = 0; i < keyed__count(st->stacks); i++) {
+		const struct kstack *k = keyed__at(st->stacks, i);
+
+		if (st->o->json) {
+			printf("{\"type\":\"stack\",\"cache\":");
+			json__str(stdout, st->only[k->cache]);
+			printf(",\"count\":%" PRIu64 ",\"stack\":", k->count);
+			report__stack_json(&st->r, k->pid, k->stack);
+			printf("}\n");
+			continue;
+		}
+		if (k->cache != cache) {
+			cache = k->cache;
+			printf("Kernel stacks allocating from %s:\n", st->only[cache]);
+		}
+		report__stack(&st->r, k->pid, k->stack, "  ", false);
+		printf("    %" PRIu64 "\n\n", k->count);
+	}
+}
+
+static int add_events(struct session *s, struct slab_state *st, struct errbuf *eb)
+{
+	struct tp_event *alloc = NULL, *free_ev = NULL;
+	/* A recording serves a replay's -g too. */
+	unsigned int flags = (st->o->stacks && st->nonly) || session__recording(s) ?
+			     SESSION_KERNEL_STACK : 0;
+	char filter[MAX_CACHES * 80] = "";
+	size_t len = 0;
+	int err;
+
+	err = session__add_tracepoint(s, "kmem", "kmem_cache_alloc", flags, on_alloc, st, &alloc,
+				      eb);
+	if (!err)
+		err = session__add_tracepoint(s, "kmem", "kmem_cache_free", 0, on_free, st, &free_ev,
+					      eb);
+	if (err)
+		return err;
+	st->by_name = !tp_event__field(alloc, "name", &st->a_name);
+	st->free_by_name = !tp_event__field(free_ev, "name", &st->f_name);
+	tp_event__field(alloc, "bytes_alloc", &st->a_bytes);
+	if (!st->by_name && tp_event__field(alloc, "call_site", &st->a_call))
+		return errbuf__set(eb, -ENOENT, "kmem_cache_alloc has neither 'name' nor 'call_site'");
+	if (!st->by_name) {
+		for (size_t i = 0; i < st->nonly; i++)
+			if (strncmp(st->only[i], "caller:", 7))
+				return errbuf__set(eb, -ENOTSUP, "this kernel's kmem_cache_alloc names "
+						   "no cache: -C takes caller:FUNCTION here, not '%s'",
+						   st->only[i]);
+		fprintf(stderr, "faultline " TOOL ": warning: kmem_cache_alloc names no cache here: "
+			"allocations by call site (caller:FUNCTION), frees %s\n",
+			st->free_by_name ? "by cache" : "only in total");
+	} else if (!st->free_by_name) {
+		fprintf(stderr, "faultline " TOOL ": warning: kmem_cache_free names no cache here: "
+			"frees only in total\n");
+	}
+	/* By call site, -C is matched here: the kernel cannot filter on a
+	 * function's name. */
+	if (!st->nonly || !st->by_name || session__recording(s))
+		return 0;
+	for (size_t i = 0; i < st->nonly; i++)
+		len += (size_t)snprintf(filter + len, sizeof(filter) - len, "%sname == \"%s\"",
+					i ? " || " : "", st->only[i]);
+	err = session__set_filter(s, alloc, filter, eb);
+	if (!err && st->free_by_name)
+		err = session__set_filter(s, free_ev, filter, eb);
+	return err;
+}
+
+static const char *slab_opt(int c, const char *arg, void *ctx)
+{
+	struct slab_state *st = ctx;
+	char *save = NULL, *t, *end;
+
+	switch (c) {
+	case 'C':
+		free(st->only_buf);
+		st->only_buf = strdup(arg);
+		st->nonly = 0;
+		if (!st->only_buf)
+			return "out of memory at";
+		for (t = strtok_r(st->only_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			if (st->nonly == MAX_CACHES || strlen(t) > 63 || strpbrk(t, "\"\\ "))
+				return "invalid cache list";
+			st->only[st->nonly++] = t;
+		}
+		return st->nonly ? NULL : "invalid cache list";
+	case 's':
+		if (!strcmp(arg, "bytes"))
+			st->sort = SORT_BYTES;
+		else if (!strcmp(arg, "objects"))
+			st->sort = SORT_OBJECTS;
+		else if (!strcmp(arg, "allocs"))
+			st->sort = SORT_ALLOCS;
+		else
+			return "invalid sort key";
+		return NULL;
+	case 'r':
+		errno = 0;
+		st->maxrows = strtoul(arg, &end, 10);
+		return errno || end == arg || *end ? "invalid row count" : NULL;
+	}
+	return "unknown option";
+}
+
+static const char *slab_positional(int argc, char **argv, const char **arg, void *ctx)
+{
+	struct slab_state *st = ctx;
+
+	return tool_opts__parse_interval(&st->iv, argc, argv, arg);
+}
+
+static void on_round(void *ctx)
+{
+	every__round(&((struct slab_state *)ctx)->every);
+}
+
+int cmd_slab(struct tool_mode *mode, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "cache", required_argument, NULL, 'C' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "rows", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct slab_state st = { .maxrows = 20, .iv = { .secs = 1.0 } };
+	struct tool_extra extra = { "C:s:r:", longopts, slab_opt, slab_positional, &st };
+	struct errbuf eb = { "" };
+	struct session *s = NULL;
+	struct tool_opts o;
+	const char *rung, *label;
+	int ret, err;
+
+	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_G | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
+				   usage, help, &extra, argc, argv);
+	if (ret) {
+		free(st.only_buf);
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	if (o.stacks && !st.nonly) {
+		fprintf(stderr, "faultline " TOOL ": -g needs -C CACHE (see 'faultline slab -h')\n");
+		free(st.only_buf);
+		return EXIT_USAGE;
+	}
+	ret = EXIT_FAIL;
+	/* Kernel stacks only: the frame-pointer mode's small rings. */
+	o.sess.callgraph = CALLGRAPH_FP;
+	/* Every process's slab events, thousands a second on an idle VM:
+	 * the fp default of 64 pages lost 212 in a second here. */
+	if (!o.sess.mmap_pages)
+		o.sess.mmap_pages = 1024;
+	o.sess.duration = every__duration(st.iv.secs, st.iv.count);
+	st.o = &o;
+	st.page = (uint64_t)sysconf(_SC_PAGESIZE);
+	st.rows = keyed__new(sizeof(struct row));
+	st.stacks = keyed__new(sizeof(struct kstack));
+	if (!st.rows || !st.stacks) {
+		fprintf(stderr, "faultline " TOOL ": out of memory\n");
+		goto out;
+	}
+	s = tool__start(&o, TOOL, &rung, &label);
+	if (!s)
+		goto out;
+	st.s = s;
+	st.every = (struct every){ s, st.iv.secs, st.iv.count, 0, 0, print_report, &st };
+	report__init(&st.r, s, stdout, false);
+	st.events = !strcmp(rung, "tracepoint");
+	if (!st.events && tool__refuse_live(&o, TOOL, "/proc/slabinfo"))
+		goto out;
+	if (!st.events && (o.sess.pid > 0 || o.sess.cmd || o.stacks))
+		fprintf(stderr, "faultline " TOOL ": warning: /proc/slabinfo is system-wide: no "
+			"per-process counts or stacks\n");
+	if (st.events) {
+		err = add_events(s, &st, &eb);
+	} else {
+		err = slabinfo__read(NULL, &st.prev, &st.nprev, &eb);
+	}
+	if (err) {
+		ret = tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	if (session__replaying(s))
+		fprintf(stderr, "faultline " TOOL ": a recording holds no /proc/slabinfo or "
+			"/proc/meminfo: events only\n");
+	if (tool__run_with(s, &o, TOOL, "slab allocations", label, on_round, &st)) {
+		ret = tool__lent(&o) ? EXIT_OK : EXIT_FAIL;
+		goto out;
+	}
+	/* The interval in progress when tracing stopped. */
+	every__final(&st.every);
+	if (st.err) {
+		ret = tool__fail(TOOL, NULL, st.err);
+		goto out;
+	}
+	if (o.stacks)
+		print_stacks(&st);
+	if (o.json)
+		printf("{\"type\":\"summary\",\"allocs\":%" PRIu64 ",\"frees\":%" PRIu64
+		       ",\"frees_unnamed\":%" PRIu64 ",\"lost\":%" PRIu64 "}\n", st.total_allocs,
+		       st.total_frees, st.free_unnamed, session__lost(s));
+	else if (st.events)
+		fprintf(stderr, "%" PRIu64 " allocations, %" PRIu64 " frees, lost %" PRIu64
+			" events\n", st.total_allocs, st.total_frees, session__lost(s));
+	ret = EXIT_OK;
+out:
+	fflush(stdout);
+	report__fini(&st.r);
+	session__free(s);
+	keyed__free(st.rows);
+	keyed__free(st.stacks);
+	free(st.prev);
+	free(st.only_buf);
+	return ret;
+}

@@ -1,0 +1,131 @@
+/*
+ * thp-target: THP collapses in known number, for the system tests of
+ * `faultline compact`.
+ *
+ * What it does, in order:
+ *   1. Parses --regions N (default 4), then maps N+1 THP sizes of private
+ *      anonymous memory and, in the N THP-aligned sizes inside, writes one
+ *      byte of every 4 KiB page, so that each region is 512 small pages
+ *      (with THP "always", under MADV_NOHUGEPAGE, then MADV_HUGEPAGE to
+ *      clear it); with "madvise" or "never" no advice, so that khugepaged
+ *      never scans the regions and only MADV_COLLAPSE collapses them.
+ *   2. Waits for --go FIFO (truth.h).
+ *   3. The measured phase, main -> collapse_regions: madvise(MADV_COLLAPSE)
+ *      of each region (Linux 6.1+), a synchronous collapse into one THP.
+ *   4. Prints, measured: collapsed=N (calls that returned 0), and
+ *      anon_huge_kb=K, the AnonHugePages of the whole process in
+ *      /proc/self/smaps_rollup after the collapses; or collapse=unsupported
+ *      when this kernel has no MADV_COLLAPSE (EINVAL on the first call).
+ *      Then pid=P, waits for --end FIFO and exits 0 (1 on another error).
+ */
+#include <sys/mman.h>
+#include <unistd.h>
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+#define TRUTH_PROG "thp-target"
+#define TRUTH_USAGE "usage: thp-target [--regions N] [--go FIFO] [--end FIFO]\n"
+#include "truth.h"
+
+#define THP (2UL << 20)
+
+static char *base;
+static unsigned long regions = 4, collapsed;
+static int unsupported;
+
+__attribute__((noinline)) static void collapse_regions(void)
+{
+	for (unsigned long i = 0; i < regions; i++) {
+		if (madvise(base + i * THP, THP, MADV_COLLAPSE) == 0) {
+			collapsed++;
+		} else if (errno == EINVAL && i == 0) {
+			unsupported = 1;
+			return;
+		} else {
+			die_errno("madvise(MADV_COLLAPSE)");
+		}
+	}
+}
+
+/* AnonHugePages of smaps_rollup, in kB. */
+static unsigned long anon_huge_kb(void)
+{
+	static char buf[8192];
+	const char *key = "AnonHugePages:";
+	ssize_t n;
+	char *p;
+	int fd = open("/proc/self/smaps_rollup", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die_errno("open smaps_rollup");
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		die_errno("read smaps_rollup");
+	buf[n] = '\0';
+	p = strstr(buf, key);
+	return p ? strtoul(p + strlen(key), NULL, 10) : 0;
+}
+
+/* Whether THP's "enabled" is [always]. */
+static int thp_always(void)
+{
+	char buf[128];
+	ssize_t n;
+	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return strstr(buf, "[always]") != NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static struct out out;
+	unsigned long none = 0;
+	char *map;
+	int always;
+
+	for (int a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "--regions") == 0)
+			regions = parse_num(argv[++a], "--regions needs a number");
+		else
+			parse_shared_opt(argv, &a, &none, &none);
+	}
+	if (!regions || regions > 64)
+		die_usage("--regions is 1 to 64");
+	map = mmap(NULL, (regions + 1) * THP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (map == MAP_FAILED)
+		die_errno("mmap");
+	base = (char *)(((unsigned long)map + THP - 1) & ~(THP - 1));
+	/* THP "always" would fault whole THPs in: small pages need
+	 * NOHUGEPAGE while touching, and MADV_HUGEPAGE after it to clear
+	 * that, which also lets khugepaged race the collapses.  Otherwise no
+	 * advice at all: MADV_COLLAPSE needs none, and khugepaged then never
+	 * scans this memory. */
+	always = thp_always();
+	if (always && madvise(base, regions * THP, MADV_NOHUGEPAGE))
+		die_errno("madvise(MADV_NOHUGEPAGE)");
+	for (unsigned long off = 0; off < regions * THP; off += 4096)
+		base[off] = 1;
+	if (always && madvise(base, regions * THP, MADV_HUGEPAGE))
+		die_errno("madvise(MADV_HUGEPAGE)");
+	wait_go(0);
+	collapse_regions();
+	if (unsupported) {
+		out_str(&out, "collapse=unsupported\n");
+	} else {
+		out_kv(&out, "collapsed", collapsed, 10);
+		out_kv(&out, "anon_huge_kb", anon_huge_kb(), 10);
+	}
+	out_kv(&out, "pid", (unsigned long long)getpid(), 10);
+	out_flush(&out);
+	wait_end(0);
+	return 0;
+}
