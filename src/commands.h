@@ -20,6 +20,7 @@ int cmd_heap(int argc, char **argv);
 int cmd_faults(int argc, char **argv);
 int cmd_ffaults(int argc, char **argv);
 int cmd_hfaults(int argc, char **argv);
+int cmd_goalloc(int argc, char **argv);
 int cmd_reclaim(int argc, char **argv);
 int cmd_swapin(int argc, char **argv);
 int cmd_cache(int argc, char **argv);

@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{ "faults", cmd_faults, "page faults by user stack and process, minor and major" },
 	{ "ffaults", cmd_ffaults, "page faults on file-backed memory, by file (ffaults.bt)" },
 	{ "hfaults", cmd_hfaults, "huge-page faults (THP and hugetlb) by process (hfaults.bt)" },
+	{ "goalloc", cmd_goalloc, "a Go program's allocations (bytes, count) by stack" },
 	{ "brk", cmd_brk, "brk(2) calls counted by user stack and process (brkstack)" },
 	{ "mmap", cmd_mmap, "every mmap/munmap with flags, file and stack; net bytes per process" },
 	{ "reclaim", cmd_reclaim, "direct and memcg reclaim with latency per process (drsnoop); -s vmscan summary" },
