@@ -8,7 +8,8 @@
 # fault unresolved for a process gone.  The held target's signals still
 # reach it: a SIGSTOP stops it, SIGCONT resumes it, SIGTERM kills it (and
 # faultline says so); and a faultline killed with SIGKILL leaves no target
-# stuck in its hold.
+# stuck in its hold.  Uprobes still fire on a held target: leak -p beside
+# hfaults -p sees leak-target's sites exactly.
 . "$top_srcdir/tests/system/lib.sh"
 need_root
 HT=$(target huge-target)
@@ -99,7 +100,36 @@ wait_exit "$fl" "hfaults killed"
 release "$fifo"
 wait_until "$FL_TIMEOUT" _fl_gone "$htpid" || fail "the target of a killed faultline is still there ($(state "$htpid"))"
 
-# 5. -a holds nothing and says nothing about it.
+# 5. Uprobes under the hold: leak -p on a target hfaults -p has seized
+# (TracerPid set) sees its allocations as without it: leak-target's
+# leak_malloc_small site, 7 x 40 bytes, and its calloc site, 3 x 500.
+LT=$(target leak-target)
+go_fifo lt
+spawn_at_fifo lt "$LT" leaks --go "$fifo"
+ltpid=$spawned
+spawn hf "$FAULTLINE" hfaults --json -p "$ltpid"
+hf=$spawned
+wait_ready "$T/hf.err" "hfaults -p (leak-target)"
+spawn lk "$FAULTLINE" leak --json -T 100 -p "$ltpid"
+lk=$spawned
+wait_ready "$T/lk.err" "leak -p under the hold"
+tracer=$(sed -n 's/^TracerPid:[[:space:]]*//p' "/proc/$ltpid/status")
+expect_eq "$tracer" "$hf" "leak-target's tracer"
+release "$fifo"
+wait_exit "$ltpid" "leak-target"
+expect_eq "$rc" 0 "leak-target under the hold: status"
+wait_exit "$lk" "leak -p"
+expect_eq "$rc" 0 "leak -p under the hold: status"
+wait_exit "$hf" "hfaults -p (leak-target)"
+expect_eq "$rc" 0 "hfaults -p (leak-target): status"
+for want in 'leak_malloc_small 280 7' 'leak_calloc 1500 3'; do
+	set -- $want
+	grep "^site fn=$1 bytes=$2 count=$3\$" "$T/lt.out" >/dev/null ||
+		fail "leak-target's truth has no '$want'"
+	expect_line "^\{\"type\":\"stack\",\"pid\":$ltpid,[^}]*\"bytes\":$2,\"allocations\":$3,\"stack\":\[\{\"addr\":\"0x[0-9a-f]+\",\"sym\":\"$1\+" "$T/lk.out"
+done
+
+# 6. -a holds nothing and says nothing about it.
 run_fl hfaults --json -a 0.1
 expect_eq "$rc" 0 "-a: status"
 expect_no_line 'hold' "$T/err"
