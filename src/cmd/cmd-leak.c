@@ -30,8 +30,8 @@
 
 static const char usage[] =
 	"faultline leak [-p PID | -c CMD | -k] [-t] [-a] [-o MS] [-s N] [-T N] [-z MIN] [-Z MAX]\n"
-	"                      [-O LIB] [--symbols-prefix P] [--probes SPEC] [--sort size|count]\n"
-	"                      [--percpu] [--call-graph dwarf[,SIZE]|fp] [--json | --folded]\n"
+	"                      [-O LIB] [-S P] [--probes SPEC] [--sort size|count] [-P] [-C] [-F]\n"
+	"                      [--call-graph dwarf[,SIZE]|fp] [--json | --folded]\n"
 	"                      [--flamegraph FILE]"
 	"                      [interval [count]] [-- CMD [ARG]...]";
 static const char help[] =
@@ -57,15 +57,18 @@ static const char help[] =
 	"  -O, --obj LIB\n"
 	"               the allocator's library (default libc; a jemalloc or tcmalloc\n"
 	"               library selects its probe spec)\n"
-	"  --symbols-prefix P\n"
+	"  -S, --symbols-prefix P\n"
 	"               prefix of the allocator's symbols (je_ for some jemalloc builds)\n"
 	"  --probes SPEC\n"
 	"               probe spec to use: a name in probes/ or a file\n"
 	"  --sort size|count\n"
 	"               order of stacks (default size)\n"
-	"  --percpu     kernel mode: per-CPU allocations too\n"
-	"  --combined-only\n"
+	"  -P, --percpu kernel mode: per-CPU allocations too\n"
+	"  -C, --combined-only\n"
 	"               accepted for memleak compatibility (faultline always combines)\n"
+	"  -F, --wa-missing-free\n"
+	"               accepted for memleak compatibility: an address allocated again\n"
+	"               before its free was seen is always taken as freed, and counted\n"
 	"  --json       one JSON object per stack, then a summary\n"
 	"  --folded     FlameGraph folded stacks weighted by outstanding bytes\n"
 	"  --flamegraph FILE\n"
@@ -76,7 +79,8 @@ static const char help[] =
 	"  interval     print a report every interval seconds (default 5)\n"
 	"  count        stop after count reports\n";
 
-enum { OPT_PREFIX = 256, OPT_SORT, OPT_PERCPU, OPT_COMBINED, OPT_PROBES, OPT_FLAMEGRAPH };
+enum { OPT_PREFIX = 256, OPT_SORT, OPT_PERCPU, OPT_COMBINED, OPT_PROBES, OPT_FLAMEGRAPH,
+       OPT_WA_MISSING_FREE, OPT_STACK_STORAGE, OPT_MAX_STACK_DEPTH };
 
 struct leak_opts {
 	bool kernel, trace, show_allocs, percpu, sort_count;
@@ -154,6 +158,7 @@ static const char *leak_opt(int c, const char *arg, void *ctx)
 		lo->obj = arg;
 		return NULL;
 	case OPT_PREFIX:
+	case 'S':	/* libbpf-tools memleak's spelling */
 		lo->prefix = arg;
 		return NULL;
 	case OPT_PROBES:
@@ -168,13 +173,31 @@ static const char *leak_opt(int c, const char *arg, void *ctx)
 			return "--sort is size or count, not";
 		return NULL;
 	case OPT_PERCPU:
+	case 'P':
 		lo->percpu = true;
 		return NULL;
 	case OPT_COMBINED:
+	case 'C':
 		return NULL;
 	case OPT_FLAMEGRAPH:
 		lo->flamegraph = arg;
 		return NULL;
+	/* memleak's workaround for a free its probes missed (the address
+	 * allocated again while still in its table: the old block is taken
+	 * as freed) is what faultline always does, counting each ("reused
+	 * addresses whose free was missed" in the totals). */
+	case OPT_WA_MISSING_FREE:
+	case 'F':
+		return NULL;
+	/* libbpf-tools memleak's BPF-side sizes: nothing here to size. */
+	case OPT_STACK_STORAGE:
+		return "--stack-storage-size sizes a BPF stack map; faultline has none (it keeps "
+		       "every stack, none is lost to a full map): refused";
+	case OPT_MAX_STACK_DEPTH:
+		return "--perf-max-stack-depth bounds a BPF stack walk; faultline's stacks are "
+		       "unwound whole (--call-graph dwarf,SIZE bounds the stack copied): refused";
+	case 'v':
+		return "-v prints libbpf's debug output; faultline loads no BPF program: refused";
 	}
 	return "unknown option";
 }
@@ -583,11 +606,15 @@ int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 		{ "percpu", no_argument, NULL, OPT_PERCPU },
 		{ "combined-only", no_argument, NULL, OPT_COMBINED },
 		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
+		{ "wa-missing-free", no_argument, NULL, OPT_WA_MISSING_FREE },
+		{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
+		{ "perf-max-stack-depth", required_argument, NULL, OPT_MAX_STACK_DEPTH },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct leak lk = { .lo = { .older_ms = 500, .sample_rate = 1, .top = 10,
 				   .every = { .secs = 5 } } };
-	struct tool_extra extra = { "ktao:s:T:z:Z:O:", longopts, leak_opt, leak_positional, &lk.lo };
+	struct tool_extra extra = { "ktao:s:T:z:Z:O:CFPS:v", longopts, leak_opt, leak_positional, &lk.lo };
 	struct errbuf eb = { "" };
 	const char *rung, *label;
 	int ret, err;

@@ -25,6 +25,8 @@ static const struct command commands[] = {
 	{ "hfaults", "huge-page faults (THP and hugetlb) by process (hfaults.bt)",
 	  .tool = cmd_hfaults,
 	  .why_not = "it reads each fault's page from the live process's pagemap" },
+	{ "goalloc", "a Go program's allocations (bytes, count) by stack",
+	  .tool = cmd_goalloc },
 	{ "brk", "brk(2) calls counted by user stack and process (brkstack)",
 	  .tool = cmd_brk, .flags = REC_DEFAULT },
 	{ "mmap", "every mmap/munmap with flags, file and stack; net bytes per process",

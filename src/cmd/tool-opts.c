@@ -35,6 +35,10 @@ static bool power_of_two(unsigned long v)
 	return v && !(v & (v - 1));
 }
 
+/* --srcline's getopt value: no letter, so a tool's own -S (leak's
+ * --symbols-prefix, as libbpf-tools memleak spells it) leaves it alone. */
+#define OPT_SRCLINE 0x80
+
 /* The TOOL_OPT_NO_* bit that refuses the shared option of getopt value c. */
 static unsigned int refuse_bit(int c)
 {
@@ -51,7 +55,7 @@ static unsigned int refuse_bit(int c)
 		return TOOL_OPT_NO_JSON;
 	case 'G':
 	case 'U':
-	case 'S':
+	case OPT_SRCLINE:
 		return TOOL_OPT_NO_UNWIND;
 	}
 	return 0;
@@ -191,7 +195,7 @@ int tool_opts__parse_ext(struct tool_opts *o, struct tool_mode *mode, const char
 		{ "folded", no_argument, NULL, 'f' },
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "unwinder", required_argument, NULL, 'U' },
-		{ "srcline", no_argument, NULL, 'S' },
+		{ "srcline", no_argument, NULL, OPT_SRCLINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -322,7 +326,7 @@ int tool_opts__parse_ext(struct tool_opts *o, struct tool_mode *mode, const char
 			}
 			break;
 		}
-		case 'S':
+		case OPT_SRCLINE:
 			o->srcline = true;
 			break;
 		case 'U':

@@ -149,6 +149,8 @@ bool session__stop_requested(void)
 	return stopsig__caught() != 0;
 }
 
+static void child_signal_restore(void);
+
 static void signals_restore(void)
 {
 	emergency = NULL;
@@ -598,6 +600,7 @@ void session__free(struct session *s)
 	/* fds closed first: the kernel refuses to remove a probe in use. */
 	probe_group__free(s->probes);
 	target__free(s->target);
+	child_signal_restore();
 	unwinder__free(s->unwinder);
 	signals_restore();
 	if (s->comms) {
@@ -1395,6 +1398,41 @@ const char *session__comm(struct session *s, pid_t pid)
 	if (hashmap__get(s->comms, (uint64_t)pid, &v))
 		return (const char *)(uintptr_t)v;
 	return "?";
+}
+
+/* SIGCHLD (a held target's ptrace stop) interrupts poll() in
+ * session__run, so its stop is served at once, not at poll's timeout. */
+static struct sigaction old_chld;
+static bool chld_caught;
+
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
+static void child_signal_restore(void)
+{
+	if (chld_caught)
+		sigaction(SIGCHLD, &old_chld, NULL);
+	chld_caught = false;
+}
+
+int session__hold_exit(struct session *s, struct errbuf *eb)
+{
+	struct sigaction sa;
+	int err;
+
+	if (s->replay)
+		return 0;	/* a recording's process is long gone */
+	err = target__hold_exit(s->target, eb);
+	if (err || chld_caught)
+		return err;
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_child;	/* no SA_RESTART, no SA_NOCLDSTOP */
+	if (sigaction(SIGCHLD, &sa, &old_chld) == 0)
+		chld_caught = true;
+	return 0;
 }
 
 pid_t session__target_pid(const struct session *s)

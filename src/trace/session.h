@@ -258,6 +258,15 @@ uint32_t session__exec_count(const struct session *s, pid_t pid);
 const char *session__comm(struct session *s, pid_t pid);
 /* Target description for messages: "PID 123 (\"comm\")", "all processes"... */
 pid_t session__target_pid(const struct session *s);
+/*
+ * session__hold_exit - hold the -p/-c process at its exit, its memory
+ * intact, until the session is freed (after the report)
+ *
+ * For a tool that reads the process's pages or maps after its last event
+ * (target__hold_exit, src/trace/exit-hold.c).  A replay needs none: 0.
+ * -EOPNOTSUPP for -a, -EPERM when the process is traced already.
+ */
+int session__hold_exit(struct session *s, struct errbuf *eb);
 bool session__is_cmd(const struct session *s);
 
 uint64_t session__lost(const struct session *s);

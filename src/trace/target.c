@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <wordexp.h>
 
+#include "trace/exit-hold.h"
 #include "trace/target.h"
 
 struct target {
@@ -25,6 +26,7 @@ struct target {
 	bool released;
 	bool reaped;
 	int status;
+	struct exit_hold *hold;	/* target__hold_exit's, or NULL */
 };
 
 static struct target *alloc_target(enum target_kind kind)
@@ -288,12 +290,33 @@ const char *target__cmdline(const struct target *t)
 	return t->cmdline;
 }
 
+/* A held child's end is seen by the hold's waitpid (__WALL, every stop
+ * served); a plain waitpid here would take its ptrace stops. */
+static bool reaped_by_hold(struct target *t, bool block)
+{
+	enum exit_hold_state hs = exit_hold__poll(t->hold);
+
+	if (hs == EXIT_HOLD_RUNNING || hs == EXIT_HOLD_AT_EXIT) {
+		if (!block)
+			return true;	/* nothing to reap yet */
+		exit_hold__release(t->hold);
+		hs = exit_hold__poll(t->hold);
+	}
+	if (hs != EXIT_HOLD_GONE)
+		return false;		/* released: waitpid as usual */
+	t->reaped = true;
+	t->status = exit_hold__status(t->hold);
+	return true;
+}
+
 static void reap(struct target *t, bool block)
 {
 	int st;
 	pid_t r;
 
 	if (t->kind != TARGET_CMD || t->reaped || t->pid <= 0)
+		return;
+	if (t->hold && reaped_by_hold(t, block))
 		return;
 	do
 		r = waitpid(t->pid, &st, block ? 0 : WNOHANG);
@@ -368,12 +391,42 @@ int target__threads(const struct target *t, pid_t **tids, size_t *n)
 	return 0;
 }
 
+int target__hold_exit(struct target *t, struct errbuf *eb)
+{
+	if (t->kind == TARGET_ALL)
+		return errbuf__set(eb, -EOPNOTSUPP, "-a has no process to hold at its exit");
+	if (t->hold)
+		return 0;
+	if (t->reaped || (t->kind == TARGET_PID && proc_gone(t->pid)))
+		return errbuf__set(eb, -ESRCH, "pid %d has exited", (int)t->pid);
+	return exit_hold__new(t->pid, &t->hold, eb);
+}
+
+void target__let_exit(struct target *t)
+{
+	bool at_exit;
+
+	if (!t || !t->hold)
+		return;
+	at_exit = exit_hold__poll(t->hold) == EXIT_HOLD_AT_EXIT;
+	exit_hold__release(t->hold);
+	/* It is exiting: its status is a moment away. */
+	if (at_exit)
+		reap(t, true);
+}
+
 bool target__exited(struct target *t)
 {
+	enum exit_hold_state hs = t->hold ? exit_hold__poll(t->hold) : EXIT_HOLD_RELEASED;
+
+	if (hs == EXIT_HOLD_AT_EXIT)
+		return true;
 	switch (t->kind) {
 	case TARGET_ALL:
 		return false;
 	case TARGET_PID:
+		if (hs == EXIT_HOLD_RUNNING || hs == EXIT_HOLD_GONE)
+			return hs == EXIT_HOLD_GONE;
 		return proc_gone(t->pid);
 	case TARGET_CMD:
 		reap(t, false);
@@ -384,13 +437,16 @@ bool target__exited(struct target *t)
 
 int target__status(const struct target *t)
 {
-	return t->reaped ? t->status : -1;
+	if (t->reaped)
+		return t->status;
+	return t->hold ? exit_hold__status(t->hold) : -1;
 }
 
 void target__free(struct target *t)
 {
 	if (!t)
 		return;
+	target__let_exit(t);
 	if (t->go_fd >= 0)
 		close(t->go_fd);	/* an unreleased child reads EOF and exits */
 	if (t->err_fd >= 0)
@@ -410,6 +466,7 @@ void target__free(struct target *t)
 		}
 		reap(t, true);
 	}
+	exit_hold__free(t->hold);
 	free(t->cmdline);
 	free(t);
 }

@@ -57,7 +57,24 @@ int target__release(struct target *t, struct errbuf *eb);
 /* Threads of a -p target now (from /proc/PID/task).  *tids malloc'ed. */
 int target__threads(const struct target *t, pid_t **tids, size_t *n);
 
-/* Has the traced process ended?  For a command, reaps it (non-blocking) and
+/*
+ * target__hold_exit - hold the -p or -c process at its exit, its memory
+ * intact, until target__let_exit() (or target__free())
+ *
+ * For a tool that needs the process's pages or maps after its last event
+ * (hfaults reads /proc/PID/pagemap for every fault): the process is
+ * ptrace-seized (PTRACE_O_TRACEEXIT, src/trace/exit-hold.c) and stops in
+ * do_exit before its address space is torn down; target__exited() is then
+ * true and target__status() has its exit status.  Its signals are passed
+ * on by target__exited(), so call that often.  -EOPNOTSUPP for -a,
+ * -EPERM when it is traced already; detail in @eb.
+ */
+int target__hold_exit(struct target *t, struct errbuf *eb);
+/* Let a held process finish exiting; a command is then reaped.  Fine
+ * without a hold and with NULL. */
+void target__let_exit(struct target *t);
+
+/* Has the traced process ended (or reached its exit, held)?  For a command, reaps it (non-blocking) and
  * records its exit status. */
 bool target__exited(struct target *t);
 /* Exit status of a reaped command (as from waitpid), or -1. */

@@ -284,11 +284,10 @@ expect_line '"sym":"alloc_pipe_info\+' "$T/fl.out"
 # jemalloc's posix_memalign is not probed (its spec says why), so that
 # site is left out of its truth.
 for lib in libjemalloc.so.2 libtcmalloc_minimal.so.4; do
-	path=$(ls /usr/lib/*/"$lib" /usr/lib/"$lib" 2>/dev/null | head -n 1 || :)
-	if [ -z "$path" ]; then
+	path=$(preload_lib "$lib") || {
 		fail "$lib not installed (scripts/install-deps installs it)"
 		continue
-	fi
+	}
 	run_fl leak --json -T 100 -O "$path" -c "env LD_PRELOAD=$path $LT leaks"
 	expect_eq "$rc" 0 "leak -O $lib status"
 	split_out "$lib"

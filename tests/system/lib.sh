@@ -348,6 +348,12 @@ target() {
 	echo "$top_builddir/tests/targets/$1"
 }
 
+# path=$(preload_lib LIB) || ...: the path of an installed shared library
+# (an allocator a test preloads); status 1 if there is none.
+preload_lib() {
+	ls /usr/lib/*/"$1" /usr/lib/"$1" 2>/dev/null | head -n 1 | grep .
+}
+
 # Stop what the test started: TERM first so that a faultline among them
 # removes its probes, KILL only for what ignores it.
 block_backed_dir() {

@@ -2,7 +2,7 @@
  * huge-target: huge-page faults in known number, for the system tests of
  * `faultline hfaults`.
  *
- * Usage: huge-target [--delay-ms N] [--hold-ms N].
+ * Usage: huge-target [--delay-ms N] [--hold-ms N] [--thp N].
  *
  * What it does, in order:
  *   1. Warm-up: checks that pages are 4 KiB, learns the default hugetlb
@@ -48,11 +48,12 @@
 #include <unistd.h>
 
 #define TRUTH_PROG "huge-target"
-#define TRUTH_USAGE "usage: huge-target [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
+#define TRUTH_USAGE "usage: huge-target [--delay-ms N] [--hold-ms N] [--thp N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 #define PAGE 4096UL
-#define THP_TOUCH 4
+#define THP_TOUCH 4	/* THPs touched unless --thp says */
+#define THP_MAX 512
 #define HUGETLB_TOUCH 3
 #define SMALL_TOUCH 64
 
@@ -62,6 +63,7 @@ static char text[1 << 20];
 static unsigned long thp_size, hugetlb_size;
 static int hugetlb_errno;
 static int failed;
+static unsigned long thp_touch = THP_TOUCH;
 
 /* Reads PATH into text (NUL-terminated); its length, or -1. */
 static long slurp(const char *path)
@@ -162,16 +164,16 @@ static void fault_thp(void)
 
 	if (!thp_size)
 		return;
-	map = mmap(NULL, (THP_TOUCH + 1) * thp_size, PROT_READ | PROT_WRITE,
+	map = mmap(NULL, (thp_touch + 1) * thp_size, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED) {
 		failed = 1;
 		return;
 	}
 	start = ((uintptr_t)map + thp_size - 1) & ~(uintptr_t)(thp_size - 1);
-	if (madvise((void *)start, THP_TOUCH * thp_size, MADV_HUGEPAGE))
+	if (madvise((void *)start, thp_touch * thp_size, MADV_HUGEPAGE))
 		failed = 1;
-	for (i = 0; i < THP_TOUCH; i++)
+	for (i = 0; i < thp_touch; i++)
 		((volatile char *)start)[i * thp_size + 100] = 1;
 	thp_region = start;
 }
@@ -214,8 +216,15 @@ int main(int argc, char **argv)
 	unsigned long delay_ms = 0, hold_ms = 0, thp_kb;
 	int a;
 
-	for (a = 1; a < argc; a++)
+	for (a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "--thp") == 0) {
+			thp_touch = parse_num(argv[++a], "--thp needs a number");
+			if (!thp_touch || thp_touch > THP_MAX)
+				die_usage("--thp wants 1 to 512");
+			continue;
+		}
 		parse_shared_opt(argv, &a, &delay_ms, &hold_ms);
+	}
 	if (sysconf(_SC_PAGESIZE) != (long)PAGE) {
 		say("huge-target: needs 4 KiB pages\n");
 		return 1;
@@ -230,7 +239,7 @@ int main(int argc, char **argv)
 	fault_small();
 
 	thp_kb = thp_size / 1024;
-	out_kv(&o, "thp_touched", thp_size ? THP_TOUCH : 0, 10);
+	out_kv(&o, "thp_touched", thp_size ? thp_touch : 0, 10);
 	out_kv(&o, "thp_region_pages",
 	       thp_region ? smaps_kb("AnonHugePages", thp_region) / thp_kb : 0, 10);
 	out_kv(&o, "thp_pages", thp_kb ? smaps_kb("AnonHugePages", 0) / thp_kb : 0, 10);

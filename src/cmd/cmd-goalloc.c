@@ -1,0 +1,298 @@
+/*
+ * faultline goalloc: a Go program's allocation profile: bytes and count of
+ * the allocations its heap serves, by stack (what `go tool pprof
+ * -sample_index=alloc_space` shows, from every allocation, not a sample).
+ * Not leaks: Go frees by garbage collection, which calls no function a
+ * probe could pair with an allocation.
+ *
+ * One uprobe on runtime.mallocgc's entry in the program's executable (Go
+ * links its runtime in), just past its stack check (below): the size is
+ * its first argument, in RAX under ABIInternal (amd64, Go 1.17 and later;
+ * checked on Debian's go1.19.8).
+ * No return probe: a uretprobe replaces the return address on the
+ * goroutine's stack with its trampoline's, and Go's stack growth copies
+ * stacks and walks their return addresses, which it must find in Go code.
+ * So the profile counts what was asked of mallocgc (the size), not the
+ * size class it rounded to, nor the address.  Stacks are the kernel's
+ * frame-pointer walk (--call-graph fp, forced): Go keeps frame pointers on
+ * amd64, and DWARF CFI unwinding of a goroutine stack has no advantage.
+ * The runtime's own allocations count too (under runtime.* frames); -T
+ * keeps the top stacks.  x86-64 only: on arm64 the size is in R0 (a
+ * register this probe does not name).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/json.h"
+#include "cmd/commands.h"
+#include "trace/tp-catalog.h"
+#include "lib/keyed.h"
+#include "trace/probe-spec.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "goalloc"
+
+/*
+ * mallocgc opens with the goroutine stack check, "cmp 0x10(%r14),%rsp;
+ * jbe morestack" (49 3b 66 10, 0f 86 rel32), and morestack, once the stack
+ * has grown, jumps back to the function's first instruction: a probe there
+ * fired twice for a call that grew the stack (1001 for 1000 makeslices).
+ * So the probe sits just past the check, where RAX still holds the size
+ * and the stack is as at the call; the check's bytes are verified first.
+ */
+#define STACK_CHECK "493b66100f86"
+#define STACK_CHECK_LEN 10
+
+static const char usage[] =
+	"faultline goalloc (-p PID | -c CMD) [-T N] [--json | --folded] [-m PAGES] [duration]\n"
+	"                         [-- CMD [ARG]...]";
+static const char help[] =
+	"  -p PID       profile this Go process's allocations\n"
+	"  -c CMD       run the Go program CMD and profile it until it exits\n"
+	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
+	"               parsing); after every other option\n"
+	"  -T N         show the N stacks with the most bytes allocated (default 10)\n"
+	"  --json       one JSON object per stack, then a summary\n"
+	"  --folded     FlameGraph folded stacks weighted by bytes allocated\n"
+	"  -m PAGES     ring buffer pages per CPU (power of two, default 64)\n"
+	"  duration     stop after this many seconds\n";
+
+struct site {
+	pid_t pid;
+	uint32_t stack;
+	uint64_t bytes, count;
+};
+
+struct goalloc {
+	struct tool_opts o;
+	unsigned int top;
+	char exe[PATH_MAX];
+	struct tp_field f_size;
+	struct keyed *sites;	/* pid << 32 | stack id -> struct site */
+	uint64_t bytes, count;
+	int err;
+};
+
+static const char *goalloc_opt(int c, const char *arg, void *ctx)
+{
+	struct goalloc *g = ctx;
+	char *end;
+	unsigned long v;
+
+	if (c != 'T')
+		return "unknown option";
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || !v || v > INT_MAX || arg[0] < '0' || arg[0] > '9')
+		return "-T wants a number of stacks, not";
+	g->top = (unsigned int)v;
+	return NULL;
+}
+
+static void on_mallocgc(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct goalloc *g = ctx;
+	uint64_t size = 0;
+	uint32_t stack = 0;
+	struct site *site;
+	int created;
+
+	if (tp_field__u64(&g->f_size, smp->raw, smp->raw_size, &size))
+		return;
+	g->bytes += size;
+	g->count++;
+	if (session__user_stack(s, smp, &stack)) {
+		g->err = -ENOMEM;
+		return;
+	}
+	site = keyed__get(g->sites, (uint64_t)smp->pid << 32 | stack, &created);
+	if (!site) {
+		g->err = -ENOMEM;
+		return;
+	}
+	if (created) {
+		site->pid = (pid_t)smp->pid;
+		site->stack = stack;
+	}
+	site->bytes += size;
+	site->count++;
+}
+
+static int cmp_site(const void *a, const void *b, void *ctx)
+{
+	const struct site *x = a, *y = b;
+
+	(void)ctx;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? 1 : -1;	/* ascending, largest last, as memleak */
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static void print_report(struct session *s, void *ctx)
+{
+	struct goalloc *g = ctx;
+	size_t n = keyed__count(g->sites), first;
+	struct report r;
+
+	keyed__sort(g->sites, cmp_site, NULL);
+	first = n > g->top ? n - g->top : 0;
+	report__init(&r, s, stdout, false);
+	report__lost_first(&r, g->o.json, g->o.folded, TOOL,
+			   "allocations were missed: the figures below are low");
+	if (!g->o.json && !g->o.folded)
+		printf("Top %u stacks by bytes allocated (runtime.mallocgc):\n", g->top);
+	for (size_t i = first; i < n; i++) {
+		const struct site *e = keyed__at(g->sites, i);
+		const char *comm = session__comm(s, e->pid);
+
+		if (g->o.folded) {
+			report__folded(&r, e->pid, comm, e->stack, e->bytes);
+		} else if (g->o.json) {
+			printf("{\"type\":\"stack\",\"pid\":%d,\"comm\":", (int)e->pid);
+			json__str(stdout, comm);
+			printf(",\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64 ",\"stack\":", e->bytes,
+			       e->count);
+			report__stack_json(&r, e->pid, e->stack);
+			printf("}\n");
+		} else {
+			printf("\t%" PRIu64 " bytes in %" PRIu64 " allocations from stack\n", e->bytes,
+			       e->count);
+			report__stack(&r, e->pid, e->stack, "\t\t", true);
+		}
+	}
+	if (g->o.json)
+		printf("{\"type\":\"goalloc_summary\",\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64
+		       ",\"stacks\":%zu,\"executable\":", g->bytes, g->count, n);
+	if (g->o.json) {
+		json__str(stdout, g->exe);
+		printf("}\n");
+	} else if (!g->o.folded) {
+		printf("%" PRIu64 " bytes in %" PRIu64 " allocations in all, %zu stacks\n", g->bytes,
+		       g->count, n);
+	}
+	if (!g->o.folded)
+		report__footer(&r, g->o.json);
+	report__fini(&r);
+}
+
+/* The executable to probe: -p's /proc/PID/exe, -c's first word as execvp
+ * would find it. */
+static int find_exe(struct goalloc *g, struct errbuf *eb)
+{
+	const char *cmd = g->o.sess.cmd_argv ? g->o.sess.cmd_argv[0] : g->o.sess.cmd;
+	const char *path = getenv("PATH");
+	char word[PATH_MAX], link[64];
+	size_t len;
+	ssize_t r;
+
+	if (g->o.sess.pid > 0) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)g->o.sess.pid);
+		r = readlink(link, g->exe, sizeof(g->exe) - 1);
+		if (r <= 0)
+			return errbuf__set(eb, -errno, "cannot read %s: %s", link, strerror(errno));
+		g->exe[r] = '\0';
+		return 0;
+	}
+	len = strcspn(cmd, " \t");
+	if (len >= sizeof(word))
+		return errbuf__set(eb, -ENAMETOOLONG, "command name too long");
+	memcpy(word, cmd, len);
+	word[len] = '\0';
+	if (strchr(word, '/'))
+		return realpath(word, g->exe) ? 0 : errbuf__set(eb, -errno, "cannot find '%s': %s",
+							       word, strerror(errno));
+	for (path = path ? path : "/usr/bin:/bin"; *path;) {
+		size_t l = strcspn(path, ":");
+
+		if (l + 1 + len < sizeof(g->exe)) {
+			memcpy(g->exe, path, l);
+			g->exe[l] = '/';
+			memcpy(g->exe + l + 1, word, len + 1);
+			if (access(g->exe, X_OK) == 0)
+				return 0;
+		}
+		path += l + (path[l] == ':');
+	}
+	return errbuf__set(eb, -ENOENT, "cannot find '%s' in PATH", word);
+}
+
+static int add_events(struct session *s, void *ctx, const char *rung, struct errbuf *eb)
+{
+	struct goalloc *g = ctx;
+	struct probe_set *set = NULL;
+	struct tp_event *ev = NULL;
+	char text[PATH_MAX + 256], path[PATH_MAX];
+	uint64_t off = 0;
+	int err;
+
+	(void)rung;
+	err = find_exe(g, eb);
+	if (err)
+		return err;
+	snprintf(text, sizeof(text),
+		 "library %s\n"
+		 "probe mallocgc_check entry runtime.mallocgc\n"
+		 "expect mallocgc_check " STACK_CHECK "\n"
+		 "probe mallocgc_enter entry runtime.mallocgc+%d size=%%ax:u64\n",
+		 g->exe, STACK_CHECK_LEN);
+	err = probe_set__parse(text, TOOL, &set, eb);
+	if (err)
+		goto out;
+	err = session__uprobe_locate(s, probe_set__at(set, 0), 0, path, sizeof(path), &off, eb);
+	if (err == -ENOENT) {
+		errbuf__set(eb, err, "'%s' has no runtime.mallocgc: not a Go program, or stripped "
+			    "of its symbol table", g->exe);
+		goto out;
+	}
+	if (err == -ENOEXEC) {
+		errbuf__set(eb, err, "runtime.mallocgc in '%s' does not open with the stack check "
+			    "of Go 1.17+ on amd64 (cmp 0x10(%%r14),%%rsp; jbe): the size is not "
+			    "known to be in RAX, nor where the probe goes", g->exe);
+		goto out;
+	}
+	if (!err)
+		/* Past the check, before mallocgc's frame: the frame pointer
+		 * is still the caller's, its return address at *sp. */
+		err = session__add_uprobe(s, probe_set__at(set, 1),
+					  SESSION_USER_STACK | SESSION_FUNC_ENTRY, on_mallocgc, g, &ev,
+					  eb);
+	if (!err && tp_event__field(ev, "size", &g->f_size))
+		err = errbuf__set(eb, -ENOENT, "runtime.mallocgc's probe lacks 'size'");
+out:
+	probe_set__free(set);
+	return err;
+}
+
+int cmd_goalloc(struct tool_mode *mode, int argc, char **argv)
+{
+	struct goalloc g = { .top = 10 };
+	struct tool_extra extra = { "T:", NULL, goalloc_opt, NULL, &g };
+	int ret;
+
+	ret = tool_opts__parse_ext(&g.o, mode, TOOL, TOOL_OPT_FOLDED | TOOL_OPT_NO_ALL | TOOL_OPT_NO_UNWIND,
+				   usage, help, &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	if (g.o.sess.pid <= 0 && !g.o.sess.cmd && !g.o.sess.cmd_argv) {
+		fprintf(stderr, "faultline " TOOL ": give the Go program, -p PID or -c CMD\n");
+		return EXIT_USAGE;
+	}
+	g.o.sess.callgraph = CALLGRAPH_FP;
+	g.sites = keyed__new(sizeof(struct site));
+	ret = EXIT_FAIL;
+	if (!g.sites) {
+		fprintf(stderr, "faultline " TOOL ": out of memory\n");
+		goto out;
+	}
+	ret = tool__live(&g.o, &(struct tool_life){ TOOL, "Go allocations", add_events, NULL,
+						    print_report, &g.err, &g });
+out:
+	keyed__free(g.sites);
+	return ret;
+}
