@@ -58,6 +58,7 @@
 #include "lib/file.h"
 #include "lib/stopsig.h"
 #include "oom-kmsg.h"
+#include "procstat.h"
 #include "report.h"
 #include "session.h"
 #include "tool-opts.h"
@@ -180,18 +181,14 @@ static bool read_psi(char *out, size_t n)
 /* SwapTotal and MemTotal from one read of /proc/meminfo; 0 when unknown. */
 static void meminfo_totals(uint64_t *swap_kb, uint64_t *mem_kb)
 {
-	char *buf = NULL, *p;
+	static const char *const names[] = { "SwapTotal", "MemTotal", NULL };
+	uint64_t v[2];
 
 	*swap_kb = *mem_kb = 0;
-	if (read_file("/proc/meminfo", 1 << 16, &buf, NULL) != 0)
+	if (meminfo__read(NULL, names, v, NULL))
 		return;
-	p = strstr(buf, "SwapTotal:");
-	if (p)
-		*swap_kb = strtoull(p + strlen("SwapTotal:"), NULL, 10);
-	p = strstr(buf, "MemTotal:");
-	if (p)
-		*mem_kb = strtoull(p + strlen("MemTotal:"), NULL, 10);
-	free(buf);
+	*swap_kb = v[0] == PROCSTAT_ABSENT ? 0 : v[0];
+	*mem_kb = v[1] == PROCSTAT_ABSENT ? 0 : v[1];
 }
 
 /*
@@ -201,28 +198,9 @@ static void meminfo_totals(uint64_t *swap_kb, uint64_t *mem_kb)
  */
 static void find_memcg_root(char *out, size_t n)
 {
-	char *buf = NULL, *line, *save = NULL;
-	char v2[PATH_MAX] = "";
-
-	out[0] = '\0';
-	if (read_file("/proc/self/mounts", 1 << 20, &buf, NULL) != 0)
-		return;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char dev[256], mnt[PATH_MAX], type[64], opts[1024];
-
-		if (sscanf(line, "%255s %4095s %63s %1023s", dev, mnt, type, opts) != 4)
-			continue;
-		if (!strcmp(type, "cgroup2") && !v2[0]) {
-			snprintf(v2, sizeof(v2), "%s", mnt);
-		} else if (!strcmp(type, "cgroup")) {
-			for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
-				if (!strcmp(o, "memory"))
-					snprintf(out, n, "%s", mnt);
-		}
-	}
+	procstat__cgroup_mount(NULL, "memory", out, n);
 	if (!out[0])
-		snprintf(out, n, "%s", v2);
-	free(buf);
+		procstat__cgroup_mount(NULL, NULL, out, n);
 }
 
 /* The memcg of @pid from /proc/PID/cgroup ("ID:CONTROLLERS:PATH"): the

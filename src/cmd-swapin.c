@@ -37,7 +37,7 @@
 #include "report.h"
 #include "session.h"
 #include "tool-opts.h"
-#include "vmstat.h"
+#include "procstat.h"
 
 #define TOOL "swapin"
 
