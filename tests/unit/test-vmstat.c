@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "vmstat.h"
+#include "procstat.h"
 #include "check.h"
 
 static const char v310[] =
