@@ -25,6 +25,7 @@ int cmd_swapin(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
 int cmd_cachetop(int argc, char **argv);
 int cmd_oom(int argc, char **argv);
+int cmd_pressure(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 /* report -i FILE timeline (cmd-timeline.c): argv[0] is "timeline". */

@@ -27,6 +27,7 @@ static const struct command commands[] = {
 	{ "swapin", cmd_swapin, "swap-ins counted by process per interval (BCC swapin)" },
 	{ "cache", cmd_cache, "page-cache hits, misses, dirties per interval (BCC cachestat)" },
 	{ "oom", cmd_oom, "one line per OOM kill: trigger, victim, memcg (BCC oomkill)" },
+	{ "pressure", cmd_pressure, "memory PSI, reclaim, swap, compaction, OOM kills per interval; PSI triggers" },
 	{ "cachetop", cmd_cachetop, "page-cache hits, misses, dirties per process (BCC cachetop)" },
 	{ "record", cmd_record, "record the events of several tools once, to a file (perf record)" },
 	{ "report", cmd_report, "any tool's report, a perf script dump or a timeline, from a recording" },

@@ -235,7 +235,14 @@ int psi_trigger__open(const char *path, bool full, uint64_t stall_us, uint64_t w
 	if (write(f, buf, (size_t)n + 1) < 0) {
 		err = -errno;
 		close(f);
-		return errbuf__set(eb, err, "cannot set a trigger in '%s': %s", path, strerror(-err));
+		/* 6.5+ lets a task without CAP_SYS_RESOURCE set triggers, with
+		 * windows in whole multiples of 2 s only (psi_trigger_create). */
+		if (err == -EINVAL && window_us % 2000000)
+			return errbuf__set(eb, err, "the kernel refused the trigger '%s' in '%s': "
+					   "without CAP_SYS_RESOURCE its window must be a multiple "
+					   "of 2s", buf, path);
+		return errbuf__set(eb, err, "cannot set the trigger '%s' in '%s': %s", buf, path,
+				   strerror(-err));
 	}
 	*fd = f;
 	return 0;
@@ -310,8 +317,8 @@ static void take_psi(const char *path, struct mem_sample *out, enum mem_ind some
 	}
 }
 
-int mem_sample__read(const char *procfs, const char *cg_pressure, struct mem_sample *out,
-		     struct errbuf *eb)
+int mem_sample__read(const char *procfs, const char *cg_pressure, unsigned int flags,
+		     struct mem_sample *out, struct errbuf *eb)
 {
 	static const char *const vm_names[] = { "pgmajfault", "pswpin", "pswpout", "allocstall*",
 						"compact_stall", "oom_kill", NULL };
@@ -328,7 +335,8 @@ int mem_sample__read(const char *procfs, const char *cg_pressure, struct mem_sam
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	out->time_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	snprintf(path, sizeof(path), "%s/pressure/memory", procfs ? procfs : "/proc");
-	take_psi(path, out, MI_PSI_SOME_US);
+	if (!(flags & MEM_SAMPLE_NO_SYSTEM_PSI))
+		take_psi(path, out, MI_PSI_SOME_US);
 	take_psi(cg_pressure, out, MI_CG_SOME_US);
 	err = meminfo__read(procfs, mi_names, &out->v[MI_MEMAVAIL_KB], eb);
 	err2 = vmstat__read(procfs, vm_names, vm, eb);

@@ -143,16 +143,21 @@ const char *mem_ind__source(enum mem_ind i);
 /* Whether it is a level (MemAvailable) rather than a cumulative counter. */
 bool mem_ind__gauge(enum mem_ind i);
 
+/* mem_sample__read() flags: leave the system's PSI unread (see cmd-pressure.c:
+ * a read can swallow an unprivileged trigger's event). */
+#define MEM_SAMPLE_NO_SYSTEM_PSI (1u << 0)
+
 /**
  * mem_sample__read() - every indicator now
  * @procfs:      procfs root; NULL means "/proc"
  * @cg_pressure: a cgroup v2 memory.pressure file, or NULL
+ * @flags:       MEM_SAMPLE_*
  *
  * A file that cannot be read leaves its indicators absent: a kernel
  * without PSI still has vmstat.  Return: 0, or -errno when neither
  * /proc/vmstat nor /proc/meminfo could be read (detail in @eb).
  */
-int mem_sample__read(const char *procfs, const char *cg_pressure, struct mem_sample *out,
-		     struct errbuf *eb);
+int mem_sample__read(const char *procfs, const char *cg_pressure, unsigned int flags,
+		     struct mem_sample *out, struct errbuf *eb);
 
 #endif

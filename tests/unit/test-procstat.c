@@ -83,12 +83,12 @@ static void test_sample(void)
 	struct mem_sample s;
 	struct errbuf eb = { "" };
 
-	CHECK_EQ_U64(mem_sample__read(NULL, NULL, &s, &eb), 0);
+	CHECK_EQ_U64(mem_sample__read(NULL, NULL, 0, &s, &eb), 0);
 	CHECK(s.v[MI_MEMAVAIL_KB] != PROCSTAT_ABSENT && s.v[MI_MEMAVAIL_KB] > 0);
 	CHECK(s.v[MI_PGMAJFAULT] != PROCSTAT_ABSENT);
 	CHECK_EQ_U64(s.v[MI_CG_SOME_US], PROCSTAT_ABSENT);
 	CHECK(s.time_ns > 0);
-	CHECK_EQ_U64(mem_sample__read("/nonexistent", NULL, &s, &eb), -ENOENT);
+	CHECK_EQ_U64(mem_sample__read("/nonexistent", NULL, 0, &s, &eb), -ENOENT);
 	CHECK_STR(mem_ind__name(MI_OOM_KILL), "oom_kill");
 	CHECK(mem_ind__gauge(MI_MEMAVAIL_KB) && !mem_ind__gauge(MI_PSWPIN));
 }
