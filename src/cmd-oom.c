@@ -57,8 +57,10 @@
 #include "ladder.h"
 #include "lib/file.h"
 #include "lib/stopsig.h"
+#include "mem-series.h"
 #include "oom-kmsg.h"
 #include "procstat.h"
+#include "reclaim-watch.h"
 #include "report.h"
 #include "session.h"
 #include "tool-opts.h"
@@ -73,15 +75,22 @@
 #define CONSOLE_LINE_NS 50000000ULL
 #define CONSOLE_LINE 2048
 
-static const char usage[] = "faultline oom [-v] [--json] [duration]";
+static const char usage[] =
+	"faultline oom [-v] [--timeline] [--before SECS] [-G CGROUP] [--json] [duration]";
 static const char help[] =
 	"  -v, --verbose  also the memory PSI and the top of the OOM memcg's memory.stat\n"
+	"  --timeline     each kill's precursors: PSI, MemAvailable, faults, swap, reclaim,\n"
+	"                 compaction per second before it, and which left its baseline first\n"
+	"  --before SECS  the timeline's length (default 30; implies --timeline)\n"
+	"  -G, --cgroup CGROUP\n"
+	"                 the timeline also has this cgroup v2 group's PSI (memory.pressure)\n"
 	"  --json         one JSON object per kill\n"
 	"  -a             accepted: OOM kills are always traced system-wide\n"
 	"  -m PAGES       ring buffer pages per CPU (power of two)\n"
 	"  duration       stop after this many seconds\n";
 
 enum stat_when { STAT_NONE, STAT_KERNEL, STAT_READ };
+enum { OPT_TIMELINE = 256, OPT_BEFORE };
 
 /* One kill as printed: the parsed report plus what was read around it. */
 struct kill {
@@ -128,6 +137,14 @@ struct oom_state {
 	size_t nrecent;
 	uint64_t kills, dropped;
 	int err;
+	/* --timeline: a sample of the indicators every second from the start */
+	bool timeline;
+	double before;
+	const char *cgroup_arg;
+	char cg_dir[PATH_MAX], cg_pressure[PATH_MAX + 32];
+	struct reclaim_watch *rw;
+	struct mem_series *series;
+	uint64_t next_sample_ns;
 };
 
 /* ---- small readers ----------------------------------------------------- */
@@ -282,6 +299,112 @@ static const char *kill_memcg(const struct kill *k)
 	return k->cgroup_at_event;
 }
 
+/* ---- the precursor timeline ----------------------------------------------- */
+
+#define SAMPLE_NS 1000000000ULL
+
+static void take_point(const struct oom_state *st, struct mem_point *p)
+{
+	mem_sample__read(NULL, st->cg_pressure[0] ? st->cg_pressure : NULL, 0, &p->s, NULL);
+	reclaim_watch__totals(st->rw, &p->r);
+	p->have_reclaim = st->rw != NULL;
+}
+
+/* Live: one sample a second, on the session's rounds. */
+static void sample_tick(struct oom_state *st)
+{
+	struct mem_point p;
+	uint64_t now;
+
+	if (!st->series)
+		return;
+	now = now_ns(CLOCK_MONOTONIC);
+	if (now < st->next_sample_ns)
+		return;
+	take_point(st, &p);
+	mem_series__push(st->series, &p);
+	while (st->next_sample_ns <= now)
+		st->next_sample_ns += SAMPLE_NS;
+}
+
+static double col_value(const struct mem_row *r, enum mem_col c)
+{
+	if (c == MC_PSI_SOME_US || c == MC_PSI_FULL_US || c == MC_CG_SOME_US || c == MC_CG_FULL_US)
+		return (double)r->v[c] / 1e3;
+	if (c == MC_DIRECT_NS || c == MC_MEMCG_NS)
+		return (double)r->v[c] / 1e6;
+	if (c == MC_MEMAVAIL_KB)
+		return (double)r->v[c] / 1024.0;
+	return (double)r->v[c];
+}
+
+/*
+ * The rows from --before seconds before the kill to a sample taken now
+ * (after it: the stall and reclaim that led to it end in that row).  t is
+ * a row's end, in seconds from the kill.
+ */
+static void print_precursors(struct oom_state *st, const struct kill *k)
+{
+	uint64_t span = (uint64_t)(st->before * 1e9), since;
+	struct mem_row *rows = NULL;
+	struct mem_point last;
+	enum mem_col first = MC__COUNT;
+	size_t n = 0, at = 0;
+	bool left;
+
+	if (!st->series || !k->mono_ns)
+		return;
+	since = k->mono_ns > span ? k->mono_ns - span : 0;
+	take_point(st, &last);
+	if (mem_series__rows(st->series, since, &last, &rows, &n))
+		return;
+	left = mem_rows__departure(rows, n, &first, &at);
+	if (st->json) {
+		printf(",\"precursors\":{\"before_s\":%g,\"first\":", st->before);
+		if (left)
+			printf("{\"indicator\":\"%s\",\"secs_before\":%.3f}", mem_col__name(first),
+			       ((double)k->mono_ns - (double)rows[at].time_ns) / 1e9);
+		else
+			printf("null");
+		printf(",\"rows\":[");
+		for (size_t i = 0; i < n; i++) {
+			printf("%s{\"t\":%.3f,\"secs\":%.3f", i ? "," : "",
+			       ((double)rows[i].time_ns - (double)k->mono_ns) / 1e9,
+			       (double)rows[i].len_ns / 1e9);
+			for (int c = 0; c < MC__COUNT; c++)
+				if (rows[i].have[c])
+					printf(",\"%s\":%" PRIu64, mem_col__name(c), rows[i].v[c]);
+			printf("}");
+		}
+		printf("]}");
+	} else {
+		printf("  precursors, the %g s before the kill (t: seconds from it):\n    %7s", st->before,
+		       "T(s)");
+		for (int c = 0; c < MC__COUNT; c++)
+			if (n && rows[n - 1].have[c])
+				printf(" %8s", mem_col__header(c));
+		printf("\n");
+		for (size_t i = 0; i < n; i++) {
+			printf("    %+7.2f", ((double)rows[i].time_ns - (double)k->mono_ns) / 1e9);
+			for (int c = 0; c < MC__COUNT; c++) {
+				if (!rows[n - 1].have[c])
+					continue;
+				if (rows[i].have[c])
+					printf(" %8.1f", col_value(&rows[i], c));
+				else
+					printf(" %8s", "-");
+			}
+			printf("\n");
+		}
+		if (left)
+			printf("  left its baseline first: %s, %.1f s before the kill\n", mem_col__name(first),
+			       ((double)k->mono_ns - (double)rows[at].time_ns) / 1e9);
+		else
+			printf("  no indicator left its baseline (the first %d rows)\n", MEM_SERIES_BASELINE);
+	}
+	free(rows);
+}
+
 /* ---- printing ------------------------------------------------------------ */
 
 static void print_kill(struct oom_state *st, struct kill *k)
@@ -413,6 +536,7 @@ static void print_kill(struct oom_state *st, struct kill *k)
 			}
 			printf("}}");
 		}
+		print_precursors(st, k);
 		printf("}\n");
 	} else {
 		printf("%s Triggered by PID %s (\"%s\"), OOM kill of PID %d (\"%s\"), %" PRIu64
@@ -461,6 +585,7 @@ static void print_kill(struct oom_state *st, struct kill *k)
 			if (k->stat_when != STAT_NONE)
 				printf("\n");
 		}
+		print_precursors(st, k);
 	}
 	st->kills++;
 	fflush(stdout);
@@ -625,6 +750,7 @@ static void on_round(void *ctx)
 {
 	struct oom_state *st = ctx;
 
+	sample_tick(st);
 	kmsg_drain(st);
 	if (st->line_len && mono_now(st) - st->line_time >= CONSOLE_LINE_NS)
 		console_line_done(st);
@@ -891,15 +1017,67 @@ static int run_kmsg(struct oom_state *st, double duration, const char *label)
 	return 0;
 }
 
+/*
+ * --timeline, live: reclaim traced where the vmscan pairs exist, the
+ * first sample now and then one a second.  A recording holds no samples
+ * (yet): said once, and no timeline.
+ */
+static int timeline_start(struct oom_state *st, struct errbuf *eb)
+{
+	struct mem_point p;
+	int err;
+
+	if (st->replay || session__recording(st->s)) {
+		fprintf(stderr, "faultline " TOOL ": a recording holds no /proc or cgroup samples: no "
+			"precursor timeline\n");
+		st->timeline = false;
+		return 0;
+	}
+	if (st->cgroup_arg) {
+		err = procstat__cgroup_pressure(st->cgroup_arg, st->cg_dir, sizeof(st->cg_dir),
+						st->cg_pressure, sizeof(st->cg_pressure), eb);
+		if (err)
+			return err;
+		if (!st->cg_pressure[0])
+			fprintf(stderr, "faultline " TOOL ": '%s' has no memory.pressure: cgroup v1 keeps "
+				"no PSI per cgroup (v2 only); the timeline has the system's\n",
+				st->cg_dir);
+	}
+	if (features__has_tracepoint(session__features(st->s), "vmscan",
+				     "mm_vmscan_direct_reclaim_begin") &&
+	    features__has_tracepoint(session__features(st->s), "vmscan",
+				     "mm_vmscan_direct_reclaim_end")) {
+		err = reclaim_watch__add(st->s, &st->rw, eb);
+		if (err)
+			return err;
+	}
+	/* Samples of the last --before seconds, the one before them and two
+	 * for late rounds. */
+	if (mem_series__new((size_t)st->before + 3, &st->series))
+		return errbuf__set(eb, -ENOMEM, "out of memory");
+	take_point(st, &p);
+	mem_series__push(st->series, &p);
+	st->next_sample_ns = p.s.time_ns + SAMPLE_NS;
+	return 0;
+}
+
 /* ---- options and main ----------------------------------------------------- */
 
 static const char *extra_opt(int c, const char *arg, void *ctx)
 {
 	struct oom_state *st = ctx;
 
-	(void)arg;
 	if (c == 'v')
 		st->verbose = true;
+	else if (c == 'G')
+		st->cgroup_arg = arg;
+	else if (c == OPT_TIMELINE)
+		st->timeline = true;
+	else if (c == OPT_BEFORE) {
+		if (tool_opts__parse_secs(arg, &st->before) || st->before > 3600)
+			return "invalid --before (seconds, at most 3600):";
+		st->timeline = true;
+	}
 	return NULL;
 }
 
@@ -942,10 +1120,13 @@ int cmd_oom(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "timeline", no_argument, NULL, OPT_TIMELINE },
+		{ "before", required_argument, NULL, OPT_BEFORE },
+		{ "cgroup", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct oom_state st = { .kmsg_fd = -1 };
-	struct tool_extra extra = { .shortopts = "v", .longopts = longopts, .opt = extra_opt, .ctx = &st };
+	struct oom_state st = { .kmsg_fd = -1, .before = 30 };
+	struct tool_extra extra = { .shortopts = "vG:", .longopts = longopts, .opt = extra_opt, .ctx = &st };
 	char why[8][256];
 	struct errbuf eb = { "" };
 	struct tool_opts o;
@@ -1049,6 +1230,8 @@ int cmd_oom(int argc, char **argv)
 		st.log = st.kmsg_fd >= 0;
 	}
 	err = add_events(&st, &eb);
+	if (!err && st.timeline)
+		err = timeline_start(&st, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);
 		goto out;
@@ -1074,6 +1257,8 @@ out:
 	if (st.kmsg_fd >= 0)
 		close(st.kmsg_fd);
 	oom_kmsg__free(st.parser);
+	mem_series__free(st.series);
+	reclaim_watch__free(st.rw);
 	free(st.recent);
 	free(st.pending);
 	return ret;

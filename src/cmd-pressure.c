@@ -31,7 +31,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -373,25 +372,17 @@ static bool has_cap_sys_resource(void)
 /* -G: the cgroup's directory, and its memory.pressure when it has one. */
 static int resolve_cgroup(struct pressure_state *st)
 {
-	char v2[PATH_MAX];
-	struct stat sb;
+	struct errbuf eb = { "" };
+	int err;
 
-	if (stat(st->cgroup_arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		snprintf(st->cg_dir, sizeof(st->cg_dir), "%s", st->cgroup_arg);
-	} else {
-		procstat__cgroup_mount(NULL, NULL, v2, sizeof(v2));
-		if (!v2[0] || snprintf(st->cg_dir, sizeof(st->cg_dir), "%s/%s", v2, st->cgroup_arg) >=
-			      (int)sizeof(st->cg_dir) ||
-		    stat(st->cg_dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-			fprintf(stderr, "faultline " TOOL ": no cgroup '%s' (a directory, or a path "
-				"below the cgroup2 mount%s%s)\n", st->cgroup_arg, v2[0] ? " " : "", v2);
-			return -ENOENT;
-		}
+	err = procstat__cgroup_pressure(st->cgroup_arg, st->cg_dir, sizeof(st->cg_dir),
+					st->cg_pressure, sizeof(st->cg_pressure), &eb);
+	if (err) {
+		tool__fail(TOOL, &eb, err);
+		return err;
 	}
-	snprintf(st->cg_pressure, sizeof(st->cg_pressure), "%s/memory.pressure", st->cg_dir);
-	if (access(st->cg_pressure, R_OK) == 0)
+	if (st->cg_pressure[0])
 		return 0;
-	st->cg_pressure[0] = '\0';
 	st->cg_v1 = true;
 	fprintf(stderr, "faultline " TOOL ": '%s' has no memory.pressure: cgroup v1 keeps no PSI per "
 		"cgroup (v2 only); showing the system's\n", st->cg_dir);

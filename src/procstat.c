@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <inttypes.h>
@@ -270,6 +271,30 @@ void procstat__cgroup_mount(const char *procfs, const char *controller, char *ou
 				snprintf(out, n, "%s", mnt);
 	}
 	free(buf);
+}
+
+int procstat__cgroup_pressure(const char *arg, char *dir, size_t ndir, char *pressure,
+			      size_t npressure, struct errbuf *eb)
+{
+	char v2[4096];
+	struct stat sb;
+	int len;
+
+	pressure[0] = '\0';
+	if (stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		snprintf(dir, ndir, "%s", arg);
+	} else {
+		procstat__cgroup_mount(NULL, NULL, v2, sizeof(v2));
+		len = snprintf(dir, ndir, "%s/%s", v2, arg);
+		if (!v2[0] || len < 0 || (size_t)len >= ndir || stat(dir, &sb) != 0 ||
+		    !S_ISDIR(sb.st_mode))
+			return errbuf__set(eb, -ENOENT, "no cgroup '%s' (a directory, or a path below "
+					   "the cgroup2 mount%s%s)", arg, v2[0] ? " " : "", v2);
+	}
+	len = snprintf(pressure, npressure, "%s/memory.pressure", dir);
+	if (len < 0 || (size_t)len >= npressure || access(pressure, R_OK) != 0)
+		pressure[0] = '\0';
+	return 0;
 }
 
 static const struct {

@@ -112,6 +112,18 @@ int psi_trigger__open(const char *path, bool full, uint64_t stall_us, uint64_t w
  */
 void procstat__cgroup_mount(const char *procfs, const char *controller, char *out, size_t n);
 
+/**
+ * procstat__cgroup_pressure() - a cgroup named on a command line (-G)
+ * @arg:      a directory, or a path below the cgroup2 mount
+ * @dir:      receives the directory
+ * @pressure: receives its memory.pressure, "" when it has none (a v1
+ *            hierarchy's directory: v1 keeps no PSI per cgroup)
+ *
+ * Return: 0, or -ENOENT when there is no such cgroup (detail in @eb).
+ */
+int procstat__cgroup_pressure(const char *arg, char *dir, size_t ndir, char *pressure,
+			      size_t npressure, struct errbuf *eb);
+
 /* The indicators of memory pressure, as mem_sample__read() takes them.
  * _US are cumulative stall microseconds, counters are cumulative, the
  * MemAvailable gauge is in kB. */
