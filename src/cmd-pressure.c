@@ -36,6 +36,7 @@
 
 #include "commands.h"
 #include "lib/file.h"
+#include "mem-series.h"
 #include "procstat.h"
 #include "reclaim-watch.h"
 #include "report.h"
@@ -74,8 +75,7 @@ struct pressure_state {
 	char cg_dir[PATH_MAX];
 	char cg_pressure[PATH_MAX + 32];	/* "" without -G or on v1 */
 	struct reclaim_watch *rw;
-	struct mem_sample prev;
-	struct reclaim_totals rprev;
+	struct mem_point prev;		/* the interval's start */
 	uint64_t next_ns, start_ns;
 	unsigned long printed;
 	struct trigger trig[MAX_TRIGGERS];
@@ -169,66 +169,79 @@ static void *trigger_thread(void *ctx)
  * that work swallows the trigger's event: measured here, a trigger that
  * never fired in 60 s while the file was read each second.
  */
-static int sample(struct pressure_state *st, struct mem_sample *out)
+static int sample(struct pressure_state *st, struct mem_point *out)
 {
 	const char *cg = st->cg_pressure[0] && !st->skip_cg_psi ? st->cg_pressure : NULL;
 
-	return mem_sample__read(NULL, cg, st->skip_sys_psi ? MEM_SAMPLE_NO_SYSTEM_PSI : 0, out, NULL);
-}
-
-static uint64_t delta(const struct mem_sample *now, const struct mem_sample *then, enum mem_ind i)
-{
-	return vmstat__delta(now->v[i], then->v[i]);
-}
-
-static bool have(const struct mem_sample *s, enum mem_ind i)
-{
-	return s->v[i] != PROCSTAT_ABSENT;
+	reclaim_watch__totals(st->rw, &out->r);
+	out->have_reclaim = st->trace_reclaim;
+	return mem_sample__read(NULL, cg, st->skip_sys_psi ? MEM_SAMPLE_NO_SYSTEM_PSI : 0, &out->s,
+				NULL);
 }
 
 /* A JSON member: the value, or null when the kernel lacks it. */
-static void json_u64(const char *key, bool known, uint64_t v)
+static void json_col(const struct mem_row *r, const char *key, enum mem_col c)
 {
-	if (known)
-		printf(",\"%s\":%" PRIu64, key, v);
+	if (r->have[c])
+		printf(",\"%s\":%" PRIu64, key, r->v[c]);
 	else
 		printf(",\"%s\":null", key);
 }
 
-static void json_psi(const char *key, const struct mem_sample *now, const struct mem_sample *prev,
-		     enum mem_ind some)
+/* PSI of the system (@some MC_PSI_SOME_US) or the cgroup (MC_CG_SOME_US):
+ * avg10 from the sample, the stall of the interval, the total. */
+static void json_psi(const char *key, const struct mem_point *now, const struct mem_row *r,
+		     enum mem_col some)
 {
-	int a = some - MI_PSI_SOME_US;
+	enum mem_ind ind = some == MC_PSI_SOME_US ? MI_PSI_SOME_US : MI_CG_SOME_US;
+	int a = ind - MI_PSI_SOME_US;
 
 	printf(",\"%s\":", key);
-	if (!have(now, some)) {
+	if (!r->have[some]) {
 		printf("null");
 		return;
 	}
 	printf("{\"some_avg10\":%.2f,\"some_stall_us\":%" PRIu64 ",\"some_total_us\":%" PRIu64,
-	       now->avg10[a], delta(now, prev, some), now->v[some]);
-	if (have(now, some + 1))
+	       now->s.avg10[a], r->v[some], now->s.v[ind]);
+	if (r->have[some + 1])
 		printf(",\"full_avg10\":%.2f,\"full_stall_us\":%" PRIu64 ",\"full_total_us\":%" PRIu64,
-		       now->avg10[a + 1], delta(now, prev, some + 1), now->v[some + 1]);
+		       now->s.avg10[a + 1], r->v[some + 1], now->s.v[ind + 1]);
 	printf("}");
 }
 
-static void text_psi(const struct mem_sample *now, const struct mem_sample *prev, enum mem_ind some)
+static void text_psi(const struct mem_point *now, const struct mem_row *r, enum mem_col some)
 {
-	int a = some - MI_PSI_SOME_US;
+	int a = (some == MC_PSI_SOME_US ? MI_PSI_SOME_US : MI_CG_SOME_US) - MI_PSI_SOME_US;
 
-	if (!have(now, some)) {
+	if (!r->have[some]) {
 		printf(" %6s %6s %8s %8s", "-", "-", "-", "-");
 		return;
 	}
-	printf(" %6.2f", now->avg10[a]);
-	if (have(now, some + 1))
-		printf(" %6.2f", now->avg10[a + 1]);
+	printf(" %6.2f", now->s.avg10[a]);
+	if (r->have[some + 1])
+		printf(" %6.2f", now->s.avg10[a + 1]);
 	else
 		printf(" %6s", "-");
-	printf(" %8.1f", (double)delta(now, prev, some) / 1000.0);
-	if (have(now, some + 1))
-		printf(" %8.1f", (double)delta(now, prev, some + 1) / 1000.0);
+	printf(" %8.1f", (double)r->v[some] / 1000.0);
+	if (r->have[some + 1])
+		printf(" %8.1f", (double)r->v[some + 1] / 1000.0);
+	else
+		printf(" %8s", "-");
+}
+
+/* A count column, "-" when unknown; with @ms_col its time beside it. */
+static void text_count(const struct mem_row *r, enum mem_col c, int width)
+{
+	if (r->have[c])
+		printf(" %*" PRIu64, width, r->v[c]);
+	else
+		printf(" %*s", width, "-");
+}
+
+static void text_ms(const struct mem_row *r, enum mem_col c)
+{
+	if (r->have[c])
+		printf(" %8.1f", (double)r->v[c] / 1e6);
 	else
 		printf(" %8s", "-");
 }
@@ -246,74 +259,56 @@ static void print_header(const struct pressure_state *st)
 
 static void print_interval(struct pressure_state *st)
 {
-	struct mem_sample now;
-	struct reclaim_totals rt;
-	uint64_t direct, direct_ns = 0, memcg = 0, memcg_ns = 0;
-	bool have_memcg = false, have_direct_ms = false;
+	struct mem_point now;
+	struct mem_row r;
 	char when[16];
 
 	if (sample(st, &now))
 		return;
-	reclaim_watch__totals(st->rw, &rt);
-	if (st->trace_reclaim) {
-		direct = rt.count[RECLAIM_DIRECT] - st->rprev.count[RECLAIM_DIRECT];
-		direct_ns = rt.ns[RECLAIM_DIRECT] - st->rprev.ns[RECLAIM_DIRECT];
-		have_direct_ms = true;
-		have_memcg = rt.have[RECLAIM_MEMCG];
-		memcg = rt.count[RECLAIM_MEMCG] - st->rprev.count[RECLAIM_MEMCG];
-		memcg_ns = rt.ns[RECLAIM_MEMCG] - st->rprev.ns[RECLAIM_MEMCG];
-	} else {
-		direct = delta(&now, &st->prev, MI_ALLOCSTALL);
-	}
+	mem_row__diff(&now, &st->prev, &r);
 	wall_label(when, sizeof(when), false);
 	flockfile(stdout);
 	if (st->json) {
-		printf("{\"type\":\"interval\",\"time\":\"%s\",\"secs\":%.3f", when,
-		       (double)(now.time_ns - st->prev.time_ns) / 1e9);
-		json_psi("psi", &now, &st->prev, MI_PSI_SOME_US);
+		printf("{\"type\":\"interval\",\"time\":\"%s\",\"secs\":%.3f", when, (double)r.len_ns / 1e9);
+		json_psi("psi", &now, &r, MC_PSI_SOME_US);
 		if (st->cg_pressure[0] || st->cg_v1)
-			json_psi("cgroup_psi", &now, &st->prev, MI_CG_SOME_US);
-		json_u64("memavailable_kb", have(&now, MI_MEMAVAIL_KB), now.v[MI_MEMAVAIL_KB]);
-		json_u64("major_faults", have(&now, MI_PGMAJFAULT), delta(&now, &st->prev, MI_PGMAJFAULT));
-		json_u64("pswpin", have(&now, MI_PSWPIN), delta(&now, &st->prev, MI_PSWPIN));
-		json_u64("pswpout", have(&now, MI_PSWPOUT), delta(&now, &st->prev, MI_PSWPOUT));
-		json_u64("direct_reclaims", st->trace_reclaim || have(&now, MI_ALLOCSTALL), direct);
-		if (have_direct_ms)
-			printf(",\"direct_reclaim_ms\":%.3f", (double)direct_ns / 1e6);
-		json_u64("memcg_reclaims", have_memcg, memcg);
-		if (have_memcg)
-			printf(",\"memcg_reclaim_ms\":%.3f", (double)memcg_ns / 1e6);
-		json_u64("compact_stalls", have(&now, MI_COMPACT_STALL),
-			 delta(&now, &st->prev, MI_COMPACT_STALL));
-		json_u64("oom_kills", have(&now, MI_OOM_KILL), delta(&now, &st->prev, MI_OOM_KILL));
+			json_psi("cgroup_psi", &now, &r, MC_CG_SOME_US);
+		json_col(&r, "memavailable_kb", MC_MEMAVAIL_KB);
+		json_col(&r, "major_faults", MC_MAJFLT);
+		json_col(&r, "pswpin", MC_PSWPIN);
+		json_col(&r, "pswpout", MC_PSWPOUT);
+		json_col(&r, "direct_reclaims", MC_DIRECT);
+		if (r.have[MC_DIRECT_NS])
+			printf(",\"direct_reclaim_ms\":%.3f", (double)r.v[MC_DIRECT_NS] / 1e6);
+		json_col(&r, "memcg_reclaims", MC_MEMCG);
+		if (r.have[MC_MEMCG_NS])
+			printf(",\"memcg_reclaim_ms\":%.3f", (double)r.v[MC_MEMCG_NS] / 1e6);
+		json_col(&r, "compact_stalls", MC_COMPACT);
+		json_col(&r, "oom_kills", MC_OOM);
 		printf("}\n");
 	} else {
 		printf("%-8s", when);
-		text_psi(&now, &st->prev, MI_PSI_SOME_US);
+		text_psi(&now, &r, MC_PSI_SOME_US);
 		if (st->cg_pressure[0])
-			text_psi(&now, &st->prev, MI_CG_SOME_US);
-		if (have(&now, MI_MEMAVAIL_KB))
-			printf(" %9" PRIu64, now.v[MI_MEMAVAIL_KB] / 1024);
+			text_psi(&now, &r, MC_CG_SOME_US);
+		if (r.have[MC_MEMAVAIL_KB])
+			printf(" %9" PRIu64, r.v[MC_MEMAVAIL_KB] / 1024);
 		else
 			printf(" %9s", "-");
-		printf(" %7" PRIu64 " %6" PRIu64 " %6" PRIu64 " %6" PRIu64,
-		       delta(&now, &st->prev, MI_PGMAJFAULT), delta(&now, &st->prev, MI_PSWPIN),
-		       delta(&now, &st->prev, MI_PSWPOUT), direct);
-		if (have_direct_ms)
-			printf(" %8.1f", (double)direct_ns / 1e6);
-		else
-			printf(" %8s", "-");
-		if (have_memcg)
-			printf(" %6" PRIu64 " %8.1f", memcg, (double)memcg_ns / 1e6);
-		else
-			printf(" %6s %8s", "-", "-");
-		printf(" %7" PRIu64 " %4" PRIu64 "\n", delta(&now, &st->prev, MI_COMPACT_STALL),
-		       delta(&now, &st->prev, MI_OOM_KILL));
+		text_count(&r, MC_MAJFLT, 7);
+		text_count(&r, MC_PSWPIN, 6);
+		text_count(&r, MC_PSWPOUT, 6);
+		text_count(&r, MC_DIRECT, 6);
+		text_ms(&r, MC_DIRECT_NS);
+		text_count(&r, MC_MEMCG, 6);
+		text_ms(&r, MC_MEMCG_NS);
+		text_count(&r, MC_COMPACT, 7);
+		text_count(&r, MC_OOM, 4);
+		printf("\n");
 	}
 	fflush(stdout);
 	funlockfile(stdout);
 	st->prev = now;
-	st->rprev = rt;
 	st->printed++;
 }
 
@@ -329,7 +324,6 @@ static void on_ready(void *ctx)
 	struct pressure_state *st = ctx;
 
 	sample(st, &st->prev);
-	reclaim_watch__totals(st->rw, &st->rprev);
 	st->start_ns = session__now(st->s);
 	st->next_ns = st->start_ns + (uint64_t)(st->every.secs * 1e9);
 	fprintf(stderr, "Tracing memory pressure with %s... Hit Ctrl-C to end.\n", st->label);
