@@ -1010,6 +1010,7 @@ static int run_kmsg(struct oom_state *st, double duration, const char *label)
 		}
 		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR)
 			break;
+		sample_tick(st);
 		kmsg_drain(st);
 	}
 	kmsg_drain(st);
@@ -1027,7 +1028,7 @@ static int timeline_start(struct oom_state *st, struct errbuf *eb)
 	struct mem_point p;
 	int err;
 
-	if (st->replay || session__recording(st->s)) {
+	if (st->s && (st->replay || session__recording(st->s))) {
 		fprintf(stderr, "faultline " TOOL ": a recording holds no /proc or cgroup samples: no "
 			"precursor timeline\n");
 		st->timeline = false;
@@ -1043,7 +1044,8 @@ static int timeline_start(struct oom_state *st, struct errbuf *eb)
 				"no PSI per cgroup (v2 only); the timeline has the system's\n",
 				st->cg_dir);
 	}
-	if (features__has_tracepoint(session__features(st->s), "vmscan",
+	/* The kmsg rung runs without a session: no reclaim events there. */
+	if (st->s && features__has_tracepoint(session__features(st->s), "vmscan",
 				     "mm_vmscan_direct_reclaim_begin") &&
 	    features__has_tracepoint(session__features(st->s), "vmscan",
 				     "mm_vmscan_direct_reclaim_end")) {
@@ -1190,6 +1192,8 @@ int cmd_oom(int argc, char **argv)
 		session__free(st.s);
 		st.s = NULL;
 		err = kmsg_open(&st.kmsg_fd, &eb);
+		if (!err && st.timeline)
+			err = timeline_start(&st, &eb);
 		if (err) {
 			ret = tool__fail(TOOL, &eb, err);
 			goto out;

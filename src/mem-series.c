@@ -9,6 +9,9 @@
 
 #include "mem-series.h"
 
+/* A row shorter than this at the end is merged into the one before. */
+#define MEM_SERIES_MERGE_NS 100000000ULL
+
 static const struct {
 	const char *name, *header;
 } cols[MC__COUNT] = {
@@ -100,8 +103,11 @@ bool mem_rows__departure(const struct mem_row *rows, size_t n, enum mem_col *col
 		if (!known)
 			continue;
 		for (size_t i = MEM_SERIES_BASELINE; i < n && (!found || i < *row); i++) {
-			bool left = c == MC_MEMAVAIL_KB ? rows[i].v[c] + MEM_SERIES_AVAIL_DROP_KB < lo :
-				    rows[i].v[c] > hi;
+			bool stall = c <= MC_CG_FULL_US;
+			uint64_t drop = lo / 100 > MEM_SERIES_AVAIL_DROP_KB ? lo / 100 :
+					MEM_SERIES_AVAIL_DROP_KB;
+			bool left = c == MC_MEMAVAIL_KB ? rows[i].v[c] + drop < lo :
+				    rows[i].v[c] > hi + (stall ? MEM_SERIES_STALL_MIN_US : 0);
 
 			if (rows[i].have[c] && left) {
 				*col = (enum mem_col)c;
@@ -153,7 +159,7 @@ void mem_series__push(struct mem_series *ms, const struct mem_point *p)
 int mem_series__rows(const struct mem_series *ms, uint64_t since_ns, const struct mem_point *last,
 		     struct mem_row **out, size_t *n)
 {
-	const struct mem_point *prev = NULL;
+	const struct mem_point *prev = NULL, *before_prev = NULL;
 	struct mem_row *rows = calloc(ms->n + 1, sizeof(*rows));
 	size_t k = 0;
 
@@ -164,9 +170,17 @@ int mem_series__rows(const struct mem_series *ms, uint64_t since_ns, const struc
 
 		if (!p)
 			break;
+		/* @last just after the newest sample (a round that took one
+		 * a moment before): it ends that row instead of making one of
+		 * a few milliseconds. */
+		if (p == last && k && before_prev && p->s.time_ns - prev->s.time_ns < MEM_SERIES_MERGE_NS) {
+			mem_row__diff(p, before_prev, &rows[k - 1]);
+			break;
+		}
 		/* The sample before @since_ns is the first row's start. */
 		if (prev && p->s.time_ns > since_ns && p->s.time_ns > prev->s.time_ns)
 			mem_row__diff(p, prev, &rows[k++]);
+		before_prev = prev;
 		prev = p;
 	}
 	*out = rows;

@@ -8,8 +8,11 @@
  *
  * Baseline rule: the first MEM_SERIES_BASELINE rows of a series are its
  * baseline; a counter leaves it at the first later row above the
- * baseline's largest value, MemAvailable at the first row more than
- * MEM_SERIES_AVAIL_DROP_KB below the baseline's smallest.  Simple on
+ * baseline's largest value (a stall by more than MEM_SERIES_STALL_MIN_US:
+ * the system's PSI moves by tens of microseconds a second on an idle
+ * machine here), MemAvailable at the first row more than 1% (at least
+ * MEM_SERIES_AVAIL_DROP_KB) below the baseline's smallest: other tasks
+ * move it by tens of MiB a second on a shared 24 GiB machine.  Simple on
  * purpose: the answer can be checked by eye against the rows printed.
  */
 #ifndef FAULTLINE_MEM_SERIES_H
@@ -24,6 +27,7 @@
 
 #define MEM_SERIES_BASELINE 3
 #define MEM_SERIES_AVAIL_DROP_KB 4096
+#define MEM_SERIES_STALL_MIN_US 1000
 
 enum mem_col {
 	MC_PSI_SOME_US, MC_PSI_FULL_US, MC_CG_SOME_US, MC_CG_FULL_US,
