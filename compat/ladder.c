@@ -50,6 +50,28 @@ static const struct rung reclaim_rungs[] = {
 	  .loses = "no events, latency or processes: system-wide direct reclaim counts per interval" },
 };
 
+/* pressure: PSI and the /proc counters on every rung; reclaim from the
+ * vmscan pairs where the kernel has them, else /proc/vmstat allocstall. */
+static const char *const pressure_tracepoint_needs[] = {
+	"proc:pressure/memory", "tp:vmscan:mm_vmscan_direct_reclaim_begin",
+	"tp:vmscan:mm_vmscan_direct_reclaim_end", NULL
+};
+static const char *const pressure_psi_needs[] = { "proc:pressure/memory", NULL };
+
+static const struct rung pressure_rungs[] = {
+	{ .key = "tracepoint", .label = "PSI /proc/pressure/memory and cgroup memory.pressure; "
+	  "reclaim from tracepoints vmscan:mm_vmscan_{direct,memcg}_reclaim_{begin,end}; "
+	  "/proc/meminfo MemAvailable; /proc/vmstat pgmajfault pswpin pswpout compact_stall oom_kill",
+	  .needs = pressure_tracepoint_needs, .loses = "" },
+	{ .key = "vmstat", .label = "PSI /proc/pressure/memory and cgroup memory.pressure; "
+	  "reclaim from /proc/vmstat allocstall*; /proc/meminfo, /proc/vmstat",
+	  .needs = pressure_psi_needs,
+	  .loses = "direct reclaims counted without their time; no memcg reclaim" },
+	{ .key = "nopsi", .label = "/proc/meminfo and /proc/vmstat only", .needs = no_needs,
+	  .loses = "no PSI (no CONFIG_PSI, or booted psi=0): no stall times, no triggers; "
+		   "reclaim from /proc/vmstat allocstall*" },
+};
+
 /* swapin: BCC's kprobes first (folio name, then the pre-6.8 one). */
 static const char *const swapin_folio_needs[] = { "feat:kprobes", "kfunc:swap_read_folio", NULL };
 static const char *const swapin_page_needs[] = { "feat:kprobes", "kfunc:swap_readpage", NULL };
@@ -269,6 +291,7 @@ static const struct ladder ladders[] = {
 	{ .tool = "mmap", .rungs = mmap_rungs, .n = ARRAY_SIZE(mmap_rungs) },
 	{ .tool = "oom", .rungs = oom_rungs, .n = ARRAY_SIZE(oom_rungs) },
 	{ .tool = "reclaim", .rungs = reclaim_rungs, .n = ARRAY_SIZE(reclaim_rungs) },
+	{ .tool = "pressure", .rungs = pressure_rungs, .n = ARRAY_SIZE(pressure_rungs) },
 	{ .tool = "swapin", .rungs = swapin_rungs, .n = ARRAY_SIZE(swapin_rungs) },
 	{ .tool = "cache", .rungs = cache_rungs, .n = ARRAY_SIZE(cache_rungs) },
 	{ .tool = "cachetop", .rungs = cache_rungs, .n = ARRAY_SIZE(cache_rungs) },

@@ -23,7 +23,7 @@
 #include "lib/hashmap.h"
 #include "lib/stopsig.h"
 #include "trace/session.h"
-#include "proc/vmstat.h"
+#include "proc/procstat.h"
 
 /* ---- formulas ------------------------------------------------------------- */
 
@@ -218,29 +218,6 @@ void cache_tracker__next_interval(struct cache_tracker *t)
 
 /* ---- procfs parsers ------------------------------------------------------------ */
 
-/* Value of "KEY<sep>VALUE" at the start of a line of @text. */
-static bool field(const char *text, const char *key, uint64_t *val)
-{
-	size_t len = strlen(key);
-	const char *p = text;
-
-	while (p && *p) {
-		if (!strncmp(p, key, len) && (p[len] == ' ' || p[len] == ':' || p[len] == '\t')) {
-			p += len;
-			while (*p == ' ' || *p == ':' || *p == '\t')
-				p++;
-			if (*p < '0' || *p > '9')
-				return false;
-			*val = strtoull(p, NULL, 10);
-			return true;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
 int cache_vmstat__parse(const char *text, struct cache_vmstat *out)
 {
 	static const char *const names[] = { "pgpgin", "nr_dirtied", "pswpin", NULL };
@@ -259,21 +236,30 @@ int cache_vmstat__parse(const char *text, struct cache_vmstat *out)
 
 int cache_io__parse(const char *text, struct cache_io *out)
 {
+	/* /proc/PID/io is "key: value" lines, as meminfo (without the kB). */
+	static const char *const names[] = { "rchar", "read_bytes", "write_bytes", NULL };
+	uint64_t v[3];
+
 	memset(out, 0, sizeof(*out));
-	if (!field(text, "rchar", &out->rchar) || !field(text, "read_bytes", &out->read_bytes) ||
-	    !field(text, "write_bytes", &out->write_bytes))
+	meminfo__parse(text, names, v);
+	if (v[0] == PROCSTAT_ABSENT || v[1] == PROCSTAT_ABSENT || v[2] == PROCSTAT_ABSENT)
 		return -ENOENT;
+	out->rchar = v[0];
+	out->read_bytes = v[1];
+	out->write_bytes = v[2];
 	return 0;
 }
 
 int cache_meminfo__parse(const char *text, double *buffers_mb, double *cached_mb)
 {
-	uint64_t buffers, cached;
+	static const char *const names[] = { "Buffers", "Cached", NULL };
+	uint64_t v[2];
 
-	if (!field(text, "Buffers", &buffers) || !field(text, "Cached", &cached))
+	meminfo__parse(text, names, v);
+	if (v[0] == PROCSTAT_ABSENT || v[1] == PROCSTAT_ABSENT)
 		return -ENOENT;
-	*buffers_mb = (double)buffers / 1024.0;
-	*cached_mb = (double)cached / 1024.0;
+	*buffers_mb = (double)v[0] / 1024.0;
+	*cached_mb = (double)v[1] / 1024.0;
 	return 0;
 }
 

@@ -58,7 +58,10 @@
 #include "ladder.h"
 #include "lib/file.h"
 #include "lib/stopsig.h"
+#include "agg/mem-series.h"
+#include "agg/reclaim-watch.h"
 #include "proc/oom-kmsg.h"
+#include "proc/procstat.h"
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
@@ -73,15 +76,22 @@
 #define CONSOLE_LINE_NS 50000000ULL
 #define CONSOLE_LINE 2048
 
-static const char usage[] = "faultline oom [-v] [--json] [duration]";
+static const char usage[] =
+	"faultline oom [-v] [--timeline] [--before SECS] [-G CGROUP] [--json] [duration]";
 static const char help[] =
 	"  -v, --verbose  also the memory PSI and the top of the OOM memcg's memory.stat\n"
+	"  --timeline     each kill's precursors: PSI, MemAvailable, faults, swap, reclaim,\n"
+	"                 compaction per second before it, and which left its baseline first\n"
+	"  --before SECS  the timeline's length (default 30; implies --timeline)\n"
+	"  -G, --cgroup CGROUP\n"
+	"                 the timeline also has this cgroup v2 group's PSI (memory.pressure)\n"
 	"  --json         one JSON object per kill\n"
 	"  -a             accepted: OOM kills are always traced system-wide\n"
 	"  -m PAGES       ring buffer pages per CPU (power of two)\n"
 	"  duration       stop after this many seconds\n";
 
 enum stat_when { STAT_NONE, STAT_KERNEL, STAT_READ };
+enum { OPT_TIMELINE = 256, OPT_BEFORE };
 
 /* One kill as printed: the parsed report plus what was read around it. */
 struct kill {
@@ -128,6 +138,14 @@ struct oom_state {
 	size_t nrecent;
 	uint64_t kills, dropped;
 	int err;
+	/* --timeline: a sample of the indicators every second from the start */
+	bool timeline;
+	double before;
+	const char *cgroup_arg;
+	char cg_dir[PATH_MAX], cg_pressure[PATH_MAX + 32];
+	struct reclaim_watch *rw;
+	struct mem_series *series;
+	uint64_t next_sample_ns;
 };
 
 /* ---- small readers ----------------------------------------------------- */
@@ -181,18 +199,14 @@ static bool read_psi(char *out, size_t n)
 /* SwapTotal and MemTotal from one read of /proc/meminfo; 0 when unknown. */
 static void meminfo_totals(uint64_t *swap_kb, uint64_t *mem_kb)
 {
-	char *buf = NULL, *p;
+	static const char *const names[] = { "SwapTotal", "MemTotal", NULL };
+	uint64_t v[2];
 
 	*swap_kb = *mem_kb = 0;
-	if (read_file("/proc/meminfo", 1 << 16, &buf, NULL) != 0)
+	if (meminfo__read(NULL, names, v, NULL))
 		return;
-	p = strstr(buf, "SwapTotal:");
-	if (p)
-		*swap_kb = strtoull(p + strlen("SwapTotal:"), NULL, 10);
-	p = strstr(buf, "MemTotal:");
-	if (p)
-		*mem_kb = strtoull(p + strlen("MemTotal:"), NULL, 10);
-	free(buf);
+	*swap_kb = v[0] == PROCSTAT_ABSENT ? 0 : v[0];
+	*mem_kb = v[1] == PROCSTAT_ABSENT ? 0 : v[1];
 }
 
 /*
@@ -202,28 +216,9 @@ static void meminfo_totals(uint64_t *swap_kb, uint64_t *mem_kb)
  */
 static void find_memcg_root(char *out, size_t n)
 {
-	char *buf = NULL, *line, *save = NULL;
-	char v2[PATH_MAX] = "";
-
-	out[0] = '\0';
-	if (read_file("/proc/self/mounts", 1 << 20, &buf, NULL) != 0)
-		return;
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char dev[256], mnt[PATH_MAX], type[64], opts[1024];
-
-		if (sscanf(line, "%255s %4095s %63s %1023s", dev, mnt, type, opts) != 4)
-			continue;
-		if (!strcmp(type, "cgroup2") && !v2[0]) {
-			snprintf(v2, sizeof(v2), "%s", mnt);
-		} else if (!strcmp(type, "cgroup")) {
-			for (char *o = strtok(opts, ","); o; o = strtok(NULL, ","))
-				if (!strcmp(o, "memory"))
-					snprintf(out, n, "%s", mnt);
-		}
-	}
+	procstat__cgroup_mount(NULL, "memory", out, n);
 	if (!out[0])
-		snprintf(out, n, "%s", v2);
-	free(buf);
+		procstat__cgroup_mount(NULL, NULL, out, n);
 }
 
 /* The memcg of @pid from /proc/PID/cgroup ("ID:CONTROLLERS:PATH"): the
@@ -303,6 +298,112 @@ static const char *kill_memcg(const struct kill *k)
 	if (k->r.task_memcg[0])
 		return k->r.task_memcg;
 	return k->cgroup_at_event;
+}
+
+/* ---- the precursor timeline ----------------------------------------------- */
+
+#define SAMPLE_NS 1000000000ULL
+
+static void take_point(const struct oom_state *st, struct mem_point *p)
+{
+	mem_sample__read(NULL, st->cg_pressure[0] ? st->cg_pressure : NULL, 0, &p->s, NULL);
+	reclaim_watch__totals(st->rw, &p->r);
+	p->have_reclaim = st->rw != NULL;
+}
+
+/* Live: one sample a second, on the session's rounds. */
+static void sample_tick(struct oom_state *st)
+{
+	struct mem_point p;
+	uint64_t now;
+
+	if (!st->series)
+		return;
+	now = now_ns(CLOCK_MONOTONIC);
+	if (now < st->next_sample_ns)
+		return;
+	take_point(st, &p);
+	mem_series__push(st->series, &p);
+	while (st->next_sample_ns <= now)
+		st->next_sample_ns += SAMPLE_NS;
+}
+
+static double col_value(const struct mem_row *r, enum mem_col c)
+{
+	if (c == MC_PSI_SOME_US || c == MC_PSI_FULL_US || c == MC_CG_SOME_US || c == MC_CG_FULL_US)
+		return (double)r->v[c] / 1e3;
+	if (c == MC_DIRECT_NS || c == MC_MEMCG_NS)
+		return (double)r->v[c] / 1e6;
+	if (c == MC_MEMAVAIL_KB)
+		return (double)r->v[c] / 1024.0;
+	return (double)r->v[c];
+}
+
+/*
+ * The rows from --before seconds before the kill to a sample taken now
+ * (after it: the stall and reclaim that led to it end in that row).  t is
+ * a row's end, in seconds from the kill.
+ */
+static void print_precursors(struct oom_state *st, const struct kill *k)
+{
+	uint64_t span = (uint64_t)(st->before * 1e9), since;
+	struct mem_row *rows = NULL;
+	struct mem_point last;
+	enum mem_col first = MC__COUNT;
+	size_t n = 0, at = 0;
+	bool left;
+
+	if (!st->series || !k->mono_ns)
+		return;
+	since = k->mono_ns > span ? k->mono_ns - span : 0;
+	take_point(st, &last);
+	if (mem_series__rows(st->series, since, &last, &rows, &n))
+		return;
+	left = mem_rows__departure(rows, n, &first, &at);
+	if (st->json) {
+		printf(",\"precursors\":{\"before_s\":%g,\"first\":", st->before);
+		if (left)
+			printf("{\"indicator\":\"%s\",\"secs_before\":%.3f}", mem_col__name(first),
+			       ((double)k->mono_ns - (double)rows[at].time_ns) / 1e9);
+		else
+			printf("null");
+		printf(",\"rows\":[");
+		for (size_t i = 0; i < n; i++) {
+			printf("%s{\"t\":%.3f,\"secs\":%.3f", i ? "," : "",
+			       ((double)rows[i].time_ns - (double)k->mono_ns) / 1e9,
+			       (double)rows[i].len_ns / 1e9);
+			for (int c = 0; c < MC__COUNT; c++)
+				if (rows[i].have[c])
+					printf(",\"%s\":%" PRIu64, mem_col__name(c), rows[i].v[c]);
+			printf("}");
+		}
+		printf("]}");
+	} else {
+		printf("  precursors, the %g s before the kill (t: seconds from it):\n    %7s", st->before,
+		       "T(s)");
+		for (int c = 0; c < MC__COUNT; c++)
+			if (n && rows[n - 1].have[c])
+				printf(" %8s", mem_col__header(c));
+		printf("\n");
+		for (size_t i = 0; i < n; i++) {
+			printf("    %+7.2f", ((double)rows[i].time_ns - (double)k->mono_ns) / 1e9);
+			for (int c = 0; c < MC__COUNT; c++) {
+				if (!rows[n - 1].have[c])
+					continue;
+				if (rows[i].have[c])
+					printf(" %8.1f", col_value(&rows[i], c));
+				else
+					printf(" %8s", "-");
+			}
+			printf("\n");
+		}
+		if (left)
+			printf("  left its baseline first: %s, %.1f s before the kill\n", mem_col__name(first),
+			       ((double)k->mono_ns - (double)rows[at].time_ns) / 1e9);
+		else
+			printf("  no indicator left its baseline (the first %d rows)\n", MEM_SERIES_BASELINE);
+	}
+	free(rows);
 }
 
 /* ---- printing ------------------------------------------------------------ */
@@ -436,6 +537,7 @@ static void print_kill(struct oom_state *st, struct kill *k)
 			}
 			printf("}}");
 		}
+		print_precursors(st, k);
 		printf("}\n");
 	} else {
 		printf("%s Triggered by PID %s (\"%s\"), OOM kill of PID %d (\"%s\"), %" PRIu64
@@ -484,6 +586,7 @@ static void print_kill(struct oom_state *st, struct kill *k)
 			if (k->stat_when != STAT_NONE)
 				printf("\n");
 		}
+		print_precursors(st, k);
 	}
 	st->kills++;
 	fflush(stdout);
@@ -648,6 +751,7 @@ static void on_round(void *ctx)
 {
 	struct oom_state *st = ctx;
 
+	sample_tick(st);
 	kmsg_drain(st);
 	if (st->line_len && mono_now(st) - st->line_time >= CONSOLE_LINE_NS)
 		console_line_done(st);
@@ -907,10 +1011,56 @@ static int run_kmsg(struct oom_state *st, double duration, const char *label)
 		}
 		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR)
 			break;
+		sample_tick(st);
 		kmsg_drain(st);
 	}
 	kmsg_drain(st);
 	stopsig__release();
+	return 0;
+}
+
+/*
+ * --timeline, live: reclaim traced where the vmscan pairs exist, the
+ * first sample now and then one a second.  A recording holds no samples
+ * (yet): said once, and no timeline.
+ */
+static int timeline_start(struct oom_state *st, struct errbuf *eb)
+{
+	struct mem_point p;
+	int err;
+
+	if (st->s && (st->replay || session__recording(st->s))) {
+		fprintf(stderr, "faultline " TOOL ": a recording holds no /proc or cgroup samples: no "
+			"precursor timeline\n");
+		st->timeline = false;
+		return 0;
+	}
+	if (st->cgroup_arg) {
+		err = procstat__cgroup_pressure(st->cgroup_arg, st->cg_dir, sizeof(st->cg_dir),
+						st->cg_pressure, sizeof(st->cg_pressure), eb);
+		if (err)
+			return err;
+		if (!st->cg_pressure[0])
+			fprintf(stderr, "faultline " TOOL ": '%s' has no memory.pressure: cgroup v1 keeps "
+				"no PSI per cgroup (v2 only); the timeline has the system's\n",
+				st->cg_dir);
+	}
+	/* The kmsg rung runs without a session: no reclaim events there. */
+	if (st->s && features__has_tracepoint(session__features(st->s), "vmscan",
+				     "mm_vmscan_direct_reclaim_begin") &&
+	    features__has_tracepoint(session__features(st->s), "vmscan",
+				     "mm_vmscan_direct_reclaim_end")) {
+		err = reclaim_watch__add(st->s, &st->rw, eb);
+		if (err)
+			return err;
+	}
+	/* Samples of the last --before seconds, the one before them and two
+	 * for late rounds. */
+	if (mem_series__new((size_t)st->before + 3, &st->series))
+		return errbuf__set(eb, -ENOMEM, "out of memory");
+	take_point(st, &p);
+	mem_series__push(st->series, &p);
+	st->next_sample_ns = p.s.time_ns + SAMPLE_NS;
 	return 0;
 }
 
@@ -920,9 +1070,17 @@ static const char *extra_opt(int c, const char *arg, void *ctx)
 {
 	struct oom_state *st = ctx;
 
-	(void)arg;
 	if (c == 'v')
 		st->verbose = true;
+	else if (c == 'G')
+		st->cgroup_arg = arg;
+	else if (c == OPT_TIMELINE)
+		st->timeline = true;
+	else if (c == OPT_BEFORE) {
+		if (tool_opts__parse_secs(arg, &st->before) || st->before > 3600)
+			return "invalid --before (seconds, at most 3600):";
+		st->timeline = true;
+	}
 	return NULL;
 }
 
@@ -965,10 +1123,13 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "timeline", no_argument, NULL, OPT_TIMELINE },
+		{ "before", required_argument, NULL, OPT_BEFORE },
+		{ "cgroup", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct oom_state st = { .kmsg_fd = -1 };
-	struct tool_extra extra = { .shortopts = "v", .longopts = longopts, .opt = extra_opt, .ctx = &st };
+	struct oom_state st = { .kmsg_fd = -1, .before = 30 };
+	struct tool_extra extra = { .shortopts = "vG:", .longopts = longopts, .opt = extra_opt, .ctx = &st };
 	char why[8][256];
 	struct errbuf eb = { "" };
 	struct tool_opts o;
@@ -1032,6 +1193,8 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 		session__free(st.s);
 		st.s = NULL;
 		err = kmsg_open(&st.kmsg_fd, &eb);
+		if (!err && st.timeline)
+			err = timeline_start(&st, &eb);
 		if (err) {
 			ret = tool__fail(TOOL, &eb, err);
 			goto out;
@@ -1072,6 +1235,8 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 		st.log = st.kmsg_fd >= 0;
 	}
 	err = add_events(&st, &eb);
+	if (!err && st.timeline)
+		err = timeline_start(&st, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);
 		goto out;
@@ -1097,6 +1262,8 @@ out:
 	if (st.kmsg_fd >= 0)
 		close(st.kmsg_fd);
 	oom_kmsg__free(st.parser);
+	mem_series__free(st.series);
+	reclaim_watch__free(st.rw);
 	free(st.recent);
 	free(st.pending);
 	return ret;

@@ -38,7 +38,7 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
-#include "proc/vmstat.h"
+#include "proc/procstat.h"
 
 #define TOOL "swapin"
 

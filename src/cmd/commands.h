@@ -50,6 +50,7 @@ int cmd_shm(struct tool_mode *mode, int argc, char **argv);
 int cmd_slab(struct tool_mode *mode, int argc, char **argv);
 int cmd_compact(struct tool_mode *mode, int argc, char **argv);
 int cmd_goalloc(struct tool_mode *mode, int argc, char **argv);
+int cmd_pressure(struct tool_mode *mode, int argc, char **argv);
 
 /* What record and report may do with a tool. */
 #define TOOL_RECORDS		(1u << 0)	/* record -e TOOL adds its events */

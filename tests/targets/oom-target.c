@@ -31,6 +31,12 @@
  *      dead hog's pages are uncharged: a test must accept a second kill.  Reaching --max-mib
  *      prints "not_killed=1", kills the child and exits 1.
  *
+ * --cache-file PATH --cache-mib N (self mode, for the precursor timeline):
+ * before growing, write N MiB to PATH and fsync it, so the memcg holds
+ * that much clean page cache for reclaim to take while the anonymous
+ * memory grows; --step-ms N waits N ms between steps, so the growth (and
+ * the reclaim before the kill) spreads over seconds.
+ *
  * Exit 2 on a usage error, 1 if a call fails.  --delay-ms N sleeps before
  * allocating (after the truth is printed); --hold-ms is accepted for the
  * shared option set and ignored.
@@ -41,10 +47,12 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #define TRUTH_PROG "oom-target"
 #define TRUTH_USAGE \
 	"usage: oom-target [--mode self|hog] [--hog-mib N] [--step-kib N] [--max-mib N]\n" \
+	"                  [--step-ms N] [--cache-file PATH --cache-mib N]\n" \
 	"                  [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
@@ -90,6 +98,23 @@ static bool grab(size_t bytes, pid_t child, int *status)
 	return false;
 }
 
+/* @mib MiB of clean page cache, charged to this task's memcg. */
+static void write_cache(const char *path, unsigned long mib)
+{
+	static char buf[1 << 16];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		fail_call("opening --cache-file");
+	memset(buf, 'c', sizeof(buf));
+	for (unsigned long i = 0; i < mib * ((1 << 20) / sizeof(buf)); i++)
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			fail_call("writing --cache-file");
+	if (fsync(fd) < 0)
+		fail_call("fsync of --cache-file");
+	close(fd);
+}
+
 static void run_hog(unsigned long hog_mib, int ready_fd)
 {
 	prctl(PR_SET_NAME, "oom-hog", 0, 0, 0);
@@ -104,7 +129,8 @@ static void run_hog(unsigned long hog_mib, int ready_fd)
 int main(int argc, char **argv)
 {
 	unsigned long delay_ms = 0, hold_ms = 0, hog_mib = 20, step_kib = 1024, max_mib = 1024;
-	unsigned long grown_kib = 0;
+	unsigned long grown_kib = 0, step_ms = 0, cache_mib = 0;
+	const char *cache_file = NULL;
 	bool hog = false;
 	pid_t child = -1;
 	int pfd[2], status;
@@ -122,6 +148,13 @@ int main(int argc, char **argv)
 			hog_mib = parse_num(argv[++a], "--hog-mib needs a number");
 		} else if (strcmp(argv[a], "--step-kib") == 0) {
 			step_kib = parse_num(argv[++a], "--step-kib needs a number");
+		} else if (strcmp(argv[a], "--step-ms") == 0) {
+			step_ms = parse_num(argv[++a], "--step-ms needs a number");
+		} else if (strcmp(argv[a], "--cache-mib") == 0) {
+			cache_mib = parse_num(argv[++a], "--cache-mib needs a number");
+		} else if (strcmp(argv[a], "--cache-file") == 0) {
+			if (!(cache_file = argv[++a]))
+				die_usage("--cache-file needs a path");
 		} else if (strcmp(argv[a], "--max-mib") == 0) {
 			max_mib = parse_num(argv[++a], "--max-mib needs a number");
 		} else {
@@ -158,8 +191,16 @@ int main(int argc, char **argv)
 		out_str(&out, " victim_comm=oom-hog\n");
 		out_flush(&out);
 	}
+	if (cache_mib && !cache_file)
+		die_usage("--cache-mib needs --cache-file");
 	wait_go(delay_ms);
+	if (cache_file)
+		write_cache(cache_file, cache_mib);
 	while (grown_kib < max_mib * 1024) {
+		struct timespec ts = { (time_t)(step_ms / 1000), (long)(step_ms % 1000) * 1000000L };
+
+		if (step_ms)
+			nanosleep(&ts, NULL);
 		if (grab(step_kib * 1024, child, &status)) {
 			out_kv(&out, "victim_signal", WIFSIGNALED(status) ? (unsigned)WTERMSIG(status) : 0, 10);
 			out_flush(&out);

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "proc/vmstat.h"
+#include "proc/procstat.h"
 #include "check.h"
 
 static const char v310[] =

@@ -1,0 +1,539 @@
+/*
+ * faultline pressure: memory pressure per interval, the memory chapter's
+ * "watch PSI, not free memory": the PSI some/full averages and, from the
+ * kernel's cumulative `total` counters, the milliseconds tasks stalled in
+ * that interval, for the system and for one cgroup (-G, cgroup v2's
+ * memory.pressure; v1 has none), beside what explains them: MemAvailable,
+ * major faults, swap-ins and -outs, direct and memcg reclaim (how many and
+ * how long: a direct reclaim means kswapd is losing), compaction stalls
+ * and OOM kills.  -t registers a PSI trigger ("some 150ms/1s": stalls over
+ * 150 ms in any 1 s window) on the pressure file and prints a line the
+ * moment the kernel signals it (POLLPRI, Documentation/accounting/psi.rst).
+ *
+ * Sources (compat/ladder.c "pressure"): reclaim from the vmscan begin/end
+ * tracepoints (reclaim-watch.h), else /proc/vmstat allocstall*; the rest
+ * from procstat.h.  Each interval's stall is the difference of two reads
+ * of `total`, so the intervals of a run add up to the counter's change
+ * between the first read (the "Tracing" line) and the last (at exit: the
+ * interval in progress is printed then, as BCC's tools do).
+ *
+ * The trigger lines come from a thread blocked in poll(2) on the trigger
+ * descriptors, so that they are printed when the kernel wakes it, not at
+ * the next 100 ms round; stdout's lock keeps each line whole.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/json.h"
+#include "cmd/commands.h"
+#include "lib/file.h"
+#include "agg/mem-series.h"
+#include "proc/procstat.h"
+#include "agg/reclaim-watch.h"
+#include "cmd/report.h"
+#include "trace/session.h"
+#include "cmd/tool-opts.h"
+
+#define TOOL "pressure"
+#define MAX_TRIGGERS 8
+
+static const char usage[] =
+	"faultline pressure [-G CGROUP] [-t some|full STALL/WINDOW]... [--json] [interval [count]]";
+static const char help[] =
+	"  -G, --cgroup CGROUP  also this cgroup's PSI (cgroup v2 memory.pressure): a\n"
+	"               directory, or a path below the cgroup2 mount\n"
+	"  -t, --trigger 'some|full STALL/WINDOW'\n"
+	"               a PSI trigger (\"some 150ms/1s\"), on the cgroup's file with -G:\n"
+	"               a line the moment stalls pass STALL within WINDOW (500ms..10s)\n"
+	"  --json       one JSON object per interval and per trigger\n"
+	"  -m PAGES     ring buffer pages per CPU (power of two)\n"
+	"  interval     seconds per line (default 1)\n"
+	"  count        lines to print, then stop\n";
+
+struct trigger {
+	char spec[64];
+	bool full;
+	uint64_t stall_us, window_us;
+	int fd;
+	uint64_t fired;
+};
+
+struct pressure_state {
+	struct session *s;
+	struct tool_interval every;
+	bool json, trace_reclaim, cg_v1;
+	const char *cgroup_arg;
+	char cg_dir[PATH_MAX];
+	char cg_pressure[PATH_MAX + 32];	/* "" without -G or on v1 */
+	struct reclaim_watch *rw;
+	struct mem_point prev;		/* the interval's start */
+	uint64_t next_ns, start_ns;
+	unsigned long printed;
+	struct trigger trig[MAX_TRIGGERS];
+	size_t ntrig;
+	int stop_pipe[2];
+	pthread_t thread;
+	bool thread_started;
+	const char *trigger_file;
+	const char *label;		/* the rung's */
+	bool skip_sys_psi, skip_cg_psi;	/* an unprivileged trigger's file: not read */
+	int err;
+};
+
+static void wall_label(char *buf, size_t n, bool ms)
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t len;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	len = strftime(buf, n, "%H:%M:%S", &tm);
+	if (ms && len + 5 <= n)
+		snprintf(buf + len, n - len, ".%03ld", ts.tv_nsec / 1000000);
+}
+
+/* ---- the PSI trigger thread ------------------------------------------------ */
+
+static void *trigger_thread(void *ctx)
+{
+	struct pressure_state *st = ctx;
+	struct pollfd pfd[MAX_TRIGGERS + 1];
+
+	for (size_t i = 0; i < st->ntrig; i++)
+		pfd[i] = (struct pollfd){ .fd = st->trig[i].fd, .events = POLLPRI };
+	pfd[st->ntrig] = (struct pollfd){ .fd = st->stop_pipe[0], .events = POLLIN };
+	for (;;) {
+		char when[32];
+
+		if (poll(pfd, (nfds_t)st->ntrig + 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pfd[st->ntrig].revents)
+			break;
+		for (size_t i = 0; i < st->ntrig; i++) {
+			struct trigger *t = &st->trig[i];
+
+			if (pfd[i].revents & POLLERR) {
+				/* The file went away (its cgroup was removed). */
+				flockfile(stdout);
+				fprintf(stderr, "faultline " TOOL ": trigger '%s': %s is gone\n", t->spec,
+					st->trigger_file);
+				funlockfile(stdout);
+				pfd[i].fd = -1;
+				continue;
+			}
+			if (!(pfd[i].revents & POLLPRI))
+				continue;
+			t->fired++;
+			wall_label(when, sizeof(when), true);
+			flockfile(stdout);
+			if (st->json) {
+				printf("{\"type\":\"trigger\",\"time\":\"%s\",\"trigger\":", when);
+				json__str(stdout, t->spec);
+				printf(",\"file\":");
+				json__str(stdout, st->trigger_file);
+				printf(",\"stall_us\":%" PRIu64 ",\"window_us\":%" PRIu64 "}\n", t->stall_us,
+				       t->window_us);
+			} else {
+				printf("%s TRIGGER %s: %s stall over %" PRIu64 " ms in a %" PRIu64
+				       " ms window (%s)\n", when, t->spec, t->full ? "full" : "some",
+				       t->stall_us / 1000, t->window_us / 1000, st->trigger_file);
+			}
+			fflush(stdout);
+			funlockfile(stdout);
+		}
+	}
+	return NULL;
+}
+
+/* ---- one interval -------------------------------------------------------- */
+
+/*
+ * Every indicator, but the PSI file an unprivileged trigger watches.  A
+ * trigger set without CAP_SYS_RESOURCE is checked by the kernel's 2 s
+ * averaging work, and only when the group's averaged total lags its
+ * total (psi.c update_triggers); reading the file brings the averages up
+ * to date when they are due (psi_show), so a read between a stall and
+ * that work swallows the trigger's event: measured here, a trigger that
+ * never fired in 60 s while the file was read each second.
+ */
+static int sample(struct pressure_state *st, struct mem_point *out)
+{
+	const char *cg = st->cg_pressure[0] && !st->skip_cg_psi ? st->cg_pressure : NULL;
+
+	reclaim_watch__totals(st->rw, &out->r);
+	out->have_reclaim = st->trace_reclaim;
+	return mem_sample__read(NULL, cg, st->skip_sys_psi ? MEM_SAMPLE_NO_SYSTEM_PSI : 0, &out->s,
+				NULL);
+}
+
+/* A JSON member: the value, or null when the kernel lacks it. */
+static void json_col(const struct mem_row *r, const char *key, enum mem_col c)
+{
+	if (r->have[c])
+		printf(",\"%s\":%" PRIu64, key, r->v[c]);
+	else
+		printf(",\"%s\":null", key);
+}
+
+/* PSI of the system (@some MC_PSI_SOME_US) or the cgroup (MC_CG_SOME_US):
+ * avg10 from the sample, the stall of the interval, the total. */
+static void json_psi(const char *key, const struct mem_point *now, const struct mem_row *r,
+		     enum mem_col some)
+{
+	enum mem_ind ind = some == MC_PSI_SOME_US ? MI_PSI_SOME_US : MI_CG_SOME_US;
+	int a = ind - MI_PSI_SOME_US;
+
+	printf(",\"%s\":", key);
+	if (!r->have[some]) {
+		printf("null");
+		return;
+	}
+	printf("{\"some_avg10\":%.2f,\"some_stall_us\":%" PRIu64 ",\"some_total_us\":%" PRIu64,
+	       now->s.avg10[a], r->v[some], now->s.v[ind]);
+	if (r->have[some + 1])
+		printf(",\"full_avg10\":%.2f,\"full_stall_us\":%" PRIu64 ",\"full_total_us\":%" PRIu64,
+		       now->s.avg10[a + 1], r->v[some + 1], now->s.v[ind + 1]);
+	printf("}");
+}
+
+static void text_psi(const struct mem_point *now, const struct mem_row *r, enum mem_col some)
+{
+	int a = (some == MC_PSI_SOME_US ? MI_PSI_SOME_US : MI_CG_SOME_US) - MI_PSI_SOME_US;
+
+	if (!r->have[some]) {
+		printf(" %6s %6s %8s %8s", "-", "-", "-", "-");
+		return;
+	}
+	printf(" %6.2f", now->s.avg10[a]);
+	if (r->have[some + 1])
+		printf(" %6.2f", now->s.avg10[a + 1]);
+	else
+		printf(" %6s", "-");
+	printf(" %8.1f", (double)r->v[some] / 1000.0);
+	if (r->have[some + 1])
+		printf(" %8.1f", (double)r->v[some + 1] / 1000.0);
+	else
+		printf(" %8s", "-");
+}
+
+/* A count column, "-" when unknown; with @ms_col its time beside it. */
+static void text_count(const struct mem_row *r, enum mem_col c, int width)
+{
+	if (r->have[c])
+		printf(" %*" PRIu64, width, r->v[c]);
+	else
+		printf(" %*s", width, "-");
+}
+
+static void text_ms(const struct mem_row *r, enum mem_col c)
+{
+	if (r->have[c])
+		printf(" %8.1f", (double)r->v[c] / 1e6);
+	else
+		printf(" %8s", "-");
+}
+
+static void print_header(const struct pressure_state *st)
+{
+	if (st->json)
+		return;
+	printf("%-8s %6s %6s %8s %8s", "TIME", "SOME10", "FULL10", "SOME_MS", "FULL_MS");
+	if (st->cg_pressure[0])
+		printf(" %6s %6s %8s %8s", "CGS10", "CGF10", "CGS_MS", "CGF_MS");
+	printf(" %9s %7s %6s %6s %6s %8s %6s %8s %7s %4s\n", "AVAIL_MB", "MAJFLT", "SWPIN", "SWPOUT",
+	       "DIRECT", "DIR_MS", "MEMCG", "MCG_MS", "COMPACT", "OOM");
+}
+
+static void print_interval(struct pressure_state *st)
+{
+	struct mem_point now;
+	struct mem_row r;
+	char when[16];
+
+	if (sample(st, &now))
+		return;
+	mem_row__diff(&now, &st->prev, &r);
+	wall_label(when, sizeof(when), false);
+	flockfile(stdout);
+	if (st->json) {
+		printf("{\"type\":\"interval\",\"time\":\"%s\",\"secs\":%.3f", when, (double)r.len_ns / 1e9);
+		json_psi("psi", &now, &r, MC_PSI_SOME_US);
+		if (st->cg_pressure[0] || st->cg_v1)
+			json_psi("cgroup_psi", &now, &r, MC_CG_SOME_US);
+		json_col(&r, "memavailable_kb", MC_MEMAVAIL_KB);
+		json_col(&r, "major_faults", MC_MAJFLT);
+		json_col(&r, "pswpin", MC_PSWPIN);
+		json_col(&r, "pswpout", MC_PSWPOUT);
+		json_col(&r, "direct_reclaims", MC_DIRECT);
+		if (r.have[MC_DIRECT_NS])
+			printf(",\"direct_reclaim_ms\":%.3f", (double)r.v[MC_DIRECT_NS] / 1e6);
+		json_col(&r, "memcg_reclaims", MC_MEMCG);
+		if (r.have[MC_MEMCG_NS])
+			printf(",\"memcg_reclaim_ms\":%.3f", (double)r.v[MC_MEMCG_NS] / 1e6);
+		json_col(&r, "compact_stalls", MC_COMPACT);
+		json_col(&r, "oom_kills", MC_OOM);
+		printf("}\n");
+	} else {
+		printf("%-8s", when);
+		text_psi(&now, &r, MC_PSI_SOME_US);
+		if (st->cg_pressure[0])
+			text_psi(&now, &r, MC_CG_SOME_US);
+		if (r.have[MC_MEMAVAIL_KB])
+			printf(" %9" PRIu64, r.v[MC_MEMAVAIL_KB] / 1024);
+		else
+			printf(" %9s", "-");
+		text_count(&r, MC_MAJFLT, 7);
+		text_count(&r, MC_PSWPIN, 6);
+		text_count(&r, MC_PSWPOUT, 6);
+		text_count(&r, MC_DIRECT, 6);
+		text_ms(&r, MC_DIRECT_NS);
+		text_count(&r, MC_MEMCG, 6);
+		text_ms(&r, MC_MEMCG_NS);
+		text_count(&r, MC_COMPACT, 7);
+		text_count(&r, MC_OOM, 4);
+		printf("\n");
+	}
+	fflush(stdout);
+	funlockfile(stdout);
+	st->prev = now;
+	st->printed++;
+}
+
+/* ---- the run ---------------------------------------------------------------- */
+
+/*
+ * Events on: the baseline of the first interval, then the "Tracing" line.
+ * A workload started on that line stalls and reclaims inside the first
+ * interval, with every reclaim event seen.
+ */
+static void on_ready(void *ctx)
+{
+	struct pressure_state *st = ctx;
+
+	sample(st, &st->prev);
+	st->start_ns = session__now(st->s);
+	st->next_ns = st->start_ns + (uint64_t)(st->every.secs * 1e9);
+	fprintf(stderr, "Tracing memory pressure with %s... Hit Ctrl-C to end.\n", st->label);
+}
+
+static void on_round(void *ctx)
+{
+	struct pressure_state *st = ctx;
+	uint64_t now = session__now(st->s);
+
+	if (reclaim_watch__err(st->rw))
+		st->err = reclaim_watch__err(st->rw);
+	if (now < st->next_ns)
+		return;
+	print_interval(st);
+	/* A late round does not make a burst of short intervals. */
+	while (st->next_ns <= now)
+		st->next_ns += (uint64_t)(st->every.secs * 1e9);
+	if (st->every.count && st->printed >= st->every.count)
+		raise(SIGINT);
+}
+
+/* Whether the effective capabilities have CAP_SYS_RESOURCE (24): the
+ * kernel's test for a privileged (real-time) PSI trigger. */
+static bool has_cap_sys_resource(void)
+{
+	char *text = NULL;
+	const char *p;
+	bool yes = false;
+
+	if (read_file("/proc/self/status", 1 << 16, &text, NULL) == 0) {
+		p = strstr(text, "CapEff:");
+		if (p)
+			yes = strtoull(p + strlen("CapEff:"), NULL, 16) & (1ULL << 24);
+		free(text);
+	}
+	return yes;
+}
+
+/* -G: the cgroup's directory, and its memory.pressure when it has one. */
+static int resolve_cgroup(struct pressure_state *st)
+{
+	struct errbuf eb = { "" };
+	int err;
+
+	err = procstat__cgroup_pressure(st->cgroup_arg, st->cg_dir, sizeof(st->cg_dir),
+					st->cg_pressure, sizeof(st->cg_pressure), &eb);
+	if (err) {
+		tool__fail(TOOL, &eb, err);
+		return err;
+	}
+	if (st->cg_pressure[0])
+		return 0;
+	st->cg_v1 = true;
+	fprintf(stderr, "faultline " TOOL ": '%s' has no memory.pressure: cgroup v1 keeps no PSI per "
+		"cgroup (v2 only); showing the system's\n", st->cg_dir);
+	return 0;
+}
+
+static const char *pressure_opt(int c, const char *arg, void *ctx)
+{
+	struct pressure_state *st = ctx;
+	struct errbuf eb = { "" };
+	struct trigger *t;
+
+	if (c == 'G') {
+		st->cgroup_arg = arg;
+		return NULL;
+	}
+	if (st->ntrig == MAX_TRIGGERS)
+		return "too many triggers (at most 8):";
+	t = &st->trig[st->ntrig];
+	if (psi_trigger__parse(arg, &t->full, &t->stall_us, &t->window_us, &eb))
+		return "invalid trigger (want 'some|full STALL/WINDOW', a window of 500ms to 10s):";
+	snprintf(t->spec, sizeof(t->spec), "%s", arg);
+	t->fd = -1;
+	st->ntrig++;
+	return NULL;
+}
+
+static const char *pressure_positional(int argc, char **argv, const char **arg, void *ctx)
+{
+	struct pressure_state *st = ctx;
+
+	return tool_opts__parse_interval(&st->every, argc, argv, arg);
+}
+
+/**
+ * cmd_pressure() - `faultline pressure [-G CGROUP] [-t SPEC]... [--json] [interval [count]]`
+ * @argc: argument count, argv[0] being "pressure"
+ * @argv: arguments; not retained
+ *
+ * Return: exit status (EXIT_OK, EXIT_FAIL, EXIT_USAGE).
+ */
+int cmd_pressure(struct tool_mode *mode, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "trigger", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pressure_state st = { .every = { .secs = 1.0 }, .stop_pipe = { -1, -1 } };
+	struct tool_extra extra = { "G:t:", longopts, pressure_opt, pressure_positional, &st };
+	struct session_hooks hooks = { .ready = on_ready, .round = on_round, .ctx = &st };
+	struct errbuf eb = { "" };
+	struct tool_opts o;
+	const char *rung = NULL, *label = NULL;
+	int ret, err;
+
+	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD |
+				   TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	for (size_t i = 0; i < MAX_TRIGGERS; i++)
+		st.trig[i].fd = -1;
+	ret = EXIT_FAIL;
+	st.json = o.json;
+	if (st.cgroup_arg && resolve_cgroup(&st))
+		goto out;
+	if (tool__refuse_live(&o, TOOL, "/proc and cgroup counters"))
+		goto out;
+	o.sess.callgraph = CALLGRAPH_FP;
+	st.s = tool__start(&o, TOOL, &rung, &label);
+	if (!st.s)
+		goto out;
+	if (!strcmp(rung, "tracepoint")) {
+		err = reclaim_watch__add(st.s, &st.rw, &eb);
+		if (err) {
+			ret = tool__fail(TOOL, &eb, err);
+			goto out;
+		}
+		st.trace_reclaim = true;
+	}
+	if (st.ntrig) {
+		st.trigger_file = st.cg_pressure[0] ? st.cg_pressure : "/proc/pressure/memory";
+		if (!strcmp(rung, "nopsi")) {
+			fprintf(stderr, "faultline " TOOL ": this kernel has no PSI: no trigger can be "
+				"set\n");
+			goto out;
+		}
+		for (size_t i = 0; i < st.ntrig; i++) {
+			err = psi_trigger__open(st.trigger_file, st.trig[i].full, st.trig[i].stall_us,
+						st.trig[i].window_us, &st.trig[i].fd, &eb);
+			if (err) {
+				ret = tool__fail(TOOL, &eb, err);
+				goto out;
+			}
+		}
+		if (!has_cap_sys_resource()) {
+			if (st.cg_pressure[0])
+				st.skip_cg_psi = true;
+			else
+				st.skip_sys_psi = true;
+			fprintf(stderr, "faultline " TOOL ": without CAP_SYS_RESOURCE the kernel checks "
+				"triggers every 2 s, and a read of %s could swallow their events: its "
+				"columns are not read\n", st.trigger_file);
+		}
+		if (pipe(st.stop_pipe)) {
+			fprintf(stderr, "faultline " TOOL ": pipe failed: %s\n", strerror(errno));
+			goto out;
+		}
+	}
+	if (sample(&st, &st.prev)) {
+		ret = tool__fail(TOOL, &eb, -EIO);
+		goto out;
+	}
+	print_header(&st);
+	fflush(stdout);
+	st.label = label;
+	if (st.ntrig) {
+		err = pthread_create(&st.thread, NULL, trigger_thread, &st);
+		if (err) {
+			fprintf(stderr, "faultline " TOOL ": cannot start the trigger thread: %s\n",
+				strerror(err));
+			goto out;
+		}
+		st.thread_started = true;
+	}
+	err = session__run(st.s, &hooks, &eb);
+	if (err) {
+		ret = tool__fail(TOOL, &eb, err);
+		goto out;
+	}
+	/* The interval in progress when stopped: the totals end here. */
+	if (!st.every.count || st.printed < st.every.count)
+		print_interval(&st);
+	if (st.err) {
+		ret = tool__fail(TOOL, NULL, st.err);
+		goto out;
+	}
+	if (session__lost(st.s))
+		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " reclaim events: reclaim counts are "
+			"low\n", session__lost(st.s));
+	ret = EXIT_OK;
+out:
+	if (st.thread_started) {
+		if (write(st.stop_pipe[1], "x", 1) < 0)
+			pthread_cancel(st.thread);
+		pthread_join(st.thread, NULL);
+	}
+	for (size_t i = 0; i < MAX_TRIGGERS; i++)
+		if (st.trig[i].fd >= 0)
+			close(st.trig[i].fd);
+	if (st.stop_pipe[0] >= 0)
+		close(st.stop_pipe[0]);
+	if (st.stop_pipe[1] >= 0)
+		close(st.stop_pipe[1]);
+	session__free(st.s);
+	reclaim_watch__free(st.rw);
+	fflush(stdout);
+	return ret;
+}
