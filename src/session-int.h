@@ -101,6 +101,7 @@ struct session {
 	struct session_task_hooks task;
 	bool format_lost;		/* events count their lost samples */
 	int pmu_retprobe_bit;		/* uprobe PMU: -1 until read */
+	pid_t pmu_min_tid;		/* its kernel filter: common_pid >= this; 0: none */
 	unsigned char *pmu_raw;		/* payload built for a PMU uprobe's sample */
 	size_t pmu_raw_cap;
 	uint64_t lost_counted;		/* their sum, read at the end */

@@ -662,6 +662,33 @@ struct pmu_probe {
 	char *format;		/* given to the evsel */
 };
 
+/*
+ * The kernel's share of keeping a PMU uprobe to the target: samples of
+ * tasks older than it are not written (common_pid is the tid; the
+ * target's threads and children are all born after it, until pids wrap:
+ * session__on_fork counts a task of the target's below the bound as
+ * lost).  Measured here: leak-target under `record -e leak` with tracefs
+ * masked lost 739 samples of other processes' mallocs without it.
+ */
+static int pmu_filter(struct session *s, size_t idx, struct errbuf *eb)
+{
+	const struct evsel *e = &s->evsels[idx];
+	char filter[64];
+
+	if (!s->target || target__kind(s->target) == TARGET_ALL || target__pid(s->target) <= 0)
+		return 0;
+	s->pmu_min_tid = target__pid(s->target);
+	snprintf(filter, sizeof(filter), "common_pid >= %d", (int)s->pmu_min_tid);
+	for (size_t f = e->first_fd; f < s->nfds; f++) {
+		int err = perf_event__set_filter(s->fds[f], filter);
+
+		if (err)
+			return errbuf__set(eb, err, "the kernel refused filter '%s' on '%s': %s",
+					   filter, e->name, strerror(-err));
+	}
+	return 0;
+}
+
 static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_t config,
 		     unsigned int flags, session_sample_fn fn, void *ctx,
 		     struct pmu_probe *pp, struct errbuf *eb)
@@ -777,6 +804,8 @@ static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_
 		err = open_everywhere(s, &attr, name, s->nevsels, eb);
 		s->tasks = tasks;
 		s->ntasks = ntasks;
+		if (!err)
+			err = pmu_filter(s, s->nevsels - 1, eb);
 	} else {
 		err = open_everywhere(s, &attr, name, s->nevsels, eb);
 	}
@@ -1081,6 +1110,11 @@ void session__on_fork(struct session *s, const struct sb_task *tk)
 {
 	uint64_t pcomm;
 
+	/* After a pid wrap, a task of the target's below the PMU uprobes'
+	 * filter (pmu_filter) is not seen: say so as a loss. */
+	if (s->pmu_min_tid && (pid_t)tk->tid < s->pmu_min_tid && s->tree &&
+	    (hashmap__get(s->tree, tk->pid, NULL) || hashmap__get(s->tree, tk->ppid, NULL)))
+		s->lost++;
 	if (tk->pid == tk->ppid)
 		return;		/* a thread */
 	session__learn_process(s, (pid_t)tk->ppid);
