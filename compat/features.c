@@ -1114,6 +1114,11 @@ const char *features__procfs_dir(const struct features *f)
 	return f->procfs;
 }
 
+const char *features__sysfs_dir(const struct features *f)
+{
+	return f->sysfs;
+}
+
 bool features__mounted_tracefs(const struct features *f)
 {
 	return f->mounted;

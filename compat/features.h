@@ -172,6 +172,8 @@ bool features__cap_perfmon(const struct features *f);
 const char *features__tracefs_dir(const struct features *f);
 /* The procfs root probed ("/proc" live, a fixture's proc otherwise). */
 const char *features__procfs_dir(const struct features *f);
+/* The sysfs root probed ("/sys" live, a fixture's sys otherwise). */
+const char *features__sysfs_dir(const struct features *f);
 
 /** features__mounted_tracefs() - whether features__probe() mounted the tracing dir. */
 bool features__mounted_tracefs(const struct features *f);

@@ -15,11 +15,19 @@
 
 static const char *const brk_tracepoint_needs[] = { "tp:syscalls:sys_enter_brk", NULL };
 static const char *const uprobe_needs[] = { "feat:uprobes", "feat:uretprobes", NULL };
+/* The perf uprobe PMU: probes by perf_event_open, no tracefs, so still
+ * there under lockdown [confidentiality]; arguments are the registers
+ * sampled at the breakpoint (src/trace/uprobe-pmu.h).  The session uses it
+ * exactly when the rung above lacks uprobes or uretprobes. */
+static const char *const uprobe_pmu_needs[] = { "feat:uprobe_pmu", NULL };
 
 static const struct rung brk_rungs[] = {
 	{ .key = "tracepoint", .label = "tracepoint syscalls:sys_enter_brk",
 	  .needs = brk_tracepoint_needs, .loses = "" },
 	{ .key = "uprobe", .label = "uprobe libc brk", .needs = uprobe_needs,
+	  .loses = "only brk calls made through libc's brk/sbrk (not raw syscalls)" },
+	{ .key = "uprobe-pmu", .label = "perf uprobe PMU on libc brk (registers sampled)",
+	  .needs = uprobe_pmu_needs,
 	  .loses = "only brk calls made through libc's brk/sbrk (not raw syscalls)" },
 };
 
@@ -33,6 +41,8 @@ static const struct rung mmap_rungs[] = {
 	  .needs = mmap_tracepoint_needs, .loses = "" },
 	{ .key = "uprobe", .label = "uprobe+uretprobe libc mmap/munmap", .needs = uprobe_needs,
 	  .loses = "only calls made through libc" },
+	{ .key = "uprobe-pmu", .label = "perf uprobe PMU on libc mmap/munmap (registers sampled)",
+	  .needs = uprobe_pmu_needs, .loses = "only calls made through libc" },
 };
 
 /* reclaim: per-event latency needs begin/end pairs; the memcg and vmscan.bt
@@ -205,6 +215,9 @@ static const struct rung compact_rungs[] = {
 static const struct rung leak_rungs[] = {
 	{ .key = "uprobe", .label = "uprobes+uretprobes on the allocator, syscall tracepoints",
 	  .needs = uprobe_needs, .loses = "" },
+	{ .key = "uprobe-pmu", .label = "perf uprobe PMU on the allocator (registers sampled), "
+	  "syscall tracepoints or else libc's mmap/munmap/brk", .needs = uprobe_pmu_needs,
+	  .loses = "without syscall tracepoints, only mmap/munmap/brk calls made through libc" },
 };
 
 /* leak -k: the slab events first; the page allocator alone still sees

@@ -691,25 +691,14 @@ out:
 	return err;
 }
 
-static int add_event(struct alloc_trace *at, const char *sys, const char *event, int kind,
-		     enum alloc_fn fn, uint64_t key_space, unsigned int flags, struct errbuf *eb)
-{
-	static const session_sample_fn fns[] = {
-		[KIND_SYS_ENTER] = on_sys_enter, [KIND_SYS_EXIT] = on_sys_exit,
-		[KIND_MUNMAP] = on_munmap, [KIND_K_ALLOC] = on_k_alloc, [KIND_K_FREE] = on_k_free,
-	};
-	struct probe_ctx *pc = new_ctx(at, kind);
-	struct tp_event *ev = NULL;
-	int err;
+static const session_sample_fn event_fns[] = {
+	[KIND_SYS_ENTER] = on_sys_enter, [KIND_SYS_EXIT] = on_sys_exit,
+	[KIND_MUNMAP] = on_munmap, [KIND_K_ALLOC] = on_k_alloc, [KIND_K_FREE] = on_k_free,
+};
 
-	if (!pc)
-		return -ENOMEM;
-	pc->fn = fn;
-	pc->key_space = key_space;
-	err = session__add_tracepoint(at->s, sys, event, flags, fns[kind], pc, &ev, eb);
-	if (err)
-		return err;
-	/* Fields by name; which exist is the event's business. */
+/* Fields by name; which exist is the event's business. */
+static void event_fields(struct probe_ctx *pc, const struct tp_event *ev, uint64_t key_space)
+{
 	tp_event__field(ev, "ret", &pc->f_ret);
 	tp_event__field(ev, "addr", &pc->f_addr);
 	if (tp_event__field(ev, "len", &pc->f_len))
@@ -728,7 +717,70 @@ static int add_event(struct alloc_trace *at, const char *sys, const char *event,
 	} else {
 		tp_event__field(ev, "ptr", &pc->f_ptr);
 	}
-	return 0;
+}
+
+static int add_event(struct alloc_trace *at, const char *sys, const char *event, int kind,
+		     enum alloc_fn fn, uint64_t key_space, unsigned int flags, struct errbuf *eb)
+{
+	struct probe_ctx *pc = new_ctx(at, kind);
+	struct tp_event *ev = NULL;
+	int err;
+
+	if (!pc)
+		return -ENOMEM;
+	pc->fn = fn;
+	pc->key_space = key_space;
+	err = session__add_tracepoint(at->s, sys, event, flags, event_fns[kind], pc, &ev, eb);
+	if (!err)
+		event_fields(pc, ev, key_space);
+	return err;
+}
+
+/* A libc wrapper's probe standing in for a syscall tracepoint: its
+ * fetchargs have the tracepoint's field names (libc-syscalls.probes). */
+static int add_libc_event(struct alloc_trace *at, const struct probe_set *set, const char *probe,
+			  int kind, enum alloc_fn fn, unsigned int flags, struct errbuf *eb)
+{
+	const struct probe_spec *spec = probe_set__find(set, probe);
+	struct probe_ctx *pc = new_ctx(at, kind);
+	struct tp_event *ev = NULL;
+	int err;
+
+	if (!pc)
+		return -ENOMEM;
+	if (!spec)
+		return errbuf__set(eb, -ENOENT, "probe '%s' missing from libc-syscalls.probes", probe);
+	pc->fn = fn;
+	err = session__add_uprobe(at->s, spec, flags, event_fns[kind], pc, &ev, eb);
+	if (!err)
+		event_fields(pc, ev, 0);
+	return err;
+}
+
+/* No syscall tracepoints (lockdown closes them with tracefs): the
+ * program's own mmap/munmap/brk through libc's wrappers.  mremap has no
+ * probe there: its moves go unseen. */
+static int add_libc_syscalls(struct alloc_trace *at, bool mmap, bool munmap, bool brk,
+			     struct errbuf *eb)
+{
+	struct probe_set *set = NULL;
+	int err;
+
+	err = probe_set__load_named("libc-syscalls", &set, eb);
+	if (!err && mmap)
+		err = add_libc_event(at, set, "mmap_enter", KIND_SYS_ENTER, ALLOC_MMAP, 0, eb);
+	if (!err && mmap)
+		err = add_libc_event(at, set, "mmap_return", KIND_SYS_EXIT, ALLOC_MMAP,
+				     SESSION_USER_STACK, eb);
+	if (!err && munmap)
+		err = add_libc_event(at, set, "munmap_enter", KIND_MUNMAP, ALLOC_MMAP, 0, eb);
+	if (!err && brk)
+		err = add_libc_event(at, set, "brk_enter", KIND_SYS_ENTER, ALLOC_BRK, 0, eb);
+	if (!err && brk)
+		err = add_libc_event(at, set, "brk_return", KIND_SYS_EXIT, ALLOC_BRK,
+				     SESSION_USER_STACK, eb);
+	probe_set__free(set);
+	return err;
 }
 
 static bool has_tp(struct alloc_trace *at, const char *sys, const char *event)
@@ -746,18 +798,23 @@ static int add_syscall_events(struct alloc_trace *at, struct errbuf *eb)
 		{ "sys_enter_mremap", "sys_exit_mremap", ALLOC_MREMAP },
 		{ "sys_enter_brk", "sys_exit_brk", ALLOC_BRK },
 	};
+	bool seen[3] = { false, false, false }, munmap;
 	int err = 0;
 
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]) && !err; i++) {
 		if (!has_tp(at, "syscalls", calls[i].enter) || !has_tp(at, "syscalls", calls[i].exit))
 			continue;
+		seen[i] = true;
 		err = add_event(at, "syscalls", calls[i].enter, KIND_SYS_ENTER, calls[i].fn, 0, 0, eb);
 		if (!err)
 			err = add_event(at, "syscalls", calls[i].exit, KIND_SYS_EXIT, calls[i].fn, 0,
 					SESSION_USER_STACK, eb);
 	}
-	if (!err && has_tp(at, "syscalls", "sys_enter_munmap"))
+	munmap = has_tp(at, "syscalls", "sys_enter_munmap");
+	if (!err && munmap)
 		err = add_event(at, "syscalls", "sys_enter_munmap", KIND_MUNMAP, ALLOC_MMAP, 0, 0, eb);
+	if (!err && (!seen[0] || !munmap || !seen[2]))
+		err = add_libc_syscalls(at, !seen[0], !munmap, !seen[2], eb);
 	return err;
 }
 

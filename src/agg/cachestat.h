@@ -10,7 +10,8 @@
  *   kprobe:*   calls of folio_mark_accessed / filemap_add_folio /
  *              folio_account_dirtied (or __folio_mark_dirty) /
  *              mark_buffer_dirty, or the pre-5.16 page names: BCC's own
- *              formula, counting calls (a large folio counts once).
+ *              formula, counting calls (a large folio counts once), but
+ *              DIRTIES from the account-dirtied hook, one per page.
  *   tracepoint filemap:mm_filemap_get_pages page ranges (read accesses),
  *              filemap:mm_filemap_add_to_page_cache pages by folio order
  *              (misses), writeback:writeback_dirty_folio pages by the

@@ -21,6 +21,7 @@
 #include "lib/errbuf.h"
 #include "trace/probe-spec.h"
 #include "trace/probes-builtin.h"
+#include "trace/uprobe-pmu.h"
 
 #ifndef FAULTLINE_PROBES_DIR
 #define FAULTLINE_PROBES_DIR "/usr/local/share/faultline/probes"
@@ -186,6 +187,10 @@ static void spec_release(struct probe_spec *p)
 		free(p->symbols[i]);
 	free(p->symbols);
 	free(p->fetchargs);
+	if (p->pmu) {
+		spec_release(p->pmu);
+		free(p->pmu);
+	}
 	memset(p, 0, sizeof(*p));
 }
 
@@ -368,18 +373,44 @@ static int parse_fetchargs(struct line_ctx *lc, size_t first, struct probe_spec 
 	return 0;
 }
 
-static int parse_probe(struct line_ctx *lc, struct probe_set *set, const char *library,
-		       struct errbuf *eb)
+/* "pmu NAME ...": fetchargs the PMU can give (registers), on a twin of a
+ * probe defined above. */
+static int check_twin(struct line_ctx *lc, struct probe_set *set, const struct probe_spec *p,
+		      struct probe_spec **orig, struct errbuf *eb)
 {
-	struct probe_spec p = { 0 };
+	struct pmu_args *a = NULL;
+	struct errbuf why = { "" };
+	int err;
+
+	*orig = (struct probe_spec *)probe_set__find(set, p->name);
+	if (!*orig)
+		return errbuf__set(eb, -EINVAL, "%s:%d: 'pmu' names no probe defined above: '%s'",
+				   lc->origin, lc->line, p->name);
+	if ((*orig)->pmu)
+		return errbuf__set(eb, -EINVAL, "%s:%d: probe '%s' has a 'pmu' twin already (line %d)",
+				   lc->origin, lc->line, p->name, (*orig)->pmu->line);
+	err = pmu_args__parse(p->fetchargs, p->kind == PROBE_RETURN, &a, &why);
+	pmu_args__free(a);
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		return errbuf__set(eb, -EINVAL, "%s:%d: pmu probe '%s': %s", lc->origin, lc->line,
+				   p->name, why.msg);
+	return 0;
+}
+
+static int parse_probe(struct line_ctx *lc, struct probe_set *set, const char *library,
+		       bool twin, struct errbuf *eb)
+{
+	struct probe_spec p = { 0 }, *orig = NULL;
 	const struct probe_spec *dup;
 	const char *name, *kind;
 	int err = 0;
 
 	if (lc->ntok < 4) {
 		err = errbuf__set(eb, -EINVAL,
-				  "%s:%d: 'probe' needs a name, a kind (entry or return) and a symbol",
-				  lc->origin, lc->line);
+				  "%s:%d: '%s' needs a name, a kind (entry or return) and a symbol",
+				  lc->origin, lc->line, lc->tok[0]);
 		goto out;
 	}
 	name = lc->tok[1];
@@ -395,7 +426,7 @@ static int parse_probe(struct line_ctx *lc, struct probe_set *set, const char *l
 		goto out;
 	}
 	dup = probe_set__find(set, name);
-	if (dup) {
+	if (dup && !twin) {
 		err = errbuf__set(eb, -EINVAL, "%s:%d: duplicate probe name '%s' (first on line %d)",
 				  lc->origin, lc->line, name, dup->line);
 		goto out;
@@ -428,6 +459,19 @@ static int parse_probe(struct line_ctx *lc, struct probe_set *set, const char *l
 	err = parse_fetchargs(lc, 4, &p, eb);
 	if (err)
 		goto out;
+	if (twin) {
+		err = check_twin(lc, set, &p, &orig, eb);
+		if (err)
+			goto out;
+		orig->pmu = malloc(sizeof(p));
+		if (!orig->pmu) {
+			err = -ENOMEM;
+			goto out;
+		}
+		*orig->pmu = p;
+		memset(&p, 0, sizeof(p));
+		goto out;
+	}
 	if (set->count == set->cap) {
 		size_t ncap = set->cap ? set->cap * 2 : 8;
 		struct probe_spec *s = realloc(set->specs, ncap * sizeof(*s));
@@ -470,6 +514,8 @@ static int parse_expect(struct line_ctx *lc, struct probe_set *set, struct errbu
 	if (!p)
 		return errbuf__set(eb, -EINVAL, "%s:%d: 'expect' names no probe defined above: '%s'",
 				   lc->origin, lc->line, lc->tok[1]);
+	if (p->pmu)
+		p = p->pmu;	/* after its "pmu" line: the twin's */
 	hex = lc->tok[2];
 	len = strlen(hex);
 	if (!len || len % 2 || len / 2 > sizeof(p->expect))
@@ -487,31 +533,36 @@ static int parse_expect(struct line_ctx *lc, struct probe_set *set, struct errbu
 	return 0;
 }
 
+static int retarget(struct probe_spec *p, const char *library, const char *prefix)
+{
+	if (library) {
+		char *l = strdup(library);
+
+		if (!l)
+			return -ENOMEM;
+		free(p->library);
+		p->library = l;
+	}
+	for (size_t j = 0; prefix && prefix[0] && j < p->nsymbols; j++) {
+		size_t n = strlen(prefix) + strlen(p->symbols[j]) + 1;
+		char *sym = malloc(n);
+
+		if (!sym)
+			return -ENOMEM;
+		snprintf(sym, n, "%s%s", prefix, p->symbols[j]);
+		free(p->symbols[j]);
+		p->symbols[j] = sym;
+	}
+	return p->pmu ? retarget(p->pmu, library, prefix) : 0;
+}
+
 int probe_set__retarget(struct probe_set *set, const char *library, const char *prefix)
 {
-	for (size_t i = 0; i < set->count; i++) {
-		struct probe_spec *p = &set->specs[i];
+	int err = 0;
 
-		if (library) {
-			char *l = strdup(library);
-
-			if (!l)
-				return -ENOMEM;
-			free(p->library);
-			p->library = l;
-		}
-		for (size_t j = 0; prefix && prefix[0] && j < p->nsymbols; j++) {
-			size_t n = strlen(prefix) + strlen(p->symbols[j]) + 1;
-			char *sym = malloc(n);
-
-			if (!sym)
-				return -ENOMEM;
-			snprintf(sym, n, "%s%s", prefix, p->symbols[j]);
-			free(p->symbols[j]);
-			p->symbols[j] = sym;
-		}
-	}
-	return 0;
+	for (size_t i = 0; i < set->count && !err; i++)
+		err = retarget(&set->specs[i], library, prefix);
+	return err;
 }
 
 int probe_set__parse(const char *text, const char *origin, struct probe_set **out,
@@ -555,8 +606,8 @@ int probe_set__parse(const char *text, const char *origin, struct probe_set **ou
 				err = -ENOMEM;
 				goto out;
 			}
-		} else if (strcmp(lc.tok[0], "probe") == 0) {
-			err = parse_probe(&lc, set, library, eb);
+		} else if (strcmp(lc.tok[0], "probe") == 0 || strcmp(lc.tok[0], "pmu") == 0) {
+			err = parse_probe(&lc, set, library, lc.tok[0][1] == 'm', eb);
 			if (err)
 				goto out;
 		} else if (strcmp(lc.tok[0], "expect") == 0) {

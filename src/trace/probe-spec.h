@@ -14,6 +14,8 @@
  *   library c                       library of the probes that follow
  *   probe NAME entry|return SYMBOL[+OFFSET] [FETCHARG...]
  *   expect NAME HEXBYTES            the instruction bytes at probe NAME
+ *   pmu NAME entry|return SYMBOL[+OFFSET] [FETCHARG...]
+ *                                   probe NAME as the uprobe PMU places it
  *
  * "expect" guards a probe placed inside a function (SYMBOL+OFFSET): the
  * offset is only right for the build it was read from, so the caller
@@ -24,6 +26,14 @@
  * caller (glibc exports different names across versions).  FETCHARG is
  * "name=value" in tracefs uprobe syntax (%di:x64, $retval:s32,
  * +0(%di):u64, ...); $retval only on return probes.
+ *
+ * The perf uprobe PMU (no tracefs: lockdown) fetches nothing itself: a
+ * probe's arguments are then the registers sampled at the breakpoint
+ * (uprobe-pmu.h), so fetchargs that name registers (%di, %sp, $retval)
+ * serve both, and one that reads memory (+0(%dx)) needs a "pmu" line: a
+ * twin of the probe above it of that name, with register fetchargs only
+ * (checked here), placed where the value is in a register.  An "expect"
+ * after the "pmu" line guards the twin.
  */
 #ifndef FAULTLINE_PROBE_SPEC_H
 #define FAULTLINE_PROBE_SPEC_H
@@ -46,6 +56,7 @@ struct probe_spec {
 	int line;		/* line of the probe in its file, from 1 */
 	uint8_t expect[16];	/* "expect" bytes at the probe address */
 	size_t nexpect;		/* 0: none given */
+	struct probe_spec *pmu;	/* its "pmu" twin (owned), NULL: this one serves both */
 };
 
 struct probe_set;

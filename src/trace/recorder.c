@@ -175,7 +175,9 @@ static int write_event(struct session *s, const struct evsel *e, uint32_t id, st
 	size_t len = 0;
 	int err;
 
-	if (e->kind != EVSEL_SOFTWARE && colon && (size_t)(colon - e->name) < sizeof(sys)) {
+	if (e->pmu_format) {
+		re.format = e->pmu_format;	/* a PMU uprobe's: ours, not tracefs' */
+	} else if (e->kind != EVSEL_SOFTWARE && colon && (size_t)(colon - e->name) < sizeof(sys)) {
 		memcpy(sys, e->name, (size_t)(colon - e->name));
 		sys[colon - e->name] = '\0';
 		err = tp_catalog__read_format(s->catalog, sys, colon + 1, &text, &len);

@@ -448,19 +448,6 @@ static int replay_uprobe_locate(struct session *s, const struct probe_spec *spec
 	return 0;
 }
 
-static int replay_set_filter(struct session *s, struct evsel *e, const char *filter,
-			     struct errbuf *eb)
-{
-	struct tp_filter *f = NULL;
-	int err = tp_filter__new(s->catalog, e->tev, filter, &f, eb);
-
-	if (err)
-		return err;
-	tp_filter__free(e->filter);
-	e->filter = f;
-	return 0;
-}
-
 /* The stack of the sample being delivered: its file id is its stackdb id
  * (0: none, the empty stack). */
 static int replay_stack(struct session *s, const struct sample *smp, bool user,
@@ -713,7 +700,7 @@ static const struct session_source replay_source = {
 	.add_software = replay_add_software,
 	.add_kprobe = replay_add_kprobe,
 	.uprobe_locate = replay_uprobe_locate,
-	.set_filter = replay_set_filter,
+	.set_filter = session__filter_here,
 	.run = replay_run,
 	.stack = replay_stack,
 	.now = replay_now,

@@ -24,6 +24,7 @@
 struct map;
 
 struct tp_filter;
+struct pmu_args;
 struct recorder;
 struct replay;
 
@@ -51,9 +52,13 @@ struct evsel {
 	uint64_t probe_off;		/* uprobe: its file offset */
 	/* record: another event of this name has the perf event (fds) */
 	bool alias;
-	/* replay: the recorded event it receives, and its filter */
+	/* replay, or a PMU uprobe: the filter applied here, not by the kernel */
 	uint32_t rec_id;
 	struct tp_filter *filter;
+	/* a uprobe through the perf PMU: its arguments from the sampled
+	 * registers, the payload's format (both owned) */
+	struct pmu_args *pmu;
+	char *pmu_format;
 };
 
 struct session {
@@ -73,6 +78,10 @@ struct session {
 	struct hashmap *comms;		/* pid -> char * */
 	struct hashmap *ids;		/* kernel event id -> evsel index + 1 */
 	struct hashmap *execs;		/* pid -> exec count */
+	/* -p/-c: the target's processes (pid -> 1): a PMU uprobe is opened
+	 * on every CPU for every task (it cannot be inherited), and keeps
+	 * their samples only */
+	struct hashmap *tree;
 	char tracing_dir[PATH_MAX];
 	char uprobe_events_path[PATH_MAX + 32];
 	char kprobe_events_path[PATH_MAX + 32];
@@ -97,6 +106,10 @@ struct session {
 	uint64_t lost, samples, bad;
 	struct session_task_hooks task;
 	bool format_lost;		/* events count their lost samples */
+	int pmu_retprobe_bit;		/* uprobe PMU: -1 until read */
+	pid_t pmu_min_tid;		/* its kernel filter: common_pid >= this; 0: none */
+	unsigned char *pmu_raw;		/* payload built for a PMU uprobe's sample */
+	size_t pmu_raw_cap;
 	uint64_t lost_counted;		/* their sum, read at the end */
 
 	int refs;			/* session__ref(); freed at 0 */
@@ -169,6 +182,11 @@ struct session_observer {
 	int (*finish)(struct session *s, struct errbuf *eb);	/* after the last event */
 	void (*free)(struct session *s);
 };
+
+/* session.c: filter @e's samples here, in user space, with @filter (a
+ * recording's events, a PMU uprobe's built payloads). */
+int session__filter_here(struct session *s, struct evsel *e, const char *filter,
+			 struct errbuf *eb);
 
 /* session.c: Ctrl-C/SIGTERM stop a run (a replay's too), and fatal
  * signals tear down what the session holds. */

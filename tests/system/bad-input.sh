@@ -53,15 +53,15 @@ fi
 
 # A kernel that offers no event source for the tool (every rung masked:
 # the same path a kernel without syscall tracepoints and uprobes takes).
-FAULTLINE_MASK='syscalls:*,uprobes' run_fl brk -a 1
+FAULTLINE_MASK='syscalls:*,uprobes,uprobe_pmu' run_fl brk -a 1
 one_line_error "no event source" 1 "offers no event source"
 
 # tracefs absent and not mountable: in a private mount namespace, hide
 # /sys/kernel under a read-only tmpfs so there is nothing to find and
-# nowhere to mount it.
+# nowhere to mount it (and the uprobe PMU, which needs no tracefs, masked).
 if command -v unshare >/dev/null 2>&1; then
 	rc=0
-	unshare -m --propagation private sh -c \
+	FAULTLINE_MASK=uprobe_pmu unshare -m --propagation private sh -c \
 		'mount -t tmpfs -o ro none /sys/kernel && exec "$0" brk -a 1' "$FAULTLINE" \
 		>"$T/out" 2>"$T/err" || rc=$?
 	one_line_error "no tracefs" 1 "tracefs"

@@ -137,16 +137,16 @@ else
 		ok "masked: mmap refusal names the mask" || fail "masked: mmap refusal: $(refused "$tmp/masked.out" mmap)"
 fi
 
-# A lower rung masked too: nothing left, still exit 0, both refusals shown.
-FAULTLINE_MASK='syscalls:*,uprobes'
+# The lower rungs masked too: nothing left, still exit 0, every refusal shown.
+FAULTLINE_MASK='syscalls:*,uprobes,uprobe_pmu'
 export FAULTLINE_MASK
 run none
 unset FAULTLINE_MASK
 if [ "$(rc none)" = 0 ] && [ "$(tool "$tmp/none.out" brk)" = "none available" ] &&
-	[ "$(refused "$tmp/none.out" brk | wc -l)" -eq 2 ]; then
-	ok "mask syscalls:*,uprobes: brk has no rung, two refusals"
+	[ "$(refused "$tmp/none.out" brk | wc -l)" -eq 3 ]; then
+	ok "mask syscalls:*,uprobes,uprobe_pmu: brk has no rung, three refusals"
 else
-	fail "mask syscalls:*,uprobes"
+	fail "mask syscalls:*,uprobes,uprobe_pmu"
 	dump none
 fi
 
@@ -174,7 +174,8 @@ check_root rhel7-3.10 "$BRK_TP" "tracepoint "
 check_root ubuntu-4.15 "$BRK_TP" "tracepoint "
 check_root no-ftrace-syscalls "$BRK_UP" "$MMAP_UP"
 check_root no-uprobes "$BRK_TP" "tracepoint "
-check_root 6.18-lockdown "none available" "none available"
+# Locked down: tracefs closed, the perf uprobe PMU left.
+check_root 6.18-lockdown "perf uprobe PMU on libc brk" "perf uprobe PMU on libc mmap"
 
 f=$tmp/root-no-ftrace-syscalls.out
 refused "$f" brk | grep -q 'absent (no events/syscalls in ' && ok "no-ftrace-syscalls: refusal says why" ||
@@ -216,7 +217,7 @@ print(brk)
 	else
 		# No python: each line must at least be one brace-delimited object.
 		grep -v '^{.*}$' "$tmp/$1.out" >/dev/null && return 1
-		sed -n 's/.*"tool":"brk","rung":"\{0,1\}\([a-z]*\)"\{0,1\},.*/\1/p' "$tmp/$1.out"
+		sed -n 's/.*"tool":"brk","rung":"\{0,1\}\([a-z-]*\)"\{0,1\},.*/\1/p' "$tmp/$1.out"
 	fi
 }
 run json --json
@@ -234,8 +235,8 @@ unset FAULTLINE_MASK
 	ok "--json with mask: brk rung uprobe" || fail "--json with mask"
 run json-lockdown --json --root "$FIX/6.18-lockdown"
 v=$(check_json json-lockdown)
-if [ "$(rc json-lockdown)" = 0 ] && { [ "$v" = None ] || [ "$v" = null ]; }; then
-	ok "--json --root 6.18-lockdown: brk rung null"
+if [ "$(rc json-lockdown)" = 0 ] && [ "$v" = uprobe-pmu ]; then
+	ok "--json --root 6.18-lockdown: brk rung uprobe-pmu"
 else
 	fail "--json --root 6.18-lockdown: brk rung '$v'"
 fi

@@ -15,12 +15,13 @@ static void test_formulas(void)
 	struct cache_tally t;
 	struct cache_row r;
 
-	/* BCC cachestat: total = mpa - mbd, misses = apcl - apd. */
+	/* BCC cachestat: total = mpa - mbd, misses = apcl - apd; DIRTIES
+	 * are apd, the pages dirtied (mbd doubles on no-journal ext4). */
 	t = (struct cache_tally){ .accesses = 1000, .adds = 300, .dirties = 100, .buffer_dirties = 50 };
 	cache_tally__row(&t, CACHE_FORMULA_KPROBE, &r);
 	CHECK_EQ_U64(r.misses, 200);
 	CHECK_EQ_U64(r.hits, 750);
-	CHECK_EQ_U64(r.dirties, 50);
+	CHECK_EQ_U64(r.dirties, 100);
 	CHECK(r.ratio > 78.94 && r.ratio < 78.95);	/* 750 / 950 */
 
 	/* Negative differences clamp to 0, never wrap. */
@@ -28,7 +29,7 @@ static void test_formulas(void)
 	cache_tally__row(&t, CACHE_FORMULA_KPROBE, &r);
 	CHECK_EQ_U64(r.hits, 0);
 	CHECK_EQ_U64(r.misses, 0);
-	CHECK_EQ_U64(r.dirties, 30);
+	CHECK_EQ_U64(r.dirties, 20);
 	CHECK(r.ratio == 0.0);
 
 	/* More misses than accesses: misses become the accesses, hits 0. */

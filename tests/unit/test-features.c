@@ -41,7 +41,7 @@ static const struct expect expects[] = {
 	{ "ubuntu-4.15",        { 1, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 1, 1, 0 },
 	  3, "absent", false, false, false, false, -1, -1, 0, 0 },
 	{ "6.18-lockdown",      { 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0 },
-	  2, "confidentiality", true, true, true, true, 8, -1, -ENOTSUP, -ENOTSUP },
+	  2, "confidentiality", true, true, true, true, 8, -1, 2, 2 },	/* the uprobe PMU rung */
 	{ "no-ftrace-syscalls", { 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0 },
 	  1, "none", false, false, true, false, 8, 7, 1, 1 },
 	{ "no-uprobes",         { 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1 },
@@ -182,7 +182,7 @@ static void test_fixture_values(void)
 	CHECK_STR(features__why(f, FEAT_URETPROBES),
 		  "needs uprobes: needs tracefs: tracefs is unusable under lockdown [confidentiality]");
 	CHECK_STR(features__why(f, FEAT_KPROBE_PMU), "kprobe creation is blocked under lockdown [confidentiality]");
-	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), -ENOTSUP);
+	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), 2);
 	CHECK_STR(why[0], "tracepoint syscalls:sys_enter_brk absent "
 		  "(needs tracefs: tracefs is unusable under lockdown [confidentiality])");
 	CHECK_STR(why[1], "uprobes absent (needs tracefs: tracefs is unusable under lockdown [confidentiality])");
@@ -284,7 +284,7 @@ static void test_masks_on_fixtures(void)
 	}
 	CHECK_STR(features__why(f, FEAT_UPROBES), "needs tracefs: " MASKED);
 	CHECK(features__has(f, FEAT_UPROBE_PMU));
-	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), -ENOTSUP);
+	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), 2);
 	CHECK_STR(why[0], "tracepoint syscalls:sys_enter_brk absent (needs tracefs: " MASKED ")");
 	features__free(f);
 
@@ -300,7 +300,7 @@ static void test_masks_on_fixtures(void)
 
 	/* No rung left: the tool must hear -ENOTSUP and every reason. */
 	tree_init(&t, "no-ftrace-syscalls");
-	f = probe(&t, "uretprobes");
+	f = probe(&t, "uretprobes,uprobe_pmu");
 	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), -ENOTSUP);
 	CHECK_STR(why[1], "uretprobes absent (" MASKED ")");
 	features__free(f);
@@ -409,20 +409,22 @@ static void test_ladders(void)
 	CHECK(l != NULL);
 	if (l) {
 		CHECK_STR(l->tool, "brk");
-		CHECK_EQ_U64(l->n, 2);
+		CHECK_EQ_U64(l->n, 3);
 		CHECK_STR(l->rungs[0].key, "tracepoint");
 		CHECK_STR(l->rungs[0].label, "tracepoint syscalls:sys_enter_brk");
 		CHECK_STR(l->rungs[0].loses, "");
 		CHECK_STR(l->rungs[1].key, "uprobe");
 		CHECK_STR(l->rungs[1].label, "uprobe libc brk");
 		CHECK_STR(l->rungs[1].loses, "only brk calls made through libc's brk/sbrk (not raw syscalls)");
+		CHECK_STR(l->rungs[2].key, "uprobe-pmu");
 	}
 	l = ladder__find("mmap");
 	CHECK(l != NULL);
 	if (l) {
-		CHECK_EQ_U64(l->n, 2);
+		CHECK_EQ_U64(l->n, 3);
 		CHECK_STR(l->rungs[0].key, "tracepoint");
 		CHECK_STR(l->rungs[1].key, "uprobe");
+		CHECK_STR(l->rungs[2].key, "uprobe-pmu");
 		CHECK_STR(l->rungs[1].label, "uprobe+uretprobe libc mmap/munmap");
 		CHECK_STR(l->rungs[1].loses, "only calls made through libc");
 	}

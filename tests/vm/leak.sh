@@ -5,33 +5,10 @@
 # 100 pipes make two kmallocs each in alloc_pipe_info while open (two
 # stacks of exactly 100), none once they are closed.
 . "$top_srcdir/tests/system/lib.sh"
+. "$top_srcdir/tests/vm/lib-checks.sh"
 need_root
 LT=$(target leak-target)
 KT=$(target kleak-target)
-
-# sites_of OUT: "FN BYTES COUNT" of every text stack, by its first frame.
-sites_of() {
-	awk '/^\t[0-9]+ bytes in [0-9]+ allocations from stack$/ { b = $1; c = $4; next }
-	     b != "" { f = $2; sub(/\+.*/, "", f); print f, b, c; b = "" }' "$1"
-}
-check_sites() { # WHAT
-	local fn b c got n=0
-	sites_of "$T/out" >"$T/sites"
-	for line in $(sed -n 's/^site fn=\([a-z_]*\) bytes=\([0-9]*\) count=\([0-9]*\)$/\1:\2:\3/p' "$T/out"); do
-		fn=${line%%:*}
-		b=${line#*:}
-		c=${b#*:}
-		b=${b%%:*}
-		got=$(awk -v f="$fn" '$1 == f { print $2, $3 }' "$T/sites")
-		n=$((n + 1))
-		expect_eq "$got" "$b $c" "$1: $fn (bytes allocations)"
-	done
-	[ "$n" -ge 8 ] || fail "$1: only $n sites in the target's truth"
-	for fn in temp_alloc zero_alloc huge_alloc produce_blocks; do
-		grep -q "^$fn " "$T/sites" && fail "$1: freed site $fn reported"
-	done
-	echo "RESULT leak -c $1: $n sites exact; $(grep 'allocations outstanding from' "$T/out")"
-}
 
 run_fl leak -T 100 -c "$LT leaks"
 expect_eq "$rc" 0 "leak -c status"
