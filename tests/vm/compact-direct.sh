@@ -5,6 +5,9 @@
 # movable ones), then, released by the FIFO once faultline traces it,
 # faults 2 MiB THP regions with THP enabled and defrag "always": the
 # faults that find no free 2 MiB block compact directly in the target.
+# Proactive compaction is off meanwhile (vm.compaction_proactiveness 0):
+# kcompactd would otherwise rebuild free 2 MiB blocks between the
+# fragmenting and the faults (seen: a run after reclaim.sh had no stall).
 # Checked: every direct line is the target's pid, order 9, kind direct;
 # the footer's stalls equal /proc/vmstat's compact_stall delta over the
 # run exactly, and the direct runs that ended "success" (the page
@@ -13,14 +16,17 @@
 . "$top_srcdir/tests/system/lib.sh"
 need_root
 TT=$(target thp-target)
-FAULTS=128
+FAULTS=256
 THP=/sys/kernel/mm/transparent_hugepage
 [ -d "$(tracing_dir)/events/compaction/mm_compaction_try_to_compact_pages" ] || skip "no compaction tracepoints"
 [ -w "$THP/defrag" ] && [ -w "$THP/enabled" ] || skip "no transparent hugepages"
 old_en=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP/enabled")
 old_df=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP/defrag")
-trap 'st=$?; echo "$old_en" >"$THP/enabled"; echo "$old_df" >"$THP/defrag"; (exit $st); _fl_exit' EXIT
+PRO=/proc/sys/vm/compaction_proactiveness
+old_pro=$(cat "$PRO" 2>/dev/null)
+trap 'st=$?; echo "$old_en" >"$THP/enabled"; echo "$old_df" >"$THP/defrag"; [ -z "$old_pro" ] || echo "$old_pro" >"$PRO"; (exit $st); _fl_exit' EXIT
 echo always >"$THP/enabled" && echo always >"$THP/defrag" || fail "cannot set THP enabled/defrag to always"
+[ -z "$old_pro" ] || echo 0 >"$PRO" || fail "cannot set $PRO to 0"
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
 truth() { sed -n "s/^$1=//p" "$2" | head -n 1; }
 free_kb=$(awk '$1 == "MemFree:" { print $2 }' /proc/meminfo)
@@ -31,6 +37,8 @@ go_fifo t1
 spawn_at_fifo t1 "$TT" --fragment "$frag_mb" --faults "$FAULTS" --go "$fifo"
 tpid=$spawned
 [ -n "$(truth fragmented "$T/t1.out")" ] || fail "target did not fragment: $(cat "$T/t1.err")"
+echo "free blocks by order at the start (/proc/buddyinfo):"
+cat /proc/buddyinfo
 s0=$(vm compact_stall) f0=$(vm compact_fail) ok0=$(vm compact_success) fb0=$(vm thp_fault_fallback)
 run_fl_go "$fifo" compact -p "$tpid"
 s1=$(vm compact_stall) f1=$(vm compact_fail) ok1=$(vm compact_success) fb1=$(vm thp_fault_fallback)
