@@ -76,6 +76,7 @@ static const char *const end_status[] = {
  * later writes compact_memory itself has those runs called direct. */
 struct thread {
 	bool direct;		/* a try_to_compact_pages came first */
+	bool stall_open;	/* that try is not counted a stall yet */
 	int order;
 	bool in_zone;
 	uint64_t begin, direct_time;
@@ -83,6 +84,7 @@ struct thread {
 
 struct totals {
 	uint64_t runs[KIND__COUNT], ns[KIND__COUNT];
+	uint64_t stalls;
 	uint64_t migrate_scanned, free_scanned, isolated, migrated, migrate_failed;
 	uint64_t collapses, collapse_failed;
 	uint64_t results[sizeof(end_status) / sizeof(end_status[0])];
@@ -147,8 +149,22 @@ static void on_try(struct session *s, const struct sample *smp, void *ctx)
 	if (!t)
 		return;
 	t->direct = true;
+	t->stall_open = true;
 	t->order = (int)(int64_t)field(&st->f_order, smp);
 	t->direct_time = smp->time;
+}
+
+/* A direct compaction is a stall (/proc/vmstat's compact_stall,
+ * __alloc_pages_direct_compact) unless try_to_compact_pages returned
+ * COMPACT_SKIPPED: unless every zone was skipped before it ran.  So a try
+ * is one stall at its first zone run or deferred zone. */
+static void stall_counted(struct compact_state *st, struct thread *t)
+{
+	if (!t->direct || !t->stall_open)
+		return;
+	t->stall_open = false;
+	st->cur.stalls++;
+	st->all.stalls++;
 }
 
 static void on_begin(struct session *s, const struct sample *smp, void *ctx)
@@ -160,6 +176,18 @@ static void on_begin(struct session *s, const struct sample *smp, void *ctx)
 		return;
 	t->in_zone = true;
 	t->begin = smp->time;
+	stall_counted(st, t);
+}
+
+/* A zone deferred (compaction_deferred) in a direct compaction: the try
+ * is a stall though no zone ran. */
+static void on_deferred(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct compact_state *st = ctx;
+	struct thread *t = thread_of(st, smp->tid);
+
+	if (t)
+		stall_counted(st, t);
 }
 
 static void print_event(struct session *s, struct compact_state *st, const struct sample *smp,
@@ -315,9 +343,9 @@ static void print_interval(void *ctx)
 			       " %25" PRIu64 "\n", when, d[0], d[1], d[2], d[3], d[4], d[5]);
 	} else if (st->json) {
 		printf("{\"type\":\"interval\",\"time\":\"%s\",\"direct\":%" PRIu64 ",\"direct_ms\":%.3f"
-		       ",\"compactions\":%" PRIu64 ",\"collapses\":%" PRIu64 ",\"collapse_failed\":%"
+		       ",\"stalls\":%" PRIu64 ",\"compactions\":%" PRIu64 ",\"collapses\":%" PRIu64 ",\"collapse_failed\":%"
 		       PRIu64, when, st->cur.runs[KIND_DIRECT], st->cur.ns[KIND_DIRECT] / 1e6,
-		       st->cur.runs[0] + st->cur.runs[1] + st->cur.runs[2], st->cur.collapses,
+		       st->cur.stalls, st->cur.runs[0] + st->cur.runs[1] + st->cur.runs[2], st->cur.collapses,
 		       st->cur.collapse_failed);
 		if (vm)
 			printf(",\"thp_fault_fallback\":%" PRIu64, fallback);
@@ -328,7 +356,7 @@ static void print_interval(void *ctx)
 		if (vm)
 			snprintf(fb, sizeof(fb), "%" PRIu64, fallback);
 		printf("%-8s %7" PRIu64 " %10.2f %11" PRIu64 " %9" PRIu64 " %9" PRIu64 " %12s\n", when,
-		       st->cur.runs[KIND_DIRECT], st->cur.ns[KIND_DIRECT] / 1e6,
+		       st->cur.stalls, st->cur.ns[KIND_DIRECT] / 1e6,
 		       st->cur.runs[0] + st->cur.runs[1] + st->cur.runs[2], st->cur.collapses,
 		       st->cur.collapse_failed, fb);
 	}
@@ -353,13 +381,14 @@ static const struct event events[] = {
 	{ "compaction", "mm_compaction_fast_isolate_freepages", on_fast_isolate_free, true },
 	{ "compaction", "mm_compaction_migratepages", on_migrate, true },
 	{ "huge_memory", "mm_collapse_huge_page", on_collapse, true },
+	{ "compaction", "mm_compaction_deferred", on_deferred, true },
 };
 
 /* Fields by event: the first two of each, NULL when none. */
 static const char *const fields[][2] = {
 	{ "order", NULL }, { NULL, NULL }, { "status", NULL },
 	{ "nr_scanned", "nr_taken" }, { "nr_scanned", "nr_taken" }, { "nr_scanned", "nr_taken" },
-	{ "nr_migrated", "nr_failed" }, { "status", NULL },
+	{ "nr_migrated", "nr_failed" }, { "status", NULL }, { NULL, NULL },
 };
 
 static int add_events(struct session *s, struct compact_state *st, struct errbuf *eb)
@@ -369,7 +398,7 @@ static int add_events(struct session *s, struct compact_state *st, struct errbuf
 		{ &st->f_order, NULL }, { NULL, NULL }, { &st->f_status, NULL },
 		{ &st->f_mscan, &st->f_mtaken }, { &st->f_fscan, &st->f_ftaken },
 		{ &st->f_ffscan, &st->f_fftaken }, { &st->f_migrated, &st->f_mfailed },
-		{ &st->f_cstatus, NULL },
+		{ &st->f_cstatus, NULL }, { NULL, NULL },
 	};
 	char missing[256] = "";
 	int err;
@@ -429,6 +458,7 @@ static void print_summary(struct session *s, const struct compact_state *st)
 		for (int k = 0; k < KIND__COUNT; k++)
 			printf(",\"%s\":%" PRIu64 ",\"%s_ms\":%.3f", kind_names[k], a->runs[k],
 			       kind_names[k], a->ns[k] / 1e6);
+		printf(",\"stalls\":%" PRIu64, a->stalls);
 		printf(",\"migrate_scanned\":%" PRIu64 ",\"free_scanned\":%" PRIu64 ",\"isolated\":%"
 		       PRIu64 ",\"migrated\":%" PRIu64 ",\"migrate_failed\":%" PRIu64
 		       ",\"collapses\":%" PRIu64 ",\"collapse_failed\":%" PRIu64, a->migrate_scanned,
@@ -441,11 +471,12 @@ static void print_summary(struct session *s, const struct compact_state *st)
 		       session__lost(s));
 		return;
 	}
-	fprintf(stderr, "%" PRIu64 " direct compactions (%.2f ms), %" PRIu64 " by kcompactd, %" PRIu64
+	fprintf(stderr, "%" PRIu64 " direct compactions (%.2f ms, %" PRIu64 " stalls), %" PRIu64
+		" by kcompactd, %" PRIu64
 		" manual; %" PRIu64 " pages scanned to migrate, %" PRIu64 " for free pages, %" PRIu64
 		" isolated, %" PRIu64 " migrated (%" PRIu64 " failed); %" PRIu64 " THP collapses (%"
 		PRIu64 " failed); lost %" PRIu64 " events\n", a->runs[KIND_DIRECT],
-		a->ns[KIND_DIRECT] / 1e6, a->runs[KIND_KCOMPACTD], a->runs[KIND_MANUAL],
+		a->ns[KIND_DIRECT] / 1e6, a->stalls, a->runs[KIND_KCOMPACTD], a->runs[KIND_MANUAL],
 		a->migrate_scanned, a->free_scanned, a->isolated, a->migrated, a->migrate_failed,
 		a->collapses, a->collapse_failed, session__lost(s));
 }

@@ -17,6 +17,15 @@
  *      /proc/self/smaps_rollup after the collapses; or collapse=unsupported
  *      when this kernel has no MADV_COLLAPSE (EINVAL on the first call).
  *      Then pid=P, waits for --end FIFO and exits 0 (1 on another error).
+ *
+ * With --fragment MB --faults N instead, direct compaction: maps MB MiB of
+ * anonymous memory under MADV_NOHUGEPAGE, writes every 4 KiB page, then
+ * frees every other one (MADV_DONTNEED), so that free memory is order-0
+ * pages between movable ones; prints fragmented=PAGES (the pages freed),
+ * waits for --go, then faults N THP-aligned 2 MiB regions under
+ * MADV_HUGEPAGE (one write each: with THP defrag "always" each fault
+ * that finds no free 2 MiB block compacts directly) and prints
+ * faulted=N, anon_huge_kb=K as above, pid=P; waits for --end.
  */
 #include <sys/mman.h>
 #include <unistd.h>
@@ -26,13 +35,14 @@
 #endif
 
 #define TRUTH_PROG "thp-target"
-#define TRUTH_USAGE "usage: thp-target [--regions N] [--go FIFO] [--end FIFO]\n"
+#define TRUTH_USAGE "usage: thp-target [--regions N | --fragment MB --faults N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
 #define THP (2UL << 20)
 
 static char *base;
 static unsigned long regions = 4, collapsed;
+static unsigned long frag_mb, faults;
 static int unsupported;
 
 __attribute__((noinline)) static void collapse_regions(void)
@@ -84,6 +94,44 @@ static int thp_always(void)
 	return strstr(buf, "[always]") != NULL;
 }
 
+/* --fragment MB --faults N (see the top). */
+static int fragment_and_fault(struct out *out)
+{
+	size_t len = frag_mb << 20;
+	unsigned long freed = 0;
+	char *frag = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *map, *thp;
+
+	if (frag == MAP_FAILED)
+		die_errno("mmap");
+	if (madvise(frag, len, MADV_NOHUGEPAGE))
+		die_errno("madvise(MADV_NOHUGEPAGE)");
+	for (size_t off = 0; off < len; off += 4096)
+		frag[off] = 1;
+	for (size_t off = 0; off < len; off += 2 * 4096, freed++)
+		if (madvise(frag + off, 4096, MADV_DONTNEED))
+			die_errno("madvise(MADV_DONTNEED)");
+	out_kv(out, "fragmented", freed, 10);
+	out_flush(out);
+	out->len = 0;
+	map = mmap(NULL, (faults + 1) * THP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	if (map == MAP_FAILED)
+		die_errno("mmap");
+	thp = (char *)(((unsigned long)map + THP - 1) & ~(THP - 1));
+	if (madvise(thp, faults * THP, MADV_HUGEPAGE))
+		die_errno("madvise(MADV_HUGEPAGE)");
+	wait_go(0);
+	for (unsigned long i = 0; i < faults; i++)
+		thp[i * THP] = 1;
+	out_kv(out, "faulted", faults, 10);
+	out_kv(out, "anon_huge_kb", anon_huge_kb(), 10);
+	out_kv(out, "pid", (unsigned long long)getpid(), 10);
+	out_flush(out);
+	wait_end(0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct out out;
@@ -94,11 +142,20 @@ int main(int argc, char **argv)
 	for (int a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--regions") == 0)
 			regions = parse_num(argv[++a], "--regions needs a number");
+		else if (strcmp(argv[a], "--fragment") == 0)
+			frag_mb = parse_num(argv[++a], "--fragment needs a number");
+		else if (strcmp(argv[a], "--faults") == 0)
+			faults = parse_num(argv[++a], "--faults needs a number");
 		else
 			parse_shared_opt(argv, &a, &none, &none);
 	}
 	if (!regions || regions > 64)
 		die_usage("--regions is 1 to 64");
+	if (frag_mb || faults) {
+		if (!frag_mb || !faults || faults > 4096)
+			die_usage("--fragment MB needs --faults 1 to 4096");
+		return fragment_and_fault(&out);
+	}
 	map = mmap(NULL, (regions + 1) * THP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		   -1, 0);
 	if (map == MAP_FAILED)
