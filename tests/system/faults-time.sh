@@ -83,6 +83,15 @@ expect_json_lines "$T/out"
 expect_eq "$(sed -n 's/^step_faults=//p' "$T/fs.out")" "$PER" "target's faults per step"
 check "$T/out" "$T/fs.out" "live"
 
+# 1b. Live on the software-event rung (page-faults with the address).
+spawn_at_fifo fs "$FS" --go "$fifo" --steps "$STEPS"
+pid=$spawned
+FAULTLINE_MASK='exceptions:page_fault_user' run_fl_go "$fifo" faults --interval-faults "$PER" -n 3 --json -p "$pid"
+expect_eq "$rc" 0 "live faults --interval-faults (software rung) status"
+expect_line 'falling back to software events page-faults' "$T/err"
+wait_exit "$pid" "fault-steps (software rung)"
+check "$T/out" "$T/fs.out" "live, software rung"
+
 # 2. Recorded, then reported: the same, and the text.
 spawn_at_fifo fs "$FS" --go "$fifo" --steps "$STEPS"
 pid=$spawned
