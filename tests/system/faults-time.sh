@@ -112,16 +112,25 @@ expect_line '^  rise_touch\+0x[0-9a-f]+ \[fault-steps\]$' "$T/out"
 expect_line '^#3 not rising: \+0 faults per interval' "$T/out"
 
 # 3. By time: however the run falls into intervals, they add up to every
-# fault, and each stack's share to its total; the last one is not ranked.
+# fault of the process, each stack's share to its total (the touchers':
+# the pages they wrote); the last one is not ranked.
 run_fl report -i "$T/f.rec" faults --interval 0.0002 -n 100 --json
 expect_eq "$rc" 0 "report faults --interval status"
-python3 - "$T/out" "$((PER * STEPS))" <<'PY' || fail "faults --interval: intervals disagree with the totals"
+python3 - "$T/out" "$T/fs.out" <<'PY' || fail "faults --interval: intervals disagree with the totals"
 import json, sys
 objs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+truth = dict(l.strip().split("=", 1) for l in open(sys.argv[2]) if "=" in l)
 iv = [o for o in objs if o["type"] == "faults_interval"]
 rk = [o for o in objs if o["type"] == "faults_rise"]
-assert iv and rk, "no intervals or ranking"
-assert sum(o["faults"] for o in iv) == int(sys.argv[2]), [o["faults"] for o in iv]
+procs = [o for o in objs if o["type"] == "process"]
+assert iv and rk and procs, "no intervals, ranking or process"
+assert sum(o["faults"] for o in iv) == sum(p["faults"] for p in procs), [o["faults"] for o in iv]
+steps = int(truth["steps"])
+for g in rk:
+    n = g["stack"][0]["sym"].split("+")[0]
+    for name, key in (("rise_touch", "rise_"), ("fall_touch", "fall_"), ("steady_touch", "steady_")):
+        if n == name:
+            assert g["faults"] == sum(int(truth["%s%d" % (key, i)]) for i in range(1, steps + 1)), g
 for j, g in enumerate(rk):
     assert sum(o["stacks"][j] for o in iv) == g["faults"], g
 for o in iv:
