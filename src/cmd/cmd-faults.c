@@ -374,10 +374,12 @@ static int print_over_time(struct faults_state *st, struct report *r)
 		for (size_t i = 0; i < top; i++) {
 			uint64_t d = series[i * K + k] - (k ? series[i * K + k - 1] : 0);
 
-			printf(st->o.json ? "%s%" PRIu64 : "%s%8" PRIu64, st->o.json ? (i ? "," : "") : " ",
-			       d);
+			if (st->o.json)
+				printf("%s%" PRIu64, i ? "," : "", d);
+			else
+				printf(" %8" PRIu64, d);
 		}
-		printf(st->o.json ? "]}\n" : "\n");
+		printf("%s\n", st->o.json ? "]}" : "");
 	}
 	if (!st->o.json)
 		printf("\nRISING STACKS (by the faults per interval, over intervals 1..%zu)\n", ranked);
