@@ -35,6 +35,11 @@ struct heap_growth {
 	struct growth_interval *iv;
 	size_t niv, capiv;
 	uint64_t bytes, open_peak, calls, open_calls;
+	/* heap_growth__cut */
+	uint64_t cut_ns, cut_calls;
+	uint64_t bin;			/* by time: the interval open */
+	uint64_t last_ns;		/* of the last event, since the start */
+	bool open;			/* events since the last close */
 };
 
 int heap_growth__new(struct heap_growth **out)
@@ -124,7 +129,37 @@ int heap_growth__close(struct heap_growth *hg, uint64_t end_time)
 						      hg->open_peak };
 	hg->open_peak = hg->bytes;
 	hg->open_calls = 0;
+	hg->open = false;
 	return 0;
+}
+
+void heap_growth__cut(struct heap_growth *hg, uint64_t interval_ns, uint64_t calls)
+{
+	hg->cut_ns = interval_ns;
+	hg->cut_calls = calls;
+}
+
+int heap_growth__before(struct heap_growth *hg, uint64_t ns, bool call)
+{
+	int err = 0;
+
+	if (hg->cut_calls) {
+		if (call && hg->open_calls == hg->cut_calls)
+			err = heap_growth__close(hg, hg->last_ns);
+	} else if (hg->cut_ns) {
+		for (; !err && ns / hg->cut_ns > hg->bin; hg->bin++)
+			err = heap_growth__close(hg, (hg->bin + 1) * hg->cut_ns);
+	}
+	hg->last_ns = ns;
+	hg->open = true;
+	return err;
+}
+
+int heap_growth__end(struct heap_growth *hg)
+{
+	if (!hg->open && hg->niv)
+		return 0;
+	return heap_growth__close(hg, hg->cut_calls ? hg->last_ns : (hg->bin + 1) * hg->cut_ns);
 }
 
 size_t heap_growth__intervals(const struct heap_growth *hg)
@@ -170,11 +205,12 @@ static int cmp_rank(const void *a, const void *b)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
-int heap_growth__rank(const struct heap_growth *hg, struct growth_site **out, size_t *n)
+static int rank(const struct heap_growth *hg, size_t K, bool rate, struct growth_site **out,
+		size_t *n)
 {
-	size_t count = keyed__count(hg->sites), K = hg->niv;
+	size_t count = keyed__count(hg->sites);
 	struct growth_site *v = calloc(count ? count : 1, sizeof(*v));
-	uint64_t *s = calloc(K ? K : 1, sizeof(*s));
+	uint64_t *s = calloc(hg->niv ? hg->niv : 1, sizeof(*s));
 
 	if (!v || !s) {
 		free(v);
@@ -192,6 +228,9 @@ int heap_growth__rank(const struct heap_growth *hg, struct growth_site **out, si
 		if (!K)
 			continue;
 		series_of(hg, st, s);
+		if (rate)
+			for (size_t k = K; k-- > 1;)
+				s[k] -= s[k - 1];
 		g->first = s[0];
 		g->last = s[K - 1];
 		g->growth = (int64_t)(s[K - 1] - s[0]);
@@ -214,4 +253,15 @@ int heap_growth__rank(const struct heap_growth *hg, struct growth_site **out, si
 	*out = v;
 	*n = count;
 	return 0;
+}
+
+int heap_growth__rank(const struct heap_growth *hg, struct growth_site **out, size_t *n)
+{
+	return rank(hg, hg->niv, false, out, n);
+}
+
+int heap_growth__rank_rate(const struct heap_growth *hg, size_t K, struct growth_site **out,
+			   size_t *n)
+{
+	return rank(hg, K < hg->niv ? K : hg->niv, true, out, n);
 }

@@ -69,6 +69,18 @@ uint64_t heap_growth__open_calls(const struct heap_growth *hg);
 /* Close the interval in progress at @end_time.  0, -ENOMEM. */
 int heap_growth__close(struct heap_growth *hg, uint64_t end_time);
 
+/*
+ * Or let it cut the intervals: every @interval_ns from the start, or (when
+ * @calls) every @calls calls, an interval ending just before the call
+ * that starts the next.  Then heap_growth__before before each event, at
+ * @ns since the start (@call: it is a call), closes the intervals that end
+ * before it, and heap_growth__end closes the last one at the end of the
+ * run.  0, -ENOMEM.
+ */
+void heap_growth__cut(struct heap_growth *hg, uint64_t interval_ns, uint64_t calls);
+int heap_growth__before(struct heap_growth *hg, uint64_t ns, bool call);
+int heap_growth__end(struct heap_growth *hg);
+
 size_t heap_growth__intervals(const struct heap_growth *hg);
 const struct growth_interval *heap_growth__interval(const struct heap_growth *hg, size_t k);
 
@@ -77,6 +89,14 @@ const struct growth_interval *heap_growth__interval(const struct heap_growth *hg
  * Call after the last close.  0, -ENOMEM.
  */
 int heap_growth__rank(const struct heap_growth *hg, struct growth_site **out, size_t *n);
+/*
+ * The same rule and order on rates instead of levels: with c[k] a stack's
+ * count at the end of interval k (c[-1] = 0), v[k] = c[k] - c[k-1], what
+ * it added within interval k, over the first @K intervals only (@K at most
+ * heap_growth__intervals).  "growing" then reads: its rate rose.
+ */
+int heap_growth__rank_rate(const struct heap_growth *hg, size_t K, struct growth_site **out,
+			   size_t *n);
 /* @site's bytes at the end of each interval, into @v[0..intervals). */
 void heap_growth__series(const struct heap_growth *hg, const struct growth_site *site,
 			 uint64_t *v);

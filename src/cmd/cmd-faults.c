@@ -25,12 +25,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <linux/perf_event.h>
 
 #include "lib/json.h"
+#include "agg/heap-growth.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
@@ -48,7 +50,9 @@
 static const char usage[] =
 	"faultline faults [-p PID | -c CMD | -a] [--minor | --major] [-T N] [STACK OPTIONS]\n"
 	"                        [--by-alloc [-O LIB] [--symbols-prefix P] [--probes SPEC]]\n"
-	"                        [--json | --folded] [-m PAGES] [duration] [-- CMD [ARG]...]";
+	"                        [--interval SECS | --interval-faults N [-n N]]\n"
+	"                        [--json | --folded] [-m PAGES] [duration] [-- CMD [ARG]...]\n"
+	"       faultline report -i FILE faults [options]";
 static const char help[] =
 	TOOL_OPTS_HELP
 	TOOL_OPTS_STACK_HELP
@@ -61,13 +65,28 @@ static const char help[] =
 	"               report allocation sites, with fault kinds and block classes,\n"
 	"               and the regions of the maps that own the rest (-p or -c)\n"
 	"  -O, --obj LIB, --symbols-prefix P, --probes SPEC\n"
-	"               --by-alloc: the allocator, as for faultline leak\n";
+	"               --by-alloc: the allocator, as for faultline leak\n"
+	"  --interval SECS\n"
+	"               faults over time instead of the stacks: per interval of SECS\n"
+	"               from the start, the faults of all traced processes and of the\n"
+	"               -n top stacks in it; then the stacks ranked by how their fault\n"
+	"               rate rose (rising: more faults in its last ranked interval than\n"
+	"               in its first, more than the interval before in 2+ intervals and\n"
+	"               twice as often as fewer, and first reached its most in the last\n"
+	"               quarter; the last interval is not ranked when the run ended in\n"
+	"               it: always by time, by faults when it holds fewer than N)\n"
+	"  --interval-faults N\n"
+	"               the same, an interval every N faults (it ends just before the\n"
+	"               fault that starts the next)\n"
+	"  -n N         stacks shown over time (default 10)\n";
 
-enum { OPT_MINOR = 256, OPT_MAJOR, OPT_BY_ALLOC, OPT_PREFIX, OPT_PROBES };
+enum { OPT_MINOR = 256, OPT_MAJOR, OPT_BY_ALLOC, OPT_PREFIX, OPT_PROBES, OPT_INTERVAL,
+       OPT_INTERVAL_FAULTS };
 
 struct faults_opts {
 	bool minor_only, major_only, by_alloc;
-	unsigned int top;
+	unsigned int top, limit;
+	uint64_t interval_ns, interval_faults;	/* --interval, --interval-faults */
 	const char *obj, *prefix, *probes;
 };
 
@@ -98,13 +117,26 @@ struct faults_state {
 	/* The last fault of each thread, which a major-faults event of the
 	 * same thread and page then marks major; owner: its site key. */
 	struct major_pair *majors;
+	struct heap_growth *hg;		/* --interval, --interval-faults: faults as counts */
 	int err;
 };
+
+/* A count >= 1 (at most UINT_MAX), else 0. */
+static unsigned long count_of(const char *arg)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || n > UINT_MAX)
+		return 0;
+	return n;
+}
 
 static const char *faults_opt(int c, const char *arg, void *ctx)
 {
 	struct faults_opts *fo = ctx;
-	char *end;
 
 	switch (c) {
 	case OPT_MINOR:
@@ -125,12 +157,18 @@ static const char *faults_opt(int c, const char *arg, void *ctx)
 	case OPT_PROBES:
 		fo->probes = arg;
 		return NULL;
+	case OPT_INTERVAL:
+		return tool_opts__parse_secs_ns(arg, &fo->interval_ns) ?
+		       "--interval wants seconds (at least 0.000001), not" : NULL;
+	case OPT_INTERVAL_FAULTS:
+		fo->interval_faults = count_of(arg);
+		return fo->interval_faults ? NULL : "--interval-faults wants a number of faults, not";
+	case 'n':
+		fo->limit = (unsigned int)count_of(arg);
+		return fo->limit ? NULL : "-n wants a number of stacks, not";
 	case 'T':
-		errno = 0;
-		fo->top = (unsigned int)strtoul(arg, &end, 10);
-		if (errno || *end || !fo->top)
-			return "-T wants a number of stacks, not";
-		return NULL;
+		fo->top = (unsigned int)count_of(arg);
+		return fo->top ? NULL : "-T wants a number of stacks, not";
 	}
 	return "unknown option";
 }
@@ -167,6 +205,15 @@ static void count_fault(struct faults_state *st, struct session *s, const struct
 	}
 	site->faults++;
 	p->faults++;
+	if (st->hg) {
+		int err = heap_growth__before(st->hg,
+					      (uint64_t)(session__elapsed(s, smp->time) * 1e9), true);
+
+		if (!err)
+			err = heap_growth__change(st->hg, (pid_t)smp->pid, stack, 1, true);
+		if (err)
+			st->err = err;
+	}
 }
 
 /* --by-alloc: the fault goes to the allocation owning @addr, or waits
@@ -262,6 +309,112 @@ static int cmp_site(const void *a, const void *b, void *ctx)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
+/*
+ * Over time: each interval's faults, of every traced process and of the
+ * top -n stacks of the ranking; then the ranking, by how the faults per
+ * interval rose (heap_growth's rule on rates).
+ */
+static int print_over_time(struct faults_state *st, struct report *r)
+{
+	struct heap_growth *hg = st->hg;
+	struct growth_site *v = NULL;
+	const struct growth_interval *last;
+	size_t n = 0, K, ranked, top;
+	uint64_t *series = NULL;
+	int err;
+
+	err = heap_growth__end(hg);
+	if (err)
+		return err;
+	K = heap_growth__intervals(hg);
+	/* The interval the run ended in is cut short: its rate is no rate. */
+	last = heap_growth__interval(hg, K - 1);
+	ranked = K;
+	if (K > 1 && (!st->fo.interval_faults ||
+		      last->calls - heap_growth__interval(hg, K - 2)->calls < st->fo.interval_faults))
+		ranked = K - 1;
+	err = heap_growth__rank_rate(hg, ranked, &v, &n);
+	if (err)
+		return err;
+	top = n < st->fo.limit ? n : st->fo.limit;
+	series = calloc(top * K + 1, sizeof(*series));
+	if (!series) {
+		free(v);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < top; i++)
+		heap_growth__series(hg, &v[i], series + i * K);
+	if (!st->o.json) {
+		printf("FAULTS OVER TIME\n");
+		if (st->fo.interval_faults)
+			printf("page faults in each interval of %" PRIu64 " faults", st->fo.interval_faults);
+		else
+			printf("page faults in each interval of %.9gs", (double)st->fo.interval_ns / 1e9);
+		printf(": of all traced processes, and of the stacks ranked #1..#%zu below\n", top);
+		printf("%8s %12s %10s", "INTERVAL", "END(s)", "FAULTS");
+		for (size_t i = 0; i < top; i++) {
+			char col[16];
+
+			snprintf(col, sizeof(col), "#%zu", i + 1);
+			printf(" %8s", col);
+		}
+		printf("\n");
+	}
+	for (size_t k = 0; k < K; k++) {
+		const struct growth_interval *iv = heap_growth__interval(hg, k);
+		uint64_t before = k ? heap_growth__interval(hg, k - 1)->calls : 0;
+
+		if (st->o.json)
+			printf("{\"type\":\"faults_interval\",\"index\":%zu,\"end_s\":%.9f,\"faults\":%"
+			       PRIu64 ",\"ranked\":%s,\"stacks\":[", k, (double)iv->end_time / 1e9,
+			       iv->calls - before, k < ranked ? "true" : "false");
+		else
+			printf("%8zu %12.6f %10" PRIu64, k + 1, (double)iv->end_time / 1e9,
+			       iv->calls - before);
+		for (size_t i = 0; i < top; i++) {
+			uint64_t d = series[i * K + k] - (k ? series[i * K + k - 1] : 0);
+
+			if (st->o.json)
+				printf("%s%" PRIu64, i ? "," : "", d);
+			else
+				printf(" %8" PRIu64, d);
+		}
+		printf("%s\n", st->o.json ? "]}" : "");
+	}
+	if (!st->o.json)
+		printf("\nRISING STACKS (by the faults per interval, over intervals 1..%zu)\n", ranked);
+	for (size_t i = 0; i < top; i++) {
+		const struct growth_site *g = &v[i];
+		const char *comm = session__comm(st->s, g->pid);
+
+		if (st->o.json) {
+			printf("{\"type\":\"faults_rise\",\"rank\":%zu,\"rising\":%s,\"rise\":%" PRId64
+			       ",\"first\":%" PRIu64 ",\"last\":%" PRIu64 ",\"highest\":%" PRIu64
+			       ",\"highest_interval\":%zu,\"rises\":%u,\"falls\":%u,\"intervals\":%zu"
+			       ",\"faults\":%" PRIu64 ",\"pid\":%d,\"comm\":",
+			       i + 1, g->growing ? "true" : "false", g->growth, g->first, g->last,
+			       g->highest, g->highest_at, g->rises, g->falls, ranked, g->calls,
+			       (int)g->pid);
+			json__str(stdout, comm);
+			printf(",\"stack\":");
+			report__stack_json(r, g->pid, g->stack);
+			printf("}\n");
+			continue;
+		}
+		printf("#%zu %s: %+" PRId64 " faults per interval over %zu intervals (rose in %u, fell "
+		       "in %u), %" PRIu64 " -> %" PRIu64 ", most %" PRIu64 " in interval %zu, %" PRIu64
+		       " faults in all, %s [%d], from\n", i + 1, g->growing ? "rising" : "not rising",
+		       g->growth, ranked, g->rises, g->falls, g->first, g->last, g->highest,
+		       g->highest_at + 1, g->calls, comm, (int)g->pid);
+		report__stack(r, g->pid, g->stack, "  ", false);
+	}
+	if (!st->o.json)
+		printf("\n");
+	free(series);
+	free(v);
+	return 0;
+}
+
 static void print_report(struct session *s, void *ctx)
 {
 	struct faults_state *st = ctx;
@@ -274,6 +427,16 @@ static void print_report(struct session *s, void *ctx)
 			   "page faults were missed: the counts below are low");
 	n_sites = keyed__count(st->sites);
 	first = st->fo.top && n_sites > st->fo.top ? n_sites - st->fo.top : 0;
+	if (st->hg) {
+		int err = print_over_time(st, &r);
+
+		if (err) {
+			fprintf(stderr, "faultline " TOOL ": out of memory\n");
+			if (!st->err)
+				st->err = err;
+		}
+		first = n_sites;
+	}
 	for (size_t i = first; i < n_sites; i++) {
 		const struct fsite *site = keyed__at(st->sites, i);
 		const char *comm = session__comm(s, site->pid);
@@ -594,10 +757,12 @@ int cmd_faults(struct tool_mode *mode, int argc, char **argv)
 		{ "obj", required_argument, NULL, 'O' },
 		{ "symbols-prefix", required_argument, NULL, OPT_PREFIX },
 		{ "probes", required_argument, NULL, OPT_PROBES },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "interval-faults", required_argument, NULL, OPT_INTERVAL_FAULTS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct faults_state st = { 0 };
-	struct tool_extra extra = { "T:O:", longopts, faults_opt, NULL, &st.fo };
+	struct tool_extra extra = { "T:O:n:", longopts, faults_opt, NULL, &st.fo };
 	int ret;
 
 	ret = tool_opts__parse_ext(&st.o, mode, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
@@ -617,6 +782,29 @@ int cmd_faults(struct tool_mode *mode, int argc, char **argv)
 			"--by-alloc\n");
 		return EXIT_USAGE;
 	}
+	if (st.fo.interval_ns && st.fo.interval_faults) {
+		fprintf(stderr, "faultline " TOOL ": --interval or --interval-faults, not both\n");
+		return EXIT_USAGE;
+	}
+	if ((st.fo.interval_ns || st.fo.interval_faults) &&
+	    (st.fo.by_alloc || st.fo.minor_only || st.fo.major_only || st.o.folded)) {
+		fprintf(stderr, "faultline " TOOL ": --interval and --interval-faults count every "
+			"fault by its stack: not with --by-alloc, --minor, --major or --folded\n");
+		return EXIT_USAGE;
+	}
+	if (st.fo.limit && !st.fo.interval_ns && !st.fo.interval_faults) {
+		fprintf(stderr, "faultline " TOOL ": -n goes with --interval or --interval-faults\n");
+		return EXIT_USAGE;
+	}
+	if (!st.fo.limit)
+		st.fo.limit = 10;
+	if (st.fo.interval_ns || st.fo.interval_faults) {
+		if (heap_growth__new(&st.hg)) {
+			fprintf(stderr, "faultline " TOOL ": out of memory\n");
+			return EXIT_FAIL;
+		}
+		heap_growth__cut(st.hg, st.fo.interval_ns, st.fo.interval_faults);
+	}
 	st.sites = keyed__new(sizeof(struct fsite));
 	st.procs = keyed__new(sizeof(struct fproc));
 	ret = EXIT_FAIL;
@@ -633,5 +821,6 @@ out:
 	keyed__free(st.sites);
 	keyed__free(st.procs);
 	major_pair__free(st.majors);
+	heap_growth__free(st.hg);
 	return ret;
 }

@@ -90,9 +90,6 @@ struct heap {
 	struct alloc_trace *at;
 	struct heap_profile *hp;
 	struct heap_growth *hg;		/* --interval, --interval-calls */
-	uint64_t bin;			/* --interval: the interval open */
-	uint64_t last_ns;		/* of the last event, since the start */
-	bool open;			/* events since the last close */
 	int err;
 };
 
@@ -126,14 +123,9 @@ static const char *heap_opt(int c, const char *arg, void *ctx)
 	case 'H':
 		ho->histogram = arg;
 		return NULL;
-	case OPT_INTERVAL: {
-		double secs;
-
-		if (tool_opts__parse_secs(arg, &secs) || secs < 1e-6)
-			return "--interval wants seconds (at least 0.000001), not";
-		ho->interval_ns = (uint64_t)(secs * 1e9 + 0.5);
-		return NULL;
-	}
+	case OPT_INTERVAL:
+		return tool_opts__parse_secs_ns(arg, &ho->interval_ns) ?
+		       "--interval wants seconds (at least 0.000001), not" : NULL;
 	case OPT_INTERVAL_CALLS:
 		return parse_uint(arg, &ho->interval_calls) ? NULL :
 		       "--interval-calls wants a number of allocation calls, not";
@@ -161,23 +153,9 @@ static const char *heap_opt(int c, const char *arg, void *ctx)
  * last event. */
 static void interval_before(struct heap *h, uint64_t time, bool call)
 {
-	uint64_t ns = (uint64_t)(session__elapsed(h->s, time) * 1e9);
-
-	if (!h->hg || h->err)
-		return;
-	if (h->ho.interval_calls) {
-		if (call && heap_growth__open_calls(h->hg) == h->ho.interval_calls) {
-			h->err = heap_growth__close(h->hg, h->last_ns);
-			h->open = false;
-		}
-	} else {
-		for (; !h->err && ns / h->ho.interval_ns > h->bin; h->bin++) {
-			h->err = heap_growth__close(h->hg, (h->bin + 1) * h->ho.interval_ns);
-			h->open = false;
-		}
-	}
-	h->last_ns = ns;
-	h->open = true;
+	if (h->hg && !h->err)
+		h->err = heap_growth__before(h->hg, (uint64_t)(session__elapsed(h->s, time) * 1e9),
+					     call);
 }
 
 static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
@@ -621,12 +599,9 @@ static int print_growth(struct heap *h, struct report *r)
 	uint64_t *series = NULL;
 	int err;
 
-	if (h->open || !heap_growth__intervals(h->hg)) {
-		err = heap_growth__close(h->hg, h->ho.interval_calls ? h->last_ns :
-						(h->bin + 1) * h->ho.interval_ns);
-		if (err)
-			return err;
-	}
+	err = heap_growth__end(h->hg);
+	if (err)
+		return err;
 	K = heap_growth__intervals(h->hg);
 	err = heap_growth__rank(h->hg, &v, &n);
 	if (err)
@@ -800,6 +775,8 @@ int cmd_heap(struct tool_mode *mode, int argc, char **argv)
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");
 		goto out;
 	}
+	if (h.hg)
+		heap_growth__cut(h.hg, h.ho.interval_ns, h.ho.interval_calls);
 	if (heap_profile__new(h.ho.threshold, &h.hp)) {
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");
 		goto out;

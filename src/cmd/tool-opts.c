@@ -142,6 +142,16 @@ int tool_opts__parse_secs(const char *arg, double *secs)
 	return 0;
 }
 
+int tool_opts__parse_secs_ns(const char *arg, uint64_t *ns)
+{
+	double secs;
+
+	if (tool_opts__parse_secs(arg, &secs) || secs < 1e-6)
+		return -EINVAL;
+	*ns = (uint64_t)(secs * 1e9 + 0.5);
+	return 0;
+}
+
 const char *tool_opts__parse_interval(struct tool_interval *iv, int argc, char **argv,
 				      const char **arg)
 {

@@ -150,6 +150,9 @@ struct tool_interval {
  * Seconds > 0 (fractional allowed), at most 1e7.  Returns 0 or -EINVAL.
  */
 int tool_opts__parse_secs(const char *arg, double *secs);
+/* The same, at least 0.000001 s, in nanoseconds (an --interval SECS
+ * option of the over-time reports).  0 or -EINVAL. */
+int tool_opts__parse_secs_ns(const char *arg, uint64_t *ns);
 
 /*
  * tool_opts__parse_interval - "interval [count]" from the arguments left

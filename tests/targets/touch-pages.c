@@ -43,14 +43,7 @@ int main(int argc, char **argv)
 	}
 	if (!pages)
 		die_usage("--pages must be at least 1");
-	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
-	p = mmap(NULL, pages * (unsigned long)psz, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		say(TRUTH_PROG ": mmap failed\n");
-		return 1;
-	}
-	madvise(p, pages * (unsigned long)psz, MADV_NOHUGEPAGE);
+	p = fresh_pages(pages, psz);
 	wait_go(delay_ms);
 	c0 = cpu_ns_self();
 	clock_gettime(CLOCK_MONOTONIC, &a);

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -177,6 +179,24 @@ static inline void wait_end(unsigned long hold_ms)
 {
 	sleep_ms(hold_ms);
 	wait_fifo(truth_fifos()->end);
+}
+
+/* @pages fresh anonymous pages of @psz bytes, huge pages off for the
+ * process and the mapping, so that each first write is one fault; exits 1
+ * when mmap fails. */
+static inline char *fresh_pages(unsigned long pages, long psz)
+{
+	char *p;
+
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+	p = mmap(NULL, pages * (unsigned long)psz, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		say(TRUTH_PROG ": mmap failed\n");
+		exit(1);
+	}
+	madvise(p, pages * (unsigned long)psz, MADV_NOHUGEPAGE);
+	return p;
 }
 
 /* ---- output without stdio ---- */

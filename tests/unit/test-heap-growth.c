@@ -113,9 +113,78 @@ static void test_edges(void)
 	heap_growth__free(NULL);
 }
 
+/* Counts as faults are: stack 1 takes k + 1 in interval k (a rising rate),
+ * stack 2 a steady 5, stack 3 6 - k, cut by heap_growth__cut every 12
+ * calls; a 7th interval of one call is left out of the rate rule, as faults
+ * leaves out one cut short.  Then cutting by time. */
+static void test_rate_and_cut(void)
+{
+	struct heap_growth *hg;
+	struct growth_site *v = NULL;
+	size_t n = 0;
+	uint64_t ns = 0;
+
+	CHECK(heap_growth__new(&hg) == 0);
+	heap_growth__cut(hg, 0, 12);
+	for (int k = 0; k < 6; k++) {
+		for (int j = 0; j < 12; j++) {
+			uint32_t stack = j < k + 1 ? 1 : j < k + 6 ? 2 : 3;
+
+			CHECK(heap_growth__before(hg, ns++, true) == 0);
+			CHECK(heap_growth__change(hg, 1, stack, 1, true) == 0);
+		}
+	}
+	CHECK(heap_growth__before(hg, ns++, true) == 0);	/* a 7th, of one call */
+	CHECK(heap_growth__change(hg, 1, 3, 1, true) == 0);
+	CHECK(heap_growth__end(hg) == 0);
+	CHECK(heap_growth__end(hg) == 0);			/* closed already: no-op */
+	CHECK_EQ_U64(heap_growth__intervals(hg), 7);
+	CHECK_EQ_U64(heap_growth__interval(hg, 5)->calls, 72);
+	CHECK_EQ_U64(heap_growth__interval(hg, 5)->end_time, 71);
+	CHECK(heap_growth__rank_rate(hg, 6, &v, &n) == 0);
+	CHECK_EQ_U64(n, 3);
+	if (n == 3) {
+		CHECK_EQ_U64(v[0].stack, 1);	/* 1..6 an interval: rising */
+		CHECK(v[0].growing);
+		CHECK_EQ_U64((uint64_t)v[0].growth, 5);
+		CHECK_EQ_U64(v[0].first, 1);
+		CHECK_EQ_U64(v[0].last, 6);
+		CHECK_EQ_U64(v[0].rises, 5);
+		CHECK_EQ_U64(v[0].calls, 21);
+		CHECK_EQ_U64(v[1].stack, 3);	/* 6, 5, ..., 1: falling */
+		CHECK(!v[1].growing);
+		CHECK_EQ_U64(v[1].highest, 6);
+		CHECK_EQ_U64(v[1].highest_at, 0);
+		CHECK_EQ_U64(v[1].falls, 5);
+		CHECK_EQ_U64(v[1].calls, 22);
+		CHECK_EQ_U64(v[2].stack, 2);	/* 5 each interval */
+		CHECK(!v[2].growing);
+		CHECK_EQ_U64(v[2].rises + v[2].falls, 0);
+	}
+	free(v);
+	heap_growth__free(hg);
+
+	/* By time: intervals of 100 ns; an event at 250 closes [0,100) and
+	 * [100,200); the end closes [200,300) at 300. */
+	CHECK(heap_growth__new(&hg) == 0);
+	heap_growth__cut(hg, 100, 0);
+	CHECK(heap_growth__before(hg, 50, true) == 0);
+	CHECK(heap_growth__change(hg, 1, 1, 1, true) == 0);
+	CHECK(heap_growth__before(hg, 250, true) == 0);
+	CHECK(heap_growth__change(hg, 1, 1, 1, true) == 0);
+	CHECK_EQ_U64(heap_growth__intervals(hg), 2);
+	CHECK(heap_growth__end(hg) == 0);
+	CHECK_EQ_U64(heap_growth__intervals(hg), 3);
+	CHECK_EQ_U64(heap_growth__interval(hg, 1)->calls, 1);
+	CHECK_EQ_U64(heap_growth__interval(hg, 2)->end_time, 300);
+	CHECK_EQ_U64(heap_growth__interval(hg, 2)->calls, 2);
+	heap_growth__free(hg);
+}
+
 int main(void)
 {
 	test_rule();
 	test_edges();
+	test_rate_and_cut();
 	return check_done("test-heap-growth");
 }
