@@ -146,6 +146,7 @@ struct oom_state {
 	struct reclaim_watch *rw;
 	struct mem_series *series;
 	uint64_t next_sample_ns;
+	uint64_t last_sample_ns;	/* replay: the newest recorded sample's time */
 };
 
 /* ---- small readers ----------------------------------------------------- */
@@ -311,13 +312,29 @@ static void take_point(const struct oom_state *st, struct mem_point *p)
 	p->have_reclaim = st->rw != NULL;
 }
 
+/* A recording's samples (faultline:memstat), with the reclaim totals
+ * replayed up to it; while recording, none arrive here. */
+static void on_memstat(struct session *s, const struct mem_sample *ms, void *ctx)
+{
+	struct oom_state *st = ctx;
+	struct mem_point p = { .s = *ms };
+
+	(void)s;
+	if (!st->series)
+		return;
+	reclaim_watch__totals(st->rw, &p.r);
+	p.have_reclaim = st->rw != NULL;
+	mem_series__push(st->series, &p);
+	st->last_sample_ns = ms->time_ns;
+}
+
 /* Live: one sample a second, on the session's rounds. */
 static void sample_tick(struct oom_state *st)
 {
 	struct mem_point p;
 	uint64_t now;
 
-	if (!st->series)
+	if (!st->series || st->replay)
 		return;
 	now = now_ns(CLOCK_MONOTONIC);
 	if (now < st->next_sample_ns)
@@ -356,8 +373,10 @@ static void print_precursors(struct oom_state *st, const struct kill *k)
 	if (!st->series || !k->mono_ns)
 		return;
 	since = k->mono_ns > span ? k->mono_ns - span : 0;
-	take_point(st, &last);
-	if (mem_series__rows(st->series, since, &last, &rows, &n))
+	/* A replay's rows end at a recorded sample (flush_pending waits). */
+	if (!st->replay)
+		take_point(st, &last);
+	if (mem_series__rows(st->series, since, st->replay ? NULL : &last, &rows, &n))
 		return;
 	left = mem_rows__departure(rows, n, &first, &at);
 	if (st->json) {
@@ -733,6 +752,11 @@ static void flush_pending(struct oom_state *st, bool final)
 		}
 		if (!matched && !final && now - k->queued_ns < KMSG_WAIT_NS && st->log)
 			break;
+		/* A replay's timeline ends at a recorded sample a second or
+		 * more after the kill (its stalls over), or the recording's
+		 * last: one taken after every event. */
+		if (st->replay && st->series && !final && st->last_sample_ns < k->mono_ns + SAMPLE_NS)
+			break;
 		if (!matched && !k->r.victim_pid) {
 			st->dropped++;	/* a kprobe hit whose report never came */
 			done++;
@@ -1019,20 +1043,57 @@ static int run_kmsg(struct oom_state *st, double duration, const char *label)
 	return 0;
 }
 
+static bool has_reclaim_pair(struct session *s)
+{
+	return features__has_tracepoint(session__features(s), "vmscan",
+					"mm_vmscan_direct_reclaim_begin") &&
+	       features__has_tracepoint(session__features(s), "vmscan",
+					"mm_vmscan_direct_reclaim_end");
+}
+
 /*
  * --timeline, live: reclaim traced where the vmscan pairs exist, the
- * first sample now and then one a second.  A recording holds no samples
- * (yet): said once, and no timeline.
+ * first sample now and then one a second.  Recording (with or without
+ * --timeline): the session's samples (faultline:memstat) go to the file;
+ * the reclaim events with reclaim's (record -e oom,reclaim).  A report: the recorded samples, as
+ * they come (a recording made before they were: said once, and no
+ * timeline).
  */
+
 static int timeline_start(struct oom_state *st, struct errbuf *eb)
 {
 	struct mem_point p;
 	int err;
 
-	if (st->s && (st->replay || session__recording(st->s))) {
-		fprintf(stderr, "faultline " TOOL ": a recording holds no /proc or cgroup samples: no "
-			"precursor timeline\n");
-		st->timeline = false;
+	if (st->s && session__recording(st->s)) {
+		/* Recorded, always: the samples, for a report's --timeline
+		 * (the reclaim events are reclaim's: record -e oom,reclaim). */
+		return session__add_memstat(st->s, on_memstat, st, eb);
+	}
+	if (st->replay) {
+		/* The recorded samples; the system's and the recorded target's
+		 * group (-G is live only). */
+		err = session__add_memstat(st->s, on_memstat, st, eb);
+		if (err == -ENOENT) {
+			fprintf(stderr, "faultline " TOOL ": a recording holds no /proc or cgroup samples "
+				"(made before they were recorded): no precursor timeline\n");
+			st->timeline = false;
+			return 0;
+		}
+		if (err)
+			return err;
+		if (!has_reclaim_pair(st->s))
+			fprintf(stderr, "faultline " TOOL ": the recording holds no reclaim events "
+				"(record -e oom,reclaim): no reclaim columns\n");
+		else if ((err = reclaim_watch__add(st->s, &st->rw, eb)))
+			return err;
+		if (st->cgroup_arg)
+			fprintf(stderr, "faultline " TOOL ": -G is ignored in a report: the recording's "
+				"samples have the target's group, if it had one\n");
+		/* --before seconds, the one before and those to a second
+		 * after the kill. */
+		if (mem_series__new((size_t)st->before + 5, &st->series))
+			return errbuf__set(eb, -ENOMEM, "out of memory");
 		return 0;
 	}
 	if (st->cgroup_arg) {
@@ -1046,10 +1107,7 @@ static int timeline_start(struct oom_state *st, struct errbuf *eb)
 				st->cg_dir);
 	}
 	/* The kmsg rung runs without a session: no reclaim events there. */
-	if (st->s && features__has_tracepoint(session__features(st->s), "vmscan",
-				     "mm_vmscan_direct_reclaim_begin") &&
-	    features__has_tracepoint(session__features(st->s), "vmscan",
-				     "mm_vmscan_direct_reclaim_end")) {
+	if (st->s && has_reclaim_pair(st->s)) {
 		err = reclaim_watch__add(st->s, &st->rw, eb);
 		if (err)
 			return err;
@@ -1235,7 +1293,7 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 		st.log = st.kmsg_fd >= 0;
 	}
 	err = add_events(&st, &eb);
-	if (!err && st.timeline)
+	if (!err && (st.timeline || session__recording(st.s)))
 		err = timeline_start(&st, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);
