@@ -316,19 +316,19 @@ static void print_precursors(struct oom_state *st, const struct kill *k)
 
 /* ---- printing ------------------------------------------------------------ */
 
-static void print_kill(struct oom_state *st, struct kill *k)
+/*
+ * What a kill's line needs that the event and report lack, read now
+ * (live only: a replay has the recording's totals and nothing else): a
+ * memcg's limit, MemTotal/SwapTotal for "pages", loadavg, PSI and
+ * memory.stat with -v.  Return: its "pages", where they came from in
+ * *@from.
+ */
+static uint64_t complete_kill(struct oom_state *st, struct kill *k, const char **from)
 {
-	const char *from = "", *memcg;
-	uint64_t pages, swap_kb, mem_kb, now = mono_now(st);
+	uint64_t swap_kb, mem_kb, pages, now = mono_now(st);
 	struct oom_report *r = &k->r;
-	time_t secs = (time_t)(k->real_ns / 1000000000ULL);
-	char when[16] = "??:??:??", trig_pid[16] = "?";
-	struct tm tm;
+	const char *memcg;
 
-	if (localtime_r(&secs, &tm))
-		strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	if (r->have & OOM_HAVE_TRIGGER_PID)
-		snprintf(trig_pid, sizeof(trig_pid), "%d", r->trigger_pid);
 	/* A memcg kill whose report gave no limit: the memcg's own files. */
 	if (!strcmp(r->constraint, "CONSTRAINT_MEMCG") && !(r->have & OOM_HAVE_MEM_LIMIT) &&
 	    !st->replay && st->memcg_root[0] && kill_memcg(k)[0]) {
@@ -349,7 +349,7 @@ static void print_kill(struct oom_state *st, struct kill *k)
 	} else {
 		cgroup__meminfo_totals(&swap_kb, &mem_kb);
 	}
-	pages = oom_report__totalpages(r, st->page_kb, swap_kb, mem_kb, &from);
+	pages = oom_report__totalpages(r, st->page_kb, swap_kb, mem_kb, from);
 	if (!k->loadavg[0] && !st->replay)
 		cgroup__read_line("/proc/loadavg", k->loadavg, sizeof(k->loadavg));
 	if (st->verbose && !k->have_psi && !st->replay && cgroup__read_psi(k->psi, sizeof(k->psi))) {
@@ -370,6 +370,23 @@ static void print_kill(struct oom_state *st, struct kill *k)
 					(now - k->mono_ns) / 1000000 : 0;
 		}
 	}
+	return pages;
+}
+
+static void print_kill(struct oom_state *st, struct kill *k)
+{
+	const char *from = "";
+	uint64_t pages;
+	struct oom_report *r = &k->r;
+	time_t secs = (time_t)(k->real_ns / 1000000000ULL);
+	char when[16] = "??:??:??", trig_pid[16] = "?";
+	struct tm tm;
+
+	if (localtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	if (r->have & OOM_HAVE_TRIGGER_PID)
+		snprintf(trig_pid, sizeof(trig_pid), "%d", r->trigger_pid);
+	pages = complete_kill(st, k, &from);
 
 	if (st->json) {
 		printf("{\"time\":\"%s\",\"timestamp\":%.6f,\"trigger_pid\":", when, (double)k->real_ns / 1e9);
