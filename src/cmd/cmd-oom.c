@@ -38,6 +38,10 @@
  * files at the kill (loadavg, PSI, memory.stat when the report has none,
  * the victim's /proc) is not in a recording, and is said so once.  The
  * kmsg rung can be neither recorded nor replayed.
+ *
+ * The readers of /proc and the memcg's files are proc/cgroup.c's, the
+ * join of an event with its report agg/oom-join.c's; this file takes the
+ * events, reassembles printk:console lines and prints.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,8 +63,10 @@
 #include "lib/file.h"
 #include "lib/stopsig.h"
 #include "agg/mem-series.h"
+#include "agg/oom-join.h"
 #include "agg/reclaim-watch.h"
 #include "proc/oom-kmsg.h"
+#include "proc/cgroup.h"
 #include "proc/procstat.h"
 #include "cmd/report.h"
 #include "trace/session.h"
@@ -134,8 +140,7 @@ struct oom_state {
 	struct tp_field f_pid, f_comm, f_total_vm, f_anon, f_file, f_shmem, f_uid, f_pgtables, f_adj;
 	struct kill *pending;		/* tracepoint/kprobe events waiting for kmsg */
 	size_t npending;
-	struct oom_report *recent;	/* kmsg reports not yet matched */
-	size_t nrecent;
+	struct oom_join *join;		/* kernel reports not yet matched */
 	uint64_t kills, dropped;
 	int err;
 	/* --timeline: a sample of the indicators every second from the start */
@@ -146,6 +151,7 @@ struct oom_state {
 	struct reclaim_watch *rw;
 	struct mem_series *series;
 	uint64_t next_sample_ns;
+	uint64_t last_sample_ns;	/* replay: the newest recorded sample's time */
 };
 
 /* ---- small readers ----------------------------------------------------- */
@@ -164,127 +170,11 @@ static uint64_t mono_now(const struct oom_state *st)
 	return st->s ? session__now(st->s) : now_ns(CLOCK_MONOTONIC);
 }
 
-/* The first line of a small procfs file, newline gone; "" if unreadable. */
-static void read_line(const char *path, char *out, size_t n)
-{
-	char *buf = NULL;
-
-	out[0] = '\0';
-	if (read_file(path, 4096, &buf, NULL) == 0) {
-		snprintf(out, n, "%.*s", (int)strcspn(buf, "\n"), buf);
-		free(buf);
-	}
-}
-
-/* "some avg10=... total=N; full avg10=..." from /proc/pressure/memory. */
-static bool read_psi(char *out, size_t n)
-{
-	char *buf = NULL, *line, *save = NULL;
-	size_t used = 0;
-
-	if (read_file("/proc/pressure/memory", 4096, &buf, NULL) != 0)
-		return false;
-	out[0] = '\0';
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		int w = snprintf(out + used, n - used, "%s%s", used ? "; " : "", line);
-
-		if (w < 0 || (size_t)w >= n - used)
-			break;
-		used += (size_t)w;
-	}
-	free(buf);
-	return true;
-}
-
-/* SwapTotal and MemTotal from one read of /proc/meminfo; 0 when unknown. */
-static void meminfo_totals(uint64_t *swap_kb, uint64_t *mem_kb)
-{
-	static const char *const names[] = { "SwapTotal", "MemTotal", NULL };
-	uint64_t v[2];
-
-	*swap_kb = *mem_kb = 0;
-	if (meminfo__read(NULL, names, v, NULL))
-		return;
-	*swap_kb = v[0] == PROCSTAT_ABSENT ? 0 : v[0];
-	*mem_kb = v[1] == PROCSTAT_ABSENT ? 0 : v[1];
-}
-
-/*
- * Where the memory controller's hierarchy is mounted: a cgroup (v1) mount
- * with the "memory" option, else the cgroup2 mount.  The kernel's memcg
- * paths are relative to it.
- */
-static void find_memcg_root(char *out, size_t n)
-{
-	procstat__cgroup_mount(NULL, "memory", out, n);
-	if (!out[0])
-		procstat__cgroup_mount(NULL, NULL, out, n);
-}
-
-/* The memcg of @pid from /proc/PID/cgroup ("ID:CONTROLLERS:PATH"): the
- * v1 line whose controllers include "memory", else the v2 "0::" line.
- * false when the process is gone. */
-static bool read_pid_memcg(pid_t pid, char *out, size_t n)
-{
-	char path[64], v2[OOM_KMSG_PATH] = "", *buf = NULL, *line, *save = NULL;
-	bool v1 = false;
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-	out[0] = '\0';
-	if (read_file(path, 1 << 16, &buf, NULL) != 0)
-		return false;
-	for (line = strtok_r(buf, "\n", &save); line && !v1; line = strtok_r(NULL, "\n", &save)) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL, *tok, *tsave = NULL;
-
-		if (!c2)
-			continue;
-		*c2 = '\0';
-		if (c1 + 1 == c2) {
-			snprintf(v2, sizeof(v2), "%s", c2 + 1);
-			continue;
-		}
-		for (tok = strtok_r(c1 + 1, ",", &tsave); tok; tok = strtok_r(NULL, ",", &tsave))
-			if (!strcmp(tok, "memory")) {
-				snprintf(out, n, "%s", c2 + 1);
-				v1 = true;
-			}
-	}
-	if (!v1)
-		snprintf(out, n, "%s", v2);
-	free(buf);
-	return out[0] != '\0';
-}
-
-/* <root><memcg>/<name> into @buf; false when it does not fit. */
-static bool memcg_file(const struct oom_state *st, const char *memcg, const char *name, char *buf,
-		       size_t n)
-{
-	int len = snprintf(buf, n, "%s%s/%s", st->memcg_root, memcg, name);
-
-	return len > 0 && (size_t)len < n;
-}
-
-/* The first TOP_STATS "key value" lines of <root><memcg>/memory.stat. */
+/* The first TOP_STATS lines of <root><memcg>/memory.stat, as read now. */
 static bool read_memory_stat(const struct oom_state *st, const char *memcg, struct kill *k)
 {
-	char path[PATH_MAX + OOM_KMSG_PATH + 32], *buf = NULL, *line, *save = NULL;
-
-	if (!st->memcg_root[0] || !memcg[0] || !memcg_file(st, memcg, "memory.stat", path, sizeof(path)))
+	if (!cgroup__memory_stat(st->memcg_root, memcg, k->stat, TOP_STATS, &k->nstat))
 		return false;
-	if (read_file(path, 1 << 16, &buf, NULL) != 0)
-		return false;
-	k->nstat = 0;
-	for (line = strtok_r(buf, "\n", &save); line && k->nstat < TOP_STATS;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strchr(line, ' ');
-
-		if (!sp)
-			continue;
-		*sp = '\0';
-		snprintf(k->stat[k->nstat].key, sizeof(k->stat[0].key), "%s", line);
-		k->stat[k->nstat++].value = strtoull(sp + 1, NULL, 10);
-	}
-	free(buf);
 	snprintf(k->stat_memcg, sizeof(k->stat_memcg), "%s", memcg);
 	k->stat_when = STAT_READ;
 	return true;
@@ -311,13 +201,29 @@ static void take_point(const struct oom_state *st, struct mem_point *p)
 	p->have_reclaim = st->rw != NULL;
 }
 
+/* A recording's samples (faultline:memstat), with the reclaim totals
+ * replayed up to it; while recording, none arrive here. */
+static void on_memstat(struct session *s, const struct mem_sample *ms, void *ctx)
+{
+	struct oom_state *st = ctx;
+	struct mem_point p = { .s = *ms };
+
+	(void)s;
+	if (!st->series)
+		return;
+	reclaim_watch__totals(st->rw, &p.r);
+	p.have_reclaim = st->rw != NULL;
+	mem_series__push(st->series, &p);
+	st->last_sample_ns = ms->time_ns;
+}
+
 /* Live: one sample a second, on the session's rounds. */
 static void sample_tick(struct oom_state *st)
 {
 	struct mem_point p;
 	uint64_t now;
 
-	if (!st->series)
+	if (!st->series || st->replay)
 		return;
 	now = now_ns(CLOCK_MONOTONIC);
 	if (now < st->next_sample_ns)
@@ -356,8 +262,10 @@ static void print_precursors(struct oom_state *st, const struct kill *k)
 	if (!st->series || !k->mono_ns)
 		return;
 	since = k->mono_ns > span ? k->mono_ns - span : 0;
-	take_point(st, &last);
-	if (mem_series__rows(st->series, since, &last, &rows, &n))
+	/* A replay's rows end at a recorded sample (flush_pending waits). */
+	if (!st->replay)
+		take_point(st, &last);
+	if (mem_series__rows(st->series, since, st->replay ? NULL : &last, &rows, &n))
 		return;
 	left = mem_rows__departure(rows, n, &first, &at);
 	if (st->json) {
@@ -408,28 +316,28 @@ static void print_precursors(struct oom_state *st, const struct kill *k)
 
 /* ---- printing ------------------------------------------------------------ */
 
-static void print_kill(struct oom_state *st, struct kill *k)
+/*
+ * What a kill's line needs that the event and report lack, read now
+ * (live only: a replay has the recording's totals and nothing else): a
+ * memcg's limit, MemTotal/SwapTotal for "pages", loadavg, PSI and
+ * memory.stat with -v.  Return: its "pages", where they came from in
+ * *@from.
+ */
+static uint64_t complete_kill(struct oom_state *st, struct kill *k, const char **from)
 {
-	const char *from = "", *memcg;
-	uint64_t pages, swap_kb, mem_kb, now = mono_now(st);
+	uint64_t swap_kb, mem_kb, pages, now = mono_now(st);
 	struct oom_report *r = &k->r;
-	time_t secs = (time_t)(k->real_ns / 1000000000ULL);
-	char when[16] = "??:??:??", trig_pid[16] = "?";
-	struct tm tm;
+	const char *memcg;
 
-	if (localtime_r(&secs, &tm))
-		strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	if (r->have & OOM_HAVE_TRIGGER_PID)
-		snprintf(trig_pid, sizeof(trig_pid), "%d", r->trigger_pid);
 	/* A memcg kill whose report gave no limit: the memcg's own files. */
 	if (!strcmp(r->constraint, "CONSTRAINT_MEMCG") && !(r->have & OOM_HAVE_MEM_LIMIT) &&
 	    !st->replay && st->memcg_root[0] && kill_memcg(k)[0]) {
 		char path[PATH_MAX + OOM_KMSG_PATH + 32], line[64] = "";
 
-		if (memcg_file(st, kill_memcg(k), "memory.limit_in_bytes", path, sizeof(path)))
-			read_line(path, line, sizeof(line));
-		if (!line[0] && memcg_file(st, kill_memcg(k), "memory.max", path, sizeof(path)))
-			read_line(path, line, sizeof(line));
+		if (cgroup__memcg_file(st->memcg_root, kill_memcg(k), "memory.limit_in_bytes", path, sizeof(path)))
+			cgroup__read_line(path, line, sizeof(line));
+		if (!line[0] && cgroup__memcg_file(st->memcg_root, kill_memcg(k), "memory.max", path, sizeof(path)))
+			cgroup__read_line(path, line, sizeof(line));
 		if (line[0] >= '0' && line[0] <= '9') {
 			r->mem_limit_kb = strtoull(line, NULL, 10) / 1024;
 			r->have |= OOM_HAVE_MEM_LIMIT;
@@ -439,12 +347,12 @@ static void print_kill(struct oom_state *st, struct kill *k)
 		swap_kb = st->rec_swap_kb;
 		mem_kb = st->rec_mem_kb;
 	} else {
-		meminfo_totals(&swap_kb, &mem_kb);
+		cgroup__meminfo_totals(&swap_kb, &mem_kb);
 	}
-	pages = oom_report__totalpages(r, st->page_kb, swap_kb, mem_kb, &from);
+	pages = oom_report__totalpages(r, st->page_kb, swap_kb, mem_kb, from);
 	if (!k->loadavg[0] && !st->replay)
-		read_line("/proc/loadavg", k->loadavg, sizeof(k->loadavg));
-	if (st->verbose && !k->have_psi && !st->replay && read_psi(k->psi, sizeof(k->psi))) {
+		cgroup__read_line("/proc/loadavg", k->loadavg, sizeof(k->loadavg));
+	if (st->verbose && !k->have_psi && !st->replay && cgroup__read_psi(k->psi, sizeof(k->psi))) {
 		k->have_psi = true;
 		k->psi_delay_ms = k->mono_ns && now > k->mono_ns ? (now - k->mono_ns) / 1000000 : 0;
 	}
@@ -462,6 +370,23 @@ static void print_kill(struct oom_state *st, struct kill *k)
 					(now - k->mono_ns) / 1000000 : 0;
 		}
 	}
+	return pages;
+}
+
+static void print_kill(struct oom_state *st, struct kill *k)
+{
+	const char *from = "";
+	uint64_t pages;
+	struct oom_report *r = &k->r;
+	time_t secs = (time_t)(k->real_ns / 1000000000ULL);
+	char when[16] = "??:??:??", trig_pid[16] = "?";
+	struct tm tm;
+
+	if (localtime_r(&secs, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	if (r->have & OOM_HAVE_TRIGGER_PID)
+		snprintf(trig_pid, sizeof(trig_pid), "%d", r->trigger_pid);
+	pages = complete_kill(st, k, &from);
 
 	if (st->json) {
 		printf("{\"time\":\"%s\",\"timestamp\":%.6f,\"trigger_pid\":", when, (double)k->real_ns / 1e9);
@@ -611,15 +536,6 @@ static int kmsg_open(int *fd_out, struct errbuf *eb)
 	return 0;
 }
 
-static void remember_report(struct oom_state *st, const struct oom_report *r)
-{
-	if (st->nrecent == MAX_RECENT) {
-		memmove(st->recent, st->recent + 1, (MAX_RECENT - 1) * sizeof(*st->recent));
-		st->nrecent--;
-	}
-	st->recent[st->nrecent++] = *r;
-}
-
 /* Wall-clock ns of a kmsg timestamp (printk's clock runs with CLOCK_MONOTONIC). */
 static uint64_t kmsg_realtime(uint64_t ts_usec, uint64_t *mono)
 {
@@ -645,7 +561,7 @@ static void kmsg_report(struct oom_state *st, const struct oom_report *r)
 		print_kill(st, &k);
 		return;
 	}
-	remember_report(st, r);
+	oom_join__add_report(st->join, r);
 }
 
 /* Read every record there is now. */
@@ -672,35 +588,9 @@ static void kmsg_drain(struct oom_state *st)
 
 /* ---- tracepoint and kprobe rungs ------------------------------------------ */
 
-/* Merge the kernel's report into an event: the event's own fields win. */
-static void merge_report(struct kill *k, const struct oom_report *rep)
+/* An event joined with its report (agg/oom-join.c): say so. */
+static void merge_source(struct kill *k)
 {
-	struct oom_report *r = &k->r;
-	unsigned int own = r->have;
-	struct oom_report mine = *r;
-
-	*r = *rep;
-	r->have |= own;
-	if (mine.victim_pid)
-		r->victim_pid = mine.victim_pid;
-	if (mine.victim_comm[0])
-		snprintf(r->victim_comm, sizeof(r->victim_comm), "%s", mine.victim_comm);
-	if (own & OOM_HAVE_TRIGGER_PID) {
-		r->trigger_pid = mine.trigger_pid;
-		/* The report's comm is the trigger's if its pid agrees. */
-		if (!(rep->have & OOM_HAVE_TRIGGER_PID) || rep->trigger_pid != k->trigger_tid ||
-		    !rep->trigger_comm[0])
-			snprintf(r->trigger_comm, sizeof(r->trigger_comm), "%s", mine.trigger_comm);
-	}
-#define KEEP(bit, field) do { if (own & (bit)) r->field = mine.field; } while (0)
-	KEEP(OOM_HAVE_RSS, total_vm_kb);
-	KEEP(OOM_HAVE_RSS, anon_rss_kb);
-	KEEP(OOM_HAVE_RSS, file_rss_kb);
-	KEEP(OOM_HAVE_SHMEM, shmem_rss_kb);
-	KEEP(OOM_HAVE_PGTABLES, pgtables_kb);
-	KEEP(OOM_HAVE_UID, uid);
-	KEEP(OOM_HAVE_SCORE_ADJ, oom_score_adj);
-#undef KEEP
 	k->source = !strcmp(k->source, "tracepoint oom:mark_victim") ?
 		"tracepoint oom:mark_victim + kernel log report" : "kprobe oom_kill_process + kernel log report";
 }
@@ -713,25 +603,16 @@ static void flush_pending(struct oom_state *st, bool final)
 
 	for (size_t i = 0; i < st->npending; i++) {
 		struct kill *k = &st->pending[i];
-		bool matched = false;
+		bool matched = oom_join__take(st->join, &k->r, k->trigger_tid);
 
-		for (size_t j = 0; j < st->nrecent; j++) {
-			const struct oom_report *rep = &st->recent[j];
-			/* The kprobe knows no victim: it takes the next report
-			 * of the same trigger, or any when the header was lost. */
-			bool hit = k->r.victim_pid ? rep->victim_pid == k->r.victim_pid :
-				(!(rep->have & OOM_HAVE_TRIGGER_PID) || rep->trigger_pid == k->trigger_tid);
-
-			if (hit) {
-				merge_report(k, rep);
-				memmove(&st->recent[j], &st->recent[j + 1],
-					(st->nrecent - j - 1) * sizeof(*st->recent));
-				st->nrecent--;
-				matched = true;
-				break;
-			}
-		}
+		if (matched)
+			merge_source(k);
 		if (!matched && !final && now - k->queued_ns < KMSG_WAIT_NS && st->log)
+			break;
+		/* A replay's timeline ends at a recorded sample a second or
+		 * more after the kill (its stalls over), or the recording's
+		 * last: one taken after every event. */
+		if (st->replay && st->series && !final && st->last_sample_ns < k->mono_ns + SAMPLE_NS)
 			break;
 		if (!matched && !k->r.victim_pid) {
 			st->dropped++;	/* a kprobe hit whose report never came */
@@ -779,8 +660,8 @@ static struct kill *queue_event(struct oom_state *st, const struct sample *smp)
 	/* What may be gone in a moment: read it now (live: a recording has
 	 * none of it). */
 	if (!st->replay)
-		read_line("/proc/loadavg", k->loadavg, sizeof(k->loadavg));
-	if (st->verbose && !st->replay && read_psi(k->psi, sizeof(k->psi))) {
+		cgroup__read_line("/proc/loadavg", k->loadavg, sizeof(k->loadavg));
+	if (st->verbose && !st->replay && cgroup__read_psi(k->psi, sizeof(k->psi))) {
 		uint64_t now = k->queued_ns;
 
 		k->have_psi = true;
@@ -837,18 +718,18 @@ static void on_mark_victim(struct session *s, const struct sample *smp, void *ct
 	 * oom_score_adj where the event lacks them.  Not in a replay: the
 	 * pid is the recorded machine's. */
 	if (!st->replay)
-		read_pid_memcg((pid_t)pid, k->cgroup_at_event, sizeof(k->cgroup_at_event));
+		cgroup__pid_memcg((pid_t)pid, k->cgroup_at_event, sizeof(k->cgroup_at_event));
 	if (!k->r.victim_comm[0] && !st->replay) {
 		char path[64];
 
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-		read_line(path, k->r.victim_comm, sizeof(k->r.victim_comm));
+		cgroup__read_line(path, k->r.victim_comm, sizeof(k->r.victim_comm));
 	}
 	if (!(k->r.have & OOM_HAVE_SCORE_ADJ) && !st->replay) {
 		char path[64], line[32];
 
 		snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)pid);
-		read_line(path, line, sizeof(line));
+		cgroup__read_line(path, line, sizeof(line));
 		if (line[0]) {
 			k->r.oom_score_adj = atoi(line);
 			k->r.have |= OOM_HAVE_SCORE_ADJ;
@@ -1019,20 +900,57 @@ static int run_kmsg(struct oom_state *st, double duration, const char *label)
 	return 0;
 }
 
+static bool has_reclaim_pair(struct session *s)
+{
+	return features__has_tracepoint(session__features(s), "vmscan",
+					"mm_vmscan_direct_reclaim_begin") &&
+	       features__has_tracepoint(session__features(s), "vmscan",
+					"mm_vmscan_direct_reclaim_end");
+}
+
 /*
  * --timeline, live: reclaim traced where the vmscan pairs exist, the
- * first sample now and then one a second.  A recording holds no samples
- * (yet): said once, and no timeline.
+ * first sample now and then one a second.  Recording (with or without
+ * --timeline): the session's samples (faultline:memstat) go to the file;
+ * the reclaim events with reclaim's (record -e oom,reclaim).  A report: the recorded samples, as
+ * they come (a recording made before they were: said once, and no
+ * timeline).
  */
+
 static int timeline_start(struct oom_state *st, struct errbuf *eb)
 {
 	struct mem_point p;
 	int err;
 
-	if (st->s && (st->replay || session__recording(st->s))) {
-		fprintf(stderr, "faultline " TOOL ": a recording holds no /proc or cgroup samples: no "
-			"precursor timeline\n");
-		st->timeline = false;
+	if (st->s && session__recording(st->s)) {
+		/* Recorded, always: the samples, for a report's --timeline
+		 * (the reclaim events are reclaim's: record -e oom,reclaim). */
+		return session__add_memstat(st->s, on_memstat, st, eb);
+	}
+	if (st->replay) {
+		/* The recorded samples; the system's and the recorded target's
+		 * group (-G is live only). */
+		err = session__add_memstat(st->s, on_memstat, st, eb);
+		if (err == -ENOENT) {
+			fprintf(stderr, "faultline " TOOL ": a recording holds no /proc or cgroup samples "
+				"(made before they were recorded): no precursor timeline\n");
+			st->timeline = false;
+			return 0;
+		}
+		if (err)
+			return err;
+		if (!has_reclaim_pair(st->s))
+			fprintf(stderr, "faultline " TOOL ": the recording holds no reclaim events "
+				"(record -e oom,reclaim): no reclaim columns\n");
+		else if ((err = reclaim_watch__add(st->s, &st->rw, eb)))
+			return err;
+		if (st->cgroup_arg)
+			fprintf(stderr, "faultline " TOOL ": -G is ignored in a report: the recording's "
+				"samples have the target's group, if it had one\n");
+		/* --before seconds, the one before and those to a second
+		 * after the kill. */
+		if (mem_series__new((size_t)st->before + 5, &st->series))
+			return errbuf__set(eb, -ENOMEM, "out of memory");
 		return 0;
 	}
 	if (st->cgroup_arg) {
@@ -1046,10 +964,7 @@ static int timeline_start(struct oom_state *st, struct errbuf *eb)
 				st->cg_dir);
 	}
 	/* The kmsg rung runs without a session: no reclaim events there. */
-	if (st->s && features__has_tracepoint(session__features(st->s), "vmscan",
-				     "mm_vmscan_direct_reclaim_begin") &&
-	    features__has_tracepoint(session__features(st->s), "vmscan",
-				     "mm_vmscan_direct_reclaim_end")) {
+	if (st->s && has_reclaim_pair(st->s)) {
 		err = reclaim_watch__add(st->s, &st->rw, eb);
 		if (err)
 			return err;
@@ -1150,11 +1065,10 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 	}
 	st.json = o.json;
 	st.page_kb = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
-	find_memcg_root(st.memcg_root, sizeof(st.memcg_root));
+	cgroup__memcg_root(st.memcg_root, sizeof(st.memcg_root));
 	ret = EXIT_FAIL;
 	st.pending = calloc(MAX_PENDING, sizeof(*st.pending));
-	st.recent = calloc(MAX_RECENT, sizeof(*st.recent));
-	if (!st.pending || !st.recent || oom_kmsg__new(&st.parser)) {
+	if (!st.pending || oom_join__new(MAX_RECENT, &st.join) || oom_kmsg__new(&st.parser)) {
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");
 		goto out;
 	}
@@ -1208,7 +1122,7 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 		char v[32];
 		uint64_t swap_kb, mem_kb;
 
-		meminfo_totals(&swap_kb, &mem_kb);
+		cgroup__meminfo_totals(&swap_kb, &mem_kb);
 		snprintf(v, sizeof(v), "%" PRIu64, st.page_kb);
 		session__record_meta(st.s, "oom.page_kb", v);
 		snprintf(v, sizeof(v), "%" PRIu64, swap_kb);
@@ -1235,7 +1149,7 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 		st.log = st.kmsg_fd >= 0;
 	}
 	err = add_events(&st, &eb);
-	if (!err && st.timeline)
+	if (!err && (st.timeline || session__recording(st.s)))
 		err = timeline_start(&st, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);
@@ -1264,7 +1178,7 @@ out:
 	oom_kmsg__free(st.parser);
 	mem_series__free(st.series);
 	reclaim_watch__free(st.rw);
-	free(st.recent);
+	oom_join__free(st.join);
 	free(st.pending);
 	return ret;
 }

@@ -297,6 +297,29 @@ int procstat__cgroup_pressure(const char *arg, char *dir, size_t ndir, char *pre
 	return 0;
 }
 
+void procstat__pid_cgroup_pressure(const char *procfs, int pid, char *out, size_t n)
+{
+	char path[4200], v2[4096], *buf = NULL, *line;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%d/cgroup", procfs ? procfs : "/proc", pid);
+	if (pid <= 0 || read_file(path, 65536, &buf, NULL))
+		return;
+	procstat__cgroup_mount(procfs, NULL, v2, sizeof(v2));
+	for (line = buf; v2[0] && line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		size_t len = strcspn(line, "\n");
+		int w;
+
+		if (strncmp(line, "0::/", 4) || len <= 4)
+			continue;	/* not the v2 line, or the root group (no file) */
+		w = snprintf(path, sizeof(path), "%s%.*s/memory.pressure", v2, (int)(len - 3), line + 3);
+		if (w > 0 && (size_t)w < sizeof(path) && (size_t)w < n && access(path, R_OK) == 0)
+			snprintf(out, n, "%s", path);
+		break;
+	}
+	free(buf);
+}
+
 static const struct {
 	const char *name, *source;
 } inds[MI__COUNT] = {

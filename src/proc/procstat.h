@@ -124,6 +124,14 @@ void procstat__cgroup_mount(const char *procfs, const char *controller, char *ou
 int procstat__cgroup_pressure(const char *arg, char *dir, size_t ndir, char *pressure,
 			      size_t npressure, struct errbuf *eb);
 
+/**
+ * procstat__pid_cgroup_pressure() - the memory.pressure of process @pid's
+ * cgroup v2 group (<@procfs>/PID/cgroup's "0::" line)
+ * @out: receives the file, "" when there is none (no v2 group, the root
+ *       group, no such process)
+ */
+void procstat__pid_cgroup_pressure(const char *procfs, int pid, char *out, size_t n);
+
 /* The indicators of memory pressure, as mem_sample__read() takes them.
  * _US are cumulative stall microseconds, counters are cumulative, the
  * MemAvailable gauge is in kB. */

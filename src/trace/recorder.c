@@ -24,6 +24,7 @@
 #include "stack/elf-sym.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
+#include "trace/memstat.h"
 #include "trace/recfile.h"
 #include "trace/session-int.h"
 #include "stack/stackdb.h"
@@ -42,6 +43,7 @@ struct recorder {
 	char path[4096];
 	uint32_t *ev_of;		/* evsel index -> recorded event id, or NO_EVENT */
 	size_t nev;
+	uint32_t memstat_id;		/* faultline:memstat's recorded id, or NO_EVENT */
 	uint32_t stacks_written;	/* stackdb ids 1 .. stacks_written are in the file */
 	struct hashmap *bid_idx;	/* hash of (maj, min, ino) -> index + 1 in bids */
 	struct build_id *bids;
@@ -219,6 +221,18 @@ static int rec_start(struct session *s, struct errbuf *eb)
 			return err;
 		r->ev_of[i] = next++;
 	}
+	/* The memory-indicator samples a tool asked for, as one more event. */
+	r->memstat_id = NO_EVENT;
+	if (s->memstat_on) {
+		struct rec_event re = { .id = next, .kind = REC_EVENT_TRACEPOINT,
+					.name = MEMSTAT_SYSTEM ":" MEMSTAT_EVENT, .path = "",
+					.format = memstat__format() };
+
+		err = recwriter__event(r->w, &re);
+		if (err)
+			return errbuf__set(eb, err, "%s: %s", r->path, recwriter__errmsg(r->w, err));
+		r->memstat_id = next++;
+	}
 	r->started = true;
 	/* What the session knew before the run (the -p target). */
 	while (hashmap__next(s->comms, &pos, &key, &val))
@@ -364,6 +378,20 @@ static void rec_sample(struct session *s, const struct evsel *e, size_t idx,
 	latch(r, recwriter__sample(r->w, &rs));
 }
 
+/* A sample of the memory indicators: the event's payload, at its time,
+ * from no task. */
+static void rec_memstat(struct session *s, const struct mem_sample *ms)
+{
+	struct recorder *r = s->rec;
+	unsigned char raw[MEMSTAT_PAYLOAD_SIZE];
+
+	if (!r->started || r->memstat_id == NO_EVENT)
+		return;
+	memstat__encode(ms, raw);
+	latch(r, recwriter__sample(r->w, &(struct rec_sample){ .event = r->memstat_id,
+		.time = ms->time_ns, .raw_size = sizeof(raw), .raw = raw }));
+}
+
 static int rec_finish(struct session *s, struct errbuf *eb)
 {
 	struct recorder *r = s->rec;
@@ -398,6 +426,7 @@ static const struct session_observer recorder_observer = {
 	.comm = rec_comm,
 	.task = rec_task,
 	.lost = rec_lost,
+	.memstat = rec_memstat,
 	.finish = rec_finish,
 	.free = rec_free,
 };

@@ -22,6 +22,7 @@
 #include "features.h"
 #include "lib/hashmap.h"
 #include "trace/probe-spec.h"
+#include "trace/memstat.h"
 #include "trace/recfile.h"
 #include "trace/session-int.h"
 #include "stack/stackdb.h"
@@ -50,6 +51,7 @@ struct replay {
 	size_t nmeta;
 	double since, until;
 	uint64_t read;			/* records read */
+	uint32_t memstat_id;		/* faultline:memstat's id, UINT32_MAX: none */
 	/* The evsels of each recorded event, in the order they were added:
 	 * route[route_start[id] .. route_start[id + 1]), built when the run
 	 * starts, so a sample visits its own evsels only. */
@@ -231,6 +233,7 @@ int session__new_replay(const struct session_opts *o, const struct replay_opts *
 	if (!rp || !s->comms || !s->ids || !s->execs)
 		goto fail;
 	snprintf(rp->path, sizeof(rp->path), "%s", ro->path);
+	rp->memstat_id = UINT32_MAX;
 	rp->since = ro->since;
 	rp->until = ro->until;
 	if ((err = tp_catalog__new("", &s->catalog)) || (err = addrspaces__new(&s->as)) ||
@@ -431,6 +434,27 @@ static int replay_add_kprobe(struct session *s, const char *event, const char *f
 	return replay_add(s, EVSEL_KPROBE, event, 0, flags, fn, ctx, ev, eb);
 }
 
+/* A recorded faultline:memstat sample to the listener. */
+static void on_memstat(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct mem_sample ms;
+
+	(void)ctx;
+	if (s->memstat_fn && !memstat__decode(smp->raw, smp->raw_size, &ms))
+		s->memstat_fn(s, &ms, s->memstat_ctx);
+}
+
+static int replay_add_memstat(struct session *s, struct errbuf *eb)
+{
+	const struct rev *re = find_event(s->replay, EVSEL_TRACEPOINT,
+					  MEMSTAT_SYSTEM ":" MEMSTAT_EVENT, 0);
+
+	if (!re)
+		return missing(s, "/proc or cgroup samples (faultline:memstat)", eb);
+	s->replay->memstat_id = re->id;
+	return replay_add(s, EVSEL_TRACEPOINT, re->name, 0, 0, on_memstat, NULL, NULL, eb);
+}
+
 static int replay_uprobe_locate(struct session *s, const struct probe_spec *spec,
 				unsigned int flags, char *path, size_t n, uint64_t *off,
 				struct errbuf *eb)
@@ -475,8 +499,8 @@ static void deliver_sample(struct session *s, const struct rec_sample *rs)
 		return;
 	/* -p in a report keeps one process's samples (its maps and the
 	 * others' side-band still apply). */
-	if (s->opts.pid > 0 && (pid_t)rs->pid != s->opts.pid)
-		return;
+	if (s->opts.pid > 0 && (pid_t)rs->pid != s->opts.pid && rs->event != s->replay->memstat_id)
+		return;	/* (faultline:memstat's are no process's) */
 	s->cur_ustack = rs->user_stack;
 	s->cur_kstack = rs->kernel_stack;
 	if (rs->event >= s->replay->nevs)
@@ -699,6 +723,7 @@ static const struct session_source replay_source = {
 	.add_uprobe = replay_add_uprobe,
 	.add_software = replay_add_software,
 	.add_kprobe = replay_add_kprobe,
+	.add_memstat = replay_add_memstat,
 	.uprobe_locate = replay_uprobe_locate,
 	.set_filter = session__filter_here,
 	.run = replay_run,

@@ -123,6 +123,13 @@ struct session {
 	bool rec_is_cmd;
 	int rec_cmd_status;
 	uint32_t cur_ustack, cur_kstack;	/* the sample being delivered: file ids */
+	/* session__add_memstat(): the listener, and live, the next sample's
+	 * time and the target's memory.pressure (found at the first) */
+	session_memstat_fn memstat_fn;
+	void *memstat_ctx;
+	bool memstat_on, memstat_cg_known;
+	uint64_t memstat_next_ns;
+	char memstat_cg[PATH_MAX + 32];
 };
 
 /*
@@ -146,6 +153,7 @@ struct session_source {
 	int (*add_kprobe)(struct session *s, const char *event, const char *func, bool retprobe,
 			  const char *fetchargs, unsigned int flags, session_sample_fn fn,
 			  void *ctx, struct tp_event **ev, struct errbuf *eb);
+	int (*add_memstat)(struct session *s, struct errbuf *eb);
 	int (*uprobe_locate)(struct session *s, const struct probe_spec *spec, unsigned int flags,
 			     char *path, size_t n, uint64_t *off, struct errbuf *eb);
 	int (*set_filter)(struct session *s, struct evsel *e, const char *filter,
@@ -179,6 +187,8 @@ struct session_observer {
 		     uint64_t time);
 	void (*task)(struct session *s, const struct sb_task *tk, bool fork);
 	void (*lost)(struct session *s, uint64_t time, uint64_t count);
+	/* A memory-indicator sample (session__add_memstat()). */
+	void (*memstat)(struct session *s, const struct mem_sample *ms);
 	int (*finish)(struct session *s, struct errbuf *eb);	/* after the last event */
 	void (*free)(struct session *s);
 };
@@ -202,5 +212,7 @@ void session__on_comm(struct session *s, pid_t pid, pid_t tid, const char *comm,
 		      uint64_t time);
 void session__on_fork(struct session *s, const struct sb_task *tk);
 void session__on_exit(struct session *s, const struct sb_task *tk);
+/* session.c: a memory-indicator sample when one is due (@force: now). */
+void session__memstat_tick(struct session *s, bool force);
 
 #endif

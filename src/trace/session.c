@@ -33,6 +33,7 @@
 #include "features.h"
 #include "lib/hashmap.h"
 #include "lib/stopsig.h"
+#include "proc/procstat.h"
 #include "trace/perf-event.h"
 #include "trace/probe-spec.h"
 #include "trace/ring.h"
@@ -812,6 +813,51 @@ static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_
 	return err;
 }
 
+int session__add_memstat(struct session *s, session_memstat_fn fn, void *ctx, struct errbuf *eb)
+{
+	int err = s->src->add_memstat(s, eb);
+
+	if (err)
+		return err;
+	s->memstat_fn = fn;
+	s->memstat_ctx = ctx;
+	return 0;
+}
+
+static int live_add_memstat(struct session *s, struct errbuf *eb)
+{
+	(void)eb;
+	s->memstat_on = true;
+	return 0;
+}
+
+#define MEMSTAT_NS 1000000000ULL
+
+void session__memstat_tick(struct session *s, bool force)
+{
+	struct mem_sample ms;
+
+	if (!s->memstat_on)
+		return;
+	if (!force && clock_ns(CLOCK_MONOTONIC) < s->memstat_next_ns)
+		return;
+	if (!s->memstat_cg_known) {
+		/* The target's group, as it is at the first sample. */
+		procstat__pid_cgroup_pressure(NULL, session__target_pid(s), s->memstat_cg,
+					      sizeof(s->memstat_cg));
+		s->memstat_cg_known = true;
+	}
+	if (mem_sample__read(NULL, s->memstat_cg[0] ? s->memstat_cg : NULL, 0, &ms, NULL))
+		return;
+	while (s->memstat_next_ns <= ms.time_ns)
+		s->memstat_next_ns = s->memstat_next_ns ? s->memstat_next_ns + MEMSTAT_NS :
+			ms.time_ns + MEMSTAT_NS;
+	if (s->obs && s->obs->memstat)
+		s->obs->memstat(s, &ms);
+	else if (!s->obs && s->memstat_fn)
+		s->memstat_fn(s, &ms, s->memstat_ctx);
+}
+
 int session__add_tracepoint(struct session *s, const char *system, const char *event,
 			    unsigned int flags, session_sample_fn fn, void *ctx,
 			    struct tp_event **ev, struct errbuf *eb)
@@ -1427,6 +1473,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	if (s->opts.duration > 0)
 		deadline = s->start_mono_ns + (uint64_t)(s->opts.duration * 1e9);
 	reader_priority();
+	session__memstat_tick(s, true);
 	if (hooks && hooks->ready)
 		hooks->ready(hooks->ctx);
 
@@ -1456,6 +1503,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 			errbuf__set(eb, err, "reading events failed: %s", strerror(-err));
 			goto out;
 		}
+		session__memstat_tick(s, false);
 		if (hooks && hooks->round)
 			hooks->round(hooks->ctx);
 		if (target__exited(s->target))
@@ -1467,6 +1515,8 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	err = read_round(s, true);
 	if (err)
 		errbuf__set(eb, err, "reading events failed: %s", strerror(-err));
+	else
+		session__memstat_tick(s, true);	/* the last: after every event */
 	for (size_t i = 0; s->format_lost && i < s->nfds; i++) {
 		uint64_t v[2];
 
@@ -1699,6 +1749,7 @@ static const struct session_source live_source = {
 	.add_uprobe = live_add_uprobe,
 	.add_software = live_add_software,
 	.add_kprobe = live_add_kprobe,
+	.add_memstat = live_add_memstat,
 	.uprobe_locate = live_uprobe_locate,
 	.set_filter = live_set_filter,
 	.run = live_run,

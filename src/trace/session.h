@@ -101,6 +101,19 @@ size_t session__stale_groups(const struct session *s);
 
 const struct features *session__features(const struct session *s);
 
+/*
+ * Samples of the memory-pressure indicators (procstat.h: mem_sample__read()
+ * of /proc and, when the target has a cgroup v2 group, its
+ * memory.pressure), one a second from the run's start, one at its end:
+ * live, @fn is called with each; while recording they are written to the
+ * recording as the event "faultline:memstat" (trace/memstat.h); from a
+ * recording, @fn gets the recorded ones (-ENOENT, said in @eb, when it
+ * holds none: recorded before they were).  One listener.
+ */
+struct mem_sample;
+typedef void (*session_memstat_fn)(struct session *s, const struct mem_sample *ms, void *ctx);
+int session__add_memstat(struct session *s, session_memstat_fn fn, void *ctx, struct errbuf *eb);
+
 /* Trace tracepoint <system>:<event>; fn is called for each of its samples,
  * in time order.  *ev (may be NULL) gets the parsed format for field reads. */
 int session__add_tracepoint(struct session *s, const char *system, const char *event,
