@@ -969,13 +969,6 @@ static void print_timeline(struct tl *t)
 
 /* ---- options and main ---- */
 
-static int bad(const char *what, const char *arg)
-{
-	fprintf(stderr, "faultline " TOOL ": %s '%s' (see 'faultline report -i FILE timeline -h')\n",
-		what, arg);
-	return EXIT_USAGE;
-}
-
 static void tl_free(struct tl *t)
 {
 	for (size_t i = 0; i < t->nkills; i++) {
@@ -1030,24 +1023,29 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || v <= 0 || v > INT32_MAX)
-				return bad("-p wants a process id, not", optarg);
+				return tool__usage_error(TOOL, "-p wants a process id, not",
+							 optarg);
 			t.only = (pid_t)v;
 			break;
 		case 'T':
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || v <= 0 || v > 1000000)
-				return bad("-T wants a number of sites, not", optarg);
+				return tool__usage_error(TOOL, "-T wants a number of sites, not",
+							 optarg);
 			t.top = (unsigned int)v;
 			break;
 		case OPT_INTERVAL:
 			if (tool_opts__parse_secs(optarg, &secs) || secs < 1e-6)
-				return bad("--interval wants seconds (at least 0.000001), not", optarg);
+				return tool__usage_error(
+					TOOL, "--interval wants seconds (at least 0.000001), not",
+					optarg);
 			t.interval_ns = (uint64_t)(secs * 1e9 + 0.5);
 			break;
 		case OPT_BEFORE:
 			if (tool_opts__parse_secs(optarg, &secs))
-				return bad("--before wants seconds, not", optarg);
+				return tool__usage_error(TOOL, "--before wants seconds, not",
+							 optarg);
 			t.before_ns = (uint64_t)(secs * 1e9 + 0.5);
 			break;
 		case OPT_JSON:
@@ -1057,12 +1055,14 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 			printf("usage: %s\n%s", usage, help);
 			return EXIT_OK;
 		default:
-			return bad(optopt ? "option needs a value or is unknown:" : "unknown option",
-				   argv[optind - 1]);
+			return tool__usage_error(TOOL,
+						 optopt ? "option needs a value or is unknown:"
+							: "unknown option",
+						 argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return bad("unexpected argument", argv[optind]);
+		return tool__usage_error(TOOL, "unexpected argument", argv[optind]);
 	t.page_size = sysconf(_SC_PAGESIZE);
 	if (t.page_size <= 0)
 		t.page_size = 4096;

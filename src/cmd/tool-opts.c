@@ -12,11 +12,26 @@
 #include <unistd.h>
 
 #include "trace/target.h"
+#include "cmd/commands.h"
 #include "cmd/tool-opts.h"
 
+int tool__usage_error(const char *tool, const char *what, const char *arg)
+{
+	const char *sub = !strncmp(tool, "report ", 7) ? tool + 7 : NULL;
+
+	if (sub)
+		fprintf(stderr, "faultline %s: %s '%s' (see 'faultline report -i FILE %s -h')\n",
+			tool, what, arg, sub);
+	else
+		fprintf(stderr, "faultline %s: %s '%s' (see 'faultline %s -h')\n", tool, what, arg,
+			tool);
+	return EXIT_USAGE;
+}
+
+/* The parser's own: its callers take -EINVAL for a bad command line. */
 static int bad(const char *tool, const char *what, const char *arg)
 {
-	fprintf(stderr, "faultline %s: %s '%s' (see 'faultline %s -h')\n", tool, what, arg, tool);
+	tool__usage_error(tool, what, arg);
 	return -EINVAL;
 }
 
@@ -389,7 +404,6 @@ void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
 		snprintf(buf, n, "all processes");
 }
 
-#include "cmd/commands.h"
 #include "features.h"
 #include "ladder.h"
 

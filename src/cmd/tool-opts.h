@@ -249,4 +249,13 @@ void tool__event_done(void);
 /* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
 int tool__fail(const char *tool, const struct errbuf *eb, int err);
 
+/*
+ * tool__usage_error() - a bad command line, in one line on stderr:
+ * "faultline TOOL: WHAT 'ARG' (see 'faultline TOOL -h')"; a report-only
+ * @tool ("report diff") points at "faultline report -i FILE diff -h".
+ *
+ * Return: EXIT_USAGE.
+ */
+int tool__usage_error(const char *tool, const char *what, const char *arg);
+
 #endif
