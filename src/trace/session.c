@@ -25,6 +25,7 @@
 
 #include <tracefs/tracefs.h>
 
+#include "lib/clock.h"
 #include "trace/session.h"
 #include "trace/session-int.h"
 #include "stack/addrspace.h"
@@ -161,14 +162,6 @@ static void signals_restore(void)
 }
 
 /* ---- small helpers ---------------------------------------------------- */
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static int track_fd(struct session *s, int fd)
 {
@@ -1402,8 +1395,8 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 		pfd[c].fd = s->ring_owner[c];
 		pfd[c].events = POLLIN;
 	}
-	s->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
-	s->start_real_ns = clock_ns(CLOCK_REALTIME);
+	s->start_mono_ns = clock__ns(CLOCK_MONOTONIC);
+	s->start_real_ns = clock__ns(CLOCK_REALTIME);
 	if (s->obs) {
 		err = s->obs->start(s, eb);
 		if (err)
@@ -1438,7 +1431,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 			break;
 		}
 		if (deadline) {
-			uint64_t now = clock_ns(CLOCK_MONOTONIC);
+			uint64_t now = clock__ns(CLOCK_MONOTONIC);
 
 			if (now >= deadline) {
 				s->stop = SESSION_STOP_DURATION;
@@ -1509,7 +1502,7 @@ uint64_t session__now(const struct session *s)
 static uint64_t live_now(const struct session *s)
 {
 	(void)s;
-	return clock_ns(CLOCK_MONOTONIC);
+	return clock__ns(CLOCK_MONOTONIC);
 }
 
 time_t session__wall(const struct session *s)
