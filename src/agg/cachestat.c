@@ -24,6 +24,7 @@
 #include "lib/stopsig.h"
 #include "trace/session.h"
 #include "proc/procstat.h"
+#include "ladder.h"
 
 /* ---- formulas ------------------------------------------------------------- */
 
@@ -99,9 +100,9 @@ void cache_tally__add(struct cache_tally *dst, const struct cache_tally *src)
 
 enum cache_formula cache_formula__of_rung(const char *rung_key)
 {
-	if (!strncmp(rung_key, "kprobe", 6))
+	if (ladder__is(rung_key, "kprobe:"))
 		return CACHE_FORMULA_KPROBE;
-	if (!strcmp(rung_key, "tracepoint"))
+	if (ladder__is(rung_key, "tracepoint"))
 		return CACHE_FORMULA_TRACEPOINT;
 	return CACHE_FORMULA_VMSTAT;
 }
@@ -357,8 +358,8 @@ int cache_source__new(const char *rung_key, bool per_pid, pid_t pid, const char 
 	int err = -ENOMEM;
 
 	*out = NULL;
-	if (strncmp(rung_key, "kprobe:", 7) && strcmp(rung_key, "tracepoint") &&
-	    strcmp(rung_key, "vmstat"))
+	if (!ladder__is(rung_key, "kprobe:") && !ladder__is(rung_key, "tracepoint") &&
+	    !ladder__is(rung_key, "vmstat"))
 		return -EINVAL;
 	cs = calloc(1, sizeof(*cs));
 	if (!cs)
@@ -538,7 +539,7 @@ static int attach_kprobes(struct cache_source *cs, struct session *s, struct err
 	int err;
 
 	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
-		if (strcmp(funcs[i].rung, cs->rung))
+		if (!ladder__is(funcs[i].rung, cs->rung))
 			continue;
 		err = session__add_kprobe(s, "cache_accessed", funcs[i].accessed, false, NULL, 0, on_event,
 					  &cs->cbs[EV_ACCESSED], NULL, eb);
@@ -605,9 +606,9 @@ static int attach_tracepoints(struct cache_source *cs, struct session *s, struct
 
 int cache_source__attach(struct cache_source *cs, struct session *s, struct errbuf *eb)
 {
-	if (!strncmp(cs->rung, "kprobe:", 7))
+	if (ladder__is(cs->rung, "kprobe:"))
 		return attach_kprobes(cs, s, eb);
-	if (!strcmp(cs->rung, "tracepoint"))
+	if (ladder__is(cs->rung, "tracepoint"))
 		return attach_tracepoints(cs, s, eb);
 	return 0;
 }

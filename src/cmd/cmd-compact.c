@@ -44,6 +44,7 @@
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
 #include "proc/procstat.h"
+#include "ladder.h"
 
 #define TOOL "compact"
 
@@ -483,7 +484,7 @@ int cmd_compact(struct tool_mode *mode, int argc, char **argv)
 		goto out;
 	st.s = s;
 	st.every = (struct every){ s, st.iv.secs, 0, 0, 0, print_interval, &st };
-	st.vmstat = !strcmp(rung, "vmstat");
+	st.vmstat = ladder__is(rung, "vmstat");
 	if (st.vmstat && tool__refuse_live(&o, TOOL, "/proc counters"))
 		goto out;
 	if (st.vmstat && (o.sess.pid > 0 || o.sess.cmd))

@@ -36,6 +36,7 @@
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
 #include "proc/procstat.h"
+#include "ladder.h"
 
 #define TOOL "reclaim"
 
@@ -461,7 +462,7 @@ int cmd_reclaim(struct tool_mode *mode, int argc, char **argv)
 		goto out;
 	st.s = s;
 	rc.source = label;
-	rc.vmstat = !strcmp(rung, "vmstat");
+	rc.vmstat = ladder__is(rung, "vmstat");
 	if (rc.vmstat && tool__refuse_live(&o, TOOL, "/proc counters"))
 		goto out;
 	if (rc.vmstat) {

@@ -541,7 +541,7 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 	 * reads: record and report go through the event rungs only. */
 	if (o->mode->record || o->mode->replay) {
 		*s = tool__start(o, tool, rung_key, rung_label);
-		if (*s && !strcmp(*rung_key, bare_rung) && tool__refuse_live(o, tool, *rung_label)) {
+		if (*s && ladder__is(*rung_key, bare_rung) && tool__refuse_live(o, tool, *rung_label)) {
 			session__free(*s);
 			*s = NULL;
 		}
@@ -558,7 +558,7 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 		fprintf(stderr, "faultline %s: this kernel offers no event source for it\n", tool);
 		goto out;
 	}
-	if (strcmp(l->rungs[idx].key, bare_rung)) {
+	if (!ladder__is(l->rungs[idx].key, bare_rung)) {
 		*s = tool__start(o, tool, rung_key, rung_label);
 		ret = *s ? 0 : -1;
 		goto out;
