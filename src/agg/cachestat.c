@@ -25,6 +25,7 @@
 #include "trace/session.h"
 #include "proc/procstat.h"
 #include "ladder.h"
+#include "lib/grow.h"
 
 /* ---- formulas ------------------------------------------------------------- */
 
@@ -414,20 +415,12 @@ uint64_t cache_source__bad_records(const struct cache_source *cs)
 /* The tally of @pid in the current interval, NULL on no memory. */
 static struct cache_tally *proc_tally(struct cache_source *cs, pid_t pid)
 {
-	struct cache_proc *nv;
 	uint64_t idx;
 
 	if (hashmap__get(cs->proc_idx, (uint64_t)pid, &idx))
 		return &cs->procs[idx - 1].t;
-	if (cs->nprocs == cs->capprocs) {
-		size_t cap = cs->capprocs ? cs->capprocs * 2 : 64;
-
-		nv = realloc(cs->procs, cap * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		cs->procs = nv;
-		cs->capprocs = cap;
-	}
+	if (GROW_FOR(cs->procs, cs->capprocs, cs->nprocs + 1, 64))
+		return NULL;
 	if (hashmap__set(cs->proc_idx, (uint64_t)pid, cs->nprocs + 1))
 		return NULL;
 	cs->procs[cs->nprocs] = (struct cache_proc){ .pid = pid };
@@ -616,24 +609,16 @@ int cache_source__attach(struct cache_source *cs, struct session *s, struct errb
 /* The io_prev slot of @pid, created empty (gen 0) if new; NULL on no memory. */
 static struct io_prev *io_slot(struct cache_source *cs, pid_t pid, bool *fresh)
 {
-	struct io_prev *nv;
 	uint64_t idx;
 
 	*fresh = false;
 	if (hashmap__get(cs->io_idx, (uint64_t)pid, &idx))
 		return &cs->io_prev[idx - 1];
-	if (cs->nio == cs->capio) {
-		size_t cap = cs->capio ? cs->capio * 2 : 256;
-
-		nv = realloc(cs->io_prev, cap * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		cs->io_prev = nv;
-		cs->capio = cap;
-	}
+	if (GROW_FOR(cs->io_prev, cs->capio, cs->nio + 1, 256))
+		return NULL;
 	if (hashmap__set(cs->io_idx, (uint64_t)pid, cs->nio + 1))
 		return NULL;
-	memset(&cs->io_prev[cs->nio], 0, sizeof(*nv));
+	memset(&cs->io_prev[cs->nio], 0, sizeof(cs->io_prev[0]));
 	*fresh = true;
 	return &cs->io_prev[cs->nio++];
 }

@@ -22,6 +22,7 @@
 #include "trace/probe-spec.h"
 #include "trace/probes-builtin.h"
 #include "trace/uprobe-pmu.h"
+#include "lib/grow.h"
 
 #ifndef FAULTLINE_PROBES_DIR
 #define FAULTLINE_PROBES_DIR "/usr/local/share/faultline/probes"
@@ -242,15 +243,8 @@ static int tokenize(struct line_ctx *lc, char *line)
 			s++;
 		if (!*s || *s == '#')
 			break;
-		if (lc->ntok == lc->cap) {
-			size_t ncap = lc->cap ? lc->cap * 2 : 16;
-			char **t = realloc(lc->tok, ncap * sizeof(*t));
-
-			if (!t)
-				return -ENOMEM;
-			lc->tok = t;
-			lc->cap = ncap;
-		}
+		if (GROW_FOR(lc->tok, lc->cap, lc->ntok + 1, 16))
+			return -ENOMEM;
 		lc->tok[lc->ntok++] = s;
 		while (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\v' && *s != '\f')
 			s++;
@@ -472,16 +466,9 @@ static int parse_probe(struct line_ctx *lc, struct probe_set *set, const char *l
 		memset(&p, 0, sizeof(p));
 		goto out;
 	}
-	if (set->count == set->cap) {
-		size_t ncap = set->cap ? set->cap * 2 : 8;
-		struct probe_spec *s = realloc(set->specs, ncap * sizeof(*s));
-
-		if (!s) {
-			err = -ENOMEM;
-			goto out;
-		}
-		set->specs = s;
-		set->cap = ncap;
+	if (GROW_FOR(set->specs, set->cap, set->count + 1, 8)) {
+		err = -ENOMEM;
+		goto out;
 	}
 	set->specs[set->count++] = p;
 	memset(&p, 0, sizeof(p));

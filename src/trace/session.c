@@ -44,6 +44,7 @@
 #include "stack/unwind.h"
 #include "trace/uprobe-place.h"
 #include "trace/uprobe-pmu.h"
+#include "lib/grow.h"
 
 #define SB_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			PERF_SAMPLE_CPU)
@@ -165,15 +166,8 @@ static void signals_restore(void)
 
 static int track_fd(struct session *s, int fd)
 {
-	if (s->nfds == s->capfds) {
-		size_t cap = s->capfds ? s->capfds * 2 : 64;
-		int *nv = realloc(s->fds, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		s->fds = nv;
-		s->capfds = cap;
-	}
+	if (GROW_FOR(s->fds, s->capfds, s->nfds + 1, 64))
+		return -ENOMEM;
 	s->fds[s->nfds++] = fd;
 	return 0;
 }
