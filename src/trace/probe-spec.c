@@ -50,8 +50,9 @@ struct line_ctx {
 	size_t cap;
 };
 
-/* [A-Za-z_][A-Za-z0-9_]* over the first @len bytes of @s. */
-static bool is_ident(const char *s, size_t len)
+/* [A-Za-z_][A-Za-z0-9_]* and any of @more over the first @len bytes of @s,
+ * not starting with a digit. */
+static bool is_name(const char *s, size_t len, const char *more)
 {
 	size_t i;
 
@@ -61,10 +62,15 @@ static bool is_ident(const char *s, size_t len)
 		char c = s[i];
 
 		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		      (c >= '0' && c <= '9') || c == '_'))
+		      (c >= '0' && c <= '9') || c == '_' || (c && strchr(more, c))))
 			return false;
 	}
 	return true;
+}
+
+static bool is_ident(const char *s, size_t len)
+{
+	return is_name(s, len, "");
 }
 
 /* ELF symbol names: C and mangled C++ identifiers, plus '.' (local
@@ -72,18 +78,7 @@ static bool is_ident(const char *s, size_t len)
  * assemblers' local labels). */
 static bool is_symbol(const char *s, size_t len)
 {
-	size_t i;
-
-	if (len == 0 || (s[0] >= '0' && s[0] <= '9'))
-		return false;
-	for (i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '@' || c == '$'))
-			return false;
-	}
-	return true;
+	return is_name(s, len, ".@$");
 }
 
 static bool all_digits(const char *s, size_t len, bool hex)
