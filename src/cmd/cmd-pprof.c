@@ -433,10 +433,7 @@ int report_pprof(const struct replay_opts *ro, int argc, char **argv)
 			printf("usage: %s\n%s", usage, help);
 			return EXIT_OK;
 		default:
-			return tool__usage_error(TOOL,
-						 optopt ? "option needs a value or is unknown:"
-							: "unknown option",
-						 argv[optind - 1]);
+			return tool__bad_option(TOOL, argv);
 		}
 	}
 	if (optind < argc)

@@ -418,11 +418,7 @@ static const char *reclaim_opt(int c, const char *arg, void *ctx)
 {
 	struct reclaim_state *st = ctx;
 
-	if (c == 's') {
-		st->summary = true;
-		return NULL;
-	}
-	return tool_opts__parse_secs(arg, &st->interval) ? "invalid interval" : NULL;
+	return tool_opts__summary_opt(c, arg, &st->summary, &st->interval);
 }
 
 int cmd_reclaim(struct tool_mode *mode, int argc, char **argv)
@@ -463,12 +459,11 @@ int cmd_reclaim(struct tool_mode *mode, int argc, char **argv)
 	st.s = s;
 	rc.source = label;
 	rc.vmstat = ladder__is(rung, "vmstat");
-	if (rc.vmstat && tool__refuse_live(&o, TOOL, "/proc counters"))
+	if (rc.vmstat && tool__counters_rung(&o, TOOL, "/proc counters", "/proc/vmstat",
+					     o.sess.cmd ? "the counts are not limited to the command"
+							: "the counts are not limited to -p"))
 		goto out;
 	if (rc.vmstat) {
-		if (o.sess.pid > 0 || o.sess.cmd)
-			fprintf(stderr, "faultline " TOOL ": warning: /proc/vmstat is system-wide: "
-				"the counts are not limited to %s\n", o.sess.cmd ? "the command" : "-p");
 		err = vmstat__read(NULL, vm_names, st.vm_prev, &eb);
 		if (err) {
 			ret = tool__fail(TOOL, &eb, err);

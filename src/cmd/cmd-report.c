@@ -249,10 +249,7 @@ int cmd_report(int argc, char **argv)
 			printf("usage: %s\n%s", usage, help);
 			return EXIT_OK;
 		default:
-			return tool__usage_error(TOOL,
-						 optopt ? "option needs a value or is unknown:"
-							: "unknown option",
-						 argv[optind - 1]);
+			return tool__bad_option(TOOL, argv);
 		}
 	}
 	if (!ro.path)

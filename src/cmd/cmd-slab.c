@@ -622,11 +622,9 @@ int cmd_slab(struct tool_mode *mode, int argc, char **argv)
 	st.every = (struct every){ s, st.iv.secs, st.iv.count, 0, 0, print_report, &st };
 	report__init(&st.r, s, stdout, false);
 	st.events = ladder__is(rung, "tracepoint");
-	if (!st.events && tool__refuse_live(&o, TOOL, "/proc/slabinfo"))
+	if (!st.events && tool__counters_rung(&o, TOOL, "/proc/slabinfo", "/proc/slabinfo",
+					      "no per-process counts or stacks"))
 		goto out;
-	if (!st.events && (o.sess.pid > 0 || o.sess.cmd || o.stacks))
-		fprintf(stderr, "faultline " TOOL ": warning: /proc/slabinfo is system-wide: no "
-			"per-process counts or stacks\n");
 	if (st.events) {
 		err = add_events(s, &st, &eb);
 	} else {

@@ -290,11 +290,9 @@ int cmd_swapin(struct tool_mode *mode, int argc, char **argv)
 	rc.s = s;
 	rc.source = label;
 	st.vmstat = ladder__is(rung, "vmstat");
-	if (st.vmstat && tool__refuse_live(&o, TOOL, "/proc counters"))
+	if (st.vmstat && tool__counters_rung(&o, TOOL, "/proc counters", "/proc/vmstat pswpin",
+					     "it cannot be limited to one process"))
 		goto out;
-	if (st.vmstat && (o.sess.pid > 0 || o.sess.cmd))
-		fprintf(stderr, "faultline " TOOL ": warning: /proc/vmstat pswpin is system-wide: "
-			"it cannot be limited to one process\n");
 	err = add_events(s, &st, rung, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);

@@ -28,6 +28,12 @@ int tool__usage_error(const char *tool, const char *what, const char *arg)
 	return EXIT_USAGE;
 }
 
+int tool__bad_option(const char *tool, char **argv)
+{
+	return tool__usage_error(tool, optopt ? "option needs a value or is unknown:" : "unknown option",
+				 argv[optind - 1]);
+}
+
 /* The parser's own: its callers take -EINVAL for a bad command line. */
 static int bad(const char *tool, const char *what, const char *arg)
 {
@@ -142,6 +148,15 @@ static int find_dashdash(int argc, char **argv, const char *shortopts,
 		}
 	}
 	return argc;
+}
+
+const char *tool_opts__summary_opt(int c, const char *arg, bool *summary, double *secs)
+{
+	if (c == 's') {
+		*summary = true;
+		return NULL;
+	}
+	return tool_opts__parse_secs(arg, secs) ? "invalid interval" : NULL;
 }
 
 int tool_opts__parse_secs(const char *arg, double *secs)
@@ -430,6 +445,16 @@ bool tool__refuse_live(const struct tool_opts *o, const char *tool, const char *
 	fprintf(stderr, "faultline %s: its source here reads %s, which %s\n", tool, what,
 		o->mode->record ? "cannot be recorded" : "a recording does not hold");
 	return true;
+}
+
+bool tool__counters_rung(const struct tool_opts *o, const char *tool, const char *refused,
+			 const char *what, const char *loses)
+{
+	if (tool__refuse_live(o, tool, refused))
+		return true;
+	if (o->sess.pid > 0 || o->sess.cmd || o->stacks)
+		fprintf(stderr, "faultline %s: warning: %s is system-wide: %s\n", tool, what, loses);
+	return false;
 }
 
 bool tool__replaying(const struct tool_opts *o)
