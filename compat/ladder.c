@@ -313,6 +313,17 @@ static const struct ladder ladders[] = {
 	{ .tool = "compact", .rungs = compact_rungs, .n = ARRAY_SIZE(compact_rungs) },
 };
 
+bool ladder__is(const char *key, const char *want)
+{
+	size_t n = strlen(want);
+
+	if (!key)
+		return false;
+	if (n && want[n - 1] == ':')
+		return !strncmp(key, want, n);
+	return !strcmp(key, want);
+}
+
 const struct ladder *ladder__find(const char *tool)
 {
 	size_t i;

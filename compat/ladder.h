@@ -33,6 +33,14 @@ struct ladder {
 	size_t n;
 };
 
+/**
+ * ladder__is() - whether the chosen rung @key is @want ("tracepoint");
+ * a @want ending in ':' ("kprobe:") is a family and matches every key it
+ * begins ("kprobe:swap_readpage").  False for a NULL @key.  Tools compare
+ * rungs through this, never by strcmp.
+ */
+bool ladder__is(const char *key, const char *want);
+
 /** ladder__find() - the ladder of @tool ("brk", "mmap"), NULL if unknown. Static data. */
 const struct ladder *ladder__find(const char *tool);
 

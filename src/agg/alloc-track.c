@@ -686,15 +686,8 @@ static void add_bytes(struct alloc_track *t, const struct alloc_rec *r)
 
 static int add_region(struct alloc_track *t, const struct alloc_rec *r)
 {
-	if (t->nregions == t->capregions) {
-		size_t cap = t->capregions ? t->capregions * 2 : 16;
-		struct alloc_rec *nv = realloc(t->regions, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		t->regions = nv;
-		t->capregions = cap;
-	}
+	if (GROW_FOR(t->regions, t->capregions, t->nregions + 1, 16))
+		return -ENOMEM;
 	t->regions[t->nregions++] = *r;
 	update_peak(t);
 	add_bytes(t, r);

@@ -24,6 +24,8 @@
 #include "lib/stopsig.h"
 #include "trace/session.h"
 #include "proc/procstat.h"
+#include "ladder.h"
+#include "lib/grow.h"
 
 /* ---- formulas ------------------------------------------------------------- */
 
@@ -99,9 +101,9 @@ void cache_tally__add(struct cache_tally *dst, const struct cache_tally *src)
 
 enum cache_formula cache_formula__of_rung(const char *rung_key)
 {
-	if (!strncmp(rung_key, "kprobe", 6))
+	if (ladder__is(rung_key, "kprobe:"))
 		return CACHE_FORMULA_KPROBE;
-	if (!strcmp(rung_key, "tracepoint"))
+	if (ladder__is(rung_key, "tracepoint"))
 		return CACHE_FORMULA_TRACEPOINT;
 	return CACHE_FORMULA_VMSTAT;
 }
@@ -357,8 +359,8 @@ int cache_source__new(const char *rung_key, bool per_pid, pid_t pid, const char 
 	int err = -ENOMEM;
 
 	*out = NULL;
-	if (strncmp(rung_key, "kprobe:", 7) && strcmp(rung_key, "tracepoint") &&
-	    strcmp(rung_key, "vmstat"))
+	if (!ladder__is(rung_key, "kprobe:") && !ladder__is(rung_key, "tracepoint") &&
+	    !ladder__is(rung_key, "vmstat"))
 		return -EINVAL;
 	cs = calloc(1, sizeof(*cs));
 	if (!cs)
@@ -413,20 +415,12 @@ uint64_t cache_source__bad_records(const struct cache_source *cs)
 /* The tally of @pid in the current interval, NULL on no memory. */
 static struct cache_tally *proc_tally(struct cache_source *cs, pid_t pid)
 {
-	struct cache_proc *nv;
 	uint64_t idx;
 
 	if (hashmap__get(cs->proc_idx, (uint64_t)pid, &idx))
 		return &cs->procs[idx - 1].t;
-	if (cs->nprocs == cs->capprocs) {
-		size_t cap = cs->capprocs ? cs->capprocs * 2 : 64;
-
-		nv = realloc(cs->procs, cap * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		cs->procs = nv;
-		cs->capprocs = cap;
-	}
+	if (GROW_FOR(cs->procs, cs->capprocs, cs->nprocs + 1, 64))
+		return NULL;
 	if (hashmap__set(cs->proc_idx, (uint64_t)pid, cs->nprocs + 1))
 		return NULL;
 	cs->procs[cs->nprocs] = (struct cache_proc){ .pid = pid };
@@ -538,7 +532,7 @@ static int attach_kprobes(struct cache_source *cs, struct session *s, struct err
 	int err;
 
 	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
-		if (strcmp(funcs[i].rung, cs->rung))
+		if (!ladder__is(funcs[i].rung, cs->rung))
 			continue;
 		err = session__add_kprobe(s, "cache_accessed", funcs[i].accessed, false, NULL, 0, on_event,
 					  &cs->cbs[EV_ACCESSED], NULL, eb);
@@ -605,9 +599,9 @@ static int attach_tracepoints(struct cache_source *cs, struct session *s, struct
 
 int cache_source__attach(struct cache_source *cs, struct session *s, struct errbuf *eb)
 {
-	if (!strncmp(cs->rung, "kprobe:", 7))
+	if (ladder__is(cs->rung, "kprobe:"))
 		return attach_kprobes(cs, s, eb);
-	if (!strcmp(cs->rung, "tracepoint"))
+	if (ladder__is(cs->rung, "tracepoint"))
 		return attach_tracepoints(cs, s, eb);
 	return 0;
 }
@@ -615,24 +609,16 @@ int cache_source__attach(struct cache_source *cs, struct session *s, struct errb
 /* The io_prev slot of @pid, created empty (gen 0) if new; NULL on no memory. */
 static struct io_prev *io_slot(struct cache_source *cs, pid_t pid, bool *fresh)
 {
-	struct io_prev *nv;
 	uint64_t idx;
 
 	*fresh = false;
 	if (hashmap__get(cs->io_idx, (uint64_t)pid, &idx))
 		return &cs->io_prev[idx - 1];
-	if (cs->nio == cs->capio) {
-		size_t cap = cs->capio ? cs->capio * 2 : 256;
-
-		nv = realloc(cs->io_prev, cap * sizeof(*nv));
-		if (!nv)
-			return NULL;
-		cs->io_prev = nv;
-		cs->capio = cap;
-	}
+	if (GROW_FOR(cs->io_prev, cs->capio, cs->nio + 1, 256))
+		return NULL;
 	if (hashmap__set(cs->io_idx, (uint64_t)pid, cs->nio + 1))
 		return NULL;
-	memset(&cs->io_prev[cs->nio], 0, sizeof(*nv));
+	memset(&cs->io_prev[cs->nio], 0, sizeof(cs->io_prev[0]));
 	*fresh = true;
 	return &cs->io_prev[cs->nio++];
 }

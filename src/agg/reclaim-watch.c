@@ -1,40 +1,32 @@
 /*
  * reclaim-watch: direct and memcg reclaim counted and timed from the
- * vmscan begin/end pairs (see reclaim-watch.h).  A begin is kept by thread
- * and kind in a hashmap until its end; one reclaim is microseconds to
- * seconds, so the map holds at most one entry per reclaiming thread.
+ * vmscan begin/end pairs (see reclaim-watch.h), paired by reclaim-pair.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "features.h"
-#include "lib/hashmap.h"
 #include "agg/reclaim-watch.h"
 #include "trace/session.h"
 
 struct reclaim_watch {
-	struct hashmap *begin;		/* tid << 1 | kind -> begin time */
-	struct reclaim_totals t;
+	struct reclaim_pair *pair;
+	bool have[RECLAIM__COUNT];
 	int err;
 };
 
 static void on_begin(struct reclaim_watch *w, const struct sample *smp, enum reclaim_kind k)
 {
-	if (hashmap__set(w->begin, (uint64_t)smp->tid << 1 | k, smp->time))
+	if (reclaim_pair__begin(w->pair, (pid_t)smp->tid, k, smp->time))
 		w->err = -ENOMEM;
 }
 
 static void on_end(struct reclaim_watch *w, const struct sample *smp, enum reclaim_kind k)
 {
-	uint64_t t0;
+	uint64_t ns;
 
-	if (!hashmap__delete(w->begin, (uint64_t)smp->tid << 1 | k, &t0)) {
-		w->t.unpaired++;
-		return;
-	}
-	w->t.count[k]++;
-	w->t.ns[k] += smp->time > t0 ? smp->time - t0 : 0;
+	reclaim_pair__end(w->pair, (pid_t)smp->tid, k, smp->time, 0, &ns);
 }
 
 static void direct_begin(struct session *s, const struct sample *smp, void *ctx)
@@ -68,7 +60,7 @@ int reclaim_watch__add(struct session *s, struct reclaim_watch **out, struct err
 	int err;
 
 	*out = NULL;
-	if (!w || !(w->begin = hashmap__new())) {
+	if (!w || reclaim_pair__new(&w->pair)) {
 		free(w);
 		return errbuf__set(eb, -ENOMEM, "out of memory");
 	}
@@ -81,7 +73,7 @@ int reclaim_watch__add(struct session *s, struct reclaim_watch **out, struct err
 		reclaim_watch__free(w);
 		return err;
 	}
-	w->t.have[RECLAIM_DIRECT] = true;
+	w->have[RECLAIM_DIRECT] = true;
 	/* The memcg pair is older than cgroup v2 but may be masked or absent
 	 * in a recording: optional. */
 	if (features__has_tracepoint(f, "vmscan", "mm_vmscan_memcg_reclaim_begin") &&
@@ -90,17 +82,23 @@ int reclaim_watch__add(struct session *s, struct reclaim_watch **out, struct err
 				     NULL, NULL) &&
 	    !session__add_tracepoint(s, "vmscan", "mm_vmscan_memcg_reclaim_end", 0, memcg_end, w,
 				     NULL, NULL))
-		w->t.have[RECLAIM_MEMCG] = true;
+		w->have[RECLAIM_MEMCG] = true;
 	*out = w;
 	return 0;
 }
 
 void reclaim_watch__totals(const struct reclaim_watch *w, struct reclaim_totals *out)
 {
-	if (w)
-		*out = w->t;
-	else
-		memset(out, 0, sizeof(*out));
+	struct reclaim_sums sums;
+
+	memset(out, 0, sizeof(*out));
+	if (!w)
+		return;
+	reclaim_pair__sums(w->pair, &sums);
+	memcpy(out->count, sums.count, sizeof(out->count));
+	memcpy(out->ns, sums.ns, sizeof(out->ns));
+	memcpy(out->have, w->have, sizeof(out->have));
+	out->unpaired = sums.unpaired;
 }
 
 int reclaim_watch__err(const struct reclaim_watch *w)
@@ -112,6 +110,6 @@ void reclaim_watch__free(struct reclaim_watch *w)
 {
 	if (!w)
 		return;
-	hashmap__free(w->begin);
+	reclaim_pair__free(w->pair);
 	free(w);
 }

@@ -14,14 +14,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "agg/reclaim-pair.h"
 #include "lib/errbuf.h"
 
 struct session;
 struct reclaim_watch;
 
-enum reclaim_kind { RECLAIM_DIRECT, RECLAIM_MEMCG, RECLAIM__COUNT };
-
-/* Cumulative since the watch was added. */
+/* Cumulative since the watch was added; direct and memcg (the pairing
+ * in agg/reclaim-pair.h), slab shrinking is not watched. */
 struct reclaim_totals {
 	uint64_t count[RECLAIM__COUNT];
 	uint64_t ns[RECLAIM__COUNT];

@@ -21,6 +21,7 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
+#include "ladder.h"
 
 #define TOOL "brk"
 
@@ -221,7 +222,7 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	struct probe_set *set = NULL;
 	int err;
 
-	if (!strcmp(rung, "tracepoint")) {
+	if (ladder__is(rung, "tracepoint")) {
 		err = session__add_tracepoint(s, "syscalls", "sys_enter_brk", SESSION_USER_STACK,
 					      on_enter, st, &enter, eb);
 		if (!err)

@@ -44,6 +44,7 @@
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
 #include "proc/procstat.h"
+#include "ladder.h"
 
 #define TOOL "compact"
 
@@ -433,11 +434,7 @@ static const char *compact_opt(int c, const char *arg, void *ctx)
 {
 	struct compact_state *st = ctx;
 
-	if (c == 's') {
-		st->summary = true;
-		return NULL;
-	}
-	return tool_opts__parse_secs(arg, &st->iv.secs) ? "invalid interval" : NULL;
+	return tool_opts__summary_opt(c, arg, &st->summary, &st->iv.secs);
 }
 
 static void on_round(void *ctx)
@@ -514,12 +511,11 @@ int cmd_compact(struct tool_mode *mode, int argc, char **argv)
 		goto out;
 	st.s = s;
 	st.every = (struct every){ s, st.iv.secs, 0, 0, 0, print_interval, &st };
-	st.vmstat = !strcmp(rung, "vmstat");
-	if (st.vmstat && tool__refuse_live(&o, TOOL, "/proc counters"))
+	st.vmstat = ladder__is(rung, "vmstat");
+	if (st.vmstat && tool__counters_rung(&o, TOOL, "/proc counters", "/proc/vmstat",
+					     o.sess.cmd ? "the counts are not limited to the command"
+							: "the counts are not limited to -p"))
 		goto out;
-	if (st.vmstat && (o.sess.pid > 0 || o.sess.cmd))
-		fprintf(stderr, "faultline " TOOL ": warning: /proc/vmstat is system-wide: the "
-			"counts are not limited to %s\n", o.sess.cmd ? "the command" : "-p");
 	err = st.vmstat ? 0 : add_events(s, &st, &eb);
 	if (!err && !session__replaying(s))
 		err = vmstat__read(NULL, vm_names, st.vm_prev, &eb);

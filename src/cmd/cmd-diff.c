@@ -329,13 +329,6 @@ static void print_diff(const struct diff *d, size_t limit, bool all, bool json, 
 
 /* ---- options and main ---- */
 
-static int bad(const char *what, const char *arg)
-{
-	fprintf(stderr, "faultline " TOOL ": %s '%s' (see 'faultline report -i FILE diff -h')\n",
-		what, arg);
-	return EXIT_USAGE;
-}
-
 static bool parse_count(const char *s, uint64_t max, uint64_t *v)
 {
 	char *end;
@@ -380,14 +373,16 @@ int report_diff(const struct replay_opts *ro, int argc, char **argv)
 		switch (c) {
 		case 'n':
 			if (!parse_count(optarg, 1000000000, &limit))
-				return bad("-n wants a number of stacks, not", optarg);
+				return tool__usage_error(TOOL, "-n wants a number of stacks, not",
+							 optarg);
 			break;
 		case OPT_ALL:
 			all = true;
 			break;
 		case OPT_FAIL:
 			if (!parse_count(optarg, INT64_MAX, &v))
-				return bad("--fail-on-increase wants bytes, not", optarg);
+				return tool__usage_error(
+					TOOL, "--fail-on-increase wants bytes, not", optarg);
 			fail_over = (int64_t)v;
 			break;
 		case OPT_JSON:
@@ -397,14 +392,15 @@ int report_diff(const struct replay_opts *ro, int argc, char **argv)
 			printf("usage: %s\n%s", usage, help);
 			return EXIT_OK;
 		default:
-			return bad(optopt ? "option needs a value or is unknown:" : "unknown option",
-				   argv[optind - 1]);
+			return tool__bad_option(TOOL, argv);
 		}
 	}
 	if (optind >= argc)
-		return bad("which recording to compare with? OLD is missing, not", "");
+		return tool__usage_error(
+			TOOL, "which recording to compare with? OLD is missing, not", "");
 	if (optind + 1 < argc)
-		return bad("one OLD recording; unexpected argument", argv[optind + 1]);
+		return tool__usage_error(TOOL, "one OLD recording; unexpected argument",
+					 argv[optind + 1]);
 	d.path[OLD] = argv[optind];
 	d.idx = hashmap__new();
 	if (!d.idx) {

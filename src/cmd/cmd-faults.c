@@ -44,6 +44,7 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
+#include "ladder.h"
 
 #define TOOL "faults"
 
@@ -732,7 +733,7 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 		if (err)
 			return errbuf__set(eb, err, "out of memory");
 	}
-	if (!strcmp(rung, "tracepoint")) {
+	if (ladder__is(rung, "tracepoint")) {
 		err = session__add_tracepoint(s, "exceptions", "page_fault_user", stack, on_fault_tp,
 					      st, &ev, eb);
 		if (!err && tp_event__field(ev, "address", &st->f_addr))

@@ -32,6 +32,7 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
+#include "ladder.h"
 
 #define TOOL "ffaults"
 
@@ -196,7 +197,7 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	struct tp_event *ev = NULL;
 	int err;
 
-	if (!strcmp(rung, "filemap")) {
+	if (ladder__is(rung, "filemap")) {
 		err = session__add_tracepoint(s, "filemap", "mm_filemap_fault", 0, on_filemap_fault,
 					      st, &ev, eb);
 		if (!err && (tp_event__field(ev, "i_ino", &st->f_ino) ||

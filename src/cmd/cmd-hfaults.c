@@ -57,6 +57,7 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
+#include "ladder.h"
 
 #define TOOL "hfaults"
 
@@ -393,7 +394,7 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	struct tp_event *ev = NULL;
 	int err;
 
-	if (strcmp(rung, "kprobe"))
+	if (!ladder__is(rung, "kprobe"))
 		return add_page_flags(s, st, eb);
 	err = session__add_kprobe(s, "hugetlb_fault", "hugetlb_fault", false, NULL, 0,
 				  on_hugetlb_fault, st, NULL, eb);

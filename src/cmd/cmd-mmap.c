@@ -28,6 +28,7 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
+#include "ladder.h"
 
 #define TOOL "mmap"
 
@@ -310,7 +311,7 @@ static int add_events(struct session *s, struct mmap_state *st, const char *rung
 	struct probe_set *set = NULL;
 	int err = 0;
 
-	if (strcmp(rung, "tracepoint") != 0)
+	if (!ladder__is(rung, "tracepoint"))
 		err = probe_set__load_named("libc-syscalls", &set, eb);
 	for (size_t i = 0; !err && i < 4; i++) {
 		unsigned int flags = events[i].stack && st->o->stacks ? SESSION_USER_STACK : 0;

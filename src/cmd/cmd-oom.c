@@ -55,6 +55,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/json.h"
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
@@ -156,18 +157,10 @@ struct oom_state {
 
 /* ---- small readers ----------------------------------------------------- */
 
-static uint64_t now_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* CLOCK_MONOTONIC on the session's clock: a replay's is the recording's. */
 static uint64_t mono_now(const struct oom_state *st)
 {
-	return st->s ? session__now(st->s) : now_ns(CLOCK_MONOTONIC);
+	return st->s ? session__now(st->s) : clock__ns(CLOCK_MONOTONIC);
 }
 
 /* The first TOP_STATS lines of <root><memcg>/memory.stat, as read now. */
@@ -225,7 +218,7 @@ static void sample_tick(struct oom_state *st)
 
 	if (!st->series || st->replay)
 		return;
-	now = now_ns(CLOCK_MONOTONIC);
+	now = clock__ns(CLOCK_MONOTONIC);
 	if (now < st->next_sample_ns)
 		return;
 	take_point(st, &p);
@@ -539,7 +532,7 @@ static int kmsg_open(int *fd_out, struct errbuf *eb)
 /* Wall-clock ns of a kmsg timestamp (printk's clock runs with CLOCK_MONOTONIC). */
 static uint64_t kmsg_realtime(uint64_t ts_usec, uint64_t *mono)
 {
-	uint64_t real = now_ns(CLOCK_REALTIME), now = now_ns(CLOCK_MONOTONIC);
+	uint64_t real = clock__ns(CLOCK_REALTIME), now = clock__ns(CLOCK_MONOTONIC);
 	uint64_t t = ts_usec * 1000;
 
 	*mono = t;
@@ -550,14 +543,14 @@ static void kmsg_report(struct oom_state *st, const struct oom_report *r)
 {
 	struct kill k;
 
-	if (!strcmp(st->rung, "kmsg")) {
+	if (ladder__is(st->rung, "kmsg")) {
 		memset(&k, 0, sizeof(k));
 		k.r = *r;
 		k.source = "kernel log report (/dev/kmsg)";
 		if (r->have & OOM_HAVE_TS)
 			k.real_ns = kmsg_realtime(r->ts_usec, &k.mono_ns);
 		else
-			k.real_ns = now_ns(CLOCK_REALTIME);
+			k.real_ns = clock__ns(CLOCK_REALTIME);
 		print_kill(st, &k);
 		return;
 	}
@@ -828,7 +821,7 @@ static void replay_note(const struct oom_state *st)
 		st->verbose ? ", memory PSI, memcg files" : "",
 		st->log ? "" : "; nor the kernel's log report (the tracepoint printk:console was not "
 		"recorded): no constraint, memcg paths, limits or gfp mask",
-		st->log || strcmp(st->rung, "kprobe") ? "" : ", and no victims: no kill can be shown");
+		st->log || !ladder__is(st->rung, "kprobe") ? "" : ", and no victims: no kill can be shown");
 }
 
 static int add_events(struct oom_state *st, struct errbuf *eb)
@@ -848,7 +841,7 @@ static int add_events(struct oom_state *st, struct errbuf *eb)
 			return errbuf__set(eb, -ENOENT, "the printk:console event has no field 'msg'");
 		st->log = true;
 	}
-	if (!strcmp(st->rung, "kprobe"))
+	if (ladder__is(st->rung, "kprobe"))
 		return session__add_kprobe(st->s, "oom_kill_process", "oom_kill_process", false, NULL, 0,
 					   on_oom_kill_process, st, NULL, eb);
 	err = session__add_tracepoint(st->s, "oom", "mark_victim", 0, on_mark_victim, st, &ev, eb);
@@ -876,14 +869,14 @@ static int run_kmsg(struct oom_state *st, double duration, const char *label)
 
 	stopsig__catch();
 	if (duration > 0)
-		deadline = now_ns(CLOCK_MONOTONIC) + (uint64_t)(duration * 1e9);
+		deadline = clock__ns(CLOCK_MONOTONIC) + (uint64_t)(duration * 1e9);
 	fprintf(stderr, "Tracing OOM kills with %s... Hit Ctrl-C to end.\n", label);
 	while (!stopsig__caught()) {
 		struct pollfd pfd = { .fd = st->kmsg_fd, .events = POLLIN };
 		int timeout = 100;
 
 		if (deadline) {
-			uint64_t now = now_ns(CLOCK_MONOTONIC);
+			uint64_t now = clock__ns(CLOCK_MONOTONIC);
 
 			if (now >= deadline)
 				break;
@@ -1083,7 +1076,7 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 	 * session to faultline report.
 	 */
 	o.all = true;
-	if (!strcmp(rung, "kmsg") && !session_ok) {
+	if (ladder__is(rung, "kmsg") && !session_ok) {
 		if (tool__start_bare(&o, TOOL, "kmsg", &st.s, &st.rung, &label))
 			goto out;
 	} else if (!(st.s = tool__start(&o, TOOL, &st.rung, &label))) {
@@ -1091,7 +1084,7 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 	}
 	st.replay = st.s && session__replaying(st.s);
 	/* A recording holds events, not the log the kmsg rung reads. */
-	if (!strcmp(st.rung, "kmsg") && st.s && (st.replay || session__recording(st.s))) {
+	if (ladder__is(st.rung, "kmsg") && st.s && (st.replay || session__recording(st.s))) {
 		if (st.replay)
 			fprintf(stderr, "faultline " TOOL ": the recording holds no OOM events to report "
 				"from (it holds the events of: %s)\n", session__meta(st.s, "tools") ?
@@ -1103,7 +1096,7 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 	}
 	/* The kmsg rung needs no tracefs and no session: the "falling back"
 	 * line was said choosing it. */
-	if (!strcmp(st.rung, "kmsg")) {
+	if (ladder__is(st.rung, "kmsg")) {
 		session__free(st.s);
 		st.s = NULL;
 		err = kmsg_open(&st.kmsg_fd, &eb);
@@ -1139,7 +1132,7 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 	} else {
 		err = kmsg_open(&st.kmsg_fd, &eb);
 		if (err) {
-			if (!strcmp(st.rung, "kprobe")) {
+			if (ladder__is(st.rung, "kprobe")) {
 				ret = tool__fail(TOOL, &eb, err);
 				goto out;
 			}

@@ -61,13 +61,6 @@ static const char help[] =
 
 enum { OPT_FAULTS = 256 };
 
-static int bad(const char *what, const char *arg)
-{
-	fprintf(stderr, "faultline " TOOL ": %s '%s' (see 'faultline report -i FILE pprof -h')\n",
-		what, arg);
-	return EXIT_USAGE;
-}
-
 #ifdef HAVE_PPROF
 
 #define MAX_INLINES 16
@@ -440,13 +433,12 @@ int report_pprof(const struct replay_opts *ro, int argc, char **argv)
 			printf("usage: %s\n%s", usage, help);
 			return EXIT_OK;
 		default:
-			return bad(optopt ? "option needs a value or is unknown:" : "unknown option",
-				   argv[optind - 1]);
+			return tool__bad_option(TOOL, argv);
 		}
 	}
 	if (optind < argc)
-		return bad("unexpected argument", argv[optind]);
+		return tool__usage_error(TOOL, "unexpected argument", argv[optind]);
 	if (!out || !out[0])
-		return bad("where to? -o FILE is missing, not", "");
+		return tool__usage_error(TOOL, "where to? -o FILE is missing, not", "");
 	return run(ro, out, faults);
 }

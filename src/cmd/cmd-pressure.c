@@ -43,6 +43,7 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
+#include "ladder.h"
 
 #define TOOL "pressure"
 #define MAX_TRIGGERS 8
@@ -450,7 +451,7 @@ int cmd_pressure(struct tool_mode *mode, int argc, char **argv)
 	st.s = tool__start(&o, TOOL, &rung, &label);
 	if (!st.s)
 		goto out;
-	if (!strcmp(rung, "tracepoint")) {
+	if (ladder__is(rung, "tracepoint")) {
 		err = reclaim_watch__add(st.s, &st.rw, &eb);
 		if (err) {
 			ret = tool__fail(TOOL, &eb, err);
@@ -460,7 +461,7 @@ int cmd_pressure(struct tool_mode *mode, int argc, char **argv)
 	}
 	if (st.ntrig) {
 		st.trigger_file = st.cg_pressure[0] ? st.cg_pressure : "/proc/pressure/memory";
-		if (!strcmp(rung, "nopsi")) {
+		if (ladder__is(rung, "nopsi")) {
 			fprintf(stderr, "faultline " TOOL ": this kernel has no PSI: no trigger can be "
 				"set\n");
 			goto out;

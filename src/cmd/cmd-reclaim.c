@@ -31,11 +31,12 @@
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
-#include "lib/hashmap.h"
+#include "agg/reclaim-pair.h"
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
 #include "proc/procstat.h"
+#include "ladder.h"
 
 #define TOOL "reclaim"
 
@@ -50,8 +51,7 @@ static const char help[] =
 	"               wakeups, pages written by reclaim; latency histograms at exit\n"
 	"  -i SECS      the summary's interval (default 1)\n";
 
-enum kind { KIND_DIRECT, KIND_MEMCG, KIND_SLAB, KIND__COUNT };
-static const char *const kind_names[KIND__COUNT] = { "direct", "memcg", "slab" };
+static const char *const kind_names[RECLAIM__COUNT] = { "direct", "memcg", "slab" };
 
 /* log2 buckets of nanoseconds, as bpftrace's hist(). */
 #define HIST_BUCKETS 64
@@ -60,7 +60,7 @@ struct hist {
 };
 
 struct interval {
-	uint64_t ns[KIND__COUNT];	/* time spent, ended in this interval */
+	uint64_t ns[RECLAIM__COUNT];	/* time spent, ended in this interval */
 	uint64_t kswapd_wakes, writepages;
 };
 
@@ -70,12 +70,11 @@ struct reclaim_state {
 	bool summary, json;
 	double interval;
 	struct tp_field f_pages[2];	/* nr_reclaimed of the direct/memcg end events */
-	struct hashmap *begin;		/* tid << 2 | kind -> begin time */
+	struct reclaim_pair *pair;	/* begin/end by thread and kind */
 	uint64_t first_time;		/* -T base: the first event's time */
 	bool have_first;
 	struct interval cur;
-	struct hist hist[KIND__COUNT];
-	uint64_t events[2], pages[2], unpaired;
+	struct hist hist[RECLAIM__COUNT];
 	const char *writepage_event;	/* NULL when the kernel has none */
 	bool have_slab, have_wake;
 	/* interval clock (the session's: a replay's is the recording's) */
@@ -148,7 +147,7 @@ static void hist_print(const char *name, const struct hist *h)
 }
 
 static void print_event(struct session *s, struct reclaim_state *st, const struct sample *smp,
-			enum kind k, uint64_t lat_ns, uint64_t pages)
+			enum reclaim_kind k, uint64_t lat_ns, uint64_t pages)
 {
 	const char *comm = session__comm(s, (pid_t)smp->pid);
 
@@ -171,73 +170,66 @@ static void print_event(struct session *s, struct reclaim_state *st, const struc
 	tool__event_done();
 }
 
-static void on_begin(struct reclaim_state *st, const struct sample *smp, enum kind k)
+static void on_begin(struct reclaim_state *st, const struct sample *smp, enum reclaim_kind k)
 {
-	if (hashmap__set(st->begin, (uint64_t)smp->tid << 2 | k, smp->time))
+	if (reclaim_pair__begin(st->pair, (pid_t)smp->tid, k, smp->time))
 		st->err = -ENOMEM;
 }
 
 /* The end of a pair: the latency, or nothing when its begin came before
  * tracing did. */
-static bool end_pair(struct reclaim_state *st, const struct sample *smp, enum kind k,
-		     uint64_t *lat)
+static bool end_pair(struct reclaim_state *st, const struct sample *smp, enum reclaim_kind k,
+		     uint64_t pages, uint64_t *lat)
 {
-	uint64_t t0;
-
-	if (!hashmap__delete(st->begin, (uint64_t)smp->tid << 2 | k, &t0)) {
-		st->unpaired++;
+	if (!reclaim_pair__end(st->pair, (pid_t)smp->tid, k, smp->time, pages, lat))
 		return false;
-	}
-	*lat = smp->time > t0 ? smp->time - t0 : 0;
 	st->cur.ns[k] += *lat;
 	hist_add(&st->hist[k], *lat);
 	return true;
 }
 
 static void on_reclaim_end(struct session *s, struct reclaim_state *st, const struct sample *smp,
-			   enum kind k)
+			   enum reclaim_kind k)
 {
 	uint64_t lat, pages = 0;
 
-	if (!end_pair(st, smp, k, &lat))
-		return;
 	tp_field__u64(&st->f_pages[k], smp->raw, smp->raw_size, &pages);
-	st->events[k]++;
-	st->pages[k] += pages;
+	if (!end_pair(st, smp, k, pages, &lat))
+		return;
 	if (!st->summary)
 		print_event(s, st, smp, k, lat, pages);
 }
 
 static void on_direct_begin(struct session *s, const struct sample *smp, void *ctx)
 {
-	on_begin(ctx, smp, KIND_DIRECT);
+	on_begin(ctx, smp, RECLAIM_DIRECT);
 }
 
 static void on_direct_end(struct session *s, const struct sample *smp, void *ctx)
 {
-	on_reclaim_end(s, ctx, smp, KIND_DIRECT);
+	on_reclaim_end(s, ctx, smp, RECLAIM_DIRECT);
 }
 
 static void on_memcg_begin(struct session *s, const struct sample *smp, void *ctx)
 {
-	on_begin(ctx, smp, KIND_MEMCG);
+	on_begin(ctx, smp, RECLAIM_MEMCG);
 }
 
 static void on_memcg_end(struct session *s, const struct sample *smp, void *ctx)
 {
-	on_reclaim_end(s, ctx, smp, KIND_MEMCG);
+	on_reclaim_end(s, ctx, smp, RECLAIM_MEMCG);
 }
 
 static void on_slab_begin(struct session *s, const struct sample *smp, void *ctx)
 {
-	on_begin(ctx, smp, KIND_SLAB);
+	on_begin(ctx, smp, RECLAIM_SLAB);
 }
 
 static void on_slab_end(struct session *s, const struct sample *smp, void *ctx)
 {
 	uint64_t lat;
 
-	end_pair(ctx, smp, KIND_SLAB, &lat);
+	end_pair(ctx, smp, RECLAIM_SLAB, 0, &lat);
 }
 
 static void on_wake(struct session *s, const struct sample *smp, void *ctx)
@@ -268,12 +260,12 @@ static void print_interval(struct reclaim_state *st)
 	if (st->json)
 		printf("{\"type\":\"interval\",\"time\":\"%s\",\"slab_ms\":%.3f,\"direct_ms\":%.3f,"
 		       "\"memcg_ms\":%.3f,\"kswapd_wakes\":%" PRIu64 ",\"writepage\":%" PRIu64 "}\n",
-		       when, st->cur.ns[KIND_SLAB] / 1e6, st->cur.ns[KIND_DIRECT] / 1e6,
-		       st->cur.ns[KIND_MEMCG] / 1e6, st->cur.kswapd_wakes, st->cur.writepages);
+		       when, st->cur.ns[RECLAIM_SLAB] / 1e6, st->cur.ns[RECLAIM_DIRECT] / 1e6,
+		       st->cur.ns[RECLAIM_MEMCG] / 1e6, st->cur.kswapd_wakes, st->cur.writepages);
 	else
 		printf("%-8s   %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %6" PRIu64 " %9" PRIu64 "\n",
-		       when, st->cur.ns[KIND_SLAB] / 1000000, st->cur.ns[KIND_DIRECT] / 1000000,
-		       st->cur.ns[KIND_MEMCG] / 1000000, st->cur.kswapd_wakes, st->cur.writepages);
+		       when, st->cur.ns[RECLAIM_SLAB] / 1000000, st->cur.ns[RECLAIM_DIRECT] / 1000000,
+		       st->cur.ns[RECLAIM_MEMCG] / 1000000, st->cur.kswapd_wakes, st->cur.writepages);
 	memset(&st->cur, 0, sizeof(st->cur));
 }
 
@@ -368,7 +360,7 @@ static int add_events(struct session *s, struct reclaim_state *st, struct errbuf
 					      on_direct_end, st, &ev, eb);
 	if (err)
 		return err;
-	if (tp_event__field(ev, "nr_reclaimed", &st->f_pages[KIND_DIRECT]))
+	if (tp_event__field(ev, "nr_reclaimed", &st->f_pages[RECLAIM_DIRECT]))
 		return errbuf__set(eb, -ENOENT, "'mm_vmscan_direct_reclaim_end' lacks the field 'nr_reclaimed'");
 	if (features__has_tracepoint(f, "vmscan", "mm_vmscan_memcg_reclaim_begin") &&
 	    features__has_tracepoint(f, "vmscan", "mm_vmscan_memcg_reclaim_end")) {
@@ -379,7 +371,7 @@ static int add_events(struct session *s, struct reclaim_state *st, struct errbuf
 						      on_memcg_end, st, &ev, eb);
 		if (err)
 			return err;
-		if (tp_event__field(ev, "nr_reclaimed", &st->f_pages[KIND_MEMCG]))
+		if (tp_event__field(ev, "nr_reclaimed", &st->f_pages[RECLAIM_MEMCG]))
 			return errbuf__set(eb, -ENOENT,
 					   "'mm_vmscan_memcg_reclaim_end' lacks the field 'nr_reclaimed'");
 	} else {
@@ -426,11 +418,7 @@ static const char *reclaim_opt(int c, const char *arg, void *ctx)
 {
 	struct reclaim_state *st = ctx;
 
-	if (c == 's') {
-		st->summary = true;
-		return NULL;
-	}
-	return tool_opts__parse_secs(arg, &st->interval) ? "invalid interval" : NULL;
+	return tool_opts__summary_opt(c, arg, &st->summary, &st->interval);
 }
 
 int cmd_reclaim(struct tool_mode *mode, int argc, char **argv)
@@ -447,6 +435,7 @@ int cmd_reclaim(struct tool_mode *mode, int argc, char **argv)
 	struct tool_opts o;
 	struct run_ctx rc = { &st, NULL, false };
 	struct session_hooks hooks = { .ready = on_ready, .round = on_round, .ctx = &rc };
+	struct reclaim_sums sums;
 	const char *rung, *label;
 	int ret, err, cst;
 
@@ -460,8 +449,7 @@ int cmd_reclaim(struct tool_mode *mode, int argc, char **argv)
 	o.sess.callgraph = CALLGRAPH_FP;
 	st.o = &o;
 	st.json = o.json;
-	st.begin = hashmap__new();
-	if (!st.begin) {
+	if (reclaim_pair__new(&st.pair)) {
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");
 		goto out;
 	}
@@ -470,13 +458,12 @@ int cmd_reclaim(struct tool_mode *mode, int argc, char **argv)
 		goto out;
 	st.s = s;
 	rc.source = label;
-	rc.vmstat = !strcmp(rung, "vmstat");
-	if (rc.vmstat && tool__refuse_live(&o, TOOL, "/proc counters"))
+	rc.vmstat = ladder__is(rung, "vmstat");
+	if (rc.vmstat && tool__counters_rung(&o, TOOL, "/proc counters", "/proc/vmstat",
+					     o.sess.cmd ? "the counts are not limited to the command"
+							: "the counts are not limited to -p"))
 		goto out;
 	if (rc.vmstat) {
-		if (o.sess.pid > 0 || o.sess.cmd)
-			fprintf(stderr, "faultline " TOOL ": warning: /proc/vmstat is system-wide: "
-				"the counts are not limited to %s\n", o.sess.cmd ? "the command" : "-p");
 		err = vmstat__read(NULL, vm_names, st.vm_prev, &eb);
 		if (err) {
 			ret = tool__fail(TOOL, &eb, err);
@@ -527,20 +514,21 @@ int cmd_reclaim(struct tool_mode *mode, int argc, char **argv)
 	}
 	if (st.summary && !st.json && !rc.vmstat) {
 		printf("\n");
-		hist_print("shrink_slab_ns", &st.hist[KIND_SLAB]);
-		hist_print("direct_reclaim_ns", &st.hist[KIND_DIRECT]);
-		hist_print("mem_cgroup_reclaim_ns", &st.hist[KIND_MEMCG]);
+		hist_print("shrink_slab_ns", &st.hist[RECLAIM_SLAB]);
+		hist_print("direct_reclaim_ns", &st.hist[RECLAIM_DIRECT]);
+		hist_print("mem_cgroup_reclaim_ns", &st.hist[RECLAIM_MEMCG]);
 	}
+	reclaim_pair__sums(st.pair, &sums);
 	if (st.json && !rc.vmstat)
 		printf("{\"type\":\"summary\",\"direct_events\":%" PRIu64 ",\"direct_pages\":%" PRIu64
 		       ",\"memcg_events\":%" PRIu64 ",\"memcg_pages\":%" PRIu64 ",\"unpaired\":%" PRIu64
-		       ",\"lost\":%" PRIu64 "}\n", st.events[KIND_DIRECT], st.pages[KIND_DIRECT],
-		       st.events[KIND_MEMCG], st.pages[KIND_MEMCG], st.unpaired, session__lost(s));
+		       ",\"lost\":%" PRIu64 "}\n", sums.count[RECLAIM_DIRECT], sums.pages[RECLAIM_DIRECT],
+		       sums.count[RECLAIM_MEMCG], sums.pages[RECLAIM_MEMCG], sums.unpaired, session__lost(s));
 	else if (!rc.vmstat)
 		fprintf(stderr, "%" PRIu64 " direct reclaims (%" PRIu64 " pages), %" PRIu64
 			" memcg reclaims (%" PRIu64 " pages), lost %" PRIu64 " events\n",
-			st.events[KIND_DIRECT], st.pages[KIND_DIRECT], st.events[KIND_MEMCG],
-			st.pages[KIND_MEMCG], session__lost(s));
+			sums.count[RECLAIM_DIRECT], sums.pages[RECLAIM_DIRECT], sums.count[RECLAIM_MEMCG],
+			sums.pages[RECLAIM_MEMCG], session__lost(s));
 	cst = session__cmd_status(s);
 	if (o.sess.cmd && cst != -1 && WIFEXITED(cst) && WEXITSTATUS(cst))
 		fprintf(stderr, "faultline " TOOL ": '%s' exited with status %d\n", o.sess.cmd,
@@ -549,6 +537,6 @@ int cmd_reclaim(struct tool_mode *mode, int argc, char **argv)
 out:
 	fflush(stdout);
 	session__free(s);
-	hashmap__free(st.begin);
+	reclaim_pair__free(st.pair);
 	return ret;
 }

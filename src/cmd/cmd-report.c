@@ -54,12 +54,6 @@ static const char help[] =
 
 enum { OPT_SYMFS = 256, OPT_SINCE, OPT_UNTIL };
 
-static int bad(const char *what, const char *arg)
-{
-	fprintf(stderr, "faultline " TOOL ": %s '%s' (see 'faultline report -h')\n", what, arg);
-	return EXIT_USAGE;
-}
-
 /* ---- info ---- */
 
 static int info(const struct replay_opts *ro)
@@ -201,7 +195,7 @@ static int tool(const struct replay_opts *ro, int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!c || !(c->flags & TOOL_REPLAYS))
-		return bad("no report from a recording for", argv[0]);
+		return tool__usage_error(TOOL, "no report from a recording for", argv[0]);
 	/* The recorded target, for the tool's default. */
 	err = session__new_replay(&(struct session_opts){ 0 }, ro, &s, &eb);
 	if (err)
@@ -243,26 +237,28 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_SINCE:
 			if (tool_opts__parse_secs(optarg, &ro.since))
-				return bad("--since wants seconds, not", optarg);
+				return tool__usage_error(TOOL, "--since wants seconds, not",
+							 optarg);
 			break;
 		case OPT_UNTIL:
 			if (tool_opts__parse_secs(optarg, &ro.until))
-				return bad("--until wants seconds, not", optarg);
+				return tool__usage_error(TOOL, "--until wants seconds, not",
+							 optarg);
 			break;
 		case 'h':
 			printf("usage: %s\n%s", usage, help);
 			return EXIT_OK;
 		default:
-			return bad(optopt ? "option needs a value or is unknown:" : "unknown option",
-				   argv[optind - 1]);
+			return tool__bad_option(TOOL, argv);
 		}
 	}
 	if (!ro.path)
-		return bad("which recording? -i FILE is missing, not", "");
+		return tool__usage_error(TOOL, "which recording? -i FILE is missing, not", "");
 	if (optind >= argc)
-		return bad("what to report: a tool, script or info; got", "");
+		return tool__usage_error(TOOL, "what to report: a tool, script or info; got", "");
 	if (ro.until > 0 && ro.until <= ro.since)
-		return bad("--until must be after --since, not", argv[optind - 1]);
+		return tool__usage_error(TOOL, "--until must be after --since, not",
+					 argv[optind - 1]);
 	if (!strcmp(argv[optind], "info"))
 		return info(&ro);
 	if (!strcmp(argv[optind], "script"))

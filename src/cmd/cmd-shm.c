@@ -28,6 +28,7 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
+#include "ladder.h"
 
 #define TOOL "shm"
 
@@ -288,7 +289,7 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	int err = 0;
 
 	report__init(&st->r, s, stdout, st->o->srcline);
-	if (strcmp(rung, "tracepoint"))
+	if (!ladder__is(rung, "tracepoint"))
 		err = probe_set__load_named("libc-syscalls", &set, eb);
 	for (int i = 0; !err && i < SYS__COUNT; i++) {
 		struct tp_event *enter = NULL, *ret = NULL;

@@ -43,6 +43,7 @@
 #include "proc/slabinfo.h"
 #include "stack/symbolize.h"
 #include "cmd/tool-opts.h"
+#include "ladder.h"
 
 #define TOOL "slab"
 #define MAX_CACHES 8	/* names in one -C list */
@@ -620,12 +621,10 @@ int cmd_slab(struct tool_mode *mode, int argc, char **argv)
 	st.s = s;
 	st.every = (struct every){ s, st.iv.secs, st.iv.count, 0, 0, print_report, &st };
 	report__init(&st.r, s, stdout, false);
-	st.events = !strcmp(rung, "tracepoint");
-	if (!st.events && tool__refuse_live(&o, TOOL, "/proc/slabinfo"))
+	st.events = ladder__is(rung, "tracepoint");
+	if (!st.events && tool__counters_rung(&o, TOOL, "/proc/slabinfo", "/proc/slabinfo",
+					      "no per-process counts or stacks"))
 		goto out;
-	if (!st.events && (o.sess.pid > 0 || o.sess.cmd || o.stacks))
-		fprintf(stderr, "faultline " TOOL ": warning: /proc/slabinfo is system-wide: no "
-			"per-process counts or stacks\n");
 	if (st.events) {
 		err = add_events(s, &st, &eb);
 	} else {

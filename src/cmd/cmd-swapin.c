@@ -39,6 +39,7 @@
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
 #include "proc/procstat.h"
+#include "ladder.h"
 
 #define TOOL "swapin"
 
@@ -242,10 +243,10 @@ static const char *swapin_positional(int argc, char **argv, const char **arg, vo
 static int add_events(struct session *s, struct swapin_state *st, const char *rung,
 		      struct errbuf *eb)
 {
-	if (!strncmp(rung, "kprobe:", 7))
+	if (ladder__is(rung, "kprobe:"))
 		return session__add_kprobe(s, "swapin", rung + 7, false, NULL, 0, on_swap_read, st,
 					   NULL, eb);
-	if (!strcmp(rung, "majfault"))
+	if (ladder__is(rung, "majfault"))
 		return session__add_software(s, "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ,
 					     SESSION_SAMPLE_ADDR, on_major_fault, st, eb);
 	return vmstat__read(NULL, vm_names, &st->vm_prev, eb);
@@ -288,12 +289,10 @@ int cmd_swapin(struct tool_mode *mode, int argc, char **argv)
 		goto out;
 	rc.s = s;
 	rc.source = label;
-	st.vmstat = !strcmp(rung, "vmstat");
-	if (st.vmstat && tool__refuse_live(&o, TOOL, "/proc counters"))
+	st.vmstat = ladder__is(rung, "vmstat");
+	if (st.vmstat && tool__counters_rung(&o, TOOL, "/proc counters", "/proc/vmstat pswpin",
+					     "it cannot be limited to one process"))
 		goto out;
-	if (st.vmstat && (o.sess.pid > 0 || o.sess.cmd))
-		fprintf(stderr, "faultline " TOOL ": warning: /proc/vmstat pswpin is system-wide: "
-			"it cannot be limited to one process\n");
 	err = add_events(s, &st, rung, &eb);
 	if (err) {
 		ret = tool__fail(TOOL, &eb, err);

@@ -54,6 +54,7 @@
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
 #include "agg/major-pair.h"
+#include "agg/reclaim-pair.h"
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
@@ -146,7 +147,7 @@ struct tl {
 	 * thread and page then marks major (faults' rule) */
 	struct major_pair *majors;
 	struct hashmap *seen_pages;	/* software event: pid << 36 | page */
-	struct hashmap *reclaim_begin;	/* tid << 1 | memcg -> time */
+	struct reclaim_pair *reclaims;	/* begin/end by thread and kind */
 	struct recent *win;		/* ring of recent faults, oldest at head */
 	size_t whead, wlen, wcap;
 	struct kill *kills;
@@ -382,44 +383,44 @@ static void on_major(struct session *s, const struct sample *smp, void *ctx)
 
 /* ---- reclaim ---- */
 
-static void reclaim_begin(struct tl *t, const struct sample *smp, unsigned int memcg)
+static void reclaim_begin(struct tl *t, const struct sample *smp, enum reclaim_kind k)
 {
 	if (wanted(t, (pid_t)smp->pid) &&
-	    hashmap__set(t->reclaim_begin, (uint64_t)smp->tid << 1 | memcg, smp->time))
+	    reclaim_pair__begin(t->reclaims, (pid_t)smp->tid, k, smp->time))
 		t->err = -ENOMEM;
 }
 
-static void reclaim_end(struct tl *t, const struct sample *smp, unsigned int memcg)
+static void reclaim_end(struct tl *t, const struct sample *smp, enum reclaim_kind k)
 {
-	uint64_t t0;
+	uint64_t ns;
 	struct row *r;
 
 	/* An end whose begin came before the recording did: unknown length. */
-	if (!hashmap__delete(t->reclaim_begin, (uint64_t)smp->tid << 1 | memcg, &t0))
+	if (!reclaim_pair__end(t->reclaims, (pid_t)smp->tid, k, smp->time, 0, &ns))
 		return;
 	r = row_of(t, (pid_t)smp->pid);
-	if (r && smp->time > t0)
-		r->reclaim_ns += smp->time - t0;
+	if (r)
+		r->reclaim_ns += ns;
 }
 
 static void on_direct_begin(struct session *s, const struct sample *smp, void *ctx)
 {
-	reclaim_begin(ctx, smp, 0);
+	reclaim_begin(ctx, smp, RECLAIM_DIRECT);
 }
 
 static void on_direct_end(struct session *s, const struct sample *smp, void *ctx)
 {
-	reclaim_end(ctx, smp, 0);
+	reclaim_end(ctx, smp, RECLAIM_DIRECT);
 }
 
 static void on_memcg_begin(struct session *s, const struct sample *smp, void *ctx)
 {
-	reclaim_begin(ctx, smp, 1);
+	reclaim_begin(ctx, smp, RECLAIM_MEMCG);
 }
 
 static void on_memcg_end(struct session *s, const struct sample *smp, void *ctx)
 {
-	reclaim_end(ctx, smp, 1);
+	reclaim_end(ctx, smp, RECLAIM_MEMCG);
 }
 
 /* ---- OOM kills ---- */
@@ -968,13 +969,6 @@ static void print_timeline(struct tl *t)
 
 /* ---- options and main ---- */
 
-static int bad(const char *what, const char *arg)
-{
-	fprintf(stderr, "faultline " TOOL ": %s '%s' (see 'faultline report -i FILE timeline -h')\n",
-		what, arg);
-	return EXIT_USAGE;
-}
-
 static void tl_free(struct tl *t)
 {
 	for (size_t i = 0; i < t->nkills; i++) {
@@ -990,7 +984,7 @@ static void tl_free(struct tl *t)
 	hashmap__free(t->last_fault);
 	major_pair__free(t->majors);
 	hashmap__free(t->seen_pages);
-	hashmap__free(t->reclaim_begin);
+	reclaim_pair__free(t->reclaims);
 }
 
 /**
@@ -1029,24 +1023,29 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || v <= 0 || v > INT32_MAX)
-				return bad("-p wants a process id, not", optarg);
+				return tool__usage_error(TOOL, "-p wants a process id, not",
+							 optarg);
 			t.only = (pid_t)v;
 			break;
 		case 'T':
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || v <= 0 || v > 1000000)
-				return bad("-T wants a number of sites, not", optarg);
+				return tool__usage_error(TOOL, "-T wants a number of sites, not",
+							 optarg);
 			t.top = (unsigned int)v;
 			break;
 		case OPT_INTERVAL:
 			if (tool_opts__parse_secs(optarg, &secs) || secs < 1e-6)
-				return bad("--interval wants seconds (at least 0.000001), not", optarg);
+				return tool__usage_error(
+					TOOL, "--interval wants seconds (at least 0.000001), not",
+					optarg);
 			t.interval_ns = (uint64_t)(secs * 1e9 + 0.5);
 			break;
 		case OPT_BEFORE:
 			if (tool_opts__parse_secs(optarg, &secs))
-				return bad("--before wants seconds, not", optarg);
+				return tool__usage_error(TOOL, "--before wants seconds, not",
+							 optarg);
 			t.before_ns = (uint64_t)(secs * 1e9 + 0.5);
 			break;
 		case OPT_JSON:
@@ -1056,20 +1055,19 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 			printf("usage: %s\n%s", usage, help);
 			return EXIT_OK;
 		default:
-			return bad(optopt ? "option needs a value or is unknown:" : "unknown option",
-				   argv[optind - 1]);
+			return tool__bad_option(TOOL, argv);
 		}
 	}
 	if (optind < argc)
-		return bad("unexpected argument", argv[optind]);
+		return tool__usage_error(TOOL, "unexpected argument", argv[optind]);
 	t.page_size = sysconf(_SC_PAGESIZE);
 	if (t.page_size <= 0)
 		t.page_size = 4096;
 	t.procs = keyed__new(sizeof(struct proc));
 	t.last_fault = hashmap__new();
 	t.seen_pages = hashmap__new();
-	t.reclaim_begin = hashmap__new();
-	if (!t.procs || !t.last_fault || major_pair__new(&t.majors) || !t.seen_pages || !t.reclaim_begin) {
+	if (!t.procs || !t.last_fault || major_pair__new(&t.majors) || !t.seen_pages ||
+	    reclaim_pair__new(&t.reclaims)) {
 		err = -ENOMEM;
 		goto fail;
 	}

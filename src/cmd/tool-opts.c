@@ -12,11 +12,32 @@
 #include <unistd.h>
 
 #include "trace/target.h"
+#include "cmd/commands.h"
 #include "cmd/tool-opts.h"
 
+int tool__usage_error(const char *tool, const char *what, const char *arg)
+{
+	const char *sub = !strncmp(tool, "report ", 7) ? tool + 7 : NULL;
+
+	if (sub)
+		fprintf(stderr, "faultline %s: %s '%s' (see 'faultline report -i FILE %s -h')\n",
+			tool, what, arg, sub);
+	else
+		fprintf(stderr, "faultline %s: %s '%s' (see 'faultline %s -h')\n", tool, what, arg,
+			tool);
+	return EXIT_USAGE;
+}
+
+int tool__bad_option(const char *tool, char **argv)
+{
+	return tool__usage_error(tool, optopt ? "option needs a value or is unknown:" : "unknown option",
+				 argv[optind - 1]);
+}
+
+/* The parser's own: its callers take -EINVAL for a bad command line. */
 static int bad(const char *tool, const char *what, const char *arg)
 {
-	fprintf(stderr, "faultline %s: %s '%s' (see 'faultline %s -h')\n", tool, what, arg, tool);
+	tool__usage_error(tool, what, arg);
 	return -EINVAL;
 }
 
@@ -127,6 +148,15 @@ static int find_dashdash(int argc, char **argv, const char *shortopts,
 		}
 	}
 	return argc;
+}
+
+const char *tool_opts__summary_opt(int c, const char *arg, bool *summary, double *secs)
+{
+	if (c == 's') {
+		*summary = true;
+		return NULL;
+	}
+	return tool_opts__parse_secs(arg, secs) ? "invalid interval" : NULL;
 }
 
 int tool_opts__parse_secs(const char *arg, double *secs)
@@ -399,7 +429,6 @@ void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
 		snprintf(buf, n, "all processes");
 }
 
-#include "cmd/commands.h"
 #include "features.h"
 #include "ladder.h"
 
@@ -426,6 +455,16 @@ bool tool__refuse_live(const struct tool_opts *o, const char *tool, const char *
 	fprintf(stderr, "faultline %s: its source here reads %s, which %s\n", tool, what,
 		o->mode->record ? "cannot be recorded" : "a recording does not hold");
 	return true;
+}
+
+bool tool__counters_rung(const struct tool_opts *o, const char *tool, const char *refused,
+			 const char *what, const char *loses)
+{
+	if (tool__refuse_live(o, tool, refused))
+		return true;
+	if (o->sess.pid > 0 || o->sess.cmd || o->stacks)
+		fprintf(stderr, "faultline %s: warning: %s is system-wide: %s\n", tool, what, loses);
+	return false;
 }
 
 bool tool__replaying(const struct tool_opts *o)
@@ -537,7 +576,7 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 	 * reads: record and report go through the event rungs only. */
 	if (o->mode->record || o->mode->replay) {
 		*s = tool__start(o, tool, rung_key, rung_label);
-		if (*s && !strcmp(*rung_key, bare_rung) && tool__refuse_live(o, tool, *rung_label)) {
+		if (*s && ladder__is(*rung_key, bare_rung) && tool__refuse_live(o, tool, *rung_label)) {
 			session__free(*s);
 			*s = NULL;
 		}
@@ -554,7 +593,7 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 		fprintf(stderr, "faultline %s: this kernel offers no event source for it\n", tool);
 		goto out;
 	}
-	if (strcmp(l->rungs[idx].key, bare_rung)) {
+	if (!ladder__is(l->rungs[idx].key, bare_rung)) {
 		*s = tool__start(o, tool, rung_key, rung_label);
 		ret = *s ? 0 : -1;
 		goto out;

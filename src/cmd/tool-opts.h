@@ -154,6 +154,10 @@ int tool_opts__parse_secs(const char *arg, double *secs);
  * option of the over-time reports).  0 or -EINVAL. */
 int tool_opts__parse_secs_ns(const char *arg, uint64_t *ns);
 
+/* The summary tools' extra options (reclaim, compact): -s sets *@summary,
+ * -i SECS *@secs.  NULL, or the message for a bad interval. */
+const char *tool_opts__summary_opt(int c, const char *arg, bool *summary, double *secs);
+
 /*
  * tool_opts__parse_interval - "interval [count]" from the arguments left
  * after the options
@@ -193,6 +197,16 @@ bool tool__lent(const struct tool_opts *o);
 /* A source that reads the live system (@what: "/proc counters"), in a
  * record or a report: says so in one line and returns true. */
 bool tool__refuse_live(const struct tool_opts *o, const char *tool, const char *what);
+
+/*
+ * tool__counters_rung - the chosen rung reads system-wide counters (@what,
+ * "/proc/vmstat") instead of events: refused under record and report
+ * (tool__refuse_live(@refused)), and where a process or stacks were asked
+ * for, "faultline TOOL: warning: WHAT is system-wide: LOSES" (stderr).
+ * True when refused (a line was printed).
+ */
+bool tool__counters_rung(const struct tool_opts *o, const char *tool, const char *refused,
+			 const char *what, const char *loses);
 
 
 /*
@@ -251,5 +265,18 @@ void tool__event_done(void);
 
 /* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
 int tool__fail(const char *tool, const struct errbuf *eb, int err);
+
+/*
+ * tool__usage_error() - a bad command line, in one line on stderr:
+ * "faultline TOOL: WHAT 'ARG' (see 'faultline TOOL -h')"; a report-only
+ * @tool ("report diff") points at "faultline report -i FILE diff -h".
+ *
+ * Return: EXIT_USAGE.
+ */
+int tool__usage_error(const char *tool, const char *what, const char *arg);
+
+/* tool__usage_error() for getopt's '?' on argv[optind - 1]: an unknown
+ * option, or one that needs a value.  Return: EXIT_USAGE. */
+int tool__bad_option(const char *tool, char **argv);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
+#include "lib/grow.h"
 
 struct keyed {
 	unsigned char *v;
@@ -54,15 +55,8 @@ void *keyed__get(struct keyed *k, uint64_t key, int *created)
 		*created = 0;
 	if (r || !k->idx)
 		return r;
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 16;
-		unsigned char *nv = realloc(k->v, cap * k->elem);
-
-		if (!nv)
-			return NULL;
-		k->v = nv;
-		k->cap = cap;
-	}
+	if (grow__to((void **)&k->v, &k->cap, k->n + 1, k->elem, 16))
+		return NULL;
 	if (hashmap__set(k->idx, key, k->n + 1))
 		return NULL;
 	r = k->v + k->n * k->elem;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "lib/file.h"
 #include "proc/procstat.h"
 
@@ -373,15 +374,13 @@ int mem_sample__read(const char *procfs, const char *cg_pressure, unsigned int f
 	static const char *const mi_names[] = { "MemAvailable", NULL };
 	char path[4096];
 	uint64_t vm[6];
-	struct timespec ts;
 	int err, err2;
 
 	for (size_t i = 0; i < MI__COUNT; i++)
 		out->v[i] = PROCSTAT_ABSENT;
 	for (size_t i = 0; i < 4; i++)
 		out->avg10[i] = -1;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	out->time_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	out->time_ns = clock__ns(CLOCK_MONOTONIC);
 	snprintf(path, sizeof(path), "%s/pressure/memory", procfs ? procfs : "/proc");
 	if (!(flags & MEM_SAMPLE_NO_SYSTEM_PSI))
 		take_psi(path, out, MI_PSI_SOME_US);

@@ -19,6 +19,7 @@
 #include "stack/addrspace.h"
 #include "lib/hashmap.h"
 #include "lib/sorted.h"
+#include "lib/grow.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -246,20 +247,7 @@ static void proc__free(struct proc *p)
 
 static int proc__reserve(struct proc *p, size_t need)
 {
-	struct map *maps;
-	size_t cap;
-
-	if (need <= p->cap)
-		return 0;
-	cap = p->cap ? p->cap * 2 : 16;
-	while (cap < need)
-		cap *= 2;
-	maps = realloc(p->maps, cap * sizeof(*maps));
-	if (!maps)
-		return -ENOMEM;
-	p->maps = maps;
-	p->cap = cap;
-	return 0;
+	return GROW_FOR(p->maps, p->cap, need, 16);
 }
 
 /* Index of the first mapping whose end is above @addr (nr if none). */

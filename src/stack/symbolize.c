@@ -64,6 +64,7 @@
 #include "stack/symbolize.h"
 #include "stack/mapped-file.h"
 #include "lib/file.h"
+#include "lib/grow.h"
 
 struct load {
 	uint64_t offset, filesz, vaddr;
@@ -1278,7 +1279,7 @@ static int cmp_jitsym(const void *a, const void *b)
  * replacing what it held.  Malformed lines are skipped. */
 static int jitmap__parse(struct jitmap *j, char *buf)
 {
-	struct jitsym *syms = NULL, *ns;
+	struct jitsym *syms = NULL;
 	size_t n = 0, cap = 0, out = 0;
 	char *line, *save = NULL;
 
@@ -1299,14 +1300,9 @@ static int jitmap__parse(struct jitmap *j, char *buf)
 			name[--len] = '\0';
 		if (!len)
 			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			ns = realloc(syms, cap * sizeof(*syms));
-			if (!ns) {
-				free(syms);
-				return -ENOMEM;
-			}
-			syms = ns;
+		if (GROW_FOR(syms, cap, n + 1, 256)) {
+			free(syms);
+			return -ENOMEM;
 		}
 		syms[n] = (struct jitsym){ start, size, name, n };
 		n++;
@@ -1687,7 +1683,7 @@ static int read_kallsyms(char **out)
  * every kernel address unknown: not an error for a report. */
 static int load_kallsyms(struct symbolizer *s)
 {
-	struct kline *lines = NULL, *nl;
+	struct kline *lines = NULL;
 	size_t n = 0, cap = 0, out = 0;
 	char *p, *save = NULL;
 	int err;
@@ -1717,14 +1713,9 @@ static int load_kallsyms(struct symbolizer *s)
 				mod[strcspn(mod, "]")] = '\0';
 			}
 		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 65536;
-			nl = realloc(lines, cap * sizeof(*lines));
-			if (!nl) {
-				err = -ENOMEM;
-				goto out;
-			}
-			lines = nl;
+		if (GROW_FOR(lines, cap, n + 1, 65536)) {
+			err = -ENOMEM;
+			goto out;
 		}
 		lines[n] = (struct kline){ { addr, name, mod ? mod : kernel_module }, n, type };
 		n++;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "trace/perf-event.h"
+#include "lib/grow.h"
 
 int perf_event__open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
 {
@@ -58,7 +59,8 @@ int perf_event__id(int fd, uint64_t *id)
 
 int perf_cpus__parse(const char *list, int **cpus, int *n)
 {
-	int *v = NULL, cnt = 0, cap = 0;
+	int *v = NULL, cnt = 0;
+	size_t cap = 0;
 	const char *p = list;
 
 	while (*p && *p != '\n') {
@@ -77,16 +79,9 @@ int perf_cpus__parse(const char *list, int **cpus, int *n)
 			p = end;
 		}
 		for (long c = lo; c <= hi; c++) {
-			if (cnt == cap) {
-				int *nv;
-
-				cap = cap ? cap * 2 : 8;
-				nv = realloc(v, cap * sizeof(*v));
-				if (!nv) {
-					free(v);
-					return -ENOMEM;
-				}
-				v = nv;
+			if (GROW_FOR(v, cap, (size_t)cnt + 1, 8)) {
+				free(v);
+				return -ENOMEM;
 			}
 			v[cnt++] = (int)c;
 		}

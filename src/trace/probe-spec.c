@@ -22,6 +22,7 @@
 #include "trace/probe-spec.h"
 #include "trace/probes-builtin.h"
 #include "trace/uprobe-pmu.h"
+#include "lib/grow.h"
 
 #ifndef FAULTLINE_PROBES_DIR
 #define FAULTLINE_PROBES_DIR "/usr/local/share/faultline/probes"
@@ -49,8 +50,9 @@ struct line_ctx {
 	size_t cap;
 };
 
-/* [A-Za-z_][A-Za-z0-9_]* over the first @len bytes of @s. */
-static bool is_ident(const char *s, size_t len)
+/* [A-Za-z_][A-Za-z0-9_]* and any of @more over the first @len bytes of @s,
+ * not starting with a digit. */
+static bool is_name(const char *s, size_t len, const char *more)
 {
 	size_t i;
 
@@ -60,10 +62,15 @@ static bool is_ident(const char *s, size_t len)
 		char c = s[i];
 
 		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		      (c >= '0' && c <= '9') || c == '_'))
+		      (c >= '0' && c <= '9') || c == '_' || (c && strchr(more, c))))
 			return false;
 	}
 	return true;
+}
+
+static bool is_ident(const char *s, size_t len)
+{
+	return is_name(s, len, "");
 }
 
 /* ELF symbol names: C and mangled C++ identifiers, plus '.' (local
@@ -71,18 +78,7 @@ static bool is_ident(const char *s, size_t len)
  * assemblers' local labels). */
 static bool is_symbol(const char *s, size_t len)
 {
-	size_t i;
-
-	if (len == 0 || (s[0] >= '0' && s[0] <= '9'))
-		return false;
-	for (i = 0; i < len; i++) {
-		char c = s[i];
-
-		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '@' || c == '$'))
-			return false;
-	}
-	return true;
+	return is_name(s, len, ".@$");
 }
 
 static bool all_digits(const char *s, size_t len, bool hex)
@@ -242,15 +238,8 @@ static int tokenize(struct line_ctx *lc, char *line)
 			s++;
 		if (!*s || *s == '#')
 			break;
-		if (lc->ntok == lc->cap) {
-			size_t ncap = lc->cap ? lc->cap * 2 : 16;
-			char **t = realloc(lc->tok, ncap * sizeof(*t));
-
-			if (!t)
-				return -ENOMEM;
-			lc->tok = t;
-			lc->cap = ncap;
-		}
+		if (GROW_FOR(lc->tok, lc->cap, lc->ntok + 1, 16))
+			return -ENOMEM;
 		lc->tok[lc->ntok++] = s;
 		while (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\v' && *s != '\f')
 			s++;
@@ -472,16 +461,9 @@ static int parse_probe(struct line_ctx *lc, struct probe_set *set, const char *l
 		memset(&p, 0, sizeof(p));
 		goto out;
 	}
-	if (set->count == set->cap) {
-		size_t ncap = set->cap ? set->cap * 2 : 8;
-		struct probe_spec *s = realloc(set->specs, ncap * sizeof(*s));
-
-		if (!s) {
-			err = -ENOMEM;
-			goto out;
-		}
-		set->specs = s;
-		set->cap = ncap;
+	if (GROW_FOR(set->specs, set->cap, set->count + 1, 8)) {
+		err = -ENOMEM;
+		goto out;
 	}
 	set->specs[set->count++] = p;
 	memset(&p, 0, sizeof(p));

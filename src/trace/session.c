@@ -25,6 +25,7 @@
 
 #include <tracefs/tracefs.h>
 
+#include "lib/clock.h"
 #include "trace/session.h"
 #include "trace/session-int.h"
 #include "stack/addrspace.h"
@@ -44,6 +45,7 @@
 #include "stack/unwind.h"
 #include "trace/uprobe-place.h"
 #include "trace/uprobe-pmu.h"
+#include "lib/grow.h"
 
 #define SB_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			PERF_SAMPLE_CPU)
@@ -163,25 +165,10 @@ static void signals_restore(void)
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static int track_fd(struct session *s, int fd)
 {
-	if (s->nfds == s->capfds) {
-		size_t cap = s->capfds ? s->capfds * 2 : 64;
-		int *nv = realloc(s->fds, cap * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		s->fds = nv;
-		s->capfds = cap;
-	}
+	if (GROW_FOR(s->fds, s->capfds, s->nfds + 1, 64))
+		return -ENOMEM;
 	s->fds[s->nfds++] = fd;
 	return 0;
 }
@@ -839,7 +826,7 @@ void session__memstat_tick(struct session *s, bool force)
 
 	if (!s->memstat_on)
 		return;
-	if (!force && clock_ns(CLOCK_MONOTONIC) < s->memstat_next_ns)
+	if (!force && clock__ns(CLOCK_MONOTONIC) < s->memstat_next_ns)
 		return;
 	if (!s->memstat_cg_known) {
 		/* The target's group, as it is at the first sample. */
@@ -1448,8 +1435,8 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 		pfd[c].fd = s->ring_owner[c];
 		pfd[c].events = POLLIN;
 	}
-	s->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
-	s->start_real_ns = clock_ns(CLOCK_REALTIME);
+	s->start_mono_ns = clock__ns(CLOCK_MONOTONIC);
+	s->start_real_ns = clock__ns(CLOCK_REALTIME);
 	if (s->obs) {
 		err = s->obs->start(s, eb);
 		if (err)
@@ -1485,7 +1472,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 			break;
 		}
 		if (deadline) {
-			uint64_t now = clock_ns(CLOCK_MONOTONIC);
+			uint64_t now = clock__ns(CLOCK_MONOTONIC);
 
 			if (now >= deadline) {
 				s->stop = SESSION_STOP_DURATION;
@@ -1559,7 +1546,7 @@ uint64_t session__now(const struct session *s)
 static uint64_t live_now(const struct session *s)
 {
 	(void)s;
-	return clock_ns(CLOCK_MONOTONIC);
+	return clock__ns(CLOCK_MONOTONIC);
 }
 
 time_t session__wall(const struct session *s)

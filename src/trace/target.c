@@ -16,6 +16,7 @@
 
 #include "trace/exit-hold.h"
 #include "trace/target.h"
+#include "lib/grow.h"
 
 struct target {
 	enum target_kind kind;
@@ -371,17 +372,10 @@ int target__threads(const struct target *t, pid_t **tids, size_t *n)
 
 		if (tid <= 0)
 			continue;
-		if (cnt == cap) {
-			pid_t *nv;
-
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				closedir(d);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (GROW_FOR(v, cap, cnt + 1, 16)) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
 		}
 		v[cnt++] = (pid_t)tid;
 	}

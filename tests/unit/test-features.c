@@ -463,6 +463,18 @@ static void test_ladders(void)
 	features__free(f);
 }
 
+/* Rung keys compare whole, or by family with a trailing ':'. */
+static void test_rung_is(void)
+{
+	CHECK(ladder__is("tracepoint", "tracepoint"));
+	CHECK(!ladder__is("tracepoint", "trace"));
+	CHECK(!ladder__is("trace", "tracepoint"));
+	CHECK(ladder__is("kprobe:swap_readpage", "kprobe:"));
+	CHECK(!ladder__is("kprobe", "kprobe:"));
+	CHECK(!ladder__is("kprobe:swap_readpage", "kprobe"));
+	CHECK(!ladder__is(NULL, "vmstat"));
+}
+
 static void test_locate(void)
 {
 	char dir[] = "/tmp/test-features.XXXXXX", path[PATH_MAX], out[PATH_MAX];
@@ -542,6 +554,7 @@ int main(void)
 		return 1;
 	}
 	unsetenv("FAULTLINE_MASK");
+	test_rung_is();
 	test_names();
 	test_mask_parse();
 	test_fixture_values();
