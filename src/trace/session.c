@@ -9,6 +9,7 @@
  * All events share one sample_id layout (TID|TIME|CPU|IDENTIFIER) so any
  * record's trailer can be decoded before its event is known.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -336,6 +337,44 @@ void session__set_comm(struct session *s, pid_t pid, const char *comm)
 		free(copy);
 }
 
+/*
+ * Every process's name and maps, read once when a system-wide session
+ * starts (as perf record -a synthesizes COMM and MMAP records): the
+ * side-band has neither for a process that was running already, and a
+ * process that exits before the reader reaches its first sample (a busy
+ * machine, a short program) has no /proc entry left to name it and
+ * symbolize its stacks by.  A recording writes them all at its start.
+ */
+static void known_processes(struct session *s)
+{
+	char path[64], comm[64];
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	FILE *f;
+
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+
+		if (*end || pid <= 0 || hashmap__get(s->comms, (uint64_t)pid, NULL))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			session__set_comm(s, (pid_t)pid, comm);
+		}
+		fclose(f);
+		if (!addrspaces__known(s->as, (pid_t)pid))
+			addrspaces__load_pid(s->as, (pid_t)pid, NULL);
+	}
+	closedir(dir);
+}
+
 void session__learn_process(struct session *s, pid_t pid)
 {
 	char path[64], comm[64];
@@ -564,6 +603,8 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 		}
 		session__learn_process(s, target__pid(s->target));
 	}
+	if (target__kind(s->target) == TARGET_ALL)
+		known_processes(s);
 	*out = s;
 	return 0;
 fail:
