@@ -70,6 +70,7 @@
 #include "proc/cgroup.h"
 #include "proc/procstat.h"
 #include "cmd/report.h"
+#include "cmd/precursors.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
 
@@ -227,17 +228,6 @@ static void sample_tick(struct oom_state *st)
 		st->next_sample_ns += SAMPLE_NS;
 }
 
-static double col_value(const struct mem_row *r, enum mem_col c)
-{
-	if (c == MC_PSI_SOME_US || c == MC_PSI_FULL_US || c == MC_CG_SOME_US || c == MC_CG_FULL_US)
-		return (double)r->v[c] / 1e3;
-	if (c == MC_DIRECT_NS || c == MC_MEMCG_NS)
-		return (double)r->v[c] / 1e6;
-	if (c == MC_MEMAVAIL_KB)
-		return (double)r->v[c] / 1024.0;
-	return (double)r->v[c];
-}
-
 /*
  * The rows from --before seconds before the kill to a sample taken now
  * (after it: the stall and reclaim that led to it end in that row).  t is
@@ -248,9 +238,7 @@ static void print_precursors(struct oom_state *st, const struct kill *k)
 	uint64_t span = (uint64_t)(st->before * 1e9), since;
 	struct mem_row *rows = NULL;
 	struct mem_point last;
-	enum mem_col first = MC__COUNT;
-	size_t n = 0, at = 0;
-	bool left;
+	size_t n = 0;
 
 	if (!st->series || !k->mono_ns)
 		return;
@@ -260,49 +248,12 @@ static void print_precursors(struct oom_state *st, const struct kill *k)
 		take_point(st, &last);
 	if (mem_series__rows(st->series, since, st->replay ? NULL : &last, &rows, &n))
 		return;
-	left = mem_rows__departure(rows, n, &first, &at);
 	if (st->json) {
-		printf(",\"precursors\":{\"before_s\":%g,\"first\":", st->before);
-		if (left)
-			printf("{\"indicator\":\"%s\",\"secs_before\":%.3f}", mem_col__name(first),
-			       ((double)k->mono_ns - (double)rows[at].time_ns) / 1e9);
-		else
-			printf("null");
-		printf(",\"rows\":[");
-		for (size_t i = 0; i < n; i++) {
-			printf("%s{\"t\":%.3f,\"secs\":%.3f", i ? "," : "",
-			       ((double)rows[i].time_ns - (double)k->mono_ns) / 1e9,
-			       (double)rows[i].len_ns / 1e9);
-			for (int c = 0; c < MC__COUNT; c++)
-				if (rows[i].have[c])
-					printf(",\"%s\":%" PRIu64, mem_col__name(c), rows[i].v[c]);
-			printf("}");
-		}
-		printf("]}");
+		printf(",\"precursors\":{");
+		precursors__json(rows, n, k->mono_ns, st->before);
+		printf("}");
 	} else {
-		printf("  precursors, the %g s before the kill (t: seconds from it):\n    %7s", st->before,
-		       "T(s)");
-		for (int c = 0; c < MC__COUNT; c++)
-			if (n && rows[n - 1].have[c])
-				printf(" %8s", mem_col__header(c));
-		printf("\n");
-		for (size_t i = 0; i < n; i++) {
-			printf("    %+7.2f", ((double)rows[i].time_ns - (double)k->mono_ns) / 1e9);
-			for (int c = 0; c < MC__COUNT; c++) {
-				if (!rows[n - 1].have[c])
-					continue;
-				if (rows[i].have[c])
-					printf(" %8.1f", col_value(&rows[i], c));
-				else
-					printf(" %8s", "-");
-			}
-			printf("\n");
-		}
-		if (left)
-			printf("  left its baseline first: %s, %.1f s before the kill\n", mem_col__name(first),
-			       ((double)k->mono_ns - (double)rows[at].time_ns) / 1e9);
-		else
-			printf("  no indicator left its baseline (the first %d rows)\n", MEM_SERIES_BASELINE);
+		precursors__text(rows, n, k->mono_ns, st->before);
 	}
 	free(rows);
 }

@@ -55,28 +55,35 @@
 #include "agg/alloc-trace.h"
 #include "agg/major-pair.h"
 #include "agg/reclaim-pair.h"
+#include "agg/reclaim-watch.h"
+#include "agg/mem-series.h"
+#include "features.h"
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
 #include "cmd/report.h"
+#include "cmd/precursors.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
 
 #define TOOL "report timeline"
 
 static const char usage[] =
-	"faultline report -i FILE timeline [-p PID] [--interval SECS] [--before SECS] [-T N]\n"
-	"                                  [--json]";
+	"faultline report -i FILE timeline [-p PID] [--interval SECS] [--before SECS]\n"
+	"                                  [--precursors SECS] [-T N] [--json]";
 static const char help[] =
 	"  -p, --pid PID     only this process (default: every recorded process)\n"
 	"  --interval SECS   length of a row, in recorded time from the start (default 1)\n"
 	"  --before SECS     an OOM victim's fault sites: those of its faults this many\n"
 	"                    seconds before the kill (default 2)\n"
+	"  --precursors SECS an OOM kill's precursors (PSI, MemAvailable, faults, swap,\n"
+	"                    reclaim per recorded second, as oom --timeline): this many\n"
+	"                    seconds before it (default 30)\n"
 	"  -T, --top N       sites shown per OOM victim, of each kind (default 5)\n"
 	"  --json            one JSON object per row and per site\n";
 
-enum { OPT_INTERVAL = 256, OPT_BEFORE, OPT_JSON };
+enum { OPT_INTERVAL = 256, OPT_BEFORE, OPT_PRECURSORS, OPT_JSON };
 
 /* Bits of struct row's events. */
 #define EV_OOM_KILL	(1u << 0)
@@ -111,6 +118,11 @@ struct kill {
 	char comm[32];			/* the victim's, at the kill */
 	struct site *allocs, *faults;
 	size_t nallocs, nfaults;
+	/* the precursor rows (oom --timeline's), taken at the first recorded
+	 * sample a second or more after the kill, or at the recording's end */
+	struct mem_row *pre;
+	size_t npre;
+	bool pre_done;
 };
 
 /* A fault of the last --before seconds: the victim's are its sites. */
@@ -152,6 +164,11 @@ struct tl {
 	size_t whead, wlen, wcap;
 	struct kill *kills;
 	size_t nkills;
+	/* the recorded samples (faultline:memstat), for the precursors */
+	double pre_secs;
+	bool have_memstat;
+	struct mem_series *series;
+	struct reclaim_watch *rw;
 	int err;
 };
 
@@ -515,6 +532,63 @@ out:
 	return err;
 }
 
+/* ---- precursors ---- */
+
+#define SAMPLE_NS 1000000000ULL
+
+/* Kill @k's rows: from --precursors seconds before it to the newest
+ * sample (oom --timeline's from the same recording). */
+static void take_precursors(struct tl *t, struct kill *k)
+{
+	uint64_t span = (uint64_t)(t->pre_secs * 1e9);
+
+	k->pre_done = true;
+	if (mem_series__rows(t->series, k->time > span ? k->time - span : 0, NULL, &k->pre,
+			     &k->npre))
+		t->err = -ENOMEM;
+}
+
+/* A recorded sample, with the reclaim totals replayed up to it; the
+ * kills a second or more before it have their rows (their stalls over). */
+static void on_memstat(struct session *s, const struct mem_sample *ms, void *ctx)
+{
+	struct tl *t = ctx;
+	struct mem_point p = { .s = *ms };
+
+	(void)s;
+	reclaim_watch__totals(t->rw, &p.r);
+	p.have_reclaim = t->rw != NULL;
+	mem_series__push(t->series, &p);
+	for (size_t i = 0; i < t->nkills; i++)
+		if (!t->kills[i].pre_done && ms->time_ns >= t->kills[i].time + SAMPLE_NS)
+			take_precursors(t, &t->kills[i]);
+}
+
+/* The recorded samples and reclaim's pairs, as oom --timeline reads them;
+ * a recording without samples has no precursors (said at each kill). */
+static int add_precursors(struct tl *t, struct errbuf *eb)
+{
+	const struct features *f = session__features(t->s);
+	int err = session__add_memstat(t->s, on_memstat, t, eb);
+
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	t->have_memstat = true;
+	if (features__has_tracepoint(f, "vmscan", "mm_vmscan_direct_reclaim_begin") &&
+	    features__has_tracepoint(f, "vmscan", "mm_vmscan_direct_reclaim_end")) {
+		err = reclaim_watch__add(t->s, &t->rw, eb);
+		if (err)
+			return err;
+	}
+	/* --precursors seconds, the one before and those to a second after
+	 * the kill. */
+	if (mem_series__new((size_t)t->pre_secs + 5, &t->series))
+		return errbuf__set(eb, -ENOMEM, "out of memory");
+	return 0;
+}
+
 static void on_mark_victim(struct session *s, const struct sample *smp, void *ctx)
 {
 	struct tl *t = ctx;
@@ -711,6 +785,11 @@ static int add_events(struct tl *t, struct errbuf *eb)
 		return err;
 	if (t->have_oom && tp_event__field(ev, "pid", &t->f_victim))
 		return errbuf__set(eb, -ENOENT, "the recorded oom:mark_victim has no field 'pid'");
+	if (t->have_oom) {
+		err = add_precursors(t, eb);
+		if (err)
+			return err;
+	}
 
 	/* Allocations: the tracer adds many events and cannot take back
 	 * those it added when one is missing, so it runs only when the
@@ -903,6 +982,27 @@ static void print_sites(const struct tl *t, struct report *rep, const struct kil
 	}
 }
 
+/* Kill @k's precursor rows (oom --timeline's block; in JSON an object of
+ * type "precursors"), or a line saying the recording has no samples. */
+static void print_kill_precursors(const struct tl *t, const struct kill *k)
+{
+	if (!t->have_memstat) {
+		if (!t->json)
+			printf("  Precursors: the recording holds no /proc or cgroup samples "
+			       "(faultline:memstat: record -e oom)\n");
+		return;
+	}
+	if (!t->json) {
+		precursors__text(k->pre, k->npre, k->time, t->pre_secs);
+		return;
+	}
+	printf("{\"type\":\"precursors\",\"pid\":%d,\"comm\":", (int)k->victim);
+	json__str(stdout, k->comm);
+	printf(",\"kill_time\":%.9f,", session__elapsed(t->s, k->time));
+	precursors__json(k->pre, k->npre, k->time, t->pre_secs);
+	printf("}\n");
+}
+
 static void print_kill(const struct tl *t, struct report *rep, const struct kill *k)
 {
 	double at = session__elapsed(t->s, k->time);
@@ -936,6 +1036,7 @@ static void print_kill(const struct tl *t, struct report *rep, const struct kill
 	}
 	if (t->fault_stacks)
 		print_sites(t, rep, k, false);
+	print_kill_precursors(t, k);
 }
 
 static void print_timeline(struct tl *t)
@@ -974,6 +1075,7 @@ static void tl_free(struct tl *t)
 	for (size_t i = 0; i < t->nkills; i++) {
 		free(t->kills[i].allocs);
 		free(t->kills[i].faults);
+		free(t->kills[i].pre);
 	}
 	free(t->kills);
 	for (size_t i = 0; t->procs && i < keyed__count(t->procs); i++)
@@ -985,6 +1087,7 @@ static void tl_free(struct tl *t)
 	major_pair__free(t->majors);
 	hashmap__free(t->seen_pages);
 	reclaim_pair__free(t->reclaims);
+	mem_series__free(t->series);
 }
 
 /**
@@ -1003,12 +1106,13 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 		{ "top", required_argument, NULL, 'T' },
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "before", required_argument, NULL, OPT_BEFORE },
+		{ "precursors", required_argument, NULL, OPT_PRECURSORS },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tl t = { .ro = ro, .top = 5, .interval_ns = 1000000000ULL,
-			.before_ns = 2000000000ULL };
+			.before_ns = 2000000000ULL, .pre_secs = 30 };
 	struct errbuf eb = { "" };
 	double secs;
 	char *end;
@@ -1048,6 +1152,11 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 							 optarg);
 			t.before_ns = (uint64_t)(secs * 1e9 + 0.5);
 			break;
+		case OPT_PRECURSORS:
+			if (tool_opts__parse_secs(optarg, &t.pre_secs) || t.pre_secs > 3600)
+				return tool__usage_error(
+					TOOL, "--precursors wants seconds (at most 3600), not", optarg);
+			break;
 		case OPT_JSON:
 			t.json = true;
 			break;
@@ -1085,6 +1194,11 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 		goto fail;
 	}
 	close_bin(&t);
+	/* Kills with no sample a second after them: their rows end at the
+	 * recording's last (as oom's). */
+	for (size_t i = 0; t.have_memstat && i < t.nkills; i++)
+		if (!t.kills[i].pre_done)
+			take_precursors(&t, &t.kills[i]);
 	if (t.err) {
 		err = t.err;
 		goto fail;
@@ -1104,6 +1218,7 @@ out:
 	/* The tracer's events call into it: the session goes first. */
 	session__free(t.s);
 	alloc_trace__free(t.at);
+	reclaim_watch__free(t.rw);
 	tl_free(&t);
 	return ret;
 }
