@@ -77,11 +77,12 @@ static const char help[] =
 	"  --interval SECS   length of a row, in recorded time from the start (default 1)\n"
 	"  --before SECS     an OOM victim's fault sites: those of its faults this many\n"
 	"                    seconds before the kill (default 2)\n"
-	"  --precursors SECS an OOM kill's precursors (PSI, MemAvailable, faults, swap,\n"
+	"  --precursors SECS\n"
+	"                    an OOM kill's precursors (PSI, MemAvailable, faults, swap,\n"
 	"                    reclaim per recorded second, as oom --timeline): this many\n"
 	"                    seconds before it (default 30)\n"
 	"  -T, --top N       sites shown per OOM victim, of each kind (default 5)\n"
-	"  --json            one JSON object per row and per site\n";
+	"  --json            one JSON object per row, per site and per kill's precursors\n";
 
 enum { OPT_INTERVAL = 256, OPT_BEFORE, OPT_PRECURSORS, OPT_JSON };
 
