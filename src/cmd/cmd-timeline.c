@@ -984,23 +984,25 @@ static void print_sites(const struct tl *t, struct report *rep, const struct kil
 }
 
 /* Kill @k's precursor rows (oom --timeline's block; in JSON an object of
- * type "precursors"), or a line saying the recording has no samples. */
+ * type "precursors"), or a line saying the recording has no samples (in
+ * JSON: the object, its rows null). */
 static void print_kill_precursors(const struct tl *t, const struct kill *k)
 {
-	if (!t->have_memstat) {
-		if (!t->json)
+	if (!t->json) {
+		if (t->have_memstat)
+			precursors__text(k->pre, k->npre, k->time, t->pre_secs);
+		else
 			printf("  Precursors: the recording holds no /proc or cgroup samples "
 			       "(faultline:memstat: record -e oom)\n");
-		return;
-	}
-	if (!t->json) {
-		precursors__text(k->pre, k->npre, k->time, t->pre_secs);
 		return;
 	}
 	printf("{\"type\":\"precursors\",\"pid\":%d,\"comm\":", (int)k->victim);
 	json__str(stdout, k->comm);
 	printf(",\"kill_time\":%.9f,", session__elapsed(t->s, k->time));
-	precursors__json(k->pre, k->npre, k->time, t->pre_secs);
+	if (t->have_memstat)
+		precursors__json(k->pre, k->npre, k->time, t->pre_secs);
+	else
+		printf("\"before_s\":%g,\"first\":null,\"rows\":null", t->pre_secs);
 	printf("}\n");
 }
 
