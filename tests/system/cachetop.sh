@@ -9,7 +9,9 @@
 # write and warm phases use -p (the kernel traces the target only); the
 # cold phase traces every process and picks the target's row by pid.  The
 # row is the target's own, so the system's noise does not reach it: its
-# DIRTIES, MISSES and HITS must be within 2% of the pages written or read.
+# DIRTIES and warm HITS must be within 2% of the pages written or read;
+# cold, its HITS + MISSES (a page another context brought in first is a
+# hit of the target's), the MISSES at least 95%.
 #
 # Also: the plain format (status line, header, BCC's row format), count
 # blocks then exit, the terminal mode under script(1) with the r and q
@@ -101,9 +103,12 @@ run_rung() {
 		[ "$(grep -c '^ *[0-9]' "$T/fl-cold.out")" -ge 1 ] || fail "$rung_name cold: no rows"
 	fi
 	set -- $(cat "$T/row.cold") 0 0 0
-	within "$2" "$pages" 2 && echo "ok: $rung_name cold: pid $tgt MISSES $2 ~ $pages" ||
-		fail "$rung_name cold: MISSES $2 not within 2% of $pages"
-	[ "$1" -le $((pages * 2 / 100)) ] || fail "$rung_name cold: HITS $1 not small"
+	# Each page the target reads is one of its MISSES, or one of its HITS
+	# when another context brought it in first (2,048 of 65,536 once,
+	# beside a CPU hog): the sum is the file's pages, the MISSES most.
+	within $(($1 + $2)) "$pages" 2 && echo "ok: $rung_name cold: pid $tgt HITS $1 + MISSES $2 ~ $pages" ||
+		fail "$rung_name cold: HITS $1 + MISSES $2 not within 2% of $pages"
+	[ "$2" -ge $((pages - pages * 5 / 100)) ] || fail "$rung_name cold: MISSES $2 below 95% of $pages"
 
 	phase warm -p "$tgt"
 	cached=$(truth warm_resident)

@@ -14,7 +14,7 @@
 #   the file's pages (a floor: the row is system-wide, and what other
 #   processes do on this shared machine adds to it), and cachetop's row of
 #   the target (-p), the target's alone, is the live one, figure for figure,
-#   and within 2% of the pages.
+#   and its HITS + MISSES within 2% of the pages (MISSES at least 95%).
 # - intervals follow recorded time: a 3.5 s recording of -e cache,reclaim
 #   (one run, two tools) reports 3 rows with `cache 1 3`, 3 rows and the
 #   partial one with `cache 1`, stamped (-T) with the recording's time, not
@@ -91,8 +91,13 @@ l_row=$(row "$T/live-top.out")
 echo "cachetop -p $tgt: report '$r_row', live '$l_row'"
 expect_eq "${r_row#\? }" "${l_row#* }" "report cachetop: the target's HITS MISSES DIRTIES, live's"
 expect_eq "${r_row%% *}" "?" "report cachetop: UID (not recorded)"
+# Each page the target reads is one of its MISSES or, when another context
+# brought it in first, one of its HITS: their sum is the file's pages.  A
+# run beside a CPU hog saw 2,048 of them brought in elsewhere (HITS 1,995,
+# MISSES 63,488; the system-wide MISSES were 65,536).
 set -- $r_row
-within "$3" "$pages" 2 || fail "report cachetop: MISSES $3 not within 2% of $pages"
+within $(($2 + $3)) "$pages" 2 || fail "report cachetop: HITS $2 + MISSES $3 not within 2% of $pages"
+[ "$3" -ge $((pages - pages * 5 / 100)) ] || fail "report cachetop: MISSES $3 below 95% of $pages"
 expect_eq "$(awk -v p="$tgt" '$1 == p { print $3 }' "$T/top.out")" cache-target "report cachetop: the recorded command name"
 
 # ---- 2. intervals on the recorded clock: -e cache,reclaim for 3.5 s
