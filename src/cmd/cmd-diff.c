@@ -162,7 +162,9 @@ static int load(struct diff *d, int which, const struct replay_opts *base, struc
 	if (!err)
 		err = session__run(s, NULL, eb);
 	if (!err)
-		err = heap_profile__error(hp) ? heap_profile__error(hp) : alloc_trace__error(at);
+		err = heap_profile__error(hp);
+	if (!err)
+		err = alloc_trace__error(at);
 	if (!err)
 		err = heap_profile__sites(hp, &sites, &nsites);
 	for (size_t i = 0; !err && i < nsites; i++) {

@@ -677,8 +677,9 @@ int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 			   label, on_round, &lk))
 		goto out;
 	if (!lk.err)
-		lk.err = lk.hp && heap_profile__error(lk.hp) ? heap_profile__error(lk.hp) :
-			 alloc_trace__error(lk.at);
+		lk.err = lk.hp ? heap_profile__error(lk.hp) : 0;
+	if (!lk.err)
+		lk.err = alloc_trace__error(lk.at);
 	if (lk.err) {
 		ret = tool__fail(TOOL, NULL, lk.err);
 		goto out;
