@@ -541,7 +541,7 @@ int cmd_compact(struct tool_mode *mode, int argc, char **argv)
 		printf("%-14s %-6s %8s %5s %-9s %s\n", "COMM", "PID", "LAT(ms)", "ORDER", "KIND",
 		       "RESULT");
 	fflush(stdout);
-	if (tool__run_with(s, &o, TOOL, "compaction", label, on_round, &st)) {
+	if (tool__run_with(s, &o, TOOL, "compaction", label, NULL, on_round, &st)) {
 		ret = tool__lent(&o) ? EXIT_OK : EXIT_FAIL;
 		goto out;
 	}

@@ -674,7 +674,7 @@ int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 	if (lk.lo.trace && !lk.o.json && !lk.o.folded)
 		printf("%-12s %-7s %-7s %-16s %s\n", "TIME(s)", "PID", "TID", "COMM", "EVENT");
 	if (tool__run_with(lk.s, &lk.o, TOOL, lk.lo.kernel ? "kernel allocations" : "allocations",
-			   label, on_round, &lk))
+			   label, NULL, on_round, &lk))
 		goto out;
 	if (!lk.err)
 		lk.err = lk.hp ? heap_profile__error(lk.hp) : 0;

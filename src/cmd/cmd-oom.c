@@ -1102,7 +1102,7 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 	if (st.replay)
 		replay_note(&st);
 	/* Recording: faultline record's run, not ours (1, at once). */
-	if (tool__run_with(st.s, &o, TOOL, "OOM kills", label, on_round, &st))
+	if (tool__run_with(st.s, &o, TOOL, "OOM kills", label, NULL, on_round, &st))
 		goto out;
 	kmsg_drain(&st);
 	if (st.line_len)

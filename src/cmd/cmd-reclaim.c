@@ -21,10 +21,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 
 #include "lib/json.h"
@@ -34,7 +32,7 @@
 #include "agg/reclaim-pair.h"
 #include "cmd/report.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 
@@ -81,6 +79,7 @@ struct reclaim_state {
 	uint64_t next_ns;
 	uint64_t start_ns;		/* when tracing began */
 	/* vmstat rung */
+	bool vmstat;
 	uint64_t vm_prev[4];
 	int err;
 };
@@ -291,41 +290,22 @@ static void print_vmstat_interval(struct reclaim_state *st)
 	memcpy(st->vm_prev, now, sizeof(now));
 }
 
-struct run_ctx {
-	struct reclaim_state *st;
-	const char *source;
-	bool vmstat;
-};
-
 static void on_ready(void *ctx)
 {
-	struct run_ctx *r = ctx;
-	const struct tool_opts *o = r->st->o;
-	char target[256];
+	struct reclaim_state *st = ctx;
 
-	tool_opts__describe(o, target, sizeof(target));
-	r->st->start_ns = session__now(r->st->s);
-	r->st->next_ns = r->st->start_ns + (uint64_t)(r->st->interval * 1e9);
-	/* A report prints the report alone. */
-	if (session__replaying(r->st->s))
-		return;
-	if (o->sess.cmd)
-		fprintf(stderr, "Executing '%s' and tracing direct reclaim with %s.\n", o->sess.cmd,
-			r->source);
-	else
-		fprintf(stderr, "Tracing direct reclaim of %s with %s... Hit Ctrl-C to end.\n",
-			target, r->source);
+	st->start_ns = session__now(st->s);
+	st->next_ns = st->start_ns + (uint64_t)(st->interval * 1e9);
 }
 
 static void on_round(void *ctx)
 {
-	struct run_ctx *r = ctx;
-	struct reclaim_state *st = r->st;
+	struct reclaim_state *st = ctx;
 	uint64_t now = session__now(st->s);
 	bool replay = session__replaying(st->s);
 
-	if ((st->summary || r->vmstat) && now >= st->next_ns) {
-		if (r->vmstat)
+	if ((st->summary || st->vmstat) && now >= st->next_ns) {
+		if (st->vmstat)
 			print_vmstat_interval(st);
 		else
 			print_interval(st);
@@ -344,10 +324,9 @@ static void on_round(void *ctx)
 	if (replay && st->o->sess.duration > 0 &&
 	    now - st->start_ns >= (uint64_t)(st->o->sess.duration * 1e9))
 		session__stop(st->s);
-	fflush(stdout);
 }
 
-static int add_events(struct session *s, struct reclaim_state *st, struct errbuf *eb)
+static int add_tracepoints(struct session *s, struct reclaim_state *st, struct errbuf *eb)
 {
 	const struct features *f = session__features(s);
 	struct tp_event *ev = NULL;
@@ -421,122 +400,117 @@ static const char *reclaim_opt(int c, const char *arg, void *ctx)
 	return tool_opts__summary_opt(c, arg, &st->summary, &st->interval);
 }
 
-int cmd_reclaim(struct tool_mode *mode, int argc, char **argv)
+static int reclaim_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+			char **argv)
 {
 	static const struct option longopts[] = {
 		{ "summary", no_argument, NULL, 's' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct reclaim_state st = { .interval = 1.0 };
-	struct tool_extra extra = { "si:", longopts, reclaim_opt, NULL, &st };
-	struct errbuf eb = { "" };
-	struct session *s = NULL;
-	struct tool_opts o;
-	struct run_ctx rc = { &st, NULL, false };
-	struct session_hooks hooks = { .ready = on_ready, .round = on_round, .ctx = &rc };
-	struct reclaim_sums sums;
-	const char *rung, *label;
-	int ret, err, cst;
+	struct reclaim_state *st = ctx;
+	struct tool_extra extra = { "si:", longopts, reclaim_opt, NULL, st };
+	int ret;
 
+	st->interval = 1.0;
 	/* Any order: -s and -i were always taken after the duration too. */
-	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER, usage, help, &extra,
-				   argc, argv);
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER, usage, help,
+				   &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	ret = EXIT_FAIL;
+		return ret;
 	/* No stacks here: small rings, no unwinder. */
-	o.sess.callgraph = CALLGRAPH_FP;
-	st.o = &o;
-	st.json = o.json;
-	if (reclaim_pair__new(&st.pair)) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	s = tool__start(&o, TOOL, &rung, &label);
-	if (!s)
-		goto out;
-	st.s = s;
-	rc.source = label;
-	rc.vmstat = ladder__is(rung, "vmstat");
-	if (rc.vmstat && tool__counters_rung(&o, TOOL, "/proc counters", "/proc/vmstat",
-					     o.sess.cmd ? "the counts are not limited to the command"
-							: "the counts are not limited to -p"))
-		goto out;
-	if (rc.vmstat) {
-		err = vmstat__read(NULL, vm_names, st.vm_prev, &eb);
-		if (err) {
-			ret = tool__fail(TOOL, &eb, err);
-			goto out;
-		}
-		if (!st.json)
-			printf("%-8s %11s %13s %14s %13s\n", "TIME", "ALLOCSTALLS", "PGSCAN_DIRECT",
-			       "PGSTEAL_DIRECT", "PGSCAN_KSWAPD");
-	} else {
-		err = add_events(s, &st, &eb);
-		if (err) {
-			ret = tool__fail(TOOL, &eb, err);
-			goto out;
-		}
-		if (tool__lent(&o)) {
-			ret = EXIT_OK;
-			goto out;
-		}
-		if (st.json)
-			;
-		else if (st.summary)
-			printf("%-10s %10s %12s %12s %6s %9s\n", "TIME", "S-SLABms", "D-RECLAIMms",
-			       "M-RECLAIMms", "KSWAPD", "WRITEPAGE");
-		else if (o.timestamps)
-			printf("%-14s %-14s %-6s %8s %5s\n", "TIME(s)", "COMM", "PID", "LAT(ms)", "PAGES");
-		else
-			printf("%-14s %-6s %8s %5s\n", "COMM", "PID", "LAT(ms)", "PAGES");
-	}
-	fflush(stdout);
-	err = session__run(s, &hooks, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (st.err) {
-		ret = tool__fail(TOOL, NULL, st.err);
-		goto out;
-	}
+	o->sess.callgraph = CALLGRAPH_FP;
+	st->o = o;
+	st->json = o->json;
+	return reclaim_pair__new(&st->pair);
+}
+
+static int reclaim_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			      struct errbuf *eb)
+{
+	struct reclaim_state *st = ctx;
+
+	(void)label;
+	st->s = s;
+	st->vmstat = ladder__is(rung, "vmstat");
+	if (st->vmstat)
+		return vmstat__read(NULL, vm_names, st->vm_prev, eb);
+	return add_tracepoints(s, st, eb);
+}
+
+static void reclaim_before_run(void *ctx)
+{
+	struct reclaim_state *st = ctx;
+
+	if (st->json)
+		return;
+	if (st->vmstat)
+		printf("%-8s %11s %13s %14s %13s\n", "TIME", "ALLOCSTALLS", "PGSCAN_DIRECT",
+		       "PGSTEAL_DIRECT", "PGSCAN_KSWAPD");
+	else if (st->summary)
+		printf("%-10s %10s %12s %12s %6s %9s\n", "TIME", "S-SLABms", "D-RECLAIMms",
+		       "M-RECLAIMms", "KSWAPD", "WRITEPAGE");
+	else if (st->o->timestamps)
+		printf("%-14s %-14s %-6s %8s %5s\n", "TIME(s)", "COMM", "PID", "LAT(ms)", "PAGES");
+	else
+		printf("%-14s %-6s %8s %5s\n", "COMM", "PID", "LAT(ms)", "PAGES");
+}
+
+static int reclaim_report(void *ctx, struct session *s)
+{
+	struct reclaim_state *st = ctx;
+	struct reclaim_sums sums;
+
+	if (st->err)
+		return tool__fail(TOOL, NULL, st->err);
 	/* The interval that was running when tracing stopped, unless it had
 	 * only just begun and saw nothing (a duration ends on a boundary). */
-	if ((rc.vmstat || st.summary) &&
-	    (memcmp(&st.cur, &(struct interval){ 0 }, sizeof(st.cur)) ||
-	     session__now(s) + (uint64_t)(st.interval * 0.5e9) >= st.next_ns)) {
-		if (rc.vmstat)
-			print_vmstat_interval(&st);
+	if ((st->vmstat || st->summary) &&
+	    (memcmp(&st->cur, &(struct interval){ 0 }, sizeof(st->cur)) ||
+	     session__now(s) + (uint64_t)(st->interval * 0.5e9) >= st->next_ns)) {
+		if (st->vmstat)
+			print_vmstat_interval(st);
 		else
-			print_interval(&st);
+			print_interval(st);
 	}
-	if (st.summary && !st.json && !rc.vmstat) {
+	if (st->vmstat)
+		return EXIT_OK;
+	if (st->summary && !st->json) {
 		printf("\n");
-		hist_print("shrink_slab_ns", &st.hist[RECLAIM_SLAB]);
-		hist_print("direct_reclaim_ns", &st.hist[RECLAIM_DIRECT]);
-		hist_print("mem_cgroup_reclaim_ns", &st.hist[RECLAIM_MEMCG]);
+		hist_print("shrink_slab_ns", &st->hist[RECLAIM_SLAB]);
+		hist_print("direct_reclaim_ns", &st->hist[RECLAIM_DIRECT]);
+		hist_print("mem_cgroup_reclaim_ns", &st->hist[RECLAIM_MEMCG]);
 	}
-	reclaim_pair__sums(st.pair, &sums);
-	if (st.json && !rc.vmstat)
+	reclaim_pair__sums(st->pair, &sums);
+	if (st->json)
 		printf("{\"type\":\"summary\",\"direct_events\":%" PRIu64 ",\"direct_pages\":%" PRIu64
 		       ",\"memcg_events\":%" PRIu64 ",\"memcg_pages\":%" PRIu64 ",\"unpaired\":%" PRIu64
 		       ",\"lost\":%" PRIu64 "}\n", sums.count[RECLAIM_DIRECT], sums.pages[RECLAIM_DIRECT],
 		       sums.count[RECLAIM_MEMCG], sums.pages[RECLAIM_MEMCG], sums.unpaired, session__lost(s));
-	else if (!rc.vmstat)
+	else
 		fprintf(stderr, "%" PRIu64 " direct reclaims (%" PRIu64 " pages), %" PRIu64
 			" memcg reclaims (%" PRIu64 " pages), lost %" PRIu64 " events\n",
 			sums.count[RECLAIM_DIRECT], sums.pages[RECLAIM_DIRECT], sums.count[RECLAIM_MEMCG],
 			sums.pages[RECLAIM_MEMCG], session__lost(s));
-	cst = session__cmd_status(s);
-	if (o.sess.cmd && cst != -1 && WIFEXITED(cst) && WEXITSTATUS(cst))
-		fprintf(stderr, "faultline " TOOL ": '%s' exited with status %d\n", o.sess.cmd,
-			WEXITSTATUS(cst));
-	ret = EXIT_OK;
-out:
-	fflush(stdout);
-	session__free(s);
-	reclaim_pair__free(st.pair);
-	return ret;
+	return EXIT_OK;
 }
+
+static void reclaim_fini(void *ctx)
+{
+	reclaim_pair__free(((struct reclaim_state *)ctx)->pair);
+}
+
+const struct tool reclaim_tool = {
+	.name = TOOL,
+	.what = "direct reclaim",
+	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
+	.counters = { "vmstat", "/proc counters", "/proc/vmstat", NULL },
+	.size = sizeof(struct reclaim_state),
+	.init = reclaim_init,
+	.add_events = reclaim_add_events,
+	.before_run = reclaim_before_run,
+	.ready = on_ready,
+	.round = on_round,
+	.report = reclaim_report,
+	.fini = reclaim_fini,
+};

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/tool.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
 
@@ -83,10 +84,10 @@ static int check_tools(const char *tools)
 
 		snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1), p);
 		c = len ? commands__find(name) : NULL;
-		if (!c || !(c->flags & TOOL_RECORDS)) {
-			if (c && c->why_not)
+		if (!c || !(command__flags(c) & TOOL_RECORDS)) {
+			if (c && command__why_not(c))
 				fprintf(stderr, "faultline " TOOL ": '%s' cannot be recorded: %s\n", name,
-					c->why_not);
+					command__why_not(c));
 			else
 				fprintf(stderr, "faultline " TOOL ": '%s' is not a tool whose events "
 					"can be recorded (see 'faultline record -h')\n", name);
@@ -98,9 +99,17 @@ static int check_tools(const char *tools)
 	return 0;
 }
 
-/* Lends @s to @c's setup, for the recorded target; 0 when its events
- * were added. */
-static int setup_tool(struct session *s, const struct tool_opts *o, const struct command *c)
+/* The tools set up on the recording session, freed after its run. */
+#define MAX_TOOLS 32
+struct recorded_tools {
+	struct tool_run *run[MAX_TOOLS];
+	size_t n;
+};
+
+/* Adds @c's events to the recording session @s, for the recorded target,
+ * as the tool's own command line would; 0 when they were added. */
+static int setup_tool(struct session *s, const struct tool_opts *o, const struct command *c,
+		      struct recorded_tools *rt)
 {
 	struct tool_mode mode = { .record = s };
 	char pid[16], *argv[4] = { (char *)c->name, NULL, NULL, NULL };
@@ -113,8 +122,14 @@ static int setup_tool(struct session *s, const struct tool_opts *o, const struct
 	} else if (o->all || (!o->sess.pid && !o->sess.cmd)) {
 		argv[argc++] = "-a";
 	}
-	c->tool(&mode, argc, argv);
-	return mode.setup_done ? 0 : -EINVAL;
+	if (!c->tool) {
+		c->legacy(&mode, argc, argv);
+		return mode.setup_done ? 0 : -EINVAL;
+	}
+	if (rt->n == MAX_TOOLS)
+		return -ENOSPC;
+	tool__setup(c->tool, &mode, argc, argv, &rt->run[rt->n]);
+	return rt->run[rt->n] ? (rt->n++, 0) : -EINVAL;
 }
 
 int cmd_record(int argc, char **argv)
@@ -124,6 +139,7 @@ int cmd_record(int argc, char **argv)
 	struct tool_opts o = { 0 };
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
+	struct recorded_tools rt = { .n = 0 };
 	char *list = NULL, *save = NULL, *t, recorded[512] = "", defaults[512];
 	const struct command *c;
 	int ret, err;
@@ -150,7 +166,7 @@ int cmd_record(int argc, char **argv)
 	}
 	for (t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		c = commands__find(t);	/* check_tools: one that records */
-		err = setup_tool(s, &o, c);
+		err = setup_tool(s, &o, c, &rt);
 		if (err && ro.tools_given) {
 			fprintf(stderr, "faultline " TOOL ": cannot record '%s' (above: why)\n", t);
 			goto out;
@@ -175,6 +191,8 @@ int cmd_record(int argc, char **argv)
 	ret = EXIT_OK;
 out:
 	free(list);
+	while (rt.n)
+		tool_run__free(rt.run[--rt.n]);
 	session__free(s);
 	return ret;
 }

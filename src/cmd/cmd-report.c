@@ -23,6 +23,7 @@
 
 #include "stack/addrspace.h"
 #include "cmd/commands.h"
+#include "cmd/tool.h"
 #include "trace/tp-catalog.h"
 #include "trace/session.h"
 #include "stack/stackdb.h"
@@ -189,12 +190,12 @@ static int tool(const struct replay_opts *ro, int argc, char **argv)
 	char *command = NULL;
 	int err, ret;
 
-	if (c && c->why_not) {
+	if (c && command__why_not(c)) {
 		fprintf(stderr, "faultline " TOOL ": no report from a recording for '%s': %s\n",
-			argv[0], c->why_not);
+			argv[0], command__why_not(c));
 		return EXIT_USAGE;
 	}
-	if (!c || !(c->flags & TOOL_REPLAYS))
+	if (!c || !(command__flags(c) & TOOL_REPLAYS))
 		return tool__usage_error(TOOL, "no report from a recording for", argv[0]);
 	/* The recorded target, for the tool's default. */
 	err = session__new_replay(&(struct session_opts){ 0 }, ro, &s, &eb);
@@ -205,7 +206,7 @@ static int tool(const struct replay_opts *ro, int argc, char **argv)
 		command = strdup(session__meta(s, "command"));
 	session__free(s);
 	mode.command = command;
-	ret = c->tool(&mode, argc, argv);
+	ret = command__run_tool(c, &mode, argc, argv);
 	free(command);
 	return ret;
 }

@@ -637,7 +637,7 @@ int cmd_slab(struct tool_mode *mode, int argc, char **argv)
 	if (session__replaying(s))
 		fprintf(stderr, "faultline " TOOL ": a recording holds no /proc/slabinfo or "
 			"/proc/meminfo: events only\n");
-	if (tool__run_with(s, &o, TOOL, "slab allocations", label, on_round, &st)) {
+	if (tool__run_with(s, &o, TOOL, "slab allocations", label, NULL, on_round, &st)) {
 		ret = tool__lent(&o) ? EXIT_OK : EXIT_FAIL;
 		goto out;
 	}

@@ -7,49 +7,50 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/tool.h"
 
 #define REC_REPLAY (TOOL_RECORDS | TOOL_REPLAYS)
 #define REC_DEFAULT (TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS)
 
 static const struct command commands[] = {
 	{ "leak", "outstanding allocations by stack, user or kernel (memleak)",
-	  .tool = cmd_leak, .flags = REC_DEFAULT },
+	  .legacy = cmd_leak, .flags = REC_DEFAULT },
 	{ "heap", "calls, peak, temporary allocations and leaks by stack (heaptrack_print)",
-	  .tool = cmd_heap, .flags = REC_REPLAY },
+	  .legacy = cmd_heap, .flags = REC_REPLAY },
 	{ "flamegraph", "a flame graph in one HTML page: leaked, peak, calls, temporary; or faults",
-	  .tool = cmd_flamegraph, .flags = TOOL_REPLAYS },
+	  .legacy = cmd_flamegraph, .flags = TOOL_REPLAYS },
 	{ "faults", "page faults by user stack and process, minor and major",
-	  .tool = cmd_faults, .flags = REC_DEFAULT },
+	  .legacy = cmd_faults, .flags = REC_DEFAULT },
 	{ "ffaults", "page faults on file-backed memory, by file (ffaults.bt)",
-	  .tool = cmd_ffaults, .flags = REC_REPLAY },
+	  .legacy = cmd_ffaults, .flags = REC_REPLAY },
 	{ "hfaults", "huge-page faults (THP and hugetlb) by process (hfaults.bt)",
-	  .tool = cmd_hfaults,
+	  .legacy = cmd_hfaults,
 	  .why_not = "it reads each fault's page from the live process's pagemap" },
 	{ "goalloc", "a Go program's allocations (bytes, count) by stack",
-	  .tool = cmd_goalloc },
+	  .legacy = cmd_goalloc },
 	{ "brk", "brk(2) calls counted by user stack and process (brkstack)",
-	  .tool = cmd_brk, .flags = REC_DEFAULT },
+	  .legacy = cmd_brk, .flags = REC_DEFAULT },
 	{ "mmap", "every mmap/munmap with flags, file and stack; net bytes per process",
-	  .tool = cmd_mmap, .flags = REC_DEFAULT },
+	  .legacy = cmd_mmap, .flags = REC_DEFAULT },
 	{ "reclaim", "direct and memcg reclaim with latency per process (drsnoop); -s vmscan summary",
-	  .tool = cmd_reclaim, .flags = REC_DEFAULT },
+	  .tool = &reclaim_tool },
 	{ "swapin", "swap-ins counted by process per interval (BCC swapin)",
-	  .tool = cmd_swapin, .flags = REC_DEFAULT },
+	  .legacy = cmd_swapin, .flags = REC_DEFAULT },
 	{ "cache", "page-cache hits, misses, dirties per interval (BCC cachestat)",
-	  .tool = cmd_cache, .flags = REC_DEFAULT },
+	  .legacy = cmd_cache, .flags = REC_DEFAULT },
 	{ "pressure", "memory PSI, reclaim, swap, compaction, OOM kills per interval; PSI triggers",
-	  .tool = cmd_pressure,
+	  .legacy = cmd_pressure,
 	  .why_not = "it reads /proc and cgroup counters, which a recording does not hold" },
 	{ "oom", "one line per OOM kill: trigger, victim, memcg (BCC oomkill)",
-	  .tool = cmd_oom, .flags = REC_DEFAULT },
+	  .legacy = cmd_oom, .flags = REC_DEFAULT },
 	{ "cachetop", "page-cache hits, misses, dirties per process (BCC cachetop)",
-	  .tool = cmd_cachetop, .flags = REC_REPLAY },
+	  .legacy = cmd_cachetop, .flags = REC_REPLAY },
 	{ "shm", "every shmget/shmat/shmdt/shmctl call with its arguments (shmsnoop)",
-	  .tool = cmd_shm, .flags = REC_REPLAY },
+	  .legacy = cmd_shm, .flags = REC_REPLAY },
 	{ "slab", "slab caches (slabtop) with allocations and frees per interval; -C -g kernel stacks",
-	  .tool = cmd_slab, .flags = REC_REPLAY },
+	  .legacy = cmd_slab, .flags = REC_REPLAY },
 	{ "compact", "compaction runs with latency and result (drsnoop-like); THP collapses; -s summary",
-	  .tool = cmd_compact, .flags = REC_REPLAY },
+	  .legacy = cmd_compact, .flags = REC_REPLAY },
 	{ "record", "record the events of several tools once, to a file (perf record)",
 	  .cmd = cmd_record },
 	{ "report", "any tool's report, a perf script dump, a timeline, a heap diff or a pprof profile, from recordings",
@@ -81,7 +82,22 @@ void commands__list(unsigned int flag, char *buf, size_t n)
 	if (n)
 		buf[0] = '\0';
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]) && len < n; i++)
-		if (commands[i].tool && (commands[i].flags & flag))
+		if (command__flags(&commands[i]) & flag)
 			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "",
 						commands[i].name);
+}
+
+unsigned int command__flags(const struct command *c)
+{
+	return c->tool ? c->tool->flags : c->flags;
+}
+
+const char *command__why_not(const struct command *c)
+{
+	return c->tool ? c->tool->why_not : c->why_not;
+}
+
+int command__run_tool(const struct command *c, struct tool_mode *mode, int argc, char **argv)
+{
+	return c->tool ? tool__main(c->tool, mode, argc, argv) : c->legacy(mode, argc, argv);
 }

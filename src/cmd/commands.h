@@ -28,6 +28,9 @@ int report_diff(const struct replay_opts *ro, int argc, char **argv);
 /* report -i FILE pprof (cmd-pprof.c): argv[0] is "pprof". */
 int report_pprof(const struct replay_opts *ro, int argc, char **argv);
 
+/* The tools described by a struct tool (cmd/tool.h). */
+extern const struct tool reclaim_tool;
+
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:
  * live, from the command line; else for record or on a recording, see
@@ -40,7 +43,6 @@ int cmd_ffaults(struct tool_mode *mode, int argc, char **argv);
 int cmd_hfaults(struct tool_mode *mode, int argc, char **argv);
 int cmd_brk(struct tool_mode *mode, int argc, char **argv);
 int cmd_mmap(struct tool_mode *mode, int argc, char **argv);
-int cmd_reclaim(struct tool_mode *mode, int argc, char **argv);
 int cmd_swapin(struct tool_mode *mode, int argc, char **argv);
 int cmd_cache(struct tool_mode *mode, int argc, char **argv);
 int cmd_cachetop(struct tool_mode *mode, int argc, char **argv);
@@ -52,26 +54,30 @@ int cmd_compact(struct tool_mode *mode, int argc, char **argv);
 int cmd_goalloc(struct tool_mode *mode, int argc, char **argv);
 int cmd_pressure(struct tool_mode *mode, int argc, char **argv);
 
-/* What record and report may do with a tool. */
-#define TOOL_RECORDS		(1u << 0)	/* record -e TOOL adds its events */
-#define TOOL_RECORD_DEFAULT	(1u << 1)	/* ... and record without -e does */
-#define TOOL_REPLAYS		(1u << 2)	/* report -i FILE TOOL runs it */
-
 /*
  * One entry of the command table (commands.c), the only list of
  * faultline's commands: main() dispatches on it, record and report take
- * their tools from it.  Exactly one of @cmd and @tool is set.
+ * their tools from it.  Exactly one of @cmd, @tool and @legacy is set.
  */
+struct tool;
 struct command {
 	const char *name;
 	const char *summary;		/* faultline --help's line */
 	int (*cmd)(int argc, char **argv);
-	int (*tool)(struct tool_mode *mode, int argc, char **argv);
-	unsigned int flags;		/* TOOL_*: a tool's */
-	/* Why a tool cannot be recorded or replayed, for the refusal; NULL
-	 * when it can. */
+	const struct tool *tool;	/* a tracing tool (cmd/tool.h) */
+	/* A tool not yet described by a struct tool: its command function,
+	 * and for record and report its TOOL_* flags and why not. */
+	int (*legacy)(struct tool_mode *mode, int argc, char **argv);
+	unsigned int flags;
 	const char *why_not;
 };
+
+/* The TOOL_* flags of a tool's command (0 for a plain command). */
+unsigned int command__flags(const struct command *c);
+/* Why a tool cannot be recorded or replayed, or NULL. */
+const char *command__why_not(const struct command *c);
+/* Run a tool's command in @mode (NULL: live); the exit status. */
+int command__run_tool(const struct command *c, struct tool_mode *mode, int argc, char **argv);
 
 /* The command named @name, or NULL. */
 const struct command *commands__find(const char *name);

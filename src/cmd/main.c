@@ -57,8 +57,8 @@ int main(int argc, char **argv)
 	}
 	c = commands__find(argv[1]);
 	if (c)
-		return output_status(c->tool ? c->tool(NULL, argc - 1, argv + 1) :
-				     c->cmd(argc - 1, argv + 1));
+		return output_status(c->cmd ? c->cmd(argc - 1, argv + 1) :
+				     command__run_tool(c, NULL, argc - 1, argv + 1));
 	fprintf(stderr, "faultline: '%s' is not a faultline command (see 'faultline --help')\n",
 		argv[1]);
 	return EXIT_USAGE;

@@ -625,8 +625,9 @@ void tool__event_done(void)
 struct banner {
 	const struct tool_opts *o;
 	const char *what, *source;
+	void (*ready)(void *ctx);
 	void (*round)(void *ctx);
-	void *round_ctx;
+	void *ctx;
 };
 
 static void flush_round(void *ctx)
@@ -634,7 +635,7 @@ static void flush_round(void *ctx)
 	const struct banner *b = ctx;
 
 	if (b->round)
-		b->round(b->round_ctx);
+		b->round(b->ctx);
 	fflush(stdout);
 }
 
@@ -644,6 +645,8 @@ static void print_banner(void *ctx)
 	const struct banner *b = ctx;
 	char target[256];
 
+	if (b->ready)
+		b->ready(b->ctx);
 	/* A report prints the tool's report alone: what was recorded with
 	 * what is `faultline report -i FILE info`'s. */
 	if (b->o->mode->replay)
@@ -660,13 +663,14 @@ static void print_banner(void *ctx)
 int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
 	      const char *what, const char *source)
 {
-	return tool__run_with(s, o, tool, what, source, NULL, NULL);
+	return tool__run_with(s, o, tool, what, source, NULL, NULL, NULL);
 }
 
 int tool__run_with(struct session *s, const struct tool_opts *o, const char *tool,
-		   const char *what, const char *source, void (*round)(void *ctx), void *ctx)
+		   const char *what, const char *source, void (*ready)(void *ctx),
+		   void (*round)(void *ctx), void *ctx)
 {
-	struct banner b = { o, what, source, round, ctx };
+	struct banner b = { o, what, source, ready, round, ctx };
 	struct session_hooks hooks = { .ready = print_banner, .round = flush_round, .ctx = &b };
 	struct errbuf eb = { "" };
 	int err, st;

@@ -236,10 +236,12 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
 	      const char *what, const char *source);
 
-/* As tool__run, with round(ctx) called between batches of events (at
- * least every 100 ms): periodic reports. */
+/* As tool__run, with ready(ctx) called once tracing is live (before the
+ * "Tracing" line) and round(ctx) between batches of events (at least
+ * every 100 ms): periodic reports.  Either may be NULL. */
 int tool__run_with(struct session *s, const struct tool_opts *o, const char *tool,
-		   const char *what, const char *source, void (*round)(void *ctx), void *ctx);
+		   const char *what, const char *source, void (*ready)(void *ctx),
+		   void (*round)(void *ctx), void *ctx);
 
 /*
  * The life of a simple tracing tool, once: start the session (tool__start),

@@ -1,0 +1,135 @@
+/*
+ * tool: the life of a tracing tool, the same for its command line, for
+ * faultline record and for faultline report (see tool.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/commands.h"
+#include "cmd/tool.h"
+#include "ladder.h"
+#include "lib/errbuf.h"
+#include "trace/session.h"
+
+struct tool_run {
+	const struct tool *t;
+	struct tool_opts o;
+	struct session *s;
+	const char *rung, *label;
+	void *st;
+	bool inited;
+};
+
+void tool_run__free(struct tool_run *r)
+{
+	if (!r)
+		return;
+	if (r->inited && r->t->fini)
+		r->t->fini(r->st);
+	session__free(r->s);
+	free(r->st);
+	free(r);
+}
+
+/* The session and the rung; 0, or -1 after printing why. */
+static int start(struct tool_run *r)
+{
+	const struct tool *t = r->t;
+	const char *ladder = t->ladder ? t->ladder(r->st) : t->name;
+
+	if (t->bare_rung)
+		return tool__start_bare(&r->o, ladder, t->bare_rung, &r->s, &r->rung, &r->label);
+	r->s = tool__start(&r->o, ladder, &r->rung, &r->label);
+	return r->s ? 0 : -1;
+}
+
+/* The counters rung refused (a line printed): true. */
+static bool counters_refused(const struct tool_run *r)
+{
+	const struct tool_counters *c = &r->t->counters;
+	const char *loses = c->loses;
+
+	if (!c->rung || !ladder__is(r->rung, c->rung))
+		return false;
+	if (!loses)
+		loses = r->o.sess.cmd ? "the counts are not limited to the command"
+				      : "the counts are not limited to -p";
+	return tool__counters_rung(&r->o, r->t->name, c->source, c->what, loses);
+}
+
+int tool__setup(const struct tool *t, struct tool_mode *mode, int argc, char **argv,
+		struct tool_run **run)
+{
+	struct errbuf eb = { "" };
+	struct tool_run *r;
+	int err;
+
+	*run = NULL;
+	r = calloc(1, sizeof(*r));
+	if (r)
+		r->st = calloc(1, t->size ? t->size : 1);
+	if (!r || !r->st) {
+		free(r);
+		fprintf(stderr, "faultline %s: out of memory\n", t->name);
+		return EXIT_FAIL;
+	}
+	r->t = t;
+	err = t->init(r->st, &r->o, mode, argc, argv);
+	r->inited = true;
+	if (err) {
+		tool_run__free(r);
+		if (err == 1)
+			return EXIT_OK;
+		if (err == -EINVAL)
+			return EXIT_USAGE;
+		return tool__fail(t->name, NULL, err);
+	}
+	if (start(r) || counters_refused(r))
+		goto fail;
+	err = t->add_events(r->st, r->s, r->rung, r->label, &eb);
+	if (err < 0)
+		tool__fail(t->name, &eb, err);
+	if (err)
+		goto fail;
+	*run = r;
+	return EXIT_OK;
+fail:
+	tool_run__free(r);
+	return EXIT_FAIL;
+}
+
+int tool__drive(struct tool_run *r)
+{
+	const struct tool *t = r->t;
+	struct errbuf eb = { "" };
+	int err;
+
+	if (t->before_run)
+		t->before_run(r->st);
+	fflush(stdout);
+	if (t->run) {
+		err = t->run(r->st, r->s, &eb);
+		if (err)
+			return tool__fail(t->name, &eb, err);
+	} else if (tool__run_with(r->s, &r->o, t->name, t->what, r->label, t->ready, t->round,
+				  r->st)) {
+		return EXIT_FAIL;
+	}
+	return t->report(r->st, r->s);
+}
+
+int tool__main(const struct tool *t, struct tool_mode *mode, int argc, char **argv)
+{
+	struct tool_run *r;
+	int ret;
+
+	ret = tool__setup(t, mode, argc, argv, &r);
+	if (!r)
+		return ret;
+	ret = tool__drive(r);
+	fflush(stdout);
+	tool_run__free(r);
+	return ret;
+}
