@@ -43,7 +43,7 @@
 #include "lib/keyed.h"
 #include "cmd/report.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "ladder.h"
 
 #define TOOL "faults"
@@ -103,7 +103,7 @@ struct fproc {
 };
 
 struct faults_state {
-	struct tool_opts o;
+	struct tool_opts *o;
 	struct faults_opts fo;
 	struct session *s;
 	struct tp_field f_addr, f_error;
@@ -345,7 +345,7 @@ static int print_over_time(struct faults_state *st, struct report *r)
 	}
 	for (size_t i = 0; i < top; i++)
 		heap_growth__series(hg, &v[i], series + i * K);
-	if (!st->o.json) {
+	if (!st->o->json) {
 		printf("FAULTS OVER TIME\n");
 		if (st->fo.interval_faults)
 			printf("page faults in each interval of %" PRIu64 " faults", st->fo.interval_faults);
@@ -365,7 +365,7 @@ static int print_over_time(struct faults_state *st, struct report *r)
 		const struct growth_interval *iv = heap_growth__interval(hg, k);
 		uint64_t before = k ? heap_growth__interval(hg, k - 1)->calls : 0;
 
-		if (st->o.json)
+		if (st->o->json)
 			printf("{\"type\":\"faults_interval\",\"index\":%zu,\"end_s\":%.9f,\"faults\":%"
 			       PRIu64 ",\"ranked\":%s,\"stacks\":[", k, (double)iv->end_time / 1e9,
 			       iv->calls - before, k < ranked ? "true" : "false");
@@ -375,20 +375,20 @@ static int print_over_time(struct faults_state *st, struct report *r)
 		for (size_t i = 0; i < top; i++) {
 			uint64_t d = series[i * K + k] - (k ? series[i * K + k - 1] : 0);
 
-			if (st->o.json)
+			if (st->o->json)
 				printf("%s%" PRIu64, i ? "," : "", d);
 			else
 				printf(" %8" PRIu64, d);
 		}
-		printf("%s\n", st->o.json ? "]}" : "");
+		printf("%s\n", st->o->json ? "]}" : "");
 	}
-	if (!st->o.json)
+	if (!st->o->json)
 		printf("\nRISING STACKS (by the faults per interval, over intervals 1..%zu)\n", ranked);
 	for (size_t i = 0; i < top; i++) {
 		const struct growth_site *g = &v[i];
 		const char *comm = session__comm(st->s, g->pid);
 
-		if (st->o.json) {
+		if (st->o->json) {
 			printf("{\"type\":\"faults_rise\",\"rank\":%zu,\"rising\":%s,\"rise\":%" PRId64
 			       ",\"first\":%" PRIu64 ",\"last\":%" PRIu64 ",\"highest\":%" PRIu64
 			       ",\"highest_interval\":%zu,\"rises\":%u,\"falls\":%u,\"intervals\":%zu"
@@ -409,7 +409,7 @@ static int print_over_time(struct faults_state *st, struct report *r)
 		       g->highest_at + 1, g->calls, comm, (int)g->pid);
 		report__stack(r, g->pid, g->stack, "  ", false);
 	}
-	if (!st->o.json)
+	if (!st->o->json)
 		printf("\n");
 	free(series);
 	free(v);
@@ -422,9 +422,9 @@ static void print_report(struct session *s, void *ctx)
 	struct report r;
 	size_t first, n_sites;
 
-	report__init(&r, s, stdout, st->o.srcline);
+	report__init(&r, s, stdout, st->o->srcline);
 	keyed__sort(st->sites, cmp_site, st);
-	report__lost_first(&r, st->o.json, st->o.folded, TOOL,
+	report__lost_first(&r, st->o->json, st->o->folded, TOOL,
 			   "page faults were missed: the counts below are low");
 	n_sites = keyed__count(st->sites);
 	first = st->fo.top && n_sites > st->fo.top ? n_sites - st->fo.top : 0;
@@ -445,9 +445,9 @@ static void print_report(struct session *s, void *ctx)
 
 		if (!n)
 			continue;
-		if (st->o.folded) {
+		if (st->o->folded) {
 			report__folded(&r, site->pid, comm, site->stack, n);
-		} else if (st->o.json) {
+		} else if (st->o->json) {
 			printf("{\"type\":\"stack\",\"pid\":%d,\"comm\":", (int)site->pid);
 			json__str(stdout, comm);
 			printf(",\"faults\":%" PRIu64 ",\"minor\":%" PRIu64 ",\"major\":%" PRIu64
@@ -461,13 +461,13 @@ static void print_report(struct session *s, void *ctx)
 			       site->faults - site->major, site->major);
 		}
 	}
-	if (!st->o.folded) {
-		if (!st->o.json)
+	if (!st->o->folded) {
+		if (!st->o->json)
 			printf("%-7s %-16s %10s %10s %10s\n", "PID", "COMM", "FAULTS", "MINOR", "MAJOR");
 		for (size_t i = 0; i < keyed__count(st->procs); i++) {
 			const struct fproc *p = keyed__at(st->procs, i);
 
-			if (st->o.json) {
+			if (st->o->json) {
 				printf("{\"type\":\"process\",\"pid\":%d,\"comm\":", (int)p->pid);
 				json__str(stdout, session__comm(s, p->pid));
 				printf(",\"faults\":%" PRIu64 ",\"minor\":%" PRIu64 ",\"major\":%" PRIu64
@@ -478,7 +478,7 @@ static void print_report(struct session *s, void *ctx)
 				       p->faults - p->major, p->major);
 			}
 		}
-		report__footer(&r, st->o.json);
+		report__footer(&r, st->o->json);
 	}
 	report__fini(&r);
 }
@@ -591,9 +591,9 @@ static void print_site(struct faults_state *st, struct report *r, const struct f
 	char classes[64];
 
 	alloc_class__format(w->classes, classes, sizeof(classes));
-	if (st->o.folded) {
+	if (st->o->folded) {
 		report__folded(r, w->pid, comm, w->stack, n);
-	} else if (st->o.json) {
+	} else if (st->o->json) {
 		printf("{\"type\":\"site\",\"pid\":%d,\"comm\":", (int)w->pid);
 		json__str(stdout, comm);
 		printf(",\"class\":\"%s\",\"allocations\":%" PRIu64 ",\"bytes\":%" PRIu64, classes,
@@ -625,7 +625,7 @@ static void print_region(struct faults_state *st, const struct fault_owner *w)
 {
 	const char *comm = session__comm(st->s, w->pid);
 
-	if (st->o.json) {
+	if (st->o->json) {
 		printf("{\"type\":\"region\",\"pid\":%d,\"comm\":", (int)w->pid);
 		json__str(stdout, comm);
 		printf(",\"region\":\"%s\",\"path\":", fault_region__name(w->region));
@@ -655,9 +655,9 @@ static void print_by_alloc(struct session *s, void *ctx)
 	size_t n, nsites = 0, first;
 	bool header = false;
 
-	report__init(&r, s, stdout, st->o.srcline);
+	report__init(&r, s, stdout, st->o->srcline);
 	fault_attrib__totals(st->fa, &t);
-	report__lost_first(&r, st->o.json, st->o.folded, TOOL,
+	report__lost_first(&r, st->o->json, st->o->folded, TOOL,
 			   "faults, allocations or frees were missed: the counts below are low, "
 			   "and some faults may be given to the wrong allocation or to none");
 	fault_attrib__sort(st->fa, cmp_owner, st);
@@ -671,14 +671,14 @@ static void print_by_alloc(struct session *s, void *ctx)
 		if (shown(st, w->faults, w->major))
 			print_site(st, &r, w);
 	}
-	if (st->o.folded)
+	if (st->o->folded)
 		goto out;
 	for (size_t i = nsites; i < n; i++) {
 		const struct fault_owner *w = fault_attrib__at(st->fa, i);
 
 		if (!shown(st, w->faults, w->major))
 			continue;
-		if (!st->o.json && !header) {
+		if (!st->o->json && !header) {
 			printf("Faults outside tracked allocations, by region:\n");
 			printf("%-7s %-16s %-6s %8s %7s %7s %7s %7s %s\n", "PID", "COMM", "REGION",
 			       "FAULTS", "PAGES", "MAJOR", "FIRST", "COW", "PATH");
@@ -686,7 +686,7 @@ static void print_by_alloc(struct session *s, void *ctx)
 		}
 		print_region(st, w);
 	}
-	if (st->o.json)
+	if (st->o->json)
 		printf("{\"type\":\"by_alloc_summary\",\"faults\":%" PRIu64 ",\"to_allocations\":%"
 		       PRIu64 ",\"in_allocator\":%" PRIu64 ",\"to_regions\":%" PRIu64
 		       ",\"waiting\":%" PRIu64 ",\"tracer\":%" PRIu64 ",\"fault_kinds\":%s}\n",
@@ -697,18 +697,19 @@ static void print_by_alloc(struct session *s, void *ctx)
 		       "allocator), %" PRIu64 " in regions of the maps%s\n", header ? "\n" : "",
 		       t.faults, t.to_allocations, t.in_allocator, t.to_regions,
 		       st->has_error ? "" : "; no fault kinds (the software event has no error code)");
-	if (t.waiting && !st->o.json)
+	if (t.waiting && !st->o->json)
 		printf("%" PRIu64 " faults inside allocator calls that had not returned at the end\n",
 		       t.waiting);
-	if (st->tracer_faults && !st->o.json)
+	if (st->tracer_faults && !st->o->json)
 		printf("%" PRIu64 " fault%s on the uprobes page (the tracer's own) not counted\n",
 		       st->tracer_faults, st->tracer_faults == 1 ? "" : "s");
-	report__footer(&r, st->o.json);
+	report__footer(&r, st->o->json);
 out:
 	report__fini(&r);
 }
 
-static int add_events(struct session *s, void *ctx, const char *rung, struct errbuf *eb)
+static int add_events(void *ctx, struct session *s, const char *rung, const char *label,
+		      struct errbuf *eb)
 {
 	struct faults_state *st = ctx;
 	/* By allocation, the allocation's stack is what counts. */
@@ -716,6 +717,7 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	struct tp_event *ev = NULL;
 	int err;
 
+	(void)label;
 	st->s = s;
 	if (st->fo.by_alloc) {
 		err = alloc_trace__new(s, &(struct alloc_trace_opts){
@@ -749,7 +751,8 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	return err;
 }
 
-int cmd_faults(struct tool_mode *mode, int argc, char **argv)
+static int faults_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+		       char **argv)
 {
 	static const struct option longopts[] = {
 		{ "minor", no_argument, NULL, OPT_MINOR },
@@ -762,66 +765,105 @@ int cmd_faults(struct tool_mode *mode, int argc, char **argv)
 		{ "interval-faults", required_argument, NULL, OPT_INTERVAL_FAULTS },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct faults_state st = { 0 };
-	struct tool_extra extra = { "T:O:n:", longopts, faults_opt, NULL, &st.fo };
+	struct faults_state *st = ctx;
+	struct tool_extra extra = { "T:O:n:", longopts, faults_opt, NULL, &st->fo };
 	int ret;
 
-	ret = tool_opts__parse_ext(&st.o, mode, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	if (st.fo.minor_only && st.fo.major_only) {
+		return ret;
+	st->o = o;
+	if (st->fo.minor_only && st->fo.major_only) {
 		fprintf(stderr, "faultline " TOOL ": choose --minor or --major, not both\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	if (st.fo.by_alloc && !st.o.sess.pid && !st.o.sess.cmd) {
+	if (st->fo.by_alloc && !o->sess.pid && !o->sess.cmd) {
 		fprintf(stderr, "faultline " TOOL ": --by-alloc traces one process's allocator: give "
 			"-p PID or -c CMD\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	if (!st.fo.by_alloc && (st.fo.obj || st.fo.prefix || st.fo.probes)) {
+	if (!st->fo.by_alloc && (st->fo.obj || st->fo.prefix || st->fo.probes)) {
 		fprintf(stderr, "faultline " TOOL ": -O, --symbols-prefix and --probes go with "
 			"--by-alloc\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	if (st.fo.interval_ns && st.fo.interval_faults) {
+	if (st->fo.interval_ns && st->fo.interval_faults) {
 		fprintf(stderr, "faultline " TOOL ": --interval or --interval-faults, not both\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	if ((st.fo.interval_ns || st.fo.interval_faults) &&
-	    (st.fo.by_alloc || st.fo.minor_only || st.fo.major_only || st.o.folded)) {
+	if ((st->fo.interval_ns || st->fo.interval_faults) &&
+	    (st->fo.by_alloc || st->fo.minor_only || st->fo.major_only || o->folded)) {
 		fprintf(stderr, "faultline " TOOL ": --interval and --interval-faults count every "
 			"fault by its stack: not with --by-alloc, --minor, --major or --folded\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	if (st.fo.limit && !st.fo.interval_ns && !st.fo.interval_faults) {
+	if (st->fo.limit && !st->fo.interval_ns && !st->fo.interval_faults) {
 		fprintf(stderr, "faultline " TOOL ": -n goes with --interval or --interval-faults\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	if (!st.fo.limit)
-		st.fo.limit = 10;
-	if (st.fo.interval_ns || st.fo.interval_faults) {
-		if (heap_growth__new(&st.hg)) {
-			fprintf(stderr, "faultline " TOOL ": out of memory\n");
-			return EXIT_FAIL;
-		}
-		heap_growth__cut(st.hg, st.fo.interval_ns, st.fo.interval_faults);
+	if (!st->fo.limit)
+		st->fo.limit = 10;
+	if (st->fo.interval_ns || st->fo.interval_faults) {
+		if (heap_growth__new(&st->hg))
+			return -ENOMEM;
+		heap_growth__cut(st->hg, st->fo.interval_ns, st->fo.interval_faults);
 	}
-	st.sites = keyed__new(sizeof(struct fsite));
-	st.procs = keyed__new(sizeof(struct fproc));
-	ret = EXIT_FAIL;
-	if (!st.sites || !st.procs || major_pair__new(&st.majors)) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	ret = tool__live(&st.o, &(struct tool_life){ TOOL, "page faults", add_events, NULL,
-						     st.fo.by_alloc ? print_by_alloc : print_report,
-						     &st.err, &st });
-out:
-	fault_attrib__free(st.fa);
-	alloc_trace__free(st.at);
-	keyed__free(st.sites);
-	keyed__free(st.procs);
-	major_pair__free(st.majors);
-	heap_growth__free(st.hg);
-	return ret;
+	st->sites = keyed__new(sizeof(struct fsite));
+	st->procs = keyed__new(sizeof(struct fproc));
+	if (!st->sites || !st->procs)
+		return -ENOMEM;
+	return major_pair__new(&st->majors);
 }
+
+int faults__folded(void *ctx, struct session *s, bool major, FILE *out)
+{
+	struct faults_state *st = ctx;
+	struct report r;
+
+	report__init(&r, s, out, st->o->srcline);
+	for (size_t i = 0; i < keyed__count(st->sites); i++) {
+		const struct fsite *site = keyed__at(st->sites, i);
+		uint64_t n = major ? site->major : site->faults;
+
+		if (n)
+			report__folded(&r, site->pid, session__comm(s, site->pid), site->stack, n);
+	}
+	report__fini(&r);
+	return st->err ? st->err : ferror(out) ? -EIO : 0;
+}
+
+static int faults_report(void *ctx, struct session *s)
+{
+	struct faults_state *st = ctx;
+
+	if (st->err)
+		return tool__fail(TOOL, NULL, st->err);
+	if (st->fo.by_alloc)
+		print_by_alloc(s, st);
+	else
+		print_report(s, st);
+	return EXIT_OK;
+}
+
+static void faults_fini(void *ctx)
+{
+	struct faults_state *st = ctx;
+
+	fault_attrib__free(st->fa);
+	alloc_trace__free(st->at);
+	keyed__free(st->sites);
+	keyed__free(st->procs);
+	major_pair__free(st->majors);
+	heap_growth__free(st->hg);
+}
+
+const struct tool faults_tool = {
+	.name = TOOL,
+	.what = "page faults",
+	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
+	.size = sizeof(struct faults_state),
+	.init = faults_init,
+	.add_events = add_events,
+	.report = faults_report,
+	.fini = faults_fini,
+};

@@ -12,8 +12,8 @@
  *                          own count (its --folded lines, once for every
  *                          fault and once with --major), weighted by
  *                          faults or by major faults.
- * The faults tool is run, not copied: its output is read back from a
- * temporary file standing in for stdout.
+ * The faults tool is composed, not copied: its events are added to this
+ * session, and its one count gives both weights (faults__folded).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
@@ -30,7 +29,7 @@
 #include "agg/heap-profile.h"
 #include "lib/errbuf.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 
 #define TOOL "flamegraph"
 
@@ -65,9 +64,12 @@ struct fg_opts {
 };
 
 struct fg {
-	struct tool_opts o;
+	struct tool_opts *o;
 	struct fg_opts fo;
-	struct heap_profile *hp;
+	struct heap_profile *hp;	/* -e leak */
+	struct alloc_trace *at;
+	struct tool_opts faults_o;	/* -e faults: the faults tool's state */
+	void *faults;
 };
 
 static const char *fg_opt(int c, const char *arg, void *ctx)
@@ -99,125 +101,93 @@ static const char *fg_opt(int c, const char *arg, void *ctx)
 
 /* ---- -e leak ---- */
 
-static int heap_graph(struct fg *g)
+static int leak_events(struct fg *g, struct session *s, struct errbuf *eb)
 {
-	struct alloc_trace *at = NULL;
-	struct session *s = NULL;
-	struct errbuf eb = { "" };
-	const char *rung, *label;
-	char title[512];
-	int ret = EXIT_FAIL, err;
+	int err;
 
-	if (heap_profile__new(g->fo.threshold, &g->hp)) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	s = tool__start(&g->o, "leak", &rung, &label);
-	if (!s)
-		goto out;
 	/* libc's malloc family: another allocator's graph is leak
 	 * --flamegraph's, with leak's -O. */
 	err = alloc_trace__new(s, &(struct alloc_trace_opts){ 0 },
 			       &(struct alloc_trace_hooks){ .made = heap_profile__made,
 							    .freed = heap_profile__freed, .ctx = g->hp },
-			       &at, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (alloc_trace__warning(at))
-		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(at));
-	if (tool__run(s, &g->o, TOOL, "allocations", label))
-		goto out;
+			       &g->at, eb);
+	if (!err && alloc_trace__warning(g->at))
+		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(g->at));
+	return err;
+}
+
+static int heap_graph(struct fg *g, struct session *s)
+{
+	struct errbuf eb = { "" };
+	char title[512];
+	int err;
+
 	err = heap_profile__error(g->hp);
 	if (!err)
-		err = alloc_trace__error(at);
-	if (err) {
-		ret = tool__fail(TOOL, NULL, err);
-		goto out;
-	}
+		err = alloc_trace__error(g->at);
+	if (err)
+		return tool__fail(TOOL, NULL, err);
 	if (session__lost(s))
 		fprintf(stderr, "faultline " TOOL ": warning: lost %llu events: allocations and frees "
 			"were missed, the graph is short of what happened\n",
 			(unsigned long long)session__lost(s));
 	snprintf(title, sizeof(title), "faultline heap: %s",
 		 session__meta(s, "command") ? session__meta(s, "command") :
-		 g->o.sess.cmd ? g->o.sess.cmd : "allocations");
-	err = heap_flame__write(s, g->hp, g->o.srcline, title, g->fo.output, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	ret = EXIT_OK;
-out:
-	alloc_trace__free(at);
-	session__free(s);
-	heap_profile__free(g->hp);
-	return ret;
+		 g->o->sess.cmd ? g->o->sess.cmd : "allocations");
+	err = heap_flame__write(s, g->hp, g->o->srcline, title, g->fo.output, &eb);
+	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
 }
 
 /* ---- -e faults ---- */
 
-/* Run the faults tool with @extra (or none) and add its folded lines to
- * weight @w of @fg. */
-static int faults_into(struct fg *g, struct flamegraph *fg, const char *extra, size_t w)
+/* The faults tool, set up to count by stack for the chosen process (-p,
+ * or the recorded target) or every one: its events are this session's,
+ * and both weights come from its one count. */
+static int faults_init(struct fg *g, struct tool_mode *mode)
 {
 	char *argv[8] = { "faults", "--folded" }, pid[16];
-	int argc = 2, saved = -1, ret = EXIT_FAIL, err;
-	struct errbuf eb = { "" };
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *tmp;
+	int argc = 2;
 
-	if (extra)
-		argv[argc++] = (char *)extra;
-	if (g->o.srcline)
+	if (g->o->srcline)
 		argv[argc++] = "--srcline";
-	/* The process chosen (-p, or the recorded target), or every one. */
-	if (g->o.all) {
+	if (g->o->all) {
 		argv[argc++] = "-a";
-	} else if (g->o.sess.pid) {
-		snprintf(pid, sizeof(pid), "%d", (int)g->o.sess.pid);
+	} else if (g->o->sess.pid) {
+		snprintf(pid, sizeof(pid), "%d", (int)g->o->sess.pid);
 		argv[argc++] = "-p";
 		argv[argc++] = pid;
 	}
-	tmp = tmpfile();
-	if (!tmp) {
-		fprintf(stderr, "faultline " TOOL ": no temporary file: %s\n", strerror(errno));
-		return EXIT_FAIL;
-	}
-	fflush(stdout);
-	saved = dup(STDOUT_FILENO);
-	if (saved < 0 || dup2(fileno(tmp), STDOUT_FILENO) < 0) {
-		fprintf(stderr, "faultline " TOOL ": cannot redirect the faults report: %s\n",
-			strerror(errno));
-		goto out;
-	}
-	ret = cmd_faults(g->o.mode, argc, argv);
-	fflush(stdout);
-	if (dup2(saved, STDOUT_FILENO) < 0) {
-		ret = EXIT_FAIL;
-		goto out;
-	}
-	if (ret != EXIT_OK)
-		goto out;
-	rewind(tmp);
-	while (getline(&line, &cap, tmp) > 0) {
-		err = flamegraph__add_line(fg, line, w, &eb);
-		if (err) {
-			ret = tool__fail(TOOL, &eb, err);
-			break;
-		}
-	}
-out:
-	if (saved >= 0)
-		close(saved);
-	free(line);
-	fclose(tmp);
-	return ret;
+	g->faults = calloc(1, faults_tool.size);
+	if (!g->faults)
+		return -ENOMEM;
+	return faults_tool.init(g->faults, &g->faults_o, mode, argc, argv);
 }
 
-static int faults_graph(struct fg *g)
+/* Weight @w of @fg from the faults tool's folded stacks. */
+static int faults_into(struct fg *g, struct session *s, struct flamegraph *fg, bool major,
+		       size_t w, struct errbuf *eb)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&text, &size);
+	int err;
+
+	if (!mem)
+		return errbuf__set(eb, -errno, "out of memory");
+	err = faults__folded(g->faults, s, major, mem);
+	if (fclose(mem) && !err)
+		err = -errno;
+	if (err) {
+		free(text);
+		return errbuf__set(eb, err, "the faults count: %s", strerror(-err));
+	}
+	for (line = strtok_r(text, "\n", &save); line && !err; line = strtok_r(NULL, "\n", &save))
+		err = flamegraph__add_line(fg, line, w, eb);
+	free(text);
+	return err;
+}
+
+static int faults_graph(struct fg *g, struct session *s)
 {
 	static const struct flamegraph_weight weights[] = {
 		{ "faults", NULL, "faults", "faults" },
@@ -226,36 +196,36 @@ static int faults_graph(struct fg *g)
 	struct flamegraph *fg = NULL;
 	struct errbuf eb = { "" };
 	FILE *out = NULL;
-	int ret, err;
+	int err;
 
-	if (!tool__replaying(&g->o)) {
-		fprintf(stderr, "faultline " TOOL ": -e faults reads a recording: faultline record -e "
-			"faults, then faultline report -i FILE flamegraph -e faults\n");
-		return EXIT_USAGE;
+	if (session__lost(s))
+		fprintf(stderr, "faultline " TOOL ": warning: lost %llu events: page faults were "
+			"missed, the graph is short of what happened\n",
+			(unsigned long long)session__lost(s));
+	err = flamegraph__new("faultline faults", weights, 2, &fg);
+	if (err) {
+		errbuf__set(&eb, err, "out of memory");
+		goto out;
 	}
-	if (flamegraph__new("faultline faults", weights, 2, &fg)) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		return EXIT_FAIL;
-	}
-	ret = faults_into(g, fg, NULL, 0);
-	if (ret == EXIT_OK)
-		ret = faults_into(g, fg, "--major", 1);
-	if (ret != EXIT_OK)
+	err = faults_into(g, s, fg, false, 0, &eb);
+	if (!err)
+		err = faults_into(g, s, fg, true, 1, &eb);
+	if (err)
 		goto out;
 	out = fopen(g->fo.output, "w");
 	err = out ? flamegraph__write(fg, out) : -errno;
 	if (out && fclose(out) && !err)
 		err = -errno;
-	if (err) {
+	if (err)
 		errbuf__set(&eb, err, "cannot write '%s': %s", g->fo.output, strerror(-err));
-		ret = tool__fail(TOOL, &eb, err);
-	}
 out:
 	flamegraph__free(fg);
-	return ret;
+	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
 }
 
-int cmd_flamegraph(struct tool_mode *mode, int argc, char **argv)
+/* ---- the tool ---- */
+
+static int fg_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -263,22 +233,74 @@ int cmd_flamegraph(struct tool_mode *mode, int argc, char **argv)
 		{ "temporary-allocation-threshold", required_argument, NULL, OPT_THRESHOLD },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct fg g = { .fo = { .threshold = 1 } };
-	struct tool_extra extra = { "o:e:", longopts, fg_opt, NULL, &g.fo };
+	struct fg *g = ctx;
+	struct tool_extra extra = { "o:e:", longopts, fg_opt, NULL, &g->fo };
 	int ret;
 
-	ret = tool_opts__parse_ext(&g.o, mode, TOOL, 0, usage, help, &extra, argc, argv);
+	g->fo.threshold = 1;
+	ret = tool_opts__parse_ext(o, mode, TOOL, 0, usage, help, &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	if (!g.fo.output) {
+		return ret;
+	g->o = o;
+	if (!g->fo.output) {
 		fprintf(stderr, "faultline " TOOL ": where to? -o FILE is missing\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	if (g.fo.faults)
-		return faults_graph(&g);
-	if (!g.o.sess.pid && !g.o.sess.cmd && !tool__replaying(&g.o)) {
+	if (g->fo.faults && !tool__replaying(o)) {
+		fprintf(stderr, "faultline " TOOL ": -e faults reads a recording: faultline record -e "
+			"faults, then faultline report -i FILE flamegraph -e faults\n");
+		return -EINVAL;
+	}
+	if (g->fo.faults)
+		return faults_init(g, mode);
+	if (!o->sess.pid && !o->sess.cmd && !tool__replaying(o)) {
 		fprintf(stderr, "faultline " TOOL ": which program? -p PID or -c CMD\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	return heap_graph(&g);
+	return heap_profile__new(g->fo.threshold, &g->hp);
 }
+
+static const char *fg_ladder(const void *ctx)
+{
+	return ((const struct fg *)ctx)->fo.faults ? "faults" : "leak";
+}
+
+static int fg_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			 struct errbuf *eb)
+{
+	struct fg *g = ctx;
+
+	if (g->fo.faults)
+		return faults_tool.add_events(g->faults, s, rung, label, eb);
+	return leak_events(g, s, eb);
+}
+
+static int fg_report(void *ctx, struct session *s)
+{
+	struct fg *g = ctx;
+
+	return g->fo.faults ? faults_graph(g, s) : heap_graph(g, s);
+}
+
+static void fg_fini(void *ctx)
+{
+	struct fg *g = ctx;
+
+	if (g->faults)
+		faults_tool.fini(g->faults);
+	free(g->faults);
+	alloc_trace__free(g->at);
+	heap_profile__free(g->hp);
+}
+
+const struct tool flamegraph_tool = {
+	.name = TOOL,
+	.what = "allocations",
+	.flags = TOOL_REPLAYS,
+	.size = sizeof(struct fg),
+	.init = fg_init,
+	.ladder = fg_ladder,
+	.add_events = fg_add_events,
+	.report = fg_report,
+	.fini = fg_fini,
+};

@@ -6,7 +6,9 @@
 #ifndef FAULTLINE_COMMANDS_H
 #define FAULTLINE_COMMANDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Exit statuses, as eu-stack documents its own: */
 #define EXIT_OK		0	/* done */
@@ -30,6 +32,19 @@ int report_pprof(const struct replay_opts *ro, int argc, char **argv);
 
 /* The tools described by a struct tool (cmd/tool.h). */
 extern const struct tool reclaim_tool;
+extern const struct tool flamegraph_tool;
+extern const struct tool faults_tool;
+
+/*
+ * faults__folded() - a faults tool's counts as folded stacks
+ * @st: the state of a faults_tool that ran (for flamegraph)
+ * @major: weighted by major faults, else by every fault
+ * @out: gets one "comm;frame;...;frame COUNT" line per stack
+ *
+ * Return: 0, the tool's handlers' error, or -EIO when @out failed.
+ */
+struct session;
+int faults__folded(void *st, struct session *s, bool major, FILE *out);
 
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:
@@ -38,7 +53,6 @@ extern const struct tool reclaim_tool;
  */
 int cmd_leak(struct tool_mode *mode, int argc, char **argv);
 int cmd_heap(struct tool_mode *mode, int argc, char **argv);
-int cmd_faults(struct tool_mode *mode, int argc, char **argv);
 int cmd_ffaults(struct tool_mode *mode, int argc, char **argv);
 int cmd_hfaults(struct tool_mode *mode, int argc, char **argv);
 int cmd_brk(struct tool_mode *mode, int argc, char **argv);
@@ -47,7 +61,6 @@ int cmd_swapin(struct tool_mode *mode, int argc, char **argv);
 int cmd_cache(struct tool_mode *mode, int argc, char **argv);
 int cmd_cachetop(struct tool_mode *mode, int argc, char **argv);
 int cmd_oom(struct tool_mode *mode, int argc, char **argv);
-int cmd_flamegraph(struct tool_mode *mode, int argc, char **argv);
 int cmd_shm(struct tool_mode *mode, int argc, char **argv);
 int cmd_slab(struct tool_mode *mode, int argc, char **argv);
 int cmd_compact(struct tool_mode *mode, int argc, char **argv);
