@@ -260,9 +260,10 @@ static int fg_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int a
 	return heap_profile__new(g->fo.threshold, &g->hp);
 }
 
-static const char *fg_ladder(const void *ctx)
+static void fg_variant(const void *ctx, const char **ladder, const char **what)
 {
-	return ((const struct fg *)ctx)->fo.faults ? "faults" : "leak";
+	(void)what;
+	*ladder = ((const struct fg *)ctx)->fo.faults ? "faults" : "leak";
 }
 
 static int fg_add_events(void *ctx, struct session *s, const char *rung, const char *label,
@@ -299,7 +300,7 @@ const struct tool flamegraph_tool = {
 	.flags = TOOL_REPLAYS,
 	.size = sizeof(struct fg),
 	.init = fg_init,
-	.ladder = fg_ladder,
+	.variant = fg_variant,
 	.add_events = fg_add_events,
 	.report = fg_report,
 	.fini = fg_fini,

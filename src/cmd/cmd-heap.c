@@ -33,7 +33,7 @@
 #include "trace/session.h"
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 
 #define TOOL "heap"
 
@@ -84,7 +84,7 @@ struct heap_opts {
 };
 
 struct heap {
-	struct tool_opts o;
+	struct tool_opts *o;
 	struct heap_opts ho;
 	struct session *s;
 	struct alloc_trace *at;
@@ -488,7 +488,7 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 	size_t shown = 0;
 
 	qsort_r(g->groups, g->ngroups, sizeof(*g->groups), cmp_groups, &sc);
-	if (!h->o.json)
+	if (!h->o->json)
 		printf("%s\n", section_titles[m]);
 	for (size_t i = 0; i < g->ngroups && shown < h->ho.peak_limit; i++) {
 		struct group *gr = &g->groups[i];
@@ -498,7 +498,7 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 			break;
 		shown++;
 		qsort_r(gr->subs, gr->nsubs, sizeof(*gr->subs), cmp_subs, &sc);
-		if (!h->o.json) {
+		if (!h->o->json) {
 			cost_line(m, false, &gr->c);
 			printf("%s\n", gr->func);
 			if (gr->module[0])
@@ -515,7 +515,7 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 				rest_n++;
 				continue;
 			}
-			if (h->o.json) {
+			if (h->o->json) {
 				print_sub_json(r, g, m, gr, sb);
 				continue;
 			}
@@ -530,7 +530,7 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 					printf("      in %s\n", f.module);
 			}
 		}
-		if (rest_n && !h->o.json) {
+		if (rest_n && !h->o->json) {
 			char b[32];
 
 			if (m == M_CALLS || m == M_TEMPORARY) {
@@ -541,7 +541,7 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 			}
 		}
 	}
-	if (!h->o.json)
+	if (!h->o->json)
 		printf("\n\n");
 }
 
@@ -614,7 +614,7 @@ static int print_growth(struct heap *h, struct report *r)
 	}
 	for (size_t i = 0; i < top; i++)
 		heap_growth__series(h->hg, &v[i], series + i * K);
-	if (!h->o.json) {
+	if (!h->o->json) {
 		printf("MEMORY OVER TIME\n");
 		if (h->ho.interval_calls)
 			printf("bytes outstanding at the end of each interval of %u allocation calls",
@@ -635,7 +635,7 @@ static int print_growth(struct heap *h, struct report *r)
 	for (size_t k = 0; k < K; k++) {
 		const struct growth_interval *iv = heap_growth__interval(h->hg, k);
 
-		if (h->o.json) {
+		if (h->o->json) {
 			printf("{\"type\":\"heap_interval\",\"index\":%zu,\"end_s\":%.9f,\"calls\":%" PRIu64
 			       ",\"process_bytes\":%" PRIu64 ",\"process_peak_bytes\":%" PRIu64
 			       ",\"stacks\":[", k, (double)iv->end_time / 1e9, iv->calls, iv->bytes,
@@ -651,12 +651,12 @@ static int print_growth(struct heap *h, struct report *r)
 			printf(" %12" PRIu64, series[i * K + k]);
 		printf("\n");
 	}
-	if (!h->o.json)
+	if (!h->o->json)
 		printf("\n\nGROWING STACKS\n");
 	for (size_t i = 0; i < top; i++) {
 		const struct growth_site *g = &v[i];
 
-		if (h->o.json) {
+		if (h->o->json) {
 			printf("{\"type\":\"heap_growth\",\"rank\":%zu,\"growing\":%s,\"growth_bytes\":%"
 			       PRId64 ",\"first_bytes\":%" PRIu64 ",\"last_bytes\":%" PRIu64
 			       ",\"highest_bytes\":%" PRIu64 ",\"highest_interval\":%zu,\"rises\":%u"
@@ -673,7 +673,7 @@ static int print_growth(struct heap *h, struct report *r)
 		       g->rises, g->falls, g->first, g->last, g->highest, g->highest_at + 1, g->calls);
 		print_frames(h, g->pid, g->stack, "  ");
 	}
-	if (!h->o.json)
+	if (!h->o->json)
 		printf("\n\n");
 	free(series);
 	free(v);
@@ -689,8 +689,8 @@ static int print_report(struct heap *h)
 	char peak[32], leaked[32];
 	int err;
 
-	report__init(&r, h->s, stdout, h->o.srcline);
-	report__lost_first(&r, h->o.json, false, TOOL,
+	report__init(&r, h->s, stdout, h->o->srcline);
+	report__lost_first(&r, h->o->json, false, TOOL,
 			   "allocations and frees were missed: calls, temporary allocations, the peak "
 			   "and the leaks are short of what happened");
 	if (h->hg) {
@@ -709,7 +709,7 @@ static int print_report(struct heap *h)
 	}
 	fmt_bytes(t->peak_bytes, peak, sizeof(peak));
 	fmt_bytes(t->live_bytes, leaked, sizeof(leaked));
-	if (h->o.json) {
+	if (h->o->json) {
 		printf("{\"type\":\"heap_summary\",\"runtime_s\":%.6f,\"calls\":%" PRIu64
 		       ",\"temporary\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
 		       ",\"peak_time_s\":%.6f,\"leaked_bytes\":%" PRIu64 ",\"leaked_blocks\":%" PRIu64
@@ -729,7 +729,7 @@ static int print_report(struct heap *h)
 		printf("\n");
 		printf("total memory leaked: %s\n", leaked);
 	}
-	report__footer(&r, h->o.json);
+	report__footer(&r, h->o->json);
 	if (h->ho.histogram)
 		err = write_histogram(h);
 out:
@@ -738,7 +738,8 @@ out:
 	return err;
 }
 
-int cmd_heap(struct tool_mode *mode, int argc, char **argv)
+static int heap_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+		     char **argv)
 {
 	static const struct option longopts[] = {
 		{ "peak-limit", required_argument, NULL, 'n' },
@@ -753,68 +754,89 @@ int cmd_heap(struct tool_mode *mode, int argc, char **argv)
 		{ "probes", required_argument, NULL, OPT_PROBES },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct heap h = { .ho = { .peak_limit = 10, .sub_limit = 5, .threshold = 1 } };
-	struct tool_extra extra = { "n:s:lH:O:", longopts, heap_opt, NULL, &h.ho };
-	struct errbuf eb = { "" };
-	const char *rung, *label;
-	int ret, err;
+	struct heap *h = ctx;
+	struct tool_extra extra = { "n:s:lH:O:", longopts, heap_opt, NULL, &h->ho };
+	int ret;
 
-	ret = tool_opts__parse_ext(&h.o, mode, TOOL, 0, usage, help, &extra, argc, argv);
+	h->ho = (struct heap_opts){ .peak_limit = 10, .sub_limit = 5, .threshold = 1 };
+	ret = tool_opts__parse_ext(o, mode, TOOL, 0, usage, help, &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	if (!h.o.sess.pid && !h.o.sess.cmd && !tool__replaying(&h.o)) {
+		return ret;
+	h->o = o;
+	if (!o->sess.pid && !o->sess.cmd && !tool__replaying(o)) {
 		fprintf(stderr, "faultline " TOOL ": which program? -p PID or -c CMD\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	if (h.ho.interval_ns && h.ho.interval_calls) {
+	if (h->ho.interval_ns && h->ho.interval_calls) {
 		fprintf(stderr, "faultline " TOOL ": --interval or --interval-calls, not both\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	ret = EXIT_FAIL;
-	if ((h.ho.interval_ns || h.ho.interval_calls) && heap_growth__new(&h.hg)) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	if (h.hg)
-		heap_growth__cut(h.hg, h.ho.interval_ns, h.ho.interval_calls);
-	if (heap_profile__new(h.ho.threshold, &h.hp)) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	/* leak's events, so its ladder and its recordings serve. */
-	h.s = tool__start(&h.o, "leak", &rung, &label);
-	if (!h.s)
-		goto out;
-	err = alloc_trace__new(h.s, &(struct alloc_trace_opts){ .obj = h.ho.obj, .prefix = h.ho.prefix,
-								 .probes = h.ho.probes },
-			       &(struct alloc_trace_hooks){ .made = on_made, .freed = on_freed, .ctx = &h },
-			       &h.at, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (alloc_trace__warning(h.at))
-		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(h.at));
-	if (tool__run(h.s, &h.o, TOOL, "allocations", label))
-		goto out;
-	if (!h.err)
-		h.err = heap_profile__error(h.hp);
-	if (!h.err)
-		h.err = alloc_trace__error(h.at);
-	if (h.err) {
-		ret = tool__fail(TOOL, NULL, h.err);
-		goto out;
-	}
-	err = print_report(&h);
-	if (err) {
-		ret = tool__fail(TOOL, NULL, err);
-		goto out;
-	}
-	ret = EXIT_OK;
-out:
-	alloc_trace__free(h.at);
-	session__free(h.s);
-	heap_profile__free(h.hp);
-	heap_growth__free(h.hg);
-	return ret;
+	if ((h->ho.interval_ns || h->ho.interval_calls) && heap_growth__new(&h->hg))
+		return -ENOMEM;
+	if (h->hg)
+		heap_growth__cut(h->hg, h->ho.interval_ns, h->ho.interval_calls);
+	return heap_profile__new(h->ho.threshold, &h->hp);
 }
+
+static void heap_variant(const void *ctx, const char **ladder, const char **what)
+{
+	(void)ctx;
+	(void)what;
+	/* leak's events, so its ladder and its recordings serve. */
+	*ladder = "leak";
+}
+
+static int heap_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			   struct errbuf *eb)
+{
+	struct heap *h = ctx;
+	int err;
+
+	(void)rung;
+	(void)label;
+	h->s = s;
+	err = alloc_trace__new(s, &(struct alloc_trace_opts){ .obj = h->ho.obj, .prefix = h->ho.prefix,
+							       .probes = h->ho.probes },
+			       &(struct alloc_trace_hooks){ .made = on_made, .freed = on_freed, .ctx = h },
+			       &h->at, eb);
+	if (!err && alloc_trace__warning(h->at))
+		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(h->at));
+	return err;
+}
+
+static int heap_report(void *ctx, struct session *s)
+{
+	struct heap *h = ctx;
+	int err;
+
+	(void)s;
+	err = h->err;
+	if (!err)
+		err = heap_profile__error(h->hp);
+	if (!err)
+		err = alloc_trace__error(h->at);
+	if (!err)
+		err = print_report(h);
+	return err ? tool__fail(TOOL, NULL, err) : EXIT_OK;
+}
+
+static void heap_fini(void *ctx)
+{
+	struct heap *h = ctx;
+
+	alloc_trace__free(h->at);
+	heap_profile__free(h->hp);
+	heap_growth__free(h->hg);
+}
+
+const struct tool heap_tool = {
+	.name = TOOL,
+	.what = "allocations",
+	.flags = TOOL_RECORDS | TOOL_REPLAYS,
+	.size = sizeof(struct heap),
+	.init = heap_init,
+	.variant = heap_variant,
+	.add_events = heap_add_events,
+	.report = heap_report,
+	.fini = heap_fini,
+};

@@ -24,7 +24,7 @@
 #include "lib/hashmap.h"
 #include "cmd/report.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 
 #define TOOL "leak"
 
@@ -94,7 +94,7 @@ struct leak_opts {
 };
 
 struct leak {
-	struct tool_opts o;
+	struct tool_opts *o;
 	struct leak_opts lo;
 	struct session *s;
 	struct alloc_trace *at;
@@ -218,12 +218,12 @@ static pid_t report_pid(pid_t pid)
 
 static void trace_line(struct leak *lk, const struct sample *smp, const char *msg)
 {
-	if (lk->o.json) {
+	if (lk->o->json) {
 		printf("{\"type\":\"event\",\"time\":%.6f,\"pid\":%u,\"tid\":%u,\"msg\":",
 		       session__elapsed(lk->s, smp->time), smp->pid, smp->tid);
 		json__str(stdout, msg);
 		printf("}\n");
-	} else if (!lk->o.folded) {
+	} else if (!lk->o->folded) {
 		printf("%-12.6f %-7u %-7u %-16s %s\n", session__elapsed(lk->s, smp->time), smp->pid,
 		       smp->tid, session__comm(lk->s, (pid_t)smp->pid), msg);
 	}
@@ -386,12 +386,12 @@ static void print_allocs(struct gather *g, const struct entry *e, const char *in
 
 		if (report_pid(r->pid) != e->pid || r->stack != e->stack)
 			continue;
-		if (g->lk->o.json)
+		if (g->lk->o->json)
 			printf("%s{\"addr\":\"0x%" PRIx64 "\",\"size\":%" PRIu64 "}",
 			       indent, r->addr, r->size);
 		else
 			printf("%saddr = %" PRIx64 " size = %" PRIu64 "\n", indent, r->addr, r->size);
-		indent = g->lk->o.json ? "," : indent;
+		indent = g->lk->o->json ? "," : indent;
 	}
 }
 
@@ -417,7 +417,7 @@ static void print_totals(struct leak *lk, const struct gather *g)
 		bytes += g->entries[i].bytes;
 		count += g->entries[i].count;
 	}
-	if (lk->o.json) {
+	if (lk->o->json) {
 		printf("{\"type\":\"leak_summary\",\"outstanding_bytes\":%" PRIu64
 		       ",\"outstanding_allocations\":%" PRIu64 ",\"stacks\":%zu", bytes, count, g->n);
 		if (!lk->lo.kernel) {
@@ -506,7 +506,7 @@ static void print_report(struct leak *lk, bool final_all)
 	if (g.nallocs)
 		qsort(g.allocs, g.nallocs, sizeof(*g.allocs), cmp_alloc);
 	first = g.n > lk->lo.top ? g.n - lk->lo.top : 0;
-	report__init(&r, lk->s, stdout, lk->o.srcline);
+	report__init(&r, lk->s, stdout, lk->o->srcline);
 	{
 		time_t t = session__wall(lk->s);
 		struct tm tm;
@@ -515,9 +515,9 @@ static void print_report(struct leak *lk, bool final_all)
 		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
 	}
 	/* First: what the figures below cannot be trusted for. */
-	report__lost_first(&r, lk->o.json, lk->o.folded, TOOL,
+	report__lost_first(&r, lk->o->json, lk->o->folded, TOOL,
 			   lk->lo.kernel ? LOST_KERNEL : LOST_USER);
-	if (!lk->o.json && !lk->o.folded) {
+	if (!lk->o->json && !lk->o->folded) {
 		printf("[%s] Top %u stacks with outstanding allocations:\n", clock, lk->lo.top);
 		if (scale > 1)
 			printf("\t(sampled 1 allocation in %" PRIu64 ": bytes and counts are estimates)\n",
@@ -527,9 +527,9 @@ static void print_report(struct leak *lk, bool final_all)
 		const struct entry *e = &g.entries[i];
 		const char *comm = entry_comm(lk, e->pid);
 
-		if (lk->o.folded) {
+		if (lk->o->folded) {
 			report__folded(&r, e->pid, comm, e->stack, e->bytes);
-		} else if (lk->o.json) {
+		} else if (lk->o->json) {
 			printf("{\"type\":\"stack\",\"pid\":%d,\"comm\":", (int)e->pid);
 			json__str(stdout, comm);
 			printf(",\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64, e->bytes,
@@ -559,9 +559,9 @@ static void print_report(struct leak *lk, bool final_all)
 			       e->calls);
 		}
 	}
-	if (!lk->o.folded) {
+	if (!lk->o->folded) {
 		print_totals(lk, &g);
-		report__footer(&r, lk->o.json);
+		report__footer(&r, lk->o->json);
 	}
 	report__fini(&r);
 	fflush(stdout);
@@ -588,7 +588,8 @@ static void on_round(void *ctx)
 		session__stop(lk->s);
 }
 
-int cmd_leak(struct tool_mode *mode, int argc, char **argv)
+static int leak_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+		     char **argv)
 {
 	static const struct option longopts[] = {
 		{ "kernel", no_argument, NULL, 'k' },
@@ -612,98 +613,137 @@ int cmd_leak(struct tool_mode *mode, int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct leak lk = { .lo = { .older_ms = 500, .sample_rate = 1, .top = 10,
-				   .every = { .secs = 5 } } };
-	struct tool_extra extra = { "ktao:s:T:z:Z:O:CFPS:v", longopts, leak_opt, leak_positional, &lk.lo };
-	struct errbuf eb = { "" };
-	const char *rung, *label;
-	int ret, err;
+	struct leak *lk = ctx;
+	struct tool_extra extra = { "ktao:s:T:z:Z:O:CFPS:v", longopts, leak_opt, leak_positional, &lk->lo };
+	int ret;
 
-	ret = tool_opts__parse_ext(&lk.o, mode, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
+	lk->lo = (struct leak_opts){ .older_ms = 500, .sample_rate = 1, .top = 10,
+				     .every = { .secs = 5 } };
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	if (lk.lo.max_size && lk.lo.min_size > lk.lo.max_size) {
+		return ret;
+	lk->o = o;
+	if (lk->lo.max_size && lk->lo.min_size > lk->lo.max_size) {
 		fprintf(stderr, "faultline " TOOL ": -z %" PRIu64 " is above -Z %" PRIu64 "\n",
-			lk.lo.min_size, lk.lo.max_size);
-		return EXIT_USAGE;
+			lk->lo.min_size, lk->lo.max_size);
+		return -EINVAL;
 	}
-	if (!lk.o.sess.pid && !lk.o.sess.cmd)
-		lk.lo.kernel = true;
-	if (lk.lo.percpu && !lk.lo.kernel) {
+	if (!o->sess.pid && !o->sess.cmd)
+		lk->lo.kernel = true;
+	if (lk->lo.percpu && !lk->lo.kernel) {
 		fprintf(stderr, "faultline " TOOL ": --percpu is for kernel mode (-k)\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	if (lk.lo.kernel && (lk.lo.obj || lk.lo.prefix || lk.lo.probes)) {
+	if (lk->lo.kernel && (lk->lo.obj || lk->lo.prefix || lk->lo.probes)) {
 		fprintf(stderr, "faultline " TOOL ": -O, --symbols-prefix and --probes are for user "
 			"allocators (-p or -c without -k)\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	if (lk.lo.flamegraph && lk.lo.sample_rate > 1) {
+	if (lk->lo.flamegraph && lk->lo.sample_rate > 1) {
 		fprintf(stderr, "faultline " TOOL ": --flamegraph counts every allocation: not with -s\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
 	/* Kernel frees happen in any context (RCU, softirq, another task):
 	 * watch every CPU, and keep the target's allocations only. */
-	lk.o.sess.system_wide = lk.lo.kernel;
-	ret = EXIT_FAIL;
-	lk.calls = hashmap__new();
-	if (!lk.calls || (lk.lo.flamegraph && heap_profile__new(1, &lk.hp))) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
+	o->sess.system_wide = lk->lo.kernel;
+	lk->calls = hashmap__new();
+	if (!lk->calls || (lk->lo.flamegraph && heap_profile__new(1, &lk->hp)))
+		return -ENOMEM;
+	return 0;
+}
+
+static void leak_variant(const void *ctx, const char **ladder, const char **what)
+{
+	const struct leak *lk = ctx;
+
+	if (lk->lo.kernel) {
+		*ladder = "leak -k";
+		*what = "kernel allocations";
 	}
-	lk.s = tool__start(&lk.o, lk.lo.kernel ? "leak -k" : TOOL, &rung, &label);
-	if (!lk.s)
-		goto out;
-	err = alloc_trace__new(lk.s, &(struct alloc_trace_opts){
-					.kernel = lk.lo.kernel, .percpu = lk.lo.percpu,
-					.obj = lk.lo.obj, .prefix = lk.lo.prefix, .probes = lk.lo.probes,
-					.min_size = lk.lo.min_size, .max_size = lk.lo.max_size,
-					.sample_rate = lk.lo.sample_rate },
-			       lk.lo.trace || lk.hp ?
-			       &(struct alloc_trace_hooks){ lk.lo.trace ? on_entered : NULL, on_made,
-							    on_freed, NULL, NULL, &lk } :
-			       &(struct alloc_trace_hooks){ .made = on_made, .ctx = &lk },
-			       &lk.at, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	lk.track = alloc_trace__track(lk.at);
-	if (alloc_trace__warning(lk.at))
-		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(lk.at));
-	if (lk.lo.trace && !lk.o.json && !lk.o.folded)
+}
+
+static int leak_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			   struct errbuf *eb)
+{
+	struct leak *lk = ctx;
+	int err;
+
+	(void)rung;
+	(void)label;
+	lk->s = s;
+	err = alloc_trace__new(s, &(struct alloc_trace_opts){
+					.kernel = lk->lo.kernel, .percpu = lk->lo.percpu,
+					.obj = lk->lo.obj, .prefix = lk->lo.prefix, .probes = lk->lo.probes,
+					.min_size = lk->lo.min_size, .max_size = lk->lo.max_size,
+					.sample_rate = lk->lo.sample_rate },
+			       lk->lo.trace || lk->hp ?
+			       &(struct alloc_trace_hooks){ lk->lo.trace ? on_entered : NULL, on_made,
+							    on_freed, NULL, NULL, lk } :
+			       &(struct alloc_trace_hooks){ .made = on_made, .ctx = lk },
+			       &lk->at, eb);
+	if (err)
+		return err;
+	lk->track = alloc_trace__track(lk->at);
+	if (alloc_trace__warning(lk->at))
+		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(lk->at));
+	return 0;
+}
+
+static void leak_before_run(void *ctx)
+{
+	struct leak *lk = ctx;
+
+	if (lk->lo.trace && !lk->o->json && !lk->o->folded)
 		printf("%-12s %-7s %-7s %-16s %s\n", "TIME(s)", "PID", "TID", "COMM", "EVENT");
-	if (tool__run_with(lk.s, &lk.o, TOOL, lk.lo.kernel ? "kernel allocations" : "allocations",
-			   label, NULL, on_round, &lk))
-		goto out;
-	if (!lk.err)
-		lk.err = lk.hp ? heap_profile__error(lk.hp) : 0;
-	if (!lk.err)
-		lk.err = alloc_trace__error(lk.at);
-	if (lk.err) {
-		ret = tool__fail(TOOL, NULL, lk.err);
-		goto out;
-	}
+}
+
+static int leak_report(void *ctx, struct session *s)
+{
+	struct leak *lk = ctx;
+	struct errbuf eb = { "" };
+	int err;
+
+	if (!lk->err)
+		lk->err = lk->hp ? heap_profile__error(lk->hp) : 0;
+	if (!lk->err)
+		lk->err = alloc_trace__error(lk->at);
+	if (lk->err)
+		return tool__fail(TOOL, NULL, lk->err);
 	/* After a -c command's exit, everything it still had is a leak,
 	 * whatever its age. */
-	if (!lk.lo.every.count || lk.reports < lk.lo.every.count)
-		print_report(&lk, session__stop_reason(lk.s) == SESSION_STOP_TARGET_EXIT);
-	if (!lk.err && lk.hp) {
+	if (!lk->lo.every.count || lk->reports < lk->lo.every.count)
+		print_report(lk, session__stop_reason(s) == SESSION_STOP_TARGET_EXIT);
+	if (!lk->err && lk->hp) {
 		char title[512];
 
 		snprintf(title, sizeof(title), "faultline leak: %s",
-			 lk.o.sess.cmd ? lk.o.sess.cmd : session__comm(lk.s, lk.o.sess.pid));
-		err = heap_flame__write(lk.s, lk.hp, lk.o.srcline, title, lk.lo.flamegraph, &eb);
-		if (err) {
-			ret = tool__fail(TOOL, &eb, err);
-			goto out;
-		}
+			 lk->o->sess.cmd ? lk->o->sess.cmd : session__comm(s, lk->o->sess.pid));
+		err = heap_flame__write(s, lk->hp, lk->o->srcline, title, lk->lo.flamegraph, &eb);
+		if (err)
+			return tool__fail(TOOL, &eb, err);
 	}
-	ret = lk.err ? tool__fail(TOOL, NULL, lk.err) : EXIT_OK;
-out:
-	alloc_trace__free(lk.at);
-	session__free(lk.s);
-	hashmap__free(lk.calls);
-	heap_profile__free(lk.hp);
-	return ret;
+	return lk->err ? tool__fail(TOOL, NULL, lk->err) : EXIT_OK;
 }
+
+static void leak_fini(void *ctx)
+{
+	struct leak *lk = ctx;
+
+	alloc_trace__free(lk->at);
+	hashmap__free(lk->calls);
+	heap_profile__free(lk->hp);
+}
+
+const struct tool leak_tool = {
+	.name = TOOL,
+	.what = "allocations",
+	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
+	.size = sizeof(struct leak),
+	.init = leak_init,
+	.variant = leak_variant,
+	.add_events = leak_add_events,
+	.before_run = leak_before_run,
+	.round = on_round,
+	.report = leak_report,
+	.fini = leak_fini,
+};

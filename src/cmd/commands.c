@@ -14,9 +14,9 @@
 
 static const struct command commands[] = {
 	{ "leak", "outstanding allocations by stack, user or kernel (memleak)",
-	  .legacy = cmd_leak, .flags = REC_DEFAULT },
+	  .tool = &leak_tool },
 	{ "heap", "calls, peak, temporary allocations and leaks by stack (heaptrack_print)",
-	  .legacy = cmd_heap, .flags = REC_REPLAY },
+	  .tool = &heap_tool },
 	{ "flamegraph", "a flame graph in one HTML page: leaked, peak, calls, temporary; or faults",
 	  .tool = &flamegraph_tool },
 	{ "faults", "page faults by user stack and process, minor and major",

@@ -32,6 +32,8 @@ int report_pprof(const struct replay_opts *ro, int argc, char **argv);
 
 /* The tools described by a struct tool (cmd/tool.h). */
 extern const struct tool reclaim_tool;
+extern const struct tool heap_tool;
+extern const struct tool leak_tool;
 extern const struct tool flamegraph_tool;
 extern const struct tool faults_tool;
 
@@ -51,8 +53,6 @@ int faults__folded(void *st, struct session *s, bool major, FILE *out);
  * live, from the command line; else for record or on a recording, see
  * tool-opts.h); record and report run them through the table below.
  */
-int cmd_leak(struct tool_mode *mode, int argc, char **argv);
-int cmd_heap(struct tool_mode *mode, int argc, char **argv);
 int cmd_ffaults(struct tool_mode *mode, int argc, char **argv);
 int cmd_hfaults(struct tool_mode *mode, int argc, char **argv);
 int cmd_brk(struct tool_mode *mode, int argc, char **argv);

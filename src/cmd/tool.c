@@ -18,6 +18,7 @@ struct tool_run {
 	struct tool_opts o;
 	struct session *s;
 	const char *rung, *label;
+	const char *ladder, *what;	/* t's, or its variant's */
 	void *st;
 	bool inited;
 };
@@ -37,11 +38,14 @@ void tool_run__free(struct tool_run *r)
 static int start(struct tool_run *r)
 {
 	const struct tool *t = r->t;
-	const char *ladder = t->ladder ? t->ladder(r->st) : t->name;
 
+	r->ladder = t->name;
+	r->what = t->what;
+	if (t->variant)
+		t->variant(r->st, &r->ladder, &r->what);
 	if (t->bare_rung)
-		return tool__start_bare(&r->o, ladder, t->bare_rung, &r->s, &r->rung, &r->label);
-	r->s = tool__start(&r->o, ladder, &r->rung, &r->label);
+		return tool__start_bare(&r->o, r->ladder, t->bare_rung, &r->s, &r->rung, &r->label);
+	r->s = tool__start(&r->o, r->ladder, &r->rung, &r->label);
 	return r->s ? 0 : -1;
 }
 
@@ -113,7 +117,7 @@ int tool__drive(struct tool_run *r)
 		err = t->run(r->st, r->s, &eb);
 		if (err)
 			return tool__fail(t->name, &eb, err);
-	} else if (tool__run_with(r->s, &r->o, t->name, t->what, r->label, t->ready, t->round,
+	} else if (tool__run_with(r->s, &r->o, t->name, r->what, r->label, t->ready, t->round,
 				  r->st)) {
 		return EXIT_FAIL;
 	}

@@ -69,8 +69,10 @@ struct tool {
 	 * -EINVAL (usage printed); another -errno: failed, said by the driver.
 	 */
 	int (*init)(void *st, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv);
-	/* The ladder to choose from; NULL: the one named as the tool. */
-	const char *(*ladder)(const void *st);
+	/* For a tool whose ladder and banner depend on its options (leak -k):
+	 * may set *@ladder (default: the ladder named as the tool) and *@what
+	 * (default: .what).  NULL: the defaults. */
+	void (*variant)(const void *st, const char **ladder, const char **what);
 	/*
 	 * Add @rung's events to @s (NULL for the bare rung), described by
 	 * @label.  0; -errno with @eb set; or 1 after printing why not.
