@@ -36,6 +36,14 @@
 # - cache.rec:   record -e cache,cachetop -a, while cat reads a 1 MiB file
 #   whose pages were dropped from the page cache: 256 misses (and what
 #   else the machine read then).
+# - slab.rec:    record -e slab -- slab-target DIR --files 50 (a dentry
+#   and an inode for each file it creates, and what else its calls
+#   allocate)
+# - compact.rec: record -e compact -- sh -c 'echo 1 >/proc/sys/vm/compact_memory'
+#   (one manual compaction run per populated zone; its scans are most of
+#   the recording: 35 to 80 KB compressed)
+# - not recorded here: swapin (it needs a swap device, zram0 here, which
+#   the system tests share) and the THP collapse events of compact.
 # - bad-*.rec (python3, below): from faults.rec, the magic changed
 #   (bad-magic), major version 2 (bad-version), cut inside a record
 #   (bad-cut-record); from alloc-a.rec, every record but END (bad-no-end).
@@ -148,6 +156,13 @@ dd if="$W/cold.dat" iflag=nocache count=0 2>/dev/null
 bg_start cache -e cache,cachetop -a
 cat "$W/cold.dat" >/dev/null
 bg_stop cache
+
+# slab.rec, compact.rec: a command's own kernel allocations and
+# compaction runs.
+mkdir "$W/slab"
+rec slab -e slab -- "$top_builddir/tests/targets/slab-target" "$W/slab" --files 50
+rm -rf "$W/slab"
+rec compact -e compact -- sh -c 'echo 1 >/proc/sys/vm/compact_memory'
 
 # The bad recordings, from faults.rec.
 python3 - "$W" <<'EOF'

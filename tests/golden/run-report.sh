@@ -25,8 +25,9 @@
 #   asks for them.
 # - time: TZ=UTC, and every time printed is the recording's (its samples
 #   and its start), never the report's clock.
-# - locale LC_ALL=C; no terminal (output to files); no debuginfod
-#   (DEBUGINFOD_URLS unset); HOME a directory of this test's.
+# - environment: env -i, then PATH, TZ=UTC, LC_ALL=C, HOME a directory of
+#   this test's (and the sanitizers' *SAN_OPTIONS): no debuginfod
+#   (DEBUGINFOD_URLS), no terminal (output to files), no locale.
 # - paths: report runs in a directory of its own with relative names
 #   (-i alloc-b.rec, diff alloc-a.rec, --symfs ../symfs, -H NAME.data), so
 #   no temporary path is printed.  The absolute paths that are printed are
@@ -91,9 +92,13 @@ report() {
 				[ "$a" = @ ] && a=$name.data
 				set -- "$@" "$a"
 			done
-			exec env -i PATH="$PATH" HOME="$T/home" TZ=UTC LC_ALL=C \
-				"$FAULTLINE" report -i "$rec.rec" --symfs ../symfs "$@" \
-				>"$name.out" 2>"$name.err"
+			set -- PATH="$PATH" HOME="$T/home" TZ=UTC LC_ALL=C \
+				"$FAULTLINE" report -i "$rec.rec" --symfs ../symfs "$@"
+			# The sanitizer build's settings (scripts/check) pass.
+			for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+				val=$(printenv "$v") && set -- "$v=$val" "$@"
+			done
+			exec env -i "$@" >"$name.out" 2>"$name.err"
 		)
 		rc=$?
 		eval "rc_$dir=\$rc"
@@ -205,6 +210,7 @@ ok faults-folded faults faults --folded
 ok script-faults faults script
 
 # ---- kernel events: an OOM kill in a 32 MiB memcg (record -e oom,reclaim -a).
+ok oom-memstat oom script
 ok oom oom oom
 ok oom-json oom oom --json
 ok reclaim oom reclaim
@@ -215,6 +221,15 @@ ok timeline-oom oom timeline
 ok cache cache cache 1
 ok cache-time cache cache -T 1
 ok cachetop cache cachetop 1
+
+# ---- kernel events: slab-target's 50 files (record -e slab) and a
+# manual compaction (record -e compact).
+ok slab slab slab
+ok slab-json slab slab --json
+ok slab-allocs slab slab -s allocs -r 4
+ok compact compact compact -T
+ok compact-summary compact compact -s
+ok compact-json compact compact --json
 
 # ---- bad input: refused with one line.
 bad bad-magic bad-magic leak
