@@ -48,7 +48,7 @@ E=$G/expected
 REGEN=${FL_GOLDEN_REGEN:-}
 T=$(mktemp -d "${TMPDIR:-/tmp}/fl-golden.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
-failed=0
+failed=0 rc_plain='' rc_foreign=''
 [ -z "$REGEN" ] || rm -f "$E"/*
 
 hard() {
