@@ -821,6 +821,9 @@ int faults__folded(void *ctx, struct session *s, bool major, FILE *out)
 	struct report r;
 
 	report__init(&r, s, out, st->o->srcline);
+	/* In the report's order, fewest faults first: the graph keeps the
+	 * order in which its frames first came. */
+	keyed__sort(st->sites, cmp_site, st);
 	for (size_t i = 0; i < keyed__count(st->sites); i++) {
 		const struct fsite *site = keyed__at(st->sites, i);
 		uint64_t n = major ? site->major : site->faults;
