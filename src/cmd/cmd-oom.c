@@ -72,7 +72,7 @@
 #include "cmd/report.h"
 #include "cmd/precursors.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 
 #define TOOL "oom"
 #define MAX_PENDING 64
@@ -123,7 +123,8 @@ struct kill {
 
 struct oom_state {
 	bool verbose, json;
-	const char *rung;
+	struct tool_opts *o;
+	const char *rung, *label;
 	struct session *s;
 	bool replay;			/* s is a recording's: nothing live is read */
 	struct oom_kmsg *parser;
@@ -945,40 +946,7 @@ static const char *extra_opt(int c, const char *arg, void *ctx)
 
 /* The rung for the kmsg check before a session exists, and whether this
  * machine could open one (tracefs and perf events). */
-static int choose_rung(const char **key, const char **label, int *idx, char (*why)[256], size_t nwhy,
-		       bool *session_ok)
-{
-	const struct ladder *l = ladder__find(TOOL);
-	struct features *f = NULL;
-	struct errbuf eb = { "" };
-	int err;
-
-	if (!l)
-		return -ENOENT;
-	err = features__probe(NULL, &f, &eb);
-	if (err) {
-		fprintf(stderr, "faultline " TOOL ": %s\n", errbuf__str(&eb, err));
-		return err;
-	}
-	*idx = ladder__choose(l, f, why, nwhy);
-	*session_ok = features__has(f, FEAT_TRACEFS) && features__has(f, FEAT_PERF_EVENTS);
-	features__free(f);
-	if (*idx < 0)
-		return *idx;
-	*key = l->rungs[*idx].key;
-	*label = l->rungs[*idx].label;
-	return 0;
-}
-
-/**
- * cmd_oom() - `faultline oom [-v] [--json] [duration]`
- * @argc: argument count, argv[0] being "oom"
- * @argv: arguments; not retained
- *
- * Prints one line (or JSON object) per OOM kill until Ctrl-C or the
- * duration.  Return: exit status (EXIT_OK, EXIT_FAIL, EXIT_USAGE).
- */
-int cmd_oom(struct tool_mode *mode, int argc, char **argv)
+static int oom_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
@@ -987,142 +955,157 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv)
 		{ "cgroup", required_argument, NULL, 'G' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct oom_state st = { .kmsg_fd = -1, .before = 30 };
-	struct tool_extra extra = { .shortopts = "vG:", .longopts = longopts, .opt = extra_opt, .ctx = &st };
-	char why[8][256];
-	struct errbuf eb = { "" };
-	struct tool_opts o;
-	const char *rung = NULL, *label = NULL;
-	bool session_ok = false;
-	int ret, err, idx = -1;
+	struct oom_state *st = ctx;
+	struct tool_extra extra = { .shortopts = "vG:", .longopts = longopts, .opt = extra_opt, .ctx = st };
+	int ret;
 
-	ret = tool_opts__parse_ext(&o, mode, TOOL, 0, usage, help, &extra, argc, argv);
+	st->kmsg_fd = -1;
+	st->before = 30;
+	ret = tool_opts__parse_ext(o, mode, TOOL, 0, usage, help, &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+		return ret;
+	st->o = o;
 	/* Live, OOM kills are traced system-wide.  A recording of a target
 	 * holds the kills of its tasks (a memcg OOM it triggers itself), and
 	 * a report reads whatever the recording holds. */
-	if ((o.sess.pid > 0 || o.sess.cmd) && !tool__recording(&o) && !tool__replaying(&o)) {
+	if ((o->sess.pid > 0 || o->sess.cmd) && !tool__recording(o) && !tool__replaying(o)) {
 		fprintf(stderr, "faultline " TOOL ": OOM kills are traced system-wide; -p and -c are not "
 			"supported (filter the output by PID or memcg instead)\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	st.json = o.json;
-	st.page_kb = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
-	cgroup__memcg_root(st.memcg_root, sizeof(st.memcg_root));
-	ret = EXIT_FAIL;
-	st.pending = calloc(MAX_PENDING, sizeof(*st.pending));
-	if (!st.pending || oom_join__new(MAX_RECENT, &st.join) || oom_kmsg__new(&st.parser)) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	memset(why, 0, sizeof(why));
-	if (choose_rung(&rung, &label, &idx, why, 8, &session_ok))
-		goto out;
-	/*
-	 * The session, and the rung, from tool__start: live, recorded, or a
-	 * recording's.  Where this machine cannot trace (no tracefs: also a
-	 * replay by a user without root), tool__start_bare, which lets the
-	 * kmsg rung run live without a session and still hands a recording's
-	 * session to faultline report.
-	 */
-	o.all = true;
-	if (ladder__is(rung, "kmsg") && !session_ok) {
-		if (tool__start_bare(&o, TOOL, "kmsg", &st.s, &st.rung, &label))
-			goto out;
-	} else if (!(st.s = tool__start(&o, TOOL, &st.rung, &label))) {
-		goto out;
-	}
-	st.replay = st.s && session__replaying(st.s);
+	o->all = true;
+	st->json = o->json;
+	st->page_kb = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
+	cgroup__memcg_root(st->memcg_root, sizeof(st->memcg_root));
+	st->pending = calloc(MAX_PENDING, sizeof(*st->pending));
+	if (!st->pending)
+		return -ENOMEM;
+	ret = oom_join__new(MAX_RECENT, &st->join);
+	return ret ? ret : oom_kmsg__new(&st->parser);
+}
+
+/* What the report needs of the recording or the machine, then the events. */
+static int oom_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			  struct errbuf *eb)
+{
+	struct oom_state *st = ctx;
+	int err;
+
+	st->s = s;
+	st->rung = rung;
+	st->label = label;
+	st->replay = s && session__replaying(s);
 	/* A recording holds events, not the log the kmsg rung reads. */
-	if (ladder__is(st.rung, "kmsg") && st.s && (st.replay || session__recording(st.s))) {
-		if (st.replay)
+	if (ladder__is(rung, "kmsg") && s) {
+		if (st->replay)
 			fprintf(stderr, "faultline " TOOL ": the recording holds no OOM events to report "
-				"from (it holds the events of: %s)\n", session__meta(st.s, "tools") ?
-				session__meta(st.s, "tools") : "?");
+				"from (it holds the events of: %s)\n", session__meta(s, "tools") ?
+				session__meta(s, "tools") : "?");
 		else
 			fprintf(stderr, "faultline " TOOL ": this kernel's OOM reports can only be read "
 				"from /dev/kmsg, which cannot be recorded\n");
-		goto out;
+		return 1;
 	}
 	/* The kmsg rung needs no tracefs and no session: the "falling back"
 	 * line was said choosing it. */
-	if (ladder__is(st.rung, "kmsg")) {
-		session__free(st.s);
-		st.s = NULL;
-		err = kmsg_open(&st.kmsg_fd, &eb);
-		if (!err && st.timeline)
-			err = timeline_start(&st, &eb);
-		if (err) {
-			ret = tool__fail(TOOL, &eb, err);
-			goto out;
-		}
-		run_kmsg(&st, o.sess.duration, label);
-		ret = EXIT_OK;
-		goto out;
+	if (ladder__is(rung, "kmsg")) {
+		err = kmsg_open(&st->kmsg_fd, eb);
+		if (!err && st->timeline)
+			err = timeline_start(st, eb);
+		return err;
 	}
-	if (session__recording(st.s)) {
+	if (session__recording(s)) {
 		/* "pages" of a replay, as this machine would derive them. */
 		char v[32];
 		uint64_t swap_kb, mem_kb;
 
 		cgroup__meminfo_totals(&swap_kb, &mem_kb);
-		snprintf(v, sizeof(v), "%" PRIu64, st.page_kb);
-		session__record_meta(st.s, "oom.page_kb", v);
+		snprintf(v, sizeof(v), "%" PRIu64, st->page_kb);
+		session__record_meta(s, "oom.page_kb", v);
 		snprintf(v, sizeof(v), "%" PRIu64, swap_kb);
-		session__record_meta(st.s, "oom.swap_total_kb", v);
+		session__record_meta(s, "oom.swap_total_kb", v);
 		snprintf(v, sizeof(v), "%" PRIu64, mem_kb);
-		session__record_meta(st.s, "oom.mem_total_kb", v);
-	} else if (st.replay) {
-		if (session__meta(st.s, "oom.page_kb"))
-			st.page_kb = strtoull(session__meta(st.s, "oom.page_kb"), NULL, 10);
-		if (session__meta(st.s, "oom.swap_total_kb"))
-			st.rec_swap_kb = strtoull(session__meta(st.s, "oom.swap_total_kb"), NULL, 10);
-		if (session__meta(st.s, "oom.mem_total_kb"))
-			st.rec_mem_kb = strtoull(session__meta(st.s, "oom.mem_total_kb"), NULL, 10);
+		session__record_meta(s, "oom.mem_total_kb", v);
+	} else if (st->replay) {
+		if (session__meta(s, "oom.page_kb"))
+			st->page_kb = strtoull(session__meta(s, "oom.page_kb"), NULL, 10);
+		if (session__meta(s, "oom.swap_total_kb"))
+			st->rec_swap_kb = strtoull(session__meta(s, "oom.swap_total_kb"), NULL, 10);
+		if (session__meta(s, "oom.mem_total_kb"))
+			st->rec_mem_kb = strtoull(session__meta(s, "oom.mem_total_kb"), NULL, 10);
 	} else {
-		err = kmsg_open(&st.kmsg_fd, &eb);
-		if (err) {
-			if (ladder__is(st.rung, "kprobe")) {
-				ret = tool__fail(TOOL, &eb, err);
-				goto out;
-			}
+		err = kmsg_open(&st->kmsg_fd, eb);
+		if (err && ladder__is(rung, "kprobe"))
+			return err;
+		if (err)
 			fprintf(stderr, "faultline " TOOL ": warning: %s: no constraint or memcg limits "
-				"from the kernel's report\n", errbuf__str(&eb, err));
-		}
-		st.log = st.kmsg_fd >= 0;
+				"from the kernel's report\n", errbuf__str(eb, err));
+		st->log = st->kmsg_fd >= 0;
 	}
-	err = add_events(&st, &eb);
-	if (!err && (st.timeline || session__recording(st.s)))
-		err = timeline_start(&st, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (st.replay)
-		replay_note(&st);
-	/* Recording: faultline record's run, not ours (1, at once). */
-	if (tool__run_with(st.s, &o, TOOL, "OOM kills", label, NULL, on_round, &st))
-		goto out;
-	kmsg_drain(&st);
-	if (st.line_len)
-		console_line_done(&st);
-	flush_pending(&st, true);
-	if (st.dropped)
-		fprintf(stderr, "faultline " TOOL ": %" PRIu64 " oom_kill_process call(s) without a "
-			"kernel report (no victim killed, or the log was lost)\n", st.dropped);
-	ret = EXIT_OK;
-out:
-	if (st.kmsg_lost)
-		fprintf(stderr, "faultline " TOOL ": %" PRIu64 " kernel log record(s) overwritten before "
-			"they were read\n", st.kmsg_lost);
-	session__free(st.s);
-	if (st.kmsg_fd >= 0)
-		close(st.kmsg_fd);
-	oom_kmsg__free(st.parser);
-	mem_series__free(st.series);
-	reclaim_watch__free(st.rw);
-	oom_join__free(st.join);
-	free(st.pending);
-	return ret;
+	err = add_events(st, eb);
+	if (!err && (st->timeline || session__recording(s)))
+		err = timeline_start(st, eb);
+	if (!err && st->replay)
+		replay_note(st);
+	return err;
 }
+
+/* The kmsg rung's run: no session. */
+static int oom_run(void *ctx, struct session *s, struct errbuf *eb)
+{
+	struct oom_state *st = ctx;
+
+	(void)s;
+	(void)eb;
+	return run_kmsg(st, st->o->sess.duration, st->label);
+}
+
+static int oom_report(void *ctx, struct session *s)
+{
+	struct oom_state *st = ctx;
+
+	if (s) {
+		kmsg_drain(st);
+		if (st->line_len)
+			console_line_done(st);
+		flush_pending(st, true);
+		if (st->dropped)
+			fprintf(stderr, "faultline " TOOL ": %" PRIu64 " oom_kill_process call(s) without a "
+				"kernel report (no victim killed, or the log was lost)\n", st->dropped);
+	}
+	if (st->kmsg_lost)
+		fprintf(stderr, "faultline " TOOL ": %" PRIu64 " kernel log record(s) overwritten before "
+			"they were read\n", st->kmsg_lost);
+	return EXIT_OK;
+}
+
+static void oom_fini(void *ctx)
+{
+	struct oom_state *st = ctx;
+
+	if (st->kmsg_fd >= 0)
+		close(st->kmsg_fd);
+	oom_kmsg__free(st->parser);
+	mem_series__free(st->series);
+	reclaim_watch__free(st->rw);
+	oom_join__free(st->join);
+	free(st->pending);
+}
+
+/*
+ * The oom tool: one line (or JSON object) per OOM kill until Ctrl-C or
+ * the duration.  Its kmsg rung reads /dev/kmsg with no session (.run).
+ */
+const struct tool oom_tool = {
+	.name = TOOL,
+	.what = "OOM kills",
+	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
+	.bare_rung = "kmsg",
+	.size = sizeof(struct oom_state),
+	.init = oom_init,
+	.add_events = oom_add_events,
+	.round = on_round,
+	.run = oom_run,
+	.report = oom_report,
+	.fini = oom_fini,
+};

@@ -42,7 +42,7 @@ static const struct command commands[] = {
 	  .legacy = cmd_pressure,
 	  .why_not = "it reads /proc and cgroup counters, which a recording does not hold" },
 	{ "oom", "one line per OOM kill: trigger, victim, memcg (BCC oomkill)",
-	  .legacy = cmd_oom, .flags = REC_DEFAULT },
+	  .tool = &oom_tool },
 	{ "cachetop", "page-cache hits, misses, dirties per process (BCC cachetop)",
 	  .legacy = cmd_cachetop, .flags = REC_REPLAY },
 	{ "shm", "every shmget/shmat/shmdt/shmctl call with its arguments (shmsnoop)",

@@ -32,6 +32,7 @@ int report_pprof(const struct replay_opts *ro, int argc, char **argv);
 
 /* The tools described by a struct tool (cmd/tool.h). */
 extern const struct tool reclaim_tool;
+extern const struct tool oom_tool;
 extern const struct tool heap_tool;
 extern const struct tool leak_tool;
 extern const struct tool flamegraph_tool;
@@ -60,7 +61,6 @@ int cmd_mmap(struct tool_mode *mode, int argc, char **argv);
 int cmd_swapin(struct tool_mode *mode, int argc, char **argv);
 int cmd_cache(struct tool_mode *mode, int argc, char **argv);
 int cmd_cachetop(struct tool_mode *mode, int argc, char **argv);
-int cmd_oom(struct tool_mode *mode, int argc, char **argv);
 int cmd_shm(struct tool_mode *mode, int argc, char **argv);
 int cmd_slab(struct tool_mode *mode, int argc, char **argv);
 int cmd_compact(struct tool_mode *mode, int argc, char **argv);

@@ -499,6 +499,28 @@ int tool__fail(const char *tool, const struct errbuf *eb, int err)
 	return EXIT_FAIL;
 }
 
+/*
+ * "falling back to RUNG (WHY; WHY): LOSES" when rung @idx of @l is not the
+ * first: why each rung above it could not serve, in the ladder's order,
+ * each reason once (the kprobe rungs of a kernel without kprobes share
+ * theirs).
+ */
+static void say_fallback(const char *tool, const struct ladder *l, int idx, char (*why)[256])
+{
+	if (idx <= 0)
+		return;
+	fprintf(stderr, "faultline %s: falling back to %s (", tool, l->rungs[idx].label);
+	for (int i = 0; i < idx && i < 8; i++) {
+		bool seen = false;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(why[i], why[j]);
+		if (!seen)
+			fprintf(stderr, "%s%s", i ? "; " : "", why[i]);
+	}
+	fprintf(stderr, "): %s\n", l->rungs[idx].loses);
+}
+
 struct session *tool__start(struct tool_opts *o, const char *tool, const char **rung_key,
 			    const char **rung_label)
 {
@@ -555,9 +577,7 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 	}
 	*rung_key = l->rungs[idx].key;
 	*rung_label = l->rungs[idx].label;
-	if (idx > 0)
-		fprintf(stderr, "faultline %s: falling back to %s (%s): %s\n", tool,
-			l->rungs[idx].label, why[0], l->rungs[idx].loses);
+	say_fallback(tool, l, idx, why);
 	return s;
 }
 
@@ -606,9 +626,7 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 	}
 	*rung_key = l->rungs[idx].key;
 	*rung_label = l->rungs[idx].label;
-	if (idx > 0)
-		fprintf(stderr, "faultline %s: falling back to %s (%s): %s\n", tool,
-			l->rungs[idx].label, why[idx - 1], l->rungs[idx].loses);
+	say_fallback(tool, l, idx, why);
 	ret = 0;
 out:
 	features__free(f);

@@ -43,7 +43,9 @@ static int start(struct tool_run *r)
 	r->what = t->what;
 	if (t->variant)
 		t->variant(r->st, &r->ladder, &r->what);
-	if (t->bare_rung)
+	/* Recorded or replayed, every rung is the recording's session: the
+	 * tool's counters rung or its add_events refuses the bare one. */
+	if (t->bare_rung && !r->o.mode->record && !r->o.mode->replay)
 		return tool__start_bare(&r->o, r->ladder, t->bare_rung, &r->s, &r->rung, &r->label);
 	r->s = tool__start(&r->o, r->ladder, &r->rung, &r->label);
 	return r->s ? 0 : -1;
@@ -113,7 +115,7 @@ int tool__drive(struct tool_run *r)
 	if (t->before_run)
 		t->before_run(r->st);
 	fflush(stdout);
-	if (t->run) {
+	if (!r->s) {
 		err = t->run(r->st, r->s, &eb);
 		if (err)
 			return tool__fail(t->name, &eb, err);

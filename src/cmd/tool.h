@@ -58,7 +58,10 @@ struct tool {
 	const char *why_not;
 	struct tool_counters counters;	/* rung: NULL when it has no such rung */
 	/* A rung that needs no session (it reads /proc or /dev/kmsg itself),
-	 * chosen before tracefs is touched; NULL: every rung traces. */
+	 * chosen live before tracefs is touched; NULL: every rung traces.
+	 * Under record and report the recording's session is handed out
+	 * whatever the rung: the bare rung is refused by .counters or by
+	 * add_events (which then sees a session, and prints why). */
 	const char *bare_rung;
 	size_t size;			/* of its state, zeroed before init */
 
@@ -82,8 +85,9 @@ struct tool {
 	void (*before_run)(void *st);	/* may be NULL: headers, to stdout */
 	void (*ready)(void *st);	/* may be NULL: after the banner */
 	void (*round)(void *st);	/* may be NULL: between batches */
-	/* The run when it is not the session's (the bare rung's loop); NULL:
-	 * session__run with the hooks above.  0 or -errno with @eb set. */
+	/* The bare rung's loop, run when there is no session (set with
+	 * .bare_rung); every other run is session__run with the hooks above.
+	 * 0 or -errno with @eb set. */
 	int (*run)(void *st, struct session *s, struct errbuf *eb);
 	/* After a run that succeeded: print the results; the exit status. */
 	int (*report)(void *st, struct session *s);

@@ -115,7 +115,7 @@ esac
 
 FAULTLINE_MASK='kprobes,filemap:*'
 export FAULTLINE_MASK
-run_rung vmstat '^faultline cache: falling back to /proc/vmstat pgpgin, nr_dirtied and /proc/PID/io deltas \(approximation\) \(tracepoint filemap:mm_filemap_get_pages absent \(masked by FAULTLINE_MASK\)\)'
+run_rung vmstat '^faultline cache: falling back to /proc/vmstat pgpgin, nr_dirtied and /proc/PID/io deltas \(approximation\) \((.*; )?tracepoint filemap:mm_filemap_get_pages absent \(masked by FAULTLINE_MASK\)\)'
 unset FAULTLINE_MASK
 
 # ---- formats: -T, interval, count (no Detaching after count rows)
