@@ -68,6 +68,9 @@ void precursors__text(const struct mem_row *rows, size_t n, uint64_t kill_ns, do
 	if (mem_rows__departure(rows, n, &first, &at))
 		printf("  left its baseline first: %s, %.1f s before the kill\n", mem_col__name(first),
 		       ((double)kill_ns - (double)rows[at].time_ns) / 1e9);
-	else
+	else if (n > MEM_SERIES_BASELINE)
 		printf("  no indicator left its baseline (the first %d rows)\n", MEM_SERIES_BASELINE);
+	else
+		printf("  no indicator left its baseline: too few rows to tell (%zu; the baseline is "
+		       "the first %d)\n", n, MEM_SERIES_BASELINE);
 }
