@@ -21,21 +21,10 @@
 #include <time.h>
 
 #include "start.h"
+#include "sys6.h"
 
 #define NOINL __attribute__((noinline, noipa))
 #define PAGE 4096
-
-static long sys6(long nr, long a, long b, long c, long d, long e, long f)
-{
-	register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
 
 static char *map_pages(int n)
 {

@@ -11,13 +11,22 @@
 #                                     tracefs, uprobes, a cgroup v1 memory
 #                                     controller; gcc, python3), then the
 #                                     expected reports
+#   tests/golden/regen.sh --record NAME...
+#                                     only the recordings NAME (alloc,
+#                                     faults, oom, cache, slab, compact,
+#                                     sys, swapin) and the binaries they
+#                                     run; the others stay as committed
+#                                     (a binary rebuilt by another gcc
+#                                     would no longer match the build-ids
+#                                     of the recordings that name it)
 #
 # FAULTLINE (default: ./build/faultline of the source tree) is the binary
 # run; top_builddir (default: the directory FAULTLINE is in) holds the
 # built tests/targets/oom-target.
 #
 # How each recording is made (--record):
-# - The golden targets are built from alloc-target.c and fault-target.c
+# - The golden targets are built from alloc-target.c, fault-target.c,
+#   sys-target.c and swap-target.c
 #   (flags below; see their comments for why: stacks of their own frames
 #   only) into /tmp/faultline-golden/, the path the recordings then name,
 #   and committed as bin/NAME.gz: the test gives them to report under its
@@ -26,6 +35,19 @@
 # - alloc-b.rec: record -e leak,faults -- /tmp/faultline-golden/alloc-target b
 #   (for `diff`: b keeps 2048 bytes more, from one new stack)
 # - faults.rec:  record -e faults -- /tmp/faultline-golden/fault-target
+# - sys.rec:     record -e brk,mmap,shm,ffaults -- /tmp/faultline-golden/sys-target
+#   HOT COLD (see sys-target.c): two files of 256 KiB in /tmp/faultline-golden,
+#   HOT in the page cache, COLD's pages dropped (dd iflag=nocache: a
+#   block-backed file system, as cache.rec), so that its one fault is major
+# - swapin.rec:  record -e swapin -- /tmp/faultline-golden/swap-target, with
+#   a zram swap device of this script's own, hot-added (never zram0, which
+#   the system tests use) and 16 MiB, swapped on only while the target
+#   runs and removed at once: the target's 64 pages go out with
+#   MADV_PAGEOUT and come back as major faults.  While the swap is on, any
+#   reclaim on the machine may use it (a memcg OOM test running then would
+#   swap instead of being killed): keep that window short, on a quiet
+#   machine.  Skipped, with the committed recording kept, without
+#   /sys/class/zram-control or swapon.
 # - oom.rec:     record -e oom,reclaim -a, while oom-target --mode self
 #   runs in a cgroup v1 memory cgroup of 32 MiB (as tests/system/
 #   record-kernel-oom.sh does): its memcg reclaims, then its OOM kill.
@@ -42,11 +64,11 @@
 # - compact.rec: record -e compact -- sh -c 'echo 1 >/proc/sys/vm/compact_memory'
 #   (one manual compaction run per populated zone; its scans are most of
 #   the recording: 35 to 80 KB compressed)
-# - not recorded here: swapin (it needs a swap device, zram0 here, which
-#   the system tests share) and the THP collapse events of compact.
+# - not recorded here: the THP collapse events of compact.
 # - bad-*.rec (python3, below): from faults.rec, the magic changed
 #   (bad-magic), major version 2 (bad-version), cut inside a record
 #   (bad-cut-record); from alloc-a.rec, every record but END (bad-no-end).
+#   Made by a --record of everything only.
 # Each is stored gzip -9n (no name or time in the header: the same bytes
 # for the same recording).
 set -eu
@@ -63,31 +85,56 @@ outputs() {
 
 case ${1:-} in
 --outputs) outputs; exit 0 ;;
---record) ;;
-*) echo "usage: regen.sh --outputs | --record" >&2; exit 2 ;;
+--record) shift ;;
+*) echo "usage: regen.sh --outputs | --record [NAME]..." >&2; exit 2 ;;
 esac
+ONLY=" $* "
+for n; do
+	case $n in
+	alloc | faults | oom | cache | slab | compact | sys | swapin) ;;
+	*) echo "regen.sh: no recording '$n'" >&2; exit 2 ;;
+	esac
+done
+# want NAME: NAME is to be recorded (all of them without names).
+want() {
+	[ "$ONLY" = "  " ] || case $ONLY in *" $1 "*) ;; *) return 1 ;; esac
+}
 [ "$(id -u)" = 0 ] || { echo "regen.sh --record: needs root" >&2; exit 1; }
 
 B=/tmp/faultline-golden
 W=$(mktemp -d /tmp/fl-regen.XXXXXX)
-CG=
+CG= ZN=
+zram_off() {
+	[ -n "$ZN" ] || return 0
+	swapoff "/dev/zram$ZN" 2>/dev/null
+	echo 1 >"/sys/block/zram$ZN/reset" 2>/dev/null
+	echo "$ZN" >/sys/class/zram-control/hot_remove ||
+		echo "regen.sh: could not remove zram$ZN" >&2
+	ZN=
+}
 cleanup() {
 	[ -n "$CG" ] && [ -d "$CG" ] && rmdir "$CG" 2>/dev/null
+	zram_off
 	rm -rf "$W"
 }
 trap cleanup EXIT
 mkdir -p "$B" "$G/data/bin"
 
 # The targets: frame pointers (not needed by the DWARF unwinder, but they
-# keep each function's frame), no libc start files; fault-target without
-# libc at all.
-gcc -O1 -Wall -Wextra -fno-omit-frame-pointer -nostartfiles \
-	-o "$B/alloc-target" "$G/alloc-target.c"
-gcc -O1 -Wall -Wextra -fno-omit-frame-pointer -static -nostdlib \
-	-o "$B/fault-target" "$G/fault-target.c"
-for b in alloc-target fault-target; do
+# keep each function's frame), no libc start files; fault-target,
+# sys-target and swap-target without libc at all.
+# build NAME ARGS: gcc ARGS into $B/NAME, committed as bin/NAME.gz.
+build() {
+	local b=$1
+	shift
+	gcc -O1 -Wall -Wextra -fno-omit-frame-pointer "$@" -o "$B/$b" "$G/$b.c"
 	gzip -9nc "$B/$b" >"$G/data/bin/$b.gz"
-done
+}
+# (if, not &&: set -e holds in an if's body, not on the left of &&)
+if want alloc; then build alloc-target -nostartfiles; fi
+if want faults; then build fault-target -static -nostdlib; fi
+if want sys; then build sys-target -static -nostdlib; fi
+if want swapin; then build swap-target -static -nostdlib; fi
 
 rec() {
 	local name=$1
@@ -126,10 +173,46 @@ bg_stop() {
 		{ echo "regen.sh: $1: $(cat "$W/$1.log")" >&2; exit 1; }
 }
 
-rec alloc-a -e leak -- "$B/alloc-target" a
-rec alloc-b -e leak,faults -- "$B/alloc-target" b
-rec faults -e faults -- "$B/fault-target"
+if want alloc; then
+	rec alloc-a -e leak -- "$B/alloc-target" a
+	rec alloc-b -e leak,faults -- "$B/alloc-target" b
+fi
+if want faults; then rec faults -e faults -- "$B/fault-target"; fi
 
+# sys.rec: brk, mmap, shm and file faults of sys-target, one cold file.
+if want sys; then
+	head -c 262144 /dev/urandom >"$B/ffaults-hot.dat"
+	head -c 262144 /dev/urandom >"$B/ffaults-cold.dat"
+	cat "$B/ffaults-hot.dat" >/dev/null
+	sync "$B/ffaults-cold.dat"
+	dd if="$B/ffaults-cold.dat" iflag=nocache count=0 2>/dev/null
+	[ "$(fincore --bytes --noheadings --output RES "$B/ffaults-cold.dat" | tr -d " ")" = 0 ] ||
+		{ echo "regen.sh: $B/ffaults-cold.dat is still cached (tmpfs?)" >&2; exit 1; }
+	rec sys -e brk,mmap,shm,ffaults -- "$B/sys-target" "$B/ffaults-hot.dat" "$B/ffaults-cold.dat"
+	rm -f "$B/ffaults-hot.dat" "$B/ffaults-cold.dat"
+fi
+
+# swapin.rec: swap-target's 64 pages out to a zram swap of our own and
+# back; the target's own account must agree (all 64 out and in, as many
+# major faults).
+if want swapin; then
+	if [ -w /sys/class/zram-control/hot_add ] && command -v swapon >/dev/null; then
+		ZN=$(cat /sys/class/zram-control/hot_add)
+		echo 16M >"/sys/block/zram$ZN/disksize"
+		mkswap "/dev/zram$ZN" >/dev/null
+		swapon "/dev/zram$ZN"
+		rec swapin -e swapin -- "$B/swap-target"
+		zram_off
+		sed -n 's/^\(swapped_out=.*\)$/\1/p' "$W/swapin.log" >"$W/swapin.truth"
+		grep -qx 'swapped_out=64 swapped_in=64 majflt=64' "$W/swapin.truth" ||
+			{ echo "regen.sh: swap-target: $(cat "$W/swapin.log")" >&2; exit 1; }
+		rm "$W/swapin.truth"
+	else
+		echo "regen.sh: no zram-control or swapon: swapin.rec kept as committed" >&2
+	fi
+fi
+
+if want oom; then
 # oom.rec: a memcg OOM kill, system-wide record.
 V1=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
 OWN=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { sub("/$", "", $3); print $3; exit }' /proc/self/cgroup)
@@ -144,7 +227,9 @@ bg_stop oom
 grep -q '^mode=self pid=' "$W/oom.truth" || { echo "regen.sh: oom-target: $(cat "$W/oom.truth")" >&2; exit 1; }
 rmdir "$CG"
 CG=
+fi
 
+if want cache; then
 # cache.rec: a cold read of a 1 MiB file (256 pages), system-wide record.
 # The file is in $W, which must be on a block-backed file system (a tmpfs
 # page never leaves the cache): dd iflag=nocache drops its pages.
@@ -156,15 +241,19 @@ dd if="$W/cold.dat" iflag=nocache count=0 2>/dev/null
 bg_start cache -e cache,cachetop -a
 cat "$W/cold.dat" >/dev/null
 bg_stop cache
+fi
 
 # slab.rec, compact.rec: a command's own kernel allocations and
 # compaction runs.
-mkdir "$W/slab"
-rec slab -e slab -- "$top_builddir/tests/targets/slab-target" "$W/slab" --files 50
-rm -rf "$W/slab"
-rec compact -e compact -- sh -c 'echo 1 >/proc/sys/vm/compact_memory'
+if want slab; then
+	mkdir "$W/slab"
+	rec slab -e slab -- "$top_builddir/tests/targets/slab-target" "$W/slab" --files 50
+	rm -rf "$W/slab"
+fi
+if want compact; then rec compact -e compact -- sh -c 'echo 1 >/proc/sys/vm/compact_memory'; fi
 
 # The bad recordings, from faults.rec.
+if [ "$ONLY" = "  " ]; then
 python3 - "$W" <<'EOF'
 import struct, sys
 w = sys.argv[1]
@@ -184,8 +273,10 @@ while off < len(data):
     last, off = off, off + 8 + struct.unpack_from("<I", data, off + 4)[0]
 put("bad-no-end", data[:last])
 EOF
+fi
 
 for f in "$W"/*.rec; do
+	[ -e "$f" ] || continue
 	gzip -9nc "$f" >"$G/data/$(basename "$f").gz"
 done
 ls -l "$G"/data/*.rec.gz "$G"/data/bin/*.gz

@@ -11,11 +11,12 @@
 # Machine independence.  The expected text must be the same on any host
 # (CI is a fresh machine with another libc), so nothing here depends on
 # this one:
-# - binaries: the user stacks are those of the two golden targets, whose
+# - binaries: the user stacks are those of the golden targets, whose
 #   binaries are committed (data/bin/*.gz) and given to report with --symfs.
 #   Their stacks hold their own frames only (alloc-target: its own _start,
-#   no threads, no stdio; fault-target: static, without libc), and the
-#   allocator's frame, libc's, is the one the heap reports drop.
+#   no threads, no stdio; fault-target, sys-target, swap-target: static,
+#   without libc), and the allocator's frame, libc's, is the one the heap
+#   reports drop.
 #   Proof, on every run: each case is run twice, once on the recordings
 #   as committed and once on a copy in which every mapping but the
 #   targets' carries an inverted build-id (foreign.py), so that the
@@ -59,7 +60,8 @@ command -v python3 >/dev/null 2>&1 || hard "python3 is needed (foreign.py)"
 
 # The recorded binaries below the symfs, at their recorded paths.
 mkdir -p "$T/symfs/tmp/faultline-golden" "$T/plain" "$T/foreign" "$T/home" || exit 99
-for b in alloc-target fault-target; do
+TARGETS="alloc-target fault-target sys-target swap-target"
+for b in $TARGETS; do
 	gzip -dc "$G/data/bin/$b.gz" >"$T/symfs/tmp/faultline-golden/$b" || hard "data/bin/$b.gz"
 done
 for f in "$G"/data/*.rec.gz; do
@@ -68,7 +70,8 @@ for f in "$G"/data/*.rec.gz; do
 	case $r in
 	bad-*) cp "$T/plain/$r" "$T/foreign/$r" ;;
 	*) python3 "$G/foreign.py" "$T/plain/$r" "$T/foreign/$r" \
-		/tmp/faultline-golden/alloc-target /tmp/faultline-golden/fault-target || hard "foreign.py $r" ;;
+		$(for b in $TARGETS; do echo "/tmp/faultline-golden/$b"; done) ||
+		hard "foreign.py $r" ;;
 	esac
 done
 
@@ -208,6 +211,33 @@ ok faults-json faults faults --json
 ok faults-interval faults faults --interval 0.1
 ok faults-folded faults faults --folded
 ok script-faults faults script
+
+# ---- sys: sys-target (record -e brk,mmap,shm,ffaults; see sys-target.c).
+SYS_PID=$(env -i "$FAULTLINE" report -i "$T/plain/sys.rec" info | sed -n 's/^target_pid  *//p')
+[ -n "$SYS_PID" ] || hard "sys.rec: no target_pid"
+ok brk sys brk
+ok brk-folded sys brk --folded
+ok brk-json sys brk --json
+ok brk-time sys brk -T
+ok mmap sys mmap
+ok mmap-time sys mmap -T
+ok mmap-json sys mmap --json
+ok ffaults sys ffaults
+ok ffaults-json sys ffaults --json
+ok shm sys shm
+ok shm-stacks sys shm -T -g
+ok shm-json sys shm --json
+ok shm-name sys shm -n nomatch
+ok shm-tid sys shm -t "$SYS_PID"
+ok info-sys sys info
+ok script-sys sys script
+# record -e mmap takes no stacks for mmap: -g is refused.
+bad mmap-stacks sys mmap -g
+
+# ---- swapin: swap-target's 64 pages, out to zram and back (record -e swapin).
+ok swapin swapin swapin
+ok swapin-notime swapin swapin -T
+ok swapin-json swapin swapin --json
 
 # ---- kernel events: an OOM kill in a 32 MiB memcg (record -e oom,reclaim -a).
 ok oom-memstat oom script
