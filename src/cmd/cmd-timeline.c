@@ -17,7 +17,8 @@
  *                first time;
  *   FAULTS       page faults (the faults tool's count);
  *   MAJOR        major faults, as faults counts them: a major-faults event
- *                of the thread's last fault, on its page;
+ *                of the thread's last fault, on its page (every major-faults
+ *                event when the recording has no fault events);
  *   RECLAIM      milliseconds in direct and memcg reclaim, begin/end
  *                pairs of the process's threads, at the end's interval;
  *   SWAPINS      major faults on swap-backed memory (anonymous, shmem), as
@@ -388,8 +389,11 @@ static void on_major(struct session *s, const struct sample *smp, void *ctx)
 	uint64_t owner;
 
 	/* As faults counts it: the major event of the thread's last fault,
-	 * on its page; one whose fault came before the recording is not. */
-	if (!r || !major_pair__major(t->majors, (pid_t)smp->tid, smp->addr, &owner))
+	 * on its page; one whose fault came before the recording is not.
+	 * A recording without the faults themselves (record -e swapin) has
+	 * only the major events: each is one, as swapin counts them. */
+	if (!r || (t->have_faults &&
+		   !major_pair__major(t->majors, (pid_t)smp->tid, smp->addr, &owner)))
 		return;
 	r->major++;
 	if (!t->have_swapin)

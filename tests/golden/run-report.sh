@@ -231,6 +231,7 @@ ok shm-name sys shm -n nomatch
 ok shm-tid sys shm -t "$SYS_PID"
 ok info-sys sys info
 ok script-sys sys script
+ok timeline-sys sys timeline
 # record -e mmap takes no stacks for mmap: -g is refused.
 bad mmap-stacks sys mmap -g
 
@@ -238,6 +239,7 @@ bad mmap-stacks sys mmap -g
 ok swapin swapin swapin
 ok swapin-notime swapin swapin -T
 ok swapin-json swapin swapin --json
+ok timeline-swapin swapin timeline
 
 # ---- kernel events: an OOM kill in a 32 MiB memcg (record -e oom,reclaim -a).
 ok oom-memstat oom script
