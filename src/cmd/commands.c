@@ -50,7 +50,7 @@ static const struct command commands[] = {
 	{ "slab", "slab caches (slabtop) with allocations and frees per interval; -C -g kernel stacks",
 	  .legacy = cmd_slab, .flags = REC_REPLAY },
 	{ "compact", "compaction runs with latency and result (drsnoop-like); THP collapses; -s summary",
-	  .legacy = cmd_compact, .flags = REC_REPLAY },
+	  .tool = &compact_tool },
 	{ "record", "record the events of several tools once, to a file (perf record)",
 	  .cmd = cmd_record },
 	{ "report", "any tool's report, a perf script dump, a timeline, a heap diff or a pprof profile, from recordings",
