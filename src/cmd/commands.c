@@ -48,7 +48,7 @@ static const struct command commands[] = {
 	{ "shm", "every shmget/shmat/shmdt/shmctl call with its arguments (shmsnoop)",
 	  .legacy = cmd_shm, .flags = REC_REPLAY },
 	{ "slab", "slab caches (slabtop) with allocations and frees per interval; -C -g kernel stacks",
-	  .legacy = cmd_slab, .flags = REC_REPLAY },
+	  .tool = &slab_tool },
 	{ "compact", "compaction runs with latency and result (drsnoop-like); THP collapses; -s summary",
 	  .tool = &compact_tool },
 	{ "record", "record the events of several tools once, to a file (perf record)",
