@@ -84,6 +84,8 @@ int tool__setup(const struct tool *t, struct tool_mode *mode, int argc, char **a
 			return EXIT_OK;
 		if (err == -EINVAL)
 			return EXIT_USAGE;
+		if (err == TOOL_INIT_FAILED)
+			return EXIT_FAIL;
 		return tool__fail(t->name, NULL, err);
 	}
 	if (start(r) || counters_refused(r))
@@ -100,6 +102,24 @@ fail:
 	return EXIT_FAIL;
 }
 
+/* Tracing is live: the tool's ready hook, then the line that says so. */
+static void on_ready(void *ctx)
+{
+	struct tool_run *r = ctx;
+
+	if (r->t->ready)
+		r->t->ready(r->st);
+	tool__banner(&r->o, r->t->what, r->label, r->t->flags & TOOL_NO_TARGET);
+}
+
+static void on_round(void *ctx)
+{
+	struct tool_run *r = ctx;
+
+	if (r->t->round)
+		r->t->round(r->st);
+}
+
 int tool__drive(struct tool_run *r)
 {
 	const struct tool *t = r->t;
@@ -109,12 +129,12 @@ int tool__drive(struct tool_run *r)
 	if (t->before_run)
 		t->before_run(r->st);
 	fflush(stdout);
-	if (t->run) {
+	/* A tool with a bare rung has its own loop there only. */
+	if (t->run && (!t->bare_rung || !r->s)) {
 		err = t->run(r->st, r->s, &eb);
 		if (err)
 			return tool__fail(t->name, &eb, err);
-	} else if (tool__run_with(r->s, &r->o, t->name, t->what, r->label, t->ready, t->round,
-				  r->st)) {
+	} else if (tool__run_with(r->s, &r->o, t->name, NULL, r->label, on_ready, on_round, r)) {
 		return EXIT_FAIL;
 	}
 	return t->report(r->st, r->s);
