@@ -32,6 +32,8 @@ int report_pprof(const struct replay_opts *ro, int argc, char **argv);
 extern const struct tool reclaim_tool;
 extern const struct tool compact_tool;
 extern const struct tool slab_tool;
+extern const struct tool cache_tool;
+extern const struct tool cachetop_tool;
 
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:
@@ -46,8 +48,6 @@ int cmd_hfaults(struct tool_mode *mode, int argc, char **argv);
 int cmd_brk(struct tool_mode *mode, int argc, char **argv);
 int cmd_mmap(struct tool_mode *mode, int argc, char **argv);
 int cmd_swapin(struct tool_mode *mode, int argc, char **argv);
-int cmd_cache(struct tool_mode *mode, int argc, char **argv);
-int cmd_cachetop(struct tool_mode *mode, int argc, char **argv);
 int cmd_oom(struct tool_mode *mode, int argc, char **argv);
 int cmd_flamegraph(struct tool_mode *mode, int argc, char **argv);
 int cmd_shm(struct tool_mode *mode, int argc, char **argv);
