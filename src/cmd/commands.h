@@ -34,6 +34,7 @@ extern const struct tool compact_tool;
 extern const struct tool slab_tool;
 extern const struct tool cache_tool;
 extern const struct tool cachetop_tool;
+extern const struct tool pressure_tool;
 
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:
@@ -52,7 +53,6 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv);
 int cmd_flamegraph(struct tool_mode *mode, int argc, char **argv);
 int cmd_shm(struct tool_mode *mode, int argc, char **argv);
 int cmd_goalloc(struct tool_mode *mode, int argc, char **argv);
-int cmd_pressure(struct tool_mode *mode, int argc, char **argv);
 
 /*
  * One entry of the command table (commands.c), the only list of
