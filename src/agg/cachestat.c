@@ -818,20 +818,36 @@ int cache_source__take(struct cache_source *cs, struct cache_tally *total,
 
 /* ---- the interval loop ------------------------------------------------------ */
 
-struct run_state {
-	struct cache_source *cs;
-	struct session *s;		/* NULL on the vmstat rung */
-	const struct cache_run_ops *ops;
-	double interval;
-	unsigned long count, done;
-	struct timespec deadline;
-	bool stopped_by_us;
+void cache_run__init(struct cache_run *r, struct cache_source *cs, struct session *s,
+		     double interval, unsigned long count, const struct cache_run_ops *ops)
+{
+	*r = (struct cache_run){ .cs = cs, .s = s, .ops = ops, .interval = interval,
+				 .count = count };
+}
+
+int cache_run__open(struct cache_run *r, const char *rung_key, bool per_pid, pid_t pid,
+		    struct session *s, double interval, unsigned long count,
+		    const struct cache_run_ops *ops, struct errbuf *eb)
+{
+	struct cache_source *cs = NULL;
 	int err;
-};
+
+	err = cache_source__new(rung_key, per_pid, pid, NULL, &cs);
+	cache_run__init(r, cs, s, interval, count, ops);
+	if (!err)
+		err = cache_source__attach(cs, s, eb);
+	return err;
+}
+
+void cache_run__close(struct cache_run *r)
+{
+	cache_source__free(r->cs);
+	r->cs = NULL;
+}
 
 /* Now on the run's clock: the session's (a replay's is the recording's,
  * so its intervals are the recorded run's), else CLOCK_MONOTONIC. */
-static void run_now(const struct run_state *r, struct timespec *now)
+static void run_now(const struct cache_run *r, struct timespec *now)
 {
 	uint64_t ns;
 
@@ -861,7 +877,7 @@ static bool ts_reached(const struct timespec *now, const struct timespec *t)
  * interval is not followed by a burst of empty ones.  A replay has no
  * stalls: its rounds come only with records, and a gap between two
  * records spans intervals the live run did print, empty. */
-static void next_deadline(struct run_state *r)
+static void next_deadline(struct cache_run *r)
 {
 	struct timespec now;
 
@@ -874,7 +890,7 @@ static void next_deadline(struct run_state *r)
 }
 
 /* One interval ended: 1 when the run should stop. */
-static int end_interval(struct run_state *r)
+static int end_interval(struct cache_run *r)
 {
 	if (r->ops->interval(r->ops->ctx, r->cs, false)) {
 		r->stopped_by_us = true;
@@ -889,19 +905,16 @@ static int end_interval(struct run_state *r)
 	return 0;
 }
 
-static void on_ready(void *ctx)
+void cache_run__ready(struct cache_run *r)
 {
-	struct run_state *r = ctx;
-
 	run_now(r, &r->deadline);
 	ts_add(&r->deadline, r->interval);
 	if (r->ops->ready)
 		r->ops->ready(r->ops->ctx);
 }
 
-static void on_round(void *ctx)
+void cache_run__round(struct cache_run *r)
 {
-	struct run_state *r = ctx;
 	struct timespec now;
 
 	if (r->stopped_by_us)
@@ -921,7 +934,16 @@ static void on_round(void *ctx)
 	session__stop(r->s);
 }
 
-static int run_procfs(struct run_state *r, struct errbuf *eb)
+void cache_run__end(struct cache_run *r)
+{
+	/* A replay that reached the recording's end ends as the recorded run
+	 * did when it was stopped: with the partial interval. */
+	if (r->s && !r->stopped_by_us && (session__stop_reason(r->s) == SESSION_STOP_SIGNAL ||
+					  session__replaying(r->s)))
+		r->ops->interval(r->ops->ctx, r->cs, true);
+}
+
+int cache_run__procfs(struct cache_run *r, struct errbuf *eb)
 {
 	struct timespec now, nap;
 	int err;
@@ -930,7 +952,7 @@ static int run_procfs(struct run_state *r, struct errbuf *eb)
 	err = cache_source__poll_procfs(r->cs, eb);
 	if (err)
 		goto out;
-	on_ready(r);
+	cache_run__ready(r);
 	for (;;) {
 		if (stopsig__caught()) {
 			err = cache_source__poll_procfs(r->cs, eb);
@@ -963,24 +985,4 @@ static int run_procfs(struct run_state *r, struct errbuf *eb)
 out:
 	stopsig__release();
 	return err;
-}
-
-int cache_run(struct cache_source *cs, struct session *s, double interval, unsigned long count,
-	      const struct cache_run_ops *ops, struct errbuf *eb)
-{
-	struct run_state r = { .cs = cs, .s = s, .ops = ops, .interval = interval, .count = count };
-	struct session_hooks hooks = { .ready = on_ready, .round = on_round, .ctx = &r };
-	int err;
-
-	if (!s)
-		return run_procfs(&r, eb);
-	err = session__run(s, &hooks, eb);
-	if (err)
-		return err;
-	/* A replay that reached the recording's end ends as the recorded run
-	 * did when it was stopped: with the partial interval. */
-	if (!r.stopped_by_us && (session__stop_reason(s) == SESSION_STOP_SIGNAL ||
-				 session__replaying(s)))
-		ops->interval(ops->ctx, cs, true);
-	return 0;
 }

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "lib/errbuf.h"
 
@@ -227,9 +228,11 @@ uint64_t cache_source__bad_records(const struct cache_source *cs);
  * cache_run: the interval loop both commands share.  With a session (the
  * sampled rungs) the session's rounds drive it, on the session's clock
  * (session__now: a replay's intervals are the recorded run's, and the
- * end of a recording ends the run as a Ctrl-C would); without (the vmstat
- * rung) it sleeps to each interval's end and polls /proc, stopping on
- * SIGINT, SIGTERM, SIGHUP or SIGPIPE.
+ * end of a recording ends the run as a Ctrl-C would): call
+ * cache_run__ready and cache_run__round from the session's ready and
+ * round hooks, and cache_run__end once it has run.  Without (the vmstat
+ * rung) cache_run__procfs is the loop: it sleeps to each interval's end
+ * and polls /proc, stopping on SIGINT, SIGTERM, SIGHUP or SIGPIPE.
  */
 struct cache_run_ops {
 	/* Tracing is live: print headers.  May be NULL. */
@@ -244,17 +247,53 @@ struct cache_run_ops {
 	void *ctx;
 };
 
+/* The loop's state: filled by cache_run__init, owned by the caller. */
+struct cache_run {
+	struct cache_source *cs;
+	struct session *s;
+	const struct cache_run_ops *ops;
+	double interval;
+	unsigned long count, done;
+	struct timespec deadline;
+	bool stopped_by_us;
+};
+
 /**
- * cache_run() - run intervals of @interval seconds until @count of them
+ * cache_run__init() - intervals of @interval seconds until @count of them
  * (0: no limit), a signal, or an op asks to stop
  * @s: the session the source is attached to (live or a replay, not one
  *     being recorded: faultline record runs that itself), or NULL for the
  *     vmstat rung
- *
- * Return: 0, or -errno with detail in @eb (a failed poll of /proc, a
- * session error, no memory in a callback).
+ * @ops: kept, as @cs and @s, for the run
  */
-int cache_run(struct cache_source *cs, struct session *s, double interval, unsigned long count,
-	      const struct cache_run_ops *ops, struct errbuf *eb);
+void cache_run__init(struct cache_run *r, struct cache_source *cs, struct session *s,
+		     double interval, unsigned long count, const struct cache_run_ops *ops);
+/**
+ * cache_run__open() - cache_run__init with a source of its own: the
+ * cache_source__new(@rung_key, @per_pid, @pid) attached to @s (NULL: the
+ * vmstat rung), freed by cache_run__close (also after a failure)
+ *
+ * Return: 0, or -errno with detail in @eb.
+ */
+int cache_run__open(struct cache_run *r, const char *rung_key, bool per_pid, pid_t pid,
+		    struct session *s, double interval, unsigned long count,
+		    const struct cache_run_ops *ops, struct errbuf *eb);
+/* The source cache_run__open made; a zeroed run is allowed. */
+void cache_run__close(struct cache_run *r);
+/* The session's ready hook: the first interval starts; ops->ready. */
+void cache_run__ready(struct cache_run *r);
+/* The session's round hook: the intervals now ended; session__stop once
+ * the count is done or an op asked to stop. */
+void cache_run__round(struct cache_run *r);
+/* After the session ran (0): the partial interval of a run a signal or
+ * the recording's end stopped.  Nothing without a session. */
+void cache_run__end(struct cache_run *r);
+/**
+ * cache_run__procfs() - the vmstat rung's run, without a session
+ *
+ * Return: 0, or -errno with detail in @eb (a failed poll of /proc, no
+ * memory in a callback).
+ */
+int cache_run__procfs(struct cache_run *r, struct errbuf *eb);
 
 #endif

@@ -28,7 +28,7 @@
 #include "agg/cachestat.h"
 #include "cmd/commands.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 
 #define TOOL "cache"
 
@@ -46,10 +46,12 @@ static const char help[] =
 	"kprobes as BCC, page-cache tracepoints, or /proc counters (an approximation).\n";
 
 struct cache_cmd {
-	bool timestamps;
+	struct tool_opts *o;
 	struct tool_interval every;
 	const char *label;
 	struct session *s;	/* NULL on the /proc rung */
+	struct cache_run_ops ops;
+	struct cache_run run;
 	int err;
 };
 
@@ -69,15 +71,14 @@ static void print_header(void *ctx)
 {
 	const struct cache_cmd *c = ctx;
 
-	/* Said when tracing is live, not before: scripts wait for this line.
-	 * A report prints the report alone, and what it lacks. */
+	/* A report prints the report alone, and what it lacks.  The /proc
+	 * rung's own loop says when it is live; a session's, the driver. */
 	if (replaying(c))
 		fprintf(stderr, "faultline " TOOL ": a recording does not hold /proc/meminfo: "
 			"BUFFERS_MB and CACHED_MB show 0\n");
-	else
-		fprintf(stderr, "Tracing page cache of all processes with %s... Hit Ctrl-C to end.\n",
-			c->label);
-	if (c->timestamps)
+	else if (!c->s)
+		tool__banner(c->o, "page cache", c->label, false);
+	if (c->o->timestamps)
 		printf("%-8s ", "TIME");
 	printf("%8s %8s %8s %8s %12s %10s\n", "HITS", "MISSES", "DIRTIES", "HITRATIO", "BUFFERS_MB",
 	       "CACHED_MB");
@@ -105,7 +106,7 @@ static int print_row(void *ctx, struct cache_source *cs, bool final)
 	 * a replay has none (this machine's now is not the recording's). */
 	if (!replaying(c))
 		cache_meminfo__read(NULL, &buffers, &cached);
-	if (c->timestamps) {
+	if (c->o->timestamps) {
 		secs = c->s ? session__wall(c->s) : time(NULL);
 		localtime_r(&secs, &tm);
 		strftime(now, sizeof(now), "%H:%M:%S", &tm);
@@ -119,62 +120,90 @@ static int print_row(void *ctx, struct cache_source *cs, bool final)
 	return 0;
 }
 
-int cmd_cache(struct tool_mode *mode, int argc, char **argv)
+static int cache_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+		      char **argv)
 {
-	struct cache_cmd c = { .every = { .secs = 1 } };
+	struct cache_cmd *c = ctx;
 	struct tool_extra extra = { .shortopts = "p:", .opt = cache_opt,
-				    .positional = tool_opts__interval_positional, .ctx = &c.every };
-	struct tool_opts o;
-	struct cache_run_ops ops = { .ready = print_header, .interval = print_row, .ctx = &c };
-	struct cache_source *cs = NULL;
-	struct session *s = NULL;
-	const char *rung = NULL, *label = NULL;
-	struct errbuf eb = { "" };
-	int ret, err;
+				    .positional = tool_opts__interval_positional, .ctx = &c->every };
+	int ret;
 
+	c->every.secs = 1;
 	/* -T only: the page cache is the whole system's, nothing to choose
 	 * (-a says so, as faultline record passes it). */
-	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL),
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL),
 				   usage, help, &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	c.timestamps = o.timestamps;
-	ret = EXIT_FAIL;
-	o.all = true;
+		return ret;
+	c->o = o;
+	o->all = true;
 	/* No stacks: the small rings of the frame-pointer mode do. */
-	o.sess.callgraph = CALLGRAPH_FP;
-	/* The vmstat rung needs no tracefs: chosen before opening a session. */
-	if (tool__start_bare(&o, TOOL, "vmstat", &s, &rung, &label))
-		goto out;
-	err = cache_source__new(rung, false, 0, NULL, &cs);
-	if (!err)
-		err = cache_source__attach(cs, s, &eb);
-	if (err) {
-		tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (tool__lent(&o)) {
-		ret = EXIT_OK;
-		goto out;
-	}
-	c.label = label;
-	c.s = s;
-	err = cache_run(cs, s, c.every.secs, c.every.count, &ops, &eb);
-	if (!err)
-		err = c.err;
-	if (err) {
-		tool__fail(TOOL, &eb, err);
-		goto out;
-	}
+	o->sess.callgraph = CALLGRAPH_FP;
+	c->ops = (struct cache_run_ops){ .ready = print_header, .interval = print_row, .ctx = c };
+	return 0;
+}
+
+static int cache_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			    struct errbuf *eb)
+{
+	struct cache_cmd *c = ctx;
+
+	c->s = s;
+	c->label = label;
+	return cache_run__open(&c->run, rung, false, 0, s, c->every.secs, c->every.count, &c->ops,
+			       eb);
+}
+
+static void cache_ready(void *ctx)
+{
+	cache_run__ready(&((struct cache_cmd *)ctx)->run);
+}
+
+static void cache_round(void *ctx)
+{
+	cache_run__round(&((struct cache_cmd *)ctx)->run);
+}
+
+/* The /proc rung's run: no session. */
+static int cache_procfs(void *ctx, struct session *s, struct errbuf *eb)
+{
+	(void)s;
+	return cache_run__procfs(&((struct cache_cmd *)ctx)->run, eb);
+}
+
+static int cache_report(void *ctx, struct session *s)
+{
+	struct cache_cmd *c = ctx;
+
+	cache_run__end(&c->run);
+	if (c->err)
+		return tool__fail(TOOL, NULL, c->err);
 	if (s && session__lost(s))
 		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " events: counts are low\n",
 			session__lost(s));
-	if (cs && cache_source__bad_records(cs))
+	if (cache_source__bad_records(c->run.cs))
 		fprintf(stderr, "faultline " TOOL ": %" PRIu64 " records without the expected fields\n",
-			cache_source__bad_records(cs));
-	ret = EXIT_OK;
-out:
-	cache_source__free(cs);
-	session__free(s);
-	return ret;
+			cache_source__bad_records(c->run.cs));
+	return EXIT_OK;
 }
+
+static void cache_fini(void *ctx)
+{
+	cache_run__close(&((struct cache_cmd *)ctx)->run);
+}
+
+const struct tool cache_tool = {
+	.name = TOOL,
+	.what = "page cache",
+	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
+	/* The vmstat rung needs no tracefs: chosen before opening a session. */
+	.bare_rung = "vmstat",
+	.size = sizeof(struct cache_cmd),
+	.init = cache_init,
+	.add_events = cache_add_events,
+	.ready = cache_ready,
+	.round = cache_round,
+	.run = cache_procfs,
+	.report = cache_report,
+	.fini = cache_fini,
+};

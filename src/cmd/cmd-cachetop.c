@@ -43,7 +43,7 @@
 #include "lib/keyed.h"
 #include "lib/passwd.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 
 #define TOOL "cachetop"
 
@@ -78,20 +78,23 @@ struct proc_info {
 };
 
 struct top {
+	struct tool_opts *o;
 	pid_t pid;
 	struct tool_interval every;
 	bool tty, keys;
+	bool alt_screen;		/* entered at the first screen drawn */
 	struct termios saved;
 	int sort_col;
 	bool ascending;
 	struct session *s;
-	struct cache_source *cs;
 	struct top_row *rows;
 	size_t nrows, caprows;
 	struct keyed *infos;		/* pid -> struct proc_info */
 	double buffers_mb, cached_mb;
 	const char *label;
 	char stamp[16];
+	struct cache_run_ops ops;
+	struct cache_run run;
 	int err;
 };
 
@@ -199,6 +202,12 @@ static void draw(struct top *t)
 	size_t max = t->nrows;
 
 	sort_rows(t);
+	if (t->tty && !t->alt_screen) {
+		/* The alternate screen, as curses: the shell's screen comes back
+		 * at exit. */
+		printf("\033[?1049h");
+		t->alt_screen = true;
+	}
 	if (t->tty) {
 		/* Home and clear, then fill at most the screen. */
 		printf("\033[H\033[2J");
@@ -298,7 +307,7 @@ static int on_idle(void *ctx)
 
 	/* Learn who new pids are while they run: most page-cache users are
 	 * short-lived, and /proc forgets them at exit. */
-	cache_source__peek(t->cs, &procs, &n);
+	cache_source__peek(t->run.cs, &procs, &n);
 	for (size_t i = 0; i < n && !replaying(t); i++)
 		if (!proc_info(t, procs[i].pid)) {
 			t->err = -ENOMEM;
@@ -331,23 +340,13 @@ static void on_ready(void *ctx)
 {
 	struct top *t = ctx;
 
-	/* Said when tracing is live, not before: scripts wait for this line.
-	 * A report prints the report alone, and what it lacks. */
+	/* A report prints the report alone, and what it lacks.  The /proc
+	 * rung's own loop says when it is live; a session's, the driver. */
 	if (replaying(t))
 		fprintf(stderr, "faultline " TOOL ": a recording does not hold /proc/meminfo or the "
 			"processes' owners: Buffers MB and Cached MB show 0, UID ?\n");
-	else if (t->pid > 0)
-		fprintf(stderr, "Tracing page cache of PID %d with %s... Hit Ctrl-C to end.\n", (int)t->pid,
-			t->label);
-	else
-		fprintf(stderr, "Tracing page cache of all processes with %s... Hit Ctrl-C to end.\n",
-			t->label);
-	if (t->tty) {
-		/* The alternate screen, as curses: the shell's screen comes back
-		 * at exit. */
-		printf("\033[?1049h\033[H\033[2J");
-		fflush(stdout);
-	}
+	else if (!t->s)
+		tool__banner(t->o, "page cache", t->label, false);
 }
 
 static void keys_on(struct top *t)
@@ -372,73 +371,120 @@ static void keys_off(struct top *t)
 	t->keys = false;
 }
 
-int cmd_cachetop(struct tool_mode *mode, int argc, char **argv)
+/* The terminal as it was: keys echoed, the shell's screen back. */
+static void screen_off(struct top *t)
 {
-	struct top t = { .sort_col = COL_HITS, .every = { .secs = 5 } };
-	struct tool_extra extra = { .positional = tool_opts__interval_positional, .ctx = &t.every };
-	struct tool_opts o;
-	struct cache_run_ops ops = { .ready = on_ready, .interval = on_interval, .idle = on_idle, .ctx = &t };
-	struct cache_source *cs = NULL;
-	const char *rung = NULL, *label = NULL;
-	struct errbuf eb = { "" };
-	bool alt_screen = false;
-	int ret, err;
-
-	/* -p only: per process, and system-wide without it (or with -a, as
-	 * faultline record says it). */
-	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_NO_SHARED & ~(TOOL_OPT_NO_PID | TOOL_OPT_NO_ALL),
-				   usage, help, &extra, argc, argv);
-	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	t.pid = o.sess.pid;
-	ret = EXIT_FAIL;
-	t.infos = keyed__new(sizeof(struct proc_info));
-	if (!t.infos) {
-		tool__fail(TOOL, NULL, -ENOMEM);
-		goto out;
-	}
-	t.tty = isatty(STDOUT_FILENO);
-	o.all = !t.pid;
-	o.sess.callgraph = CALLGRAPH_FP;
-	/* The vmstat rung needs no tracefs: chosen before opening a session. */
-	if (tool__start_bare(&o, TOOL, "vmstat", &t.s, &rung, &label))
-		goto out;
-	err = cache_source__new(rung, true, t.pid, NULL, &cs);
-	t.cs = cs;
-	if (!err)
-		err = cache_source__attach(cs, t.s, &eb);
-	if (err) {
-		tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (tool__lent(&o)) {
-		ret = EXIT_OK;
-		goto out;
-	}
-	t.label = label;
-	keys_on(&t);
-	alt_screen = t.tty;
-	err = cache_run(cs, t.s, t.every.secs, t.every.count, &ops, &eb);
-	keys_off(&t);
-	if (alt_screen) {
+	keys_off(t);
+	if (t->alt_screen) {
 		printf("\033[?1049l");
 		fflush(stdout);
 	}
-	if (!err)
-		err = t.err;
-	if (err) {
-		tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (t.s && session__lost(t.s))
-		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " events: counts are low\n",
-			session__lost(t.s));
-	ret = EXIT_OK;
-out:
-	keys_off(&t);
-	cache_source__free(cs);
-	session__free(t.s);
-	keyed__free(t.infos);
-	free(t.rows);
-	return ret;
+	t->alt_screen = false;
 }
+
+static int top_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
+{
+	struct top *t = ctx;
+	struct tool_extra extra = { .positional = tool_opts__interval_positional, .ctx = &t->every };
+	int ret;
+
+	t->sort_col = COL_HITS;
+	t->every.secs = 5;
+	/* -p only: per process, and system-wide without it (or with -a, as
+	 * faultline record says it). */
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_SHARED & ~(TOOL_OPT_NO_PID | TOOL_OPT_NO_ALL),
+				   usage, help, &extra, argc, argv);
+	if (ret)
+		return ret;
+	t->o = o;
+	t->pid = o->sess.pid;
+	t->infos = keyed__new(sizeof(struct proc_info));
+	if (!t->infos)
+		return -ENOMEM;
+	t->tty = isatty(STDOUT_FILENO);
+	o->all = !t->pid;
+	o->sess.callgraph = CALLGRAPH_FP;
+	t->ops = (struct cache_run_ops){ .ready = on_ready, .interval = on_interval, .idle = on_idle,
+					 .ctx = t };
+	return 0;
+}
+
+static int top_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			  struct errbuf *eb)
+{
+	struct top *t = ctx;
+
+	t->s = s;
+	t->label = label;
+	return cache_run__open(&t->run, rung, true, t->pid, s, t->every.secs, t->every.count,
+			       &t->ops, eb);
+}
+
+static void top_before_run(void *ctx)
+{
+	keys_on(ctx);
+}
+
+static void top_ready(void *ctx)
+{
+	cache_run__ready(&((struct top *)ctx)->run);
+}
+
+static void top_round(void *ctx)
+{
+	cache_run__round(&((struct top *)ctx)->run);
+}
+
+/* The /proc rung's run: no session.  The terminal is restored before
+ * any error is said. */
+static int top_procfs(void *ctx, struct session *s, struct errbuf *eb)
+{
+	struct top *t = ctx;
+	int err;
+
+	(void)s;
+	err = cache_run__procfs(&t->run, eb);
+	screen_off(t);
+	return err;
+}
+
+static int top_report(void *ctx, struct session *s)
+{
+	struct top *t = ctx;
+
+	cache_run__end(&t->run);
+	screen_off(t);
+	if (t->err)
+		return tool__fail(TOOL, NULL, t->err);
+	if (s && session__lost(s))
+		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " events: counts are low\n",
+			session__lost(s));
+	return EXIT_OK;
+}
+
+static void top_fini(void *ctx)
+{
+	struct top *t = ctx;
+
+	screen_off(t);
+	cache_run__close(&t->run);
+	keyed__free(t->infos);
+	free(t->rows);
+}
+
+const struct tool cachetop_tool = {
+	.name = TOOL,
+	.what = "page cache",
+	.flags = TOOL_RECORDS | TOOL_REPLAYS,
+	/* The vmstat rung needs no tracefs: chosen before opening a session. */
+	.bare_rung = "vmstat",
+	.size = sizeof(struct top),
+	.init = top_init,
+	.add_events = top_add_events,
+	.before_run = top_before_run,
+	.ready = top_ready,
+	.round = top_round,
+	.run = top_procfs,
+	.report = top_report,
+	.fini = top_fini,
+};

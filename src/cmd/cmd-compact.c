@@ -42,7 +42,7 @@
 #include "lib/keyed.h"
 #include "cmd/report.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 
@@ -443,7 +443,6 @@ static void on_round(void *ctx)
 
 	if (st->summary || st->vmstat)
 		every__round(&st->every);
-	fflush(stdout);
 }
 
 static void print_summary(struct session *s, const struct compact_state *st)
@@ -478,85 +477,95 @@ static void print_summary(struct session *s, const struct compact_state *st)
 		a->collapses, a->collapse_failed, session__lost(s));
 }
 
-int cmd_compact(struct tool_mode *mode, int argc, char **argv)
+static int compact_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+			char **argv)
 {
 	static const struct option longopts[] = {
 		{ "summary", no_argument, NULL, 's' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct compact_state st = { .iv = { .secs = 1.0 } };
-	struct tool_extra extra = { "si:", longopts, compact_opt, NULL, &st };
-	struct errbuf eb = { "" };
-	struct session *s = NULL;
-	struct tool_opts o;
-	const char *rung, *label;
-	int ret, err;
+	struct compact_state *st = ctx;
+	struct tool_extra extra = { "si:", longopts, compact_opt, NULL, st };
+	int ret;
 
-	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER, usage, help, &extra,
-				   argc, argv);
+	st->iv.secs = 1.0;
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER, usage, help,
+				   &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	ret = EXIT_FAIL;
-	o.sess.callgraph = CALLGRAPH_FP;
-	st.o = &o;
-	st.json = o.json;
-	st.threads = keyed__new(sizeof(struct thread));
-	if (!st.threads) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	s = tool__start(&o, TOOL, &rung, &label);
-	if (!s)
-		goto out;
-	st.s = s;
-	st.every = (struct every){ s, st.iv.secs, 0, 0, 0, print_interval, &st };
-	st.vmstat = ladder__is(rung, "vmstat");
-	if (st.vmstat && tool__counters_rung(&o, TOOL, "/proc counters", "/proc/vmstat",
-					     o.sess.cmd ? "the counts are not limited to the command"
-							: "the counts are not limited to -p"))
-		goto out;
-	err = st.vmstat ? 0 : add_events(s, &st, &eb);
+		return ret;
+	o->sess.callgraph = CALLGRAPH_FP;
+	st->o = o;
+	st->json = o->json;
+	st->threads = keyed__new(sizeof(struct thread));
+	return st->threads ? 0 : -ENOMEM;
+}
+
+static int compact_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			      struct errbuf *eb)
+{
+	struct compact_state *st = ctx;
+	int err;
+
+	(void)label;
+	st->s = s;
+	st->every = (struct every){ s, st->iv.secs, 0, 0, 0, print_interval, st };
+	st->vmstat = ladder__is(rung, "vmstat");
+	err = st->vmstat ? 0 : add_events(s, st, eb);
 	if (!err && !session__replaying(s))
-		err = vmstat__read(NULL, vm_names, st.vm_prev, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (tool__recording(&o))
-		;
-	else if (st.json)
-		;
-	else if (st.vmstat)
+		err = vmstat__read(NULL, vm_names, st->vm_prev, eb);
+	return err;
+}
+
+static void compact_before_run(void *ctx)
+{
+	struct compact_state *st = ctx;
+
+	if (st->json)
+		return;
+	if (st->vmstat)
 		printf("%-8s %13s %12s %15s %18s %18s %25s\n", "TIME", "COMPACT_STALL", "COMPACT_FAIL",
 		       "COMPACT_SUCCESS", "THP_FAULT_FALLBACK", "THP_COLLAPSE_ALLOC",
 		       "THP_COLLAPSE_ALLOC_FAILED");
-	else if (st.summary)
+	else if (st->summary)
 		printf("%-8s %7s %10s %11s %9s %9s %12s\n", "TIME", "STALLS", "STALL_ms", "COMPACTIONS",
 		       "COLLAPSED", "COLL_FAIL", "THP_FALLBACK");
-	else if (o.timestamps)
+	else if (st->o->timestamps)
 		printf("%-14s %-14s %-6s %8s %5s %-9s %s\n", "TIME(s)", "COMM", "PID", "LAT(ms)", "ORDER",
 		       "KIND", "RESULT");
 	else
 		printf("%-14s %-6s %8s %5s %-9s %s\n", "COMM", "PID", "LAT(ms)", "ORDER", "KIND",
 		       "RESULT");
-	fflush(stdout);
-	if (tool__run_with(s, &o, TOOL, "compaction", label, NULL, on_round, &st)) {
-		ret = tool__lent(&o) ? EXIT_OK : EXIT_FAIL;
-		goto out;
-	}
-	if (st.err) {
-		ret = tool__fail(TOOL, NULL, st.err);
-		goto out;
-	}
-	if (st.summary || st.vmstat)
-		every__final(&st.every);
-	if (!st.vmstat)
-		print_summary(s, &st);
-	ret = EXIT_OK;
-out:
-	fflush(stdout);
-	session__free(s);
-	keyed__free(st.threads);
-	return ret;
 }
+
+static int compact_report(void *ctx, struct session *s)
+{
+	struct compact_state *st = ctx;
+
+	if (st->err)
+		return tool__fail(TOOL, NULL, st->err);
+	if (st->summary || st->vmstat)
+		every__final(&st->every);
+	if (!st->vmstat)
+		print_summary(s, st);
+	return EXIT_OK;
+}
+
+static void compact_fini(void *ctx)
+{
+	keyed__free(((struct compact_state *)ctx)->threads);
+}
+
+const struct tool compact_tool = {
+	.name = TOOL,
+	.what = "compaction",
+	.flags = TOOL_RECORDS | TOOL_REPLAYS,
+	.counters = { "vmstat", "/proc counters", "/proc/vmstat", NULL },
+	.size = sizeof(struct compact_state),
+	.init = compact_init,
+	.add_events = compact_add_events,
+	.before_run = compact_before_run,
+	.round = on_round,
+	.report = compact_report,
+	.fini = compact_fini,
+};

@@ -995,17 +995,6 @@ static int oom_add_events(void *ctx, struct session *s, const char *rung, const 
 	st->rung = rung;
 	st->label = label;
 	st->replay = s && session__replaying(s);
-	/* A recording holds events, not the log the kmsg rung reads. */
-	if (ladder__is(rung, "kmsg") && s) {
-		if (st->replay)
-			fprintf(stderr, "faultline " TOOL ": the recording holds no OOM events to report "
-				"from (it holds the events of: %s)\n", session__meta(s, "tools") ?
-				session__meta(s, "tools") : "?");
-		else
-			fprintf(stderr, "faultline " TOOL ": this kernel's OOM reports can only be read "
-				"from /dev/kmsg, which cannot be recorded\n");
-		return 1;
-	}
 	/* The kmsg rung needs no tracefs and no session: the "falling back"
 	 * line was said choosing it. */
 	if (ladder__is(rung, "kmsg")) {

@@ -42,7 +42,7 @@
 #include "agg/reclaim-watch.h"
 #include "cmd/report.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "ladder.h"
 
 #define TOOL "pressure"
@@ -70,6 +70,7 @@ struct trigger {
 };
 
 struct pressure_state {
+	struct tool_opts *o;
 	struct session *s;
 	struct tool_interval every;
 	bool json, trace_reclaim, cg_v1;
@@ -86,7 +87,6 @@ struct pressure_state {
 	pthread_t thread;
 	bool thread_started;
 	const char *trigger_file;
-	const char *label;		/* the rung's */
 	bool skip_sys_psi, skip_cg_psi;	/* an unprivileged trigger's file: not read */
 	int err;
 };
@@ -328,7 +328,6 @@ static void on_ready(void *ctx)
 	sample(st, &st->prev);
 	st->start_ns = session__now(st->s);
 	st->next_ns = st->start_ns + (uint64_t)(st->every.secs * 1e9);
-	fprintf(stderr, "Tracing memory pressure with %s... Hit Ctrl-C to end.\n", st->label);
 }
 
 static void on_round(void *ctx)
@@ -365,7 +364,8 @@ static bool has_cap_sys_resource(void)
 	return yes;
 }
 
-/* -G: the cgroup's directory, and its memory.pressure when it has one. */
+/* -G: the cgroup's directory, and its memory.pressure when it has one;
+ * TOOL_INIT_FAILED after saying why not. */
 static int resolve_cgroup(struct pressure_state *st)
 {
 	struct errbuf eb = { "" };
@@ -375,7 +375,7 @@ static int resolve_cgroup(struct pressure_state *st)
 					st->cg_pressure, sizeof(st->cg_pressure), &eb);
 	if (err) {
 		tool__fail(TOOL, &eb, err);
-		return err;
+		return TOOL_INIT_FAILED;
 	}
 	if (st->cg_pressure[0])
 		return 0;
@@ -413,128 +413,144 @@ static const char *pressure_positional(int argc, char **argv, const char **arg, 
 	return tool_opts__parse_interval(&st->every, argc, argv, arg);
 }
 
-/**
- * cmd_pressure() - `faultline pressure [-G CGROUP] [-t SPEC]... [--json] [interval [count]]`
- * @argc: argument count, argv[0] being "pressure"
- * @argv: arguments; not retained
- *
- * Return: exit status (EXIT_OK, EXIT_FAIL, EXIT_USAGE).
- */
-int cmd_pressure(struct tool_mode *mode, int argc, char **argv)
+/* `faultline pressure [-G CGROUP] [-t SPEC]... [--json] [interval [count]]` */
+static int pressure_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+			 char **argv)
 {
 	static const struct option longopts[] = {
 		{ "cgroup", required_argument, NULL, 'G' },
 		{ "trigger", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pressure_state st = { .every = { .secs = 1.0 }, .stop_pipe = { -1, -1 } };
-	struct tool_extra extra = { "G:t:", longopts, pressure_opt, pressure_positional, &st };
-	struct session_hooks hooks = { .ready = on_ready, .round = on_round, .ctx = &st };
-	struct errbuf eb = { "" };
-	struct tool_opts o;
-	const char *rung = NULL, *label = NULL;
-	int ret, err;
+	struct pressure_state *st = ctx;
+	struct tool_extra extra = { "G:t:", longopts, pressure_opt, pressure_positional, st };
+	int ret;
 
-	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD |
+	/* Before anything can fail: fini closes what is open. */
+	for (size_t i = 0; i < MAX_TRIGGERS; i++)
+		st->trig[i].fd = -1;
+	st->stop_pipe[0] = st->stop_pipe[1] = -1;
+	st->every.secs = 1.0;
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD |
 				   TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	for (size_t i = 0; i < MAX_TRIGGERS; i++)
-		st.trig[i].fd = -1;
-	ret = EXIT_FAIL;
-	st.json = o.json;
-	if (st.cgroup_arg && resolve_cgroup(&st))
-		goto out;
-	if (tool__refuse_live(&o, TOOL, "/proc and cgroup counters"))
-		goto out;
-	o.sess.callgraph = CALLGRAPH_FP;
-	st.s = tool__start(&o, TOOL, &rung, &label);
-	if (!st.s)
-		goto out;
+		return ret;
+	st->o = o;
+	st->json = o->json;
+	if (st->cgroup_arg && resolve_cgroup(st))
+		return TOOL_INIT_FAILED;
+	if (tool__refuse_live(o, TOOL, "/proc and cgroup counters"))
+		return TOOL_INIT_FAILED;
+	o->sess.callgraph = CALLGRAPH_FP;
+	return 0;
+}
+
+/*
+ * The reclaim events, the triggers, the first interval's baseline.  The
+ * run is always live (init refused record and report), so the header is
+ * printed here, before the trigger thread that may print at once.
+ */
+static int pressure_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			       struct errbuf *eb)
+{
+	struct pressure_state *st = ctx;
+	int err;
+
+	(void)label;
+	st->s = s;
 	if (ladder__is(rung, "tracepoint")) {
-		err = reclaim_watch__add(st.s, &st.rw, &eb);
-		if (err) {
-			ret = tool__fail(TOOL, &eb, err);
-			goto out;
-		}
-		st.trace_reclaim = true;
+		err = reclaim_watch__add(s, &st->rw, eb);
+		if (err)
+			return err;
+		st->trace_reclaim = true;
 	}
-	if (st.ntrig) {
-		st.trigger_file = st.cg_pressure[0] ? st.cg_pressure : "/proc/pressure/memory";
+	if (st->ntrig) {
+		st->trigger_file = st->cg_pressure[0] ? st->cg_pressure : "/proc/pressure/memory";
 		if (ladder__is(rung, "nopsi")) {
 			fprintf(stderr, "faultline " TOOL ": this kernel has no PSI: no trigger can be "
 				"set\n");
-			goto out;
+			return 1;
 		}
-		for (size_t i = 0; i < st.ntrig; i++) {
-			err = psi_trigger__open(st.trigger_file, st.trig[i].full, st.trig[i].stall_us,
-						st.trig[i].window_us, &st.trig[i].fd, &eb);
-			if (err) {
-				ret = tool__fail(TOOL, &eb, err);
-				goto out;
-			}
+		for (size_t i = 0; i < st->ntrig; i++) {
+			err = psi_trigger__open(st->trigger_file, st->trig[i].full, st->trig[i].stall_us,
+						st->trig[i].window_us, &st->trig[i].fd, eb);
+			if (err)
+				return err;
 		}
 		if (!has_cap_sys_resource()) {
-			if (st.cg_pressure[0])
-				st.skip_cg_psi = true;
+			if (st->cg_pressure[0])
+				st->skip_cg_psi = true;
 			else
-				st.skip_sys_psi = true;
+				st->skip_sys_psi = true;
 			fprintf(stderr, "faultline " TOOL ": without CAP_SYS_RESOURCE the kernel checks "
 				"triggers every 2 s, and a read of %s could swallow their events: its "
-				"columns are not read\n", st.trigger_file);
+				"columns are not read\n", st->trigger_file);
 		}
-		if (pipe(st.stop_pipe)) {
+		if (pipe(st->stop_pipe)) {
 			fprintf(stderr, "faultline " TOOL ": pipe failed: %s\n", strerror(errno));
-			goto out;
+			return 1;
 		}
 	}
-	if (sample(&st, &st.prev)) {
-		ret = tool__fail(TOOL, &eb, -EIO);
-		goto out;
-	}
-	print_header(&st);
+	if (sample(st, &st->prev))
+		return -EIO;
+	print_header(st);
 	fflush(stdout);
-	st.label = label;
-	if (st.ntrig) {
-		err = pthread_create(&st.thread, NULL, trigger_thread, &st);
+	if (st->ntrig) {
+		err = pthread_create(&st->thread, NULL, trigger_thread, st);
 		if (err) {
 			fprintf(stderr, "faultline " TOOL ": cannot start the trigger thread: %s\n",
 				strerror(err));
-			goto out;
+			return 1;
 		}
-		st.thread_started = true;
+		st->thread_started = true;
 	}
-	err = session__run(st.s, &hooks, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
+	return 0;
+}
+
+static int pressure_report(void *ctx, struct session *s)
+{
+	struct pressure_state *st = ctx;
+
 	/* The interval in progress when stopped: the totals end here. */
-	if (!st.every.count || st.printed < st.every.count)
-		print_interval(&st);
-	if (st.err) {
-		ret = tool__fail(TOOL, NULL, st.err);
-		goto out;
-	}
-	if (session__lost(st.s))
+	if (!st->every.count || st->printed < st->every.count)
+		print_interval(st);
+	if (st->err)
+		return tool__fail(TOOL, NULL, st->err);
+	if (session__lost(s))
 		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " reclaim events: reclaim counts are "
-			"low\n", session__lost(st.s));
-	ret = EXIT_OK;
-out:
-	if (st.thread_started) {
-		if (write(st.stop_pipe[1], "x", 1) < 0)
-			pthread_cancel(st.thread);
-		pthread_join(st.thread, NULL);
+			"low\n", session__lost(s));
+	return EXIT_OK;
+}
+
+static void pressure_fini(void *ctx)
+{
+	struct pressure_state *st = ctx;
+
+	if (st->thread_started) {
+		if (write(st->stop_pipe[1], "x", 1) < 0)
+			pthread_cancel(st->thread);
+		pthread_join(st->thread, NULL);
 	}
 	for (size_t i = 0; i < MAX_TRIGGERS; i++)
-		if (st.trig[i].fd >= 0)
-			close(st.trig[i].fd);
-	if (st.stop_pipe[0] >= 0)
-		close(st.stop_pipe[0]);
-	if (st.stop_pipe[1] >= 0)
-		close(st.stop_pipe[1]);
-	session__free(st.s);
-	reclaim_watch__free(st.rw);
-	fflush(stdout);
-	return ret;
+		if (st->trig[i].fd >= 0)
+			close(st->trig[i].fd);
+	if (st->stop_pipe[0] >= 0)
+		close(st->stop_pipe[0]);
+	if (st->stop_pipe[1] >= 0)
+		close(st->stop_pipe[1]);
+	reclaim_watch__free(st->rw);
 }
+
+const struct tool pressure_tool = {
+	.name = TOOL,
+	.what = "memory pressure",
+	.flags = TOOL_NO_TARGET,
+	.why_not = "it reads /proc and cgroup counters, which a recording does not hold",
+	.size = sizeof(struct pressure_state),
+	.init = pressure_init,
+	.add_events = pressure_add_events,
+	.ready = on_ready,
+	.round = on_round,
+	.report = pressure_report,
+	.fini = pressure_fini,
+};

@@ -42,7 +42,7 @@
 #include "trace/session.h"
 #include "proc/slabinfo.h"
 #include "stack/symbolize.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "ladder.h"
 
 #define TOOL "slab"
@@ -572,7 +572,7 @@ static void on_round(void *ctx)
 	every__round(&((struct slab_state *)ctx)->every);
 }
 
-int cmd_slab(struct tool_mode *mode, int argc, char **argv)
+static int slab_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "cache", required_argument, NULL, 'C' },
@@ -580,90 +580,96 @@ int cmd_slab(struct tool_mode *mode, int argc, char **argv)
 		{ "rows", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct slab_state st = { .maxrows = 20, .iv = { .secs = 1.0 } };
-	struct tool_extra extra = { "C:s:r:", longopts, slab_opt, slab_positional, &st };
-	struct errbuf eb = { "" };
-	struct session *s = NULL;
-	struct tool_opts o;
-	const char *rung, *label;
-	int ret, err;
+	struct slab_state *st = ctx;
+	struct tool_extra extra = { "C:s:r:", longopts, slab_opt, slab_positional, st };
+	int ret;
 
-	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_G | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
+	st->maxrows = 20;
+	st->iv.secs = 1.0;
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_G | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
 				   usage, help, &extra, argc, argv);
-	if (ret) {
-		free(st.only_buf);
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	}
-	if (o.stacks && !st.nonly) {
+	if (ret)
+		return ret;
+	if (o->stacks && !st->nonly) {
 		fprintf(stderr, "faultline " TOOL ": -g needs -C CACHE (see 'faultline slab -h')\n");
-		free(st.only_buf);
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	ret = EXIT_FAIL;
 	/* Kernel stacks only: the frame-pointer mode's small rings. */
-	o.sess.callgraph = CALLGRAPH_FP;
+	o->sess.callgraph = CALLGRAPH_FP;
 	/* Every process's slab events, thousands a second on an idle VM:
 	 * the fp default of 64 pages lost 212 in a second here. */
-	if (!o.sess.mmap_pages)
-		o.sess.mmap_pages = 1024;
-	o.sess.duration = every__duration(st.iv.secs, st.iv.count);
-	st.o = &o;
-	st.page = (uint64_t)sysconf(_SC_PAGESIZE);
-	st.rows = keyed__new(sizeof(struct row));
-	st.stacks = keyed__new(sizeof(struct kstack));
-	if (!st.rows || !st.stacks) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	s = tool__start(&o, TOOL, &rung, &label);
-	if (!s)
-		goto out;
-	st.s = s;
-	st.every = (struct every){ s, st.iv.secs, st.iv.count, 0, 0, print_report, &st };
-	report__init(&st.r, s, stdout, false);
-	st.events = ladder__is(rung, "tracepoint");
-	if (!st.events && tool__counters_rung(&o, TOOL, "/proc/slabinfo", "/proc/slabinfo",
-					      "no per-process counts or stacks"))
-		goto out;
-	if (st.events) {
-		err = add_events(s, &st, &eb);
-	} else {
-		err = slabinfo__read(NULL, &st.prev, &st.nprev, &eb);
-	}
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (session__replaying(s))
+	if (!o->sess.mmap_pages)
+		o->sess.mmap_pages = 1024;
+	o->sess.duration = every__duration(st->iv.secs, st->iv.count);
+	st->o = o;
+	st->page = (uint64_t)sysconf(_SC_PAGESIZE);
+	st->rows = keyed__new(sizeof(struct row));
+	st->stacks = keyed__new(sizeof(struct kstack));
+	return st->rows && st->stacks ? 0 : -ENOMEM;
+}
+
+static int slab_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			   struct errbuf *eb)
+{
+	struct slab_state *st = ctx;
+	int err;
+
+	(void)label;
+	st->s = s;
+	st->every = (struct every){ s, st->iv.secs, st->iv.count, 0, 0, print_report, st };
+	report__init(&st->r, s, stdout, false);
+	st->events = ladder__is(rung, "tracepoint");
+	if (st->events)
+		err = add_events(s, st, eb);
+	else
+		err = slabinfo__read(NULL, &st->prev, &st->nprev, eb);
+	if (!err && session__replaying(s))
 		fprintf(stderr, "faultline " TOOL ": a recording holds no /proc/slabinfo or "
 			"/proc/meminfo: events only\n");
-	if (tool__run_with(s, &o, TOOL, "slab allocations", label, NULL, on_round, &st)) {
-		ret = tool__lent(&o) ? EXIT_OK : EXIT_FAIL;
-		goto out;
-	}
-	/* The interval in progress when tracing stopped. */
-	every__final(&st.every);
-	if (st.err) {
-		ret = tool__fail(TOOL, NULL, st.err);
-		goto out;
-	}
-	if (o.stacks)
-		print_stacks(&st);
-	if (o.json)
-		printf("{\"type\":\"summary\",\"allocs\":%" PRIu64 ",\"frees\":%" PRIu64
-		       ",\"frees_unnamed\":%" PRIu64 ",\"lost\":%" PRIu64 "}\n", st.total_allocs,
-		       st.total_frees, st.free_unnamed, session__lost(s));
-	else if (st.events)
-		fprintf(stderr, "%" PRIu64 " allocations, %" PRIu64 " frees, lost %" PRIu64
-			" events\n", st.total_allocs, st.total_frees, session__lost(s));
-	ret = EXIT_OK;
-out:
-	fflush(stdout);
-	report__fini(&st.r);
-	session__free(s);
-	keyed__free(st.rows);
-	keyed__free(st.stacks);
-	free(st.prev);
-	free(st.only_buf);
-	return ret;
+	return err;
 }
+
+static int slab_report(void *ctx, struct session *s)
+{
+	struct slab_state *st = ctx;
+
+	/* The interval in progress when tracing stopped. */
+	every__final(&st->every);
+	if (st->err)
+		return tool__fail(TOOL, NULL, st->err);
+	if (st->o->stacks)
+		print_stacks(st);
+	if (st->o->json)
+		printf("{\"type\":\"summary\",\"allocs\":%" PRIu64 ",\"frees\":%" PRIu64
+		       ",\"frees_unnamed\":%" PRIu64 ",\"lost\":%" PRIu64 "}\n", st->total_allocs,
+		       st->total_frees, st->free_unnamed, session__lost(s));
+	else if (st->events)
+		fprintf(stderr, "%" PRIu64 " allocations, %" PRIu64 " frees, lost %" PRIu64
+			" events\n", st->total_allocs, st->total_frees, session__lost(s));
+	return EXIT_OK;
+}
+
+static void slab_fini(void *ctx)
+{
+	struct slab_state *st = ctx;
+
+	report__fini(&st->r);
+	keyed__free(st->rows);
+	keyed__free(st->stacks);
+	free(st->prev);
+	free(st->only_buf);
+}
+
+const struct tool slab_tool = {
+	.name = TOOL,
+	.what = "slab allocations",
+	.flags = TOOL_RECORDS | TOOL_REPLAYS,
+	.counters = { "slabinfo", "/proc/slabinfo", "/proc/slabinfo",
+		      "no per-process counts or stacks" },
+	.size = sizeof(struct slab_state),
+	.init = slab_init,
+	.add_events = slab_add_events,
+	.round = on_round,
+	.report = slab_report,
+	.fini = slab_fini,
+};

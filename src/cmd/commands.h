@@ -48,6 +48,11 @@ extern const struct tool faults_tool;
  */
 struct session;
 int faults__folded(void *st, struct session *s, bool major, FILE *out);
+extern const struct tool compact_tool;
+extern const struct tool slab_tool;
+extern const struct tool cache_tool;
+extern const struct tool cachetop_tool;
+extern const struct tool pressure_tool;
 
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:
@@ -59,13 +64,8 @@ int cmd_hfaults(struct tool_mode *mode, int argc, char **argv);
 int cmd_brk(struct tool_mode *mode, int argc, char **argv);
 int cmd_mmap(struct tool_mode *mode, int argc, char **argv);
 int cmd_swapin(struct tool_mode *mode, int argc, char **argv);
-int cmd_cache(struct tool_mode *mode, int argc, char **argv);
-int cmd_cachetop(struct tool_mode *mode, int argc, char **argv);
 int cmd_shm(struct tool_mode *mode, int argc, char **argv);
-int cmd_slab(struct tool_mode *mode, int argc, char **argv);
-int cmd_compact(struct tool_mode *mode, int argc, char **argv);
 int cmd_goalloc(struct tool_mode *mode, int argc, char **argv);
-int cmd_pressure(struct tool_mode *mode, int argc, char **argv);
 
 /*
  * One entry of the command table (commands.c), the only list of

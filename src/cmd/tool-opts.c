@@ -596,11 +596,18 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 	 * reads: record and report go through the event rungs only. */
 	if (o->mode->record || o->mode->replay) {
 		*s = tool__start(o, tool, rung_key, rung_label);
-		if (*s && ladder__is(*rung_key, bare_rung) && tool__refuse_live(o, tool, *rung_label)) {
-			session__free(*s);
-			*s = NULL;
-		}
-		return *s ? 0 : -1;
+		if (!*s || !ladder__is(*rung_key, bare_rung))
+			return *s ? 0 : -1;
+		/* A recording that has none of the tool's events. */
+		if (o->mode->replay)
+			fprintf(stderr, "faultline %s: the recording %s holds no events for it "
+				"(recorded: %s)\n", tool, o->mode->replay->path,
+				session__meta(*s, "tools") ? session__meta(*s, "tools") : "?");
+		else
+			tool__refuse_live(o, tool, *rung_label);
+		session__free(*s);
+		*s = NULL;
+		return -1;
 	}
 	err = features__probe(&roots, &f, &eb);
 	if (err) {
@@ -657,25 +664,34 @@ static void flush_round(void *ctx)
 	fflush(stdout);
 }
 
+void tool__banner(const struct tool_opts *o, const char *what, const char *source,
+		  bool untargeted)
+{
+	char target[256];
+
+	/* A report prints the tool's report alone: what was recorded with
+	 * what is `faultline report -i FILE info`'s. */
+	if (o->mode->replay)
+		return;
+	tool_opts__describe(o, target, sizeof(target));
+	if (untargeted)
+		fprintf(stderr, "Tracing %s with %s... Hit Ctrl-C to end.\n", what, source);
+	else if (o->sess.cmd)
+		fprintf(stderr, "Executing '%s' and tracing %s with %s.\n", o->sess.cmd, what, source);
+	else
+		fprintf(stderr, "Tracing %s of %s with %s... Hit Ctrl-C to end.\n", what, target,
+			source);
+}
+
 /* Said when tracing is live, not before: scripts wait for this line. */
 static void print_banner(void *ctx)
 {
 	const struct banner *b = ctx;
-	char target[256];
 
 	if (b->ready)
 		b->ready(b->ctx);
-	/* A report prints the tool's report alone: what was recorded with
-	 * what is `faultline report -i FILE info`'s. */
-	if (b->o->mode->replay)
-		return;
-	tool_opts__describe(b->o, target, sizeof(target));
-	if (b->o->sess.cmd)
-		fprintf(stderr, "Executing '%s' and tracing %s with %s.\n", b->o->sess.cmd, b->what,
-			b->source);
-	else
-		fprintf(stderr, "Tracing %s of %s with %s... Hit Ctrl-C to end.\n", b->what, target,
-			b->source);
+	if (b->what)
+		tool__banner(b->o, b->what, b->source, false);
 }
 
 int tool__run(struct session *s, const struct tool_opts *o, const char *tool,

@@ -231,6 +231,16 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_rung,
 		     struct session **s, const char **rung_key, const char **rung_label);
 
+/*
+ * The line that says tracing is live (stderr), which scripts wait for:
+ * "Tracing WHAT of TARGET with SOURCE... Hit Ctrl-C to end.", under -c
+ * "Executing 'CMD' and tracing WHAT with SOURCE.", and with @untargeted
+ * (a tool of the whole system, taking neither -p nor -c) "Tracing WHAT
+ * with SOURCE... Hit Ctrl-C to end.".  Nothing on a recording (report).
+ */
+void tool__banner(const struct tool_opts *o, const char *what, const char *source,
+		  bool untargeted);
+
 /* Print the "Tracing ..." line (stderr), run the session, report errors.
  * 0 on success, EXIT_FAIL after printing the error. */
 int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
@@ -238,7 +248,8 @@ int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
 
 /* As tool__run, with ready(ctx) called once tracing is live (before the
  * "Tracing" line) and round(ctx) between batches of events (at least
- * every 100 ms): periodic reports.  Either may be NULL. */
+ * every 100 ms): periodic reports.  Either may be NULL.  @what NULL: no
+ * "Tracing" line (the caller's ready says it, with tool__banner). */
 int tool__run_with(struct session *s, const struct tool_opts *o, const char *tool,
 		   const char *what, const char *source, void (*ready)(void *ctx),
 		   void (*round)(void *ctx), void *ctx);

@@ -43,9 +43,7 @@ static int start(struct tool_run *r)
 	r->what = t->what;
 	if (t->variant)
 		t->variant(r->st, &r->ladder, &r->what);
-	/* Recorded or replayed, every rung is the recording's session: the
-	 * tool's counters rung or its add_events refuses the bare one. */
-	if (t->bare_rung && !r->o.mode->record && !r->o.mode->replay)
+	if (t->bare_rung)
 		return tool__start_bare(&r->o, r->ladder, t->bare_rung, &r->s, &r->rung, &r->label);
 	r->s = tool__start(&r->o, r->ladder, &r->rung, &r->label);
 	return r->s ? 0 : -1;
@@ -90,6 +88,8 @@ int tool__setup(const struct tool *t, struct tool_mode *mode, int argc, char **a
 			return EXIT_OK;
 		if (err == -EINVAL)
 			return EXIT_USAGE;
+		if (err == TOOL_INIT_FAILED)
+			return EXIT_FAIL;
 		return tool__fail(t->name, NULL, err);
 	}
 	if (start(r) || counters_refused(r))
@@ -106,6 +106,24 @@ fail:
 	return EXIT_FAIL;
 }
 
+/* Tracing is live: the tool's ready hook, then the line that says so. */
+static void on_ready(void *ctx)
+{
+	struct tool_run *r = ctx;
+
+	if (r->t->ready)
+		r->t->ready(r->st);
+	tool__banner(&r->o, r->what, r->label, r->t->flags & TOOL_NO_TARGET);
+}
+
+static void on_round(void *ctx)
+{
+	struct tool_run *r = ctx;
+
+	if (r->t->round)
+		r->t->round(r->st);
+}
+
 int tool__drive(struct tool_run *r)
 {
 	const struct tool *t = r->t;
@@ -115,12 +133,12 @@ int tool__drive(struct tool_run *r)
 	if (t->before_run)
 		t->before_run(r->st);
 	fflush(stdout);
+	/* A tool with a bare rung has its own loop there only. */
 	if (!r->s) {
 		err = t->run(r->st, r->s, &eb);
 		if (err)
 			return tool__fail(t->name, &eb, err);
-	} else if (tool__run_with(r->s, &r->o, t->name, r->what, r->label, t->ready, t->round,
-				  r->st)) {
+	} else if (tool__run_with(r->s, &r->o, t->name, NULL, r->label, on_ready, on_round, r)) {
 		return EXIT_FAIL;
 	}
 	return t->report(r->st, r->s);

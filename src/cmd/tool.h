@@ -34,6 +34,9 @@ struct session;
 #define TOOL_RECORDS		(1u << 0)	/* record -e TOOL adds its events */
 #define TOOL_RECORD_DEFAULT	(1u << 1)	/* ... and record without -e does */
 #define TOOL_REPLAYS		(1u << 2)	/* report -i FILE TOOL runs it */
+/* A tool of the whole system, taking neither -p nor -c: its "Tracing"
+ * line names no target (tool__banner). */
+#define TOOL_NO_TARGET		(1u << 3)
 
 /*
  * A rung that reads system-wide counters instead of events (/proc/vmstat,
@@ -58,10 +61,8 @@ struct tool {
 	const char *why_not;
 	struct tool_counters counters;	/* rung: NULL when it has no such rung */
 	/* A rung that needs no session (it reads /proc or /dev/kmsg itself),
-	 * chosen live before tracefs is touched; NULL: every rung traces.
-	 * Under record and report the recording's session is handed out
-	 * whatever the rung: the bare rung is refused by .counters or by
-	 * add_events (which then sees a session, and prints why). */
+	 * chosen live before tracefs is touched (tool__start_bare: refused
+	 * under record and report); NULL: every rung traces. */
 	const char *bare_rung;
 	size_t size;			/* of its state, zeroed before init */
 
@@ -69,7 +70,8 @@ struct tool {
 	 * Parse the command line (tool_opts__parse_ext with @mode into @o,
 	 * which stays the tool's for the run) and allocate what the handlers
 	 * need.  0 to go on; as tool_opts__parse otherwise: 1 (help printed),
-	 * -EINVAL (usage printed); another -errno: failed, said by the driver.
+	 * -EINVAL (usage printed); TOOL_INIT_FAILED: failed, having printed
+	 * why; another -errno: failed, said by the driver.
 	 */
 	int (*init)(void *st, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv);
 	/* For a tool whose ladder and banner depend on its options (leak -k):
@@ -87,12 +89,16 @@ struct tool {
 	void (*round)(void *st);	/* may be NULL: between batches */
 	/* The bare rung's loop, run when there is no session (set with
 	 * .bare_rung); every other run is session__run with the hooks above.
+	 * It says tracing is live itself, with tool__banner (cmd/tool-opts.h).
 	 * 0 or -errno with @eb set. */
 	int (*run)(void *st, struct session *s, struct errbuf *eb);
 	/* After a run that succeeded: print the results; the exit status. */
 	int (*report)(void *st, struct session *s);
 	void (*fini)(void *st);		/* may be NULL */
 };
+
+/* What init returns when it failed and said why (exit status EXIT_FAIL). */
+#define TOOL_INIT_FAILED 2
 
 /* One tool set up for a run: its state, options, session and rung. */
 struct tool_run;

@@ -134,7 +134,7 @@ expect_eq "$(grep -c '"type":"interval"' "$T/iv-reclaim.out")" 7 "report reclaim
 # ---- 3. what a recording cannot answer
 run_fl report -i "$T/iv.rec" oom
 expect_eq "$rc" 1 "report oom of a recording without it: exit"
-expect_line '^faultline oom: the recording holds no OOM events to report from \(it holds the events of: cache,reclaim\)$' "$T/err"
+expect_line '^faultline oom: the recording .*/iv.rec holds no events for it \(recorded: cache,reclaim\)$' "$T/err"
 run_fl report -i "$T/cache.rec" reclaim
 expect_eq "$rc" 1 "report reclaim of a recording without it: exit"
 expect_line '^faultline reclaim: its source here reads /proc counters, which a recording does not hold$' "$T/err"
