@@ -29,7 +29,7 @@ static const struct command commands[] = {
 	{ "goalloc", "a Go program's allocations (bytes, count) by stack",
 	  .legacy = cmd_goalloc },
 	{ "brk", "brk(2) calls counted by user stack and process (brkstack)",
-	  .legacy = cmd_brk, .flags = REC_DEFAULT },
+	  .tool = &brk_tool },
 	{ "mmap", "every mmap/munmap with flags, file and stack; net bytes per process",
 	  .legacy = cmd_mmap, .flags = REC_DEFAULT },
 	{ "reclaim", "direct and memcg reclaim with latency per process (drsnoop); -s vmscan summary",

@@ -30,6 +30,7 @@ int report_pprof(const struct replay_opts *ro, int argc, char **argv);
 
 /* The tools described by a struct tool (cmd/tool.h). */
 extern const struct tool reclaim_tool;
+extern const struct tool brk_tool;
 
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:
@@ -41,7 +42,6 @@ int cmd_heap(struct tool_mode *mode, int argc, char **argv);
 int cmd_faults(struct tool_mode *mode, int argc, char **argv);
 int cmd_ffaults(struct tool_mode *mode, int argc, char **argv);
 int cmd_hfaults(struct tool_mode *mode, int argc, char **argv);
-int cmd_brk(struct tool_mode *mode, int argc, char **argv);
 int cmd_mmap(struct tool_mode *mode, int argc, char **argv);
 int cmd_swapin(struct tool_mode *mode, int argc, char **argv);
 int cmd_cache(struct tool_mode *mode, int argc, char **argv);
