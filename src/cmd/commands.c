@@ -46,7 +46,7 @@ static const struct command commands[] = {
 	{ "cachetop", "page-cache hits, misses, dirties per process (BCC cachetop)",
 	  .legacy = cmd_cachetop, .flags = REC_REPLAY },
 	{ "shm", "every shmget/shmat/shmdt/shmctl call with its arguments (shmsnoop)",
-	  .legacy = cmd_shm, .flags = REC_REPLAY },
+	  .tool = &shm_tool },
 	{ "slab", "slab caches (slabtop) with allocations and frees per interval; -C -g kernel stacks",
 	  .legacy = cmd_slab, .flags = REC_REPLAY },
 	{ "compact", "compaction runs with latency and result (drsnoop-like); THP collapses; -s summary",

@@ -31,6 +31,7 @@ int report_pprof(const struct replay_opts *ro, int argc, char **argv);
 /* The tools described by a struct tool (cmd/tool.h). */
 extern const struct tool reclaim_tool;
 extern const struct tool brk_tool;
+extern const struct tool shm_tool;
 
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:
@@ -48,7 +49,6 @@ int cmd_cache(struct tool_mode *mode, int argc, char **argv);
 int cmd_cachetop(struct tool_mode *mode, int argc, char **argv);
 int cmd_oom(struct tool_mode *mode, int argc, char **argv);
 int cmd_flamegraph(struct tool_mode *mode, int argc, char **argv);
-int cmd_shm(struct tool_mode *mode, int argc, char **argv);
 int cmd_slab(struct tool_mode *mode, int argc, char **argv);
 int cmd_compact(struct tool_mode *mode, int argc, char **argv);
 int cmd_goalloc(struct tool_mode *mode, int argc, char **argv);
