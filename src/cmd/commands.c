@@ -22,7 +22,7 @@ static const struct command commands[] = {
 	{ "faults", "page faults by user stack and process, minor and major",
 	  .legacy = cmd_faults, .flags = REC_DEFAULT },
 	{ "ffaults", "page faults on file-backed memory, by file (ffaults.bt)",
-	  .legacy = cmd_ffaults, .flags = REC_REPLAY },
+	  .tool = &ffaults_tool },
 	{ "hfaults", "huge-page faults (THP and hugetlb) by process (hfaults.bt)",
 	  .legacy = cmd_hfaults,
 	  .why_not = "it reads each fault's page from the live process's pagemap" },
