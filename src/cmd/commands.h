@@ -33,6 +33,7 @@ extern const struct tool reclaim_tool;
 extern const struct tool brk_tool;
 extern const struct tool shm_tool;
 extern const struct tool ffaults_tool;
+extern const struct tool hfaults_tool;
 
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:
@@ -42,7 +43,6 @@ extern const struct tool ffaults_tool;
 int cmd_leak(struct tool_mode *mode, int argc, char **argv);
 int cmd_heap(struct tool_mode *mode, int argc, char **argv);
 int cmd_faults(struct tool_mode *mode, int argc, char **argv);
-int cmd_hfaults(struct tool_mode *mode, int argc, char **argv);
 int cmd_mmap(struct tool_mode *mode, int argc, char **argv);
 int cmd_swapin(struct tool_mode *mode, int argc, char **argv);
 int cmd_cache(struct tool_mode *mode, int argc, char **argv);
