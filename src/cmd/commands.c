@@ -26,7 +26,7 @@ static const struct command commands[] = {
 	{ "hfaults", "huge-page faults (THP and hugetlb) by process (hfaults.bt)",
 	  .tool = &hfaults_tool },
 	{ "goalloc", "a Go program's allocations (bytes, count) by stack",
-	  .legacy = cmd_goalloc },
+	  .tool = &goalloc_tool },
 	{ "brk", "brk(2) calls counted by user stack and process (brkstack)",
 	  .tool = &brk_tool },
 	{ "mmap", "every mmap/munmap with flags, file and stack; net bytes per process",

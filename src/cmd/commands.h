@@ -34,6 +34,7 @@ extern const struct tool brk_tool;
 extern const struct tool shm_tool;
 extern const struct tool ffaults_tool;
 extern const struct tool hfaults_tool;
+extern const struct tool goalloc_tool;
 
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:
@@ -51,7 +52,6 @@ int cmd_oom(struct tool_mode *mode, int argc, char **argv);
 int cmd_flamegraph(struct tool_mode *mode, int argc, char **argv);
 int cmd_slab(struct tool_mode *mode, int argc, char **argv);
 int cmd_compact(struct tool_mode *mode, int argc, char **argv);
-int cmd_goalloc(struct tool_mode *mode, int argc, char **argv);
 int cmd_pressure(struct tool_mode *mode, int argc, char **argv);
 
 /*
