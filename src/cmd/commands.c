@@ -30,7 +30,7 @@ static const struct command commands[] = {
 	{ "brk", "brk(2) calls counted by user stack and process (brkstack)",
 	  .tool = &brk_tool },
 	{ "mmap", "every mmap/munmap with flags, file and stack; net bytes per process",
-	  .legacy = cmd_mmap, .flags = REC_DEFAULT },
+	  .tool = &mmap_tool },
 	{ "reclaim", "direct and memcg reclaim with latency per process (drsnoop); -s vmscan summary",
 	  .tool = &reclaim_tool },
 	{ "swapin", "swap-ins counted by process per interval (BCC swapin)",
