@@ -648,8 +648,9 @@ static void print_banner(void *ctx)
 	if (b->ready)
 		b->ready(b->ctx);
 	/* A report prints the tool's report alone: what was recorded with
-	 * what is `faultline report -i FILE info`'s. */
-	if (b->o->mode->replay)
+	 * what is `faultline report -i FILE info`'s.  No @what: ready() said
+	 * the tool's own line. */
+	if (b->o->mode->replay || !b->what)
 		return;
 	tool_opts__describe(b->o, target, sizeof(target));
 	if (b->o->sess.cmd)

@@ -238,7 +238,8 @@ int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
 
 /* As tool__run, with ready(ctx) called once tracing is live (before the
  * "Tracing" line) and round(ctx) between batches of events (at least
- * every 100 ms): periodic reports.  Either may be NULL. */
+ * every 100 ms): periodic reports.  Either may be NULL.  @what NULL: no
+ * "Tracing" line (ready says the caller's own). */
 int tool__run_with(struct session *s, const struct tool_opts *o, const char *tool,
 		   const char *what, const char *source, void (*ready)(void *ctx),
 		   void (*round)(void *ctx), void *ctx);
