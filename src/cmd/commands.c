@@ -34,7 +34,7 @@ static const struct command commands[] = {
 	{ "reclaim", "direct and memcg reclaim with latency per process (drsnoop); -s vmscan summary",
 	  .tool = &reclaim_tool },
 	{ "swapin", "swap-ins counted by process per interval (BCC swapin)",
-	  .legacy = cmd_swapin, .flags = REC_DEFAULT },
+	  .tool = &swapin_tool },
 	{ "cache", "page-cache hits, misses, dirties per interval (BCC cachestat)",
 	  .legacy = cmd_cache, .flags = REC_DEFAULT },
 	{ "pressure", "memory PSI, reclaim, swap, compaction, OOM kills per interval; PSI triggers",

@@ -36,6 +36,7 @@ extern const struct tool ffaults_tool;
 extern const struct tool hfaults_tool;
 extern const struct tool goalloc_tool;
 extern const struct tool mmap_tool;
+extern const struct tool swapin_tool;
 
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:
@@ -45,7 +46,6 @@ extern const struct tool mmap_tool;
 int cmd_leak(struct tool_mode *mode, int argc, char **argv);
 int cmd_heap(struct tool_mode *mode, int argc, char **argv);
 int cmd_faults(struct tool_mode *mode, int argc, char **argv);
-int cmd_swapin(struct tool_mode *mode, int argc, char **argv);
 int cmd_cache(struct tool_mode *mode, int argc, char **argv);
 int cmd_cachetop(struct tool_mode *mode, int argc, char **argv);
 int cmd_oom(struct tool_mode *mode, int argc, char **argv);
