@@ -20,7 +20,7 @@
 #include "trace/probe-spec.h"
 #include "cmd/report.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "ladder.h"
 
 #define TOOL "brk"
@@ -155,11 +155,13 @@ static int cmp_site(const void *a, const void *b, void *ctx)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
-static void print_report(struct session *s, void *ctx)
+static int brk_report(void *ctx, struct session *s)
 {
 	struct brk_state *st = ctx;
 	struct report r;
 
+	if (st->err)
+		return tool__fail(TOOL, NULL, st->err);
 	report__init(&r, s, stdout, st->o->srcline);
 	report__lost_first(&r, st->o->json, st->o->folded, TOOL,
 			   "brk calls were missed: some are missing from the counts and breaks below");
@@ -213,15 +215,18 @@ static void print_report(struct session *s, void *ctx)
 	if (!st->o->folded)
 		report__footer(&r, st->o->json);
 	report__fini(&r);
+	return EXIT_OK;
 }
 
-static int add_events(struct session *s, void *ctx, const char *rung, struct errbuf *eb)
+static int brk_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			  struct errbuf *eb)
 {
 	struct brk_state *st = ctx;
 	struct tp_event *enter = NULL, *exit_ev = NULL;
 	struct probe_set *set = NULL;
 	int err;
 
+	(void)label;
 	if (ladder__is(rung, "tracepoint")) {
 		err = session__add_tracepoint(s, "syscalls", "sys_enter_brk", SESSION_USER_STACK,
 					      on_enter, st, &enter, eb);
@@ -260,29 +265,38 @@ static void print_header(void *ctx)
 		printf("%-12s %-7s %-16s %-18s %s\n", "TIME(s)", "PID", "COMM", "REQUESTED", "RESULT");
 }
 
-int cmd_brk(struct tool_mode *mode, int argc, char **argv)
+static int brk_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
 {
-	struct brk_state st = { 0 };
-	struct tool_opts o;
+	struct brk_state *st = ctx;
 	int ret;
 
-	ret = tool_opts__parse(&o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_FOLDED, usage, help, argc, argv);
+	ret = tool_opts__parse(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_FOLDED, usage, help, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	st.o = &o;
-	st.sites = keyed__new(sizeof(struct site));
-	st.procs = keyed__new(sizeof(struct proc));
-	st.pending = hashmap__new();
-	ret = EXIT_FAIL;
-	if (!st.sites || !st.procs || !st.pending) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	ret = tool__live(&o, &(struct tool_life){ TOOL, "brk() calls", add_events, print_header,
-						  print_report, &st.err, &st });
-out:
-	keyed__free(st.sites);
-	keyed__free(st.procs);
-	hashmap__free(st.pending);
-	return ret;
+		return ret;
+	st->o = o;
+	st->sites = keyed__new(sizeof(struct site));
+	st->procs = keyed__new(sizeof(struct proc));
+	st->pending = hashmap__new();
+	return st->sites && st->procs && st->pending ? 0 : -ENOMEM;
 }
+
+static void brk_fini(void *ctx)
+{
+	struct brk_state *st = ctx;
+
+	keyed__free(st->sites);
+	keyed__free(st->procs);
+	hashmap__free(st->pending);
+}
+
+const struct tool brk_tool = {
+	.name = TOOL,
+	.what = "brk() calls",
+	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
+	.size = sizeof(struct brk_state),
+	.init = brk_init,
+	.add_events = brk_add_events,
+	.before_run = print_header,
+	.report = brk_report,
+	.fini = brk_fini,
+};

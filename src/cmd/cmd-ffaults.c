@@ -31,7 +31,7 @@
 #include "lib/keyed.h"
 #include "cmd/report.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "ladder.h"
 
 #define TOOL "ffaults"
@@ -49,7 +49,7 @@ struct ffile {
 };
 
 struct ffaults_state {
-	struct tool_opts o;
+	struct tool_opts *o;
 	struct tp_field f_addr, f_ino, f_dev;
 	struct keyed *files;	/* (dev << 40) ^ ino -> struct ffile */
 	uint64_t unnamed;	/* file faults whose mapping was not found */
@@ -161,21 +161,23 @@ static int cmp_file(const void *a, const void *b, void *ctx)
 	return strcmp(x->path, y->path);
 }
 
-static void print_report(struct session *s, void *ctx)
+static int ffaults_report(void *ctx, struct session *s)
 {
 	struct ffaults_state *st = ctx;
 	struct report r;
 
+	if (st->err)
+		return tool__fail(TOOL, NULL, st->err);
 	report__init(&r, s, stdout, false);
 	keyed__sort(st->files, cmp_file, NULL);
-	report__lost_first(&r, st->o.json, false, TOOL,
+	report__lost_first(&r, st->o->json, false, TOOL,
 			   "file faults were missed: the counts below are low");
-	if (!st->o.json)
+	if (!st->o->json)
 		printf("%10s %10s  %s\n", "FAULTS", "MAJOR", "FILE");
 	for (size_t i = 0; i < keyed__count(st->files); i++) {
 		const struct ffile *f = keyed__at(st->files, i);
 
-		if (st->o.json) {
+		if (st->o->json) {
 			printf("{\"type\":\"file\",\"path\":");
 			json__str(stdout, f->path);
 			printf(",\"dev\":\"%u:%u\",\"ino\":%" PRIu64 ",\"faults\":%" PRIu64
@@ -184,19 +186,22 @@ static void print_report(struct session *s, void *ctx)
 			printf("%10" PRIu64 " %10" PRIu64 "  %s\n", f->faults, f->major, f->path);
 		}
 	}
-	if (st->unnamed && !st->o.json)
+	if (st->unnamed && !st->o->json)
 		printf("%10" PRIu64 " %10s  [file faults whose mapping was already gone]\n",
 		       st->unnamed, "-");
-	report__footer(&r, st->o.json);
+	report__footer(&r, st->o->json);
 	report__fini(&r);
+	return EXIT_OK;
 }
 
-static int add_events(struct session *s, void *ctx, const char *rung, struct errbuf *eb)
+static int ffaults_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			      struct errbuf *eb)
 {
 	struct ffaults_state *st = ctx;
 	struct tp_event *ev = NULL;
 	int err;
 
+	(void)label;
 	if (ladder__is(rung, "filemap")) {
 		err = session__add_tracepoint(s, "filemap", "mm_filemap_fault", 0, on_filemap_fault,
 					      st, &ev, eb);
@@ -218,23 +223,32 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	return err;
 }
 
-int cmd_ffaults(struct tool_mode *mode, int argc, char **argv)
+static int ffaults_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+			char **argv)
 {
-	struct ffaults_state st = { 0 };
+	struct ffaults_state *st = ctx;
 	int ret;
 
-	ret = tool_opts__parse(&st.o, mode, TOOL, 0, usage, help, argc, argv);
+	ret = tool_opts__parse(o, mode, TOOL, 0, usage, help, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	st.files = keyed__new(sizeof(struct ffile));
-	ret = EXIT_FAIL;
-	if (!st.files) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	ret = tool__live(&st.o, &(struct tool_life){ TOOL, "file-backed page faults", add_events,
-						     NULL, print_report, &st.err, &st });
-out:
-	keyed__free(st.files);
-	return ret;
+		return ret;
+	st->o = o;
+	st->files = keyed__new(sizeof(struct ffile));
+	return st->files ? 0 : -ENOMEM;
 }
+
+static void ffaults_fini(void *ctx)
+{
+	keyed__free(((struct ffaults_state *)ctx)->files);
+}
+
+const struct tool ffaults_tool = {
+	.name = TOOL,
+	.what = "file-backed page faults",
+	.flags = TOOL_RECORDS | TOOL_REPLAYS,
+	.size = sizeof(struct ffaults_state),
+	.init = ffaults_init,
+	.add_events = ffaults_add_events,
+	.report = ffaults_report,
+	.fini = ffaults_fini,
+};

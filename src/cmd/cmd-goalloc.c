@@ -34,7 +34,7 @@
 #include "trace/probe-spec.h"
 #include "cmd/report.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 
 #define TOOL "goalloc"
 
@@ -70,7 +70,7 @@ struct site {
 };
 
 struct goalloc {
-	struct tool_opts o;
+	struct tool_opts *o;
 	unsigned int top;
 	char exe[PATH_MAX];
 	struct tp_field f_size;
@@ -134,26 +134,28 @@ static int cmp_site(const void *a, const void *b, void *ctx)
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
-static void print_report(struct session *s, void *ctx)
+static int goalloc_report(void *ctx, struct session *s)
 {
 	struct goalloc *g = ctx;
 	size_t n = keyed__count(g->sites), first;
 	struct report r;
 
+	if (g->err)
+		return tool__fail(TOOL, NULL, g->err);
 	keyed__sort(g->sites, cmp_site, NULL);
 	first = n > g->top ? n - g->top : 0;
 	report__init(&r, s, stdout, false);
-	report__lost_first(&r, g->o.json, g->o.folded, TOOL,
+	report__lost_first(&r, g->o->json, g->o->folded, TOOL,
 			   "allocations were missed: the figures below are low");
-	if (!g->o.json && !g->o.folded)
+	if (!g->o->json && !g->o->folded)
 		printf("Top %u stacks by bytes allocated (runtime.mallocgc):\n", g->top);
 	for (size_t i = first; i < n; i++) {
 		const struct site *e = keyed__at(g->sites, i);
 		const char *comm = session__comm(s, e->pid);
 
-		if (g->o.folded) {
+		if (g->o->folded) {
 			report__folded(&r, e->pid, comm, e->stack, e->bytes);
-		} else if (g->o.json) {
+		} else if (g->o->json) {
 			printf("{\"type\":\"stack\",\"pid\":%d,\"comm\":", (int)e->pid);
 			json__str(stdout, comm);
 			printf(",\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64 ",\"stack\":", e->bytes,
@@ -166,33 +168,34 @@ static void print_report(struct session *s, void *ctx)
 			report__stack(&r, e->pid, e->stack, "\t\t", true);
 		}
 	}
-	if (g->o.json)
+	if (g->o->json)
 		printf("{\"type\":\"goalloc_summary\",\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64
 		       ",\"stacks\":%zu,\"executable\":", g->bytes, g->count, n);
-	if (g->o.json) {
+	if (g->o->json) {
 		json__str(stdout, g->exe);
 		printf("}\n");
-	} else if (!g->o.folded) {
+	} else if (!g->o->folded) {
 		printf("%" PRIu64 " bytes in %" PRIu64 " allocations in all, %zu stacks\n", g->bytes,
 		       g->count, n);
 	}
-	if (!g->o.folded)
-		report__footer(&r, g->o.json);
+	if (!g->o->folded)
+		report__footer(&r, g->o->json);
 	report__fini(&r);
+	return EXIT_OK;
 }
 
 /* The executable to probe: -p's /proc/PID/exe, -c's first word as execvp
  * would find it. */
 static int find_exe(struct goalloc *g, struct errbuf *eb)
 {
-	const char *cmd = g->o.sess.cmd_argv ? g->o.sess.cmd_argv[0] : g->o.sess.cmd;
+	const char *cmd = g->o->sess.cmd_argv ? g->o->sess.cmd_argv[0] : g->o->sess.cmd;
 	const char *path = getenv("PATH");
 	char word[PATH_MAX], link[64];
 	size_t len;
 	ssize_t r;
 
-	if (g->o.sess.pid > 0) {
-		snprintf(link, sizeof(link), "/proc/%d/exe", (int)g->o.sess.pid);
+	if (g->o->sess.pid > 0) {
+		snprintf(link, sizeof(link), "/proc/%d/exe", (int)g->o->sess.pid);
 		r = readlink(link, g->exe, sizeof(g->exe) - 1);
 		if (r <= 0)
 			return errbuf__set(eb, -errno, "cannot read %s: %s", link, strerror(errno));
@@ -222,7 +225,8 @@ static int find_exe(struct goalloc *g, struct errbuf *eb)
 	return errbuf__set(eb, -ENOENT, "cannot find '%s' in PATH", word);
 }
 
-static int add_events(struct session *s, void *ctx, const char *rung, struct errbuf *eb)
+static int goalloc_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			      struct errbuf *eb)
 {
 	struct goalloc *g = ctx;
 	struct probe_set *set = NULL;
@@ -232,6 +236,7 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	int err;
 
 	(void)rung;
+	(void)label;
 	err = find_exe(g, eb);
 	if (err)
 		return err;
@@ -269,30 +274,39 @@ out:
 	return err;
 }
 
-int cmd_goalloc(struct tool_mode *mode, int argc, char **argv)
+static int goalloc_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+			char **argv)
 {
-	struct goalloc g = { .top = 10 };
-	struct tool_extra extra = { "T:", NULL, goalloc_opt, NULL, &g };
+	struct goalloc *g = ctx;
+	struct tool_extra extra = { "T:", NULL, goalloc_opt, NULL, g };
 	int ret;
 
-	ret = tool_opts__parse_ext(&g.o, mode, TOOL, TOOL_OPT_FOLDED | TOOL_OPT_NO_ALL | TOOL_OPT_NO_UNWIND,
+	g->top = 10;
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_FOLDED | TOOL_OPT_NO_ALL | TOOL_OPT_NO_UNWIND,
 				   usage, help, &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	if (g.o.sess.pid <= 0 && !g.o.sess.cmd && !g.o.sess.cmd_argv) {
+		return ret;
+	if (o->sess.pid <= 0 && !o->sess.cmd && !o->sess.cmd_argv) {
 		fprintf(stderr, "faultline " TOOL ": give the Go program, -p PID or -c CMD\n");
-		return EXIT_USAGE;
+		return -EINVAL;
 	}
-	g.o.sess.callgraph = CALLGRAPH_FP;
-	g.sites = keyed__new(sizeof(struct site));
-	ret = EXIT_FAIL;
-	if (!g.sites) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	ret = tool__live(&g.o, &(struct tool_life){ TOOL, "Go allocations", add_events, NULL,
-						    print_report, &g.err, &g });
-out:
-	keyed__free(g.sites);
-	return ret;
+	o->sess.callgraph = CALLGRAPH_FP;
+	g->o = o;
+	g->sites = keyed__new(sizeof(struct site));
+	return g->sites ? 0 : -ENOMEM;
 }
+
+static void goalloc_fini(void *ctx)
+{
+	keyed__free(((struct goalloc *)ctx)->sites);
+}
+
+const struct tool goalloc_tool = {
+	.name = TOOL,
+	.what = "Go allocations",
+	.size = sizeof(struct goalloc),
+	.init = goalloc_init,
+	.add_events = goalloc_add_events,
+	.report = goalloc_report,
+	.fini = goalloc_fini,
+};

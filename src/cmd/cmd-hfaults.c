@@ -56,7 +56,7 @@
 #include "proc/pageflags.h"
 #include "cmd/report.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "ladder.h"
 
 #define TOOL "hfaults"
@@ -81,7 +81,7 @@ struct pending_fault {
 };
 
 struct hfaults_state {
-	struct tool_opts o;
+	struct tool_opts *o;
 	unsigned int top;
 	bool classify;			/* the page-flags rung */
 	struct tp_field f_user_addr, f_kernel_addr;
@@ -300,26 +300,28 @@ static int cmp_proc(const void *a, const void *b, void *ctx)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static void print_report(struct session *s, void *ctx)
+static int hfaults_report(void *ctx, struct session *s)
 {
 	struct hfaults_state *st = ctx;
 	struct report r;
 	size_t n;
 
+	if (st->err)
+		return tool__fail(TOOL, NULL, st->err);
 	retry_pending(st);
 	report__init(&r, s, stdout, false);
 	keyed__sort(st->procs, cmp_proc, NULL);
-	report__lost_first(&r, st->o.json, false, TOOL,
+	report__lost_first(&r, st->o->json, false, TOOL,
 			   "huge-page faults were missed: the counts below are low");
 	n = keyed__count(st->procs);
 	if (st->top && n > st->top)
 		n = st->top;
-	if (!st->o.json)
+	if (!st->o->json)
 		printf("%-7s %-16s %10s %10s %10s\n", "PID", "COMM", "HFAULTS", "THP", "HUGETLB");
 	for (size_t i = 0; i < n; i++) {
 		const struct hproc *p = keyed__at(st->procs, i);
 
-		if (st->o.json) {
+		if (st->o->json) {
 			printf("{\"type\":\"process\",\"pid\":%d,\"comm\":", (int)p->pid);
 			json__str(stdout, session__comm(s, p->pid));
 			printf(",\"hfaults\":%" PRIu64 ",\"thp\":%" PRIu64 ",\"hugetlb\":%" PRIu64 "}\n",
@@ -330,22 +332,23 @@ static void print_report(struct session *s, void *ctx)
 		}
 	}
 	if (st->classify) {
-		if (st->o.json)
+		if (st->o->json)
 			printf("{\"type\":\"unresolved\",\"process_exited\":%" PRIu64
 			       ",\"page_gone\":%" PRIu64 ",\"unreadable\":%" PRIu64 "}\n",
 			       st->exited, st->unmapped, st->unreadable);
-		if (st->exited && !st->o.json)
+		if (st->exited && !st->o->json)
 			printf("%" PRIu64 " faults unresolved: their process exited before the "
 			       "lookup\n", st->exited);
-		if (st->unmapped && !st->o.json)
+		if (st->unmapped && !st->o->json)
 			printf("%" PRIu64 " faults unresolved: their page was unmapped before the "
 			       "lookup\n", st->unmapped);
-		if (st->unreadable && !st->o.json)
+		if (st->unreadable && !st->o->json)
 			printf("%" PRIu64 " faults unresolved: their page could not be read (no "
 			       "CAP_SYS_ADMIN, or an I/O error)\n", st->unreadable);
 	}
-	report__footer(&r, st->o.json);
+	report__footer(&r, st->o->json);
 	report__fini(&r);
+	return EXIT_OK;
 }
 
 /* ---- setup ---- */
@@ -388,12 +391,14 @@ static int add_page_flags(struct session *s, struct hfaults_state *st, struct er
 	return err;
 }
 
-static int add_events(struct session *s, void *ctx, const char *rung, struct errbuf *eb)
+static int hfaults_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			      struct errbuf *eb)
 {
 	struct hfaults_state *st = ctx;
 	struct tp_event *ev = NULL;
 	int err;
 
+	(void)label;
 	if (!ladder__is(rung, "kprobe"))
 		return add_page_flags(s, st, eb);
 	err = session__add_kprobe(s, "hugetlb_fault", "hugetlb_fault", false, NULL, 0,
@@ -407,27 +412,38 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	return err;
 }
 
-int cmd_hfaults(struct tool_mode *mode, int argc, char **argv)
+static int hfaults_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+			char **argv)
 {
-	struct hfaults_state st = { 0 };
-	struct tool_extra extra = { "T:", NULL, hfaults_opt, NULL, &st };
+	struct hfaults_state *st = ctx;
+	struct tool_extra extra = { "T:", NULL, hfaults_opt, NULL, st };
 	int ret;
 
-	ret = tool_opts__parse_ext(&st.o, mode, TOOL, 0, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(o, mode, TOOL, 0, usage, help, &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	st.procs = keyed__new(sizeof(struct hproc));
-	st.seen = hashmap__new();
-	ret = EXIT_FAIL;
-	if (!st.procs || !st.seen) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	ret = tool__live(&st.o, &(struct tool_life){ TOOL, "huge page faults", add_events, NULL,
-						     print_report, &st.err, &st });
-out:
-	pageflags__free(st.pf);
-	hashmap__free(st.seen);
-	keyed__free(st.procs);
-	return ret;
+		return ret;
+	st->o = o;
+	st->procs = keyed__new(sizeof(struct hproc));
+	st->seen = hashmap__new();
+	return st->procs && st->seen ? 0 : -ENOMEM;
 }
+
+static void hfaults_fini(void *ctx)
+{
+	struct hfaults_state *st = ctx;
+
+	pageflags__free(st->pf);
+	hashmap__free(st->seen);
+	keyed__free(st->procs);
+}
+
+const struct tool hfaults_tool = {
+	.name = TOOL,
+	.what = "huge page faults",
+	.why_not = "it reads each fault's page from the live process's pagemap",
+	.size = sizeof(struct hfaults_state),
+	.init = hfaults_init,
+	.add_events = hfaults_add_events,
+	.report = hfaults_report,
+	.fini = hfaults_fini,
+};

@@ -27,7 +27,7 @@
 #include "trace/probe-spec.h"
 #include "cmd/report.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "ladder.h"
 
 #define TOOL "mmap"
@@ -266,8 +266,12 @@ static void on_munmap_return(struct session *s, const struct sample *smp, void *
 	on_return(s, smp, ctx, false);
 }
 
-static void print_summary(struct session *s, struct mmap_state *st)
+static int mmap_report(void *ctx, struct session *s)
 {
+	struct mmap_state *st = ctx;
+
+	if (st->err)
+		return tool__fail(TOOL, NULL, st->err);
 	if (!st->o->json)
 		printf("\n%-7s %-16s %6s %7s %6s %14s %14s %14s\n", "PID", "COMM", "MMAPS", "MUNMAPS",
 		       "FAILED", "MAPPED(B)", "UNMAPPED(B)", "NET(B)");
@@ -288,6 +292,7 @@ static void print_summary(struct session *s, struct mmap_state *st)
 		}
 	}
 	report__footer(&st->r, st->o->json);
+	return EXIT_OK;
 }
 
 struct src_event {
@@ -304,13 +309,16 @@ static const struct src_event events[] = {
 	{ "sys_exit_munmap", "munmap_return", false, on_munmap_return },
 };
 
-static int add_events(struct session *s, struct mmap_state *st, const char *rung,
-		      struct errbuf *eb)
+static int mmap_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			   struct errbuf *eb)
 {
+	struct mmap_state *st = ctx;
 	struct tp_event *ev[4] = { NULL };
 	struct probe_set *set = NULL;
 	int err = 0;
 
+	(void)label;
+	report__init(&st->r, s, stdout, st->o->srcline);
 	if (!ladder__is(rung, "tracepoint"))
 		err = probe_set__load_named("libc-syscalls", &set, eb);
 	for (size_t i = 0; !err && i < 4; i++) {
@@ -341,58 +349,54 @@ static int add_events(struct session *s, struct mmap_state *st, const char *rung
 	return 0;
 }
 
-int cmd_mmap(struct tool_mode *mode, int argc, char **argv)
+static int mmap_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
 {
-	struct mmap_state st = { 0 };
-	struct tool_opts o;
-	struct errbuf eb = { "" };
-	struct session *s = NULL;
-	const char *rung, *label;
+	struct mmap_state *st = ctx;
+	int ret;
+
+	ret = tool_opts__parse(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_G, usage, help, argc, argv);
+	if (ret)
+		return ret;
+	st->o = o;
+	st->page = (uint64_t)sysconf(_SC_PAGESIZE);
+	st->pending = hashmap__new();
+	st->procs = keyed__new(sizeof(struct proc));
+	return st->pending && st->procs ? 0 : -ENOMEM;
+}
+
+static void print_header(void *ctx)
+{
+	const struct mmap_state *st = ctx;
+
+	if (!st->o->json)
+		printf("%-15s %-7s %-16s %-6s %-18s %10s %-4s %-26s %8s %s\n",
+		       st->o->timestamps ? "TIME(s)" : "TIME", "PID", "COMM", "CALL", "ADDR", "LENGTH",
+		       "PROT", "FLAGS", "OFFSET", "FILE");
+}
+
+static void mmap_fini(void *ctx)
+{
+	struct mmap_state *st = ctx;
 	uint64_t key, val;
 	size_t pos = 0;
-	int ret, err;
 
-	ret = tool_opts__parse(&o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_G, usage, help, argc, argv);
-	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	st.o = &o;
-	st.page = (uint64_t)sysconf(_SC_PAGESIZE);
-	st.pending = hashmap__new();
-	st.procs = keyed__new(sizeof(struct proc));
-	ret = EXIT_FAIL;
-	if (!st.pending || !st.procs) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	s = tool__start(&o, TOOL, &rung, &label);
-	if (!s)
-		goto out;
-	report__init(&st.r, s, stdout, o.srcline);
-	err = add_events(s, &st, rung, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (!o.json)
-		printf("%-15s %-7s %-16s %-6s %-18s %10s %-4s %-26s %8s %s\n",
-		       o.timestamps ? "TIME(s)" : "TIME", "PID", "COMM", "CALL", "ADDR", "LENGTH",
-		       "PROT", "FLAGS", "OFFSET", "FILE");
-	if (tool__run(s, &o, TOOL, "mmap() and munmap() calls", label))
-		goto out;
-	if (st.err) {
-		ret = tool__fail(TOOL, NULL, st.err);
-		goto out;
-	}
-	print_summary(s, &st);
-	ret = EXIT_OK;
-out:
-	session__free(s);
-	if (st.pending) {
-		while (hashmap__next(st.pending, &pos, &key, &val))
+	if (st->pending) {
+		while (hashmap__next(st->pending, &pos, &key, &val))
 			free((void *)(uintptr_t)val);
-		hashmap__free(st.pending);
+		hashmap__free(st->pending);
 	}
-	keyed__free(st.procs);
-	report__fini(&st.r);
-	return ret;
+	keyed__free(st->procs);
+	report__fini(&st->r);
 }
+
+const struct tool mmap_tool = {
+	.name = TOOL,
+	.what = "mmap() and munmap() calls",
+	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
+	.size = sizeof(struct mmap_state),
+	.init = mmap_init,
+	.add_events = mmap_add_events,
+	.before_run = print_header,
+	.report = mmap_report,
+	.fini = mmap_fini,
+};

@@ -27,7 +27,7 @@
 #include "trace/probe-spec.h"
 #include "cmd/report.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "ladder.h"
 
 #define TOOL "shm"
@@ -256,11 +256,13 @@ static void on_exit_call(struct session *s, const struct sample *smp, void *ctx)
 }
 
 /* The totals: JSON's last object; text's on stderr, after the calls. */
-static void print_summary(struct session *s, void *ctx)
+static int shm_report(void *ctx, struct session *s)
 {
 	const struct shm_state *st = ctx;
 	uint64_t all = 0;
 
+	if (st->err)
+		return tool__fail(TOOL, NULL, st->err);
 	for (int i = 0; i < SYS__COUNT; i++)
 		all += st->calls[i];
 	if (st->o->json) {
@@ -269,18 +271,20 @@ static void print_summary(struct session *s, void *ctx)
 			printf(",\"%s\":%" PRIu64, call_names[i], st->calls[i]);
 		printf(",\"failed\":%" PRIu64 ",\"unpaired\":%" PRIu64 ",\"lost\":%" PRIu64 "}\n",
 		       st->failed, st->unpaired, session__lost(s));
-		return;
+		return EXIT_OK;
 	}
 	fprintf(stderr, "%" PRIu64 " calls (", all);
 	for (int i = 0; i < SYS__COUNT; i++)
 		fprintf(stderr, "%s%s %" PRIu64, i ? ", " : "", call_names[i], st->calls[i]);
 	fprintf(stderr, "), %" PRIu64 " failed, %" PRIu64 " returns without their entry, lost %"
 		PRIu64 " events\n", st->failed, st->unpaired, session__lost(s));
+	return EXIT_OK;
 }
 
 static struct handler handlers[SYS__COUNT];
 
-static int add_events(struct session *s, void *ctx, const char *rung, struct errbuf *eb)
+static int shm_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			  struct errbuf *eb)
 {
 	struct shm_state *st = ctx;
 	/* A recording serves a replay's -g too. */
@@ -288,6 +292,7 @@ static int add_events(struct session *s, void *ctx, const char *rung, struct err
 	struct probe_set *set = NULL;
 	int err = 0;
 
+	(void)label;
 	report__init(&st->r, s, stdout, st->o->srcline);
 	if (!ladder__is(rung, "tracepoint"))
 		err = probe_set__load_named("libc-syscalls", &set, eb);
@@ -356,19 +361,19 @@ static const char *shm_opt(int c, const char *arg, void *ctx)
 	return "unknown option";
 }
 
-/* The column header, once tracing is set up (not while recording). */
+/* The column header, once tracing is set up (record runs no tool's). */
 static void print_header(void *ctx)
 {
 	const struct shm_state *st = ctx;
 
-	if (st->o->json || tool__recording(st->o))
+	if (st->o->json)
 		return;
 	if (st->o->timestamps)
 		printf("%-14s", "TIME(s)");
 	printf("%-6s %-16s %6s %16s ARGs\n", st->tid ? "TID" : "PID", "COMM", "SYS", "RET");
 }
 
-int cmd_shm(struct tool_mode *mode, int argc, char **argv)
+static int shm_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "tid", required_argument, NULL, 't' },
@@ -376,26 +381,37 @@ int cmd_shm(struct tool_mode *mode, int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct shm_state st = { 0 };
-	struct tool_extra extra = { "t:n:d:", longopts, shm_opt, NULL, &st };
-	struct tool_opts o;
+	struct shm_state *st = ctx;
+	struct tool_extra extra = { "t:n:d:", longopts, shm_opt, NULL, st };
 	int ret;
 
-	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_G | TOOL_OPT_ANY_ORDER, usage,
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_G | TOOL_OPT_ANY_ORDER, usage,
 				   help, &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	if (st.duration > 0)
-		o.sess.duration = st.duration;
-	st.o = &o;
-	st.pending = keyed__new(sizeof(struct pending));
-	if (!st.pending) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		return EXIT_FAIL;
-	}
-	ret = tool__live(&o, &(struct tool_life){ TOOL, "shm*() calls", add_events, print_header,
-						  print_summary, &st.err, &st });
-	keyed__free(st.pending);
-	report__fini(&st.r);
-	return ret;
+		return ret;
+	if (st->duration > 0)
+		o->sess.duration = st->duration;
+	st->o = o;
+	st->pending = keyed__new(sizeof(struct pending));
+	return st->pending ? 0 : -ENOMEM;
 }
+
+static void shm_fini(void *ctx)
+{
+	struct shm_state *st = ctx;
+
+	keyed__free(st->pending);
+	report__fini(&st->r);
+}
+
+const struct tool shm_tool = {
+	.name = TOOL,
+	.what = "shm*() calls",
+	.flags = TOOL_RECORDS | TOOL_REPLAYS,
+	.size = sizeof(struct shm_state),
+	.init = shm_init,
+	.add_events = shm_add_events,
+	.before_run = print_header,
+	.report = shm_report,
+	.fini = shm_fini,
+};

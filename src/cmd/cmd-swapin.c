@@ -22,11 +22,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <time.h>
 
 #include <linux/perf_event.h>
@@ -37,7 +35,7 @@
 #include "lib/hashmap.h"
 #include "cmd/report.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 
@@ -64,6 +62,8 @@ struct row {
 
 struct swapin_state {
 	struct tool_opts *o;
+	struct session *s;
+	const char *source;		/* the rung's label, for the banner */
 	bool notime, json, vmstat;
 	struct tool_interval every;	/* count 0: until stopped */
 	unsigned long printed;
@@ -176,37 +176,32 @@ out:
 	fflush(stdout);
 }
 
-struct run_ctx {
-	struct session *s;
-	struct swapin_state *st;
-	const char *source;
-};
-
+/* Tracing is live: the first interval starts, and BCC's line says so
+ * (the tool's own, not the driver's: struct tool.what is NULL). */
 static void on_ready(void *ctx)
 {
-	struct run_ctx *r = ctx;
-	const struct tool_opts *o = r->st->o;
+	struct swapin_state *st = ctx;
+	const struct tool_opts *o = st->o;
 	char target[256];
 
 	tool_opts__describe(o, target, sizeof(target));
-	r->st->next_ns = session__now(r->s) + (uint64_t)(r->st->every.secs * 1e9);
+	st->next_ns = session__now(st->s) + (uint64_t)(st->every.secs * 1e9);
 	/* A report prints the report alone. */
-	if (session__replaying(r->s))
+	if (session__replaying(st->s))
 		return;
 	if (o->sess.cmd)
 		fprintf(stderr, "Executing '%s' and counting swap ins with %s.\n", o->sess.cmd,
-			r->source);
+			st->source);
 	else
 		fprintf(stderr, "Counting swap ins of %s with %s. Ctrl-C to end.\n", target,
-			r->source);
+			st->source);
 }
 
 static void on_round(void *ctx)
 {
-	struct run_ctx *r = ctx;
-	struct swapin_state *st = r->st;
-	uint64_t now = session__now(r->s);
-	bool replay = session__replaying(r->s);
+	struct swapin_state *st = ctx;
+	uint64_t now = session__now(st->s);
+	bool replay = session__replaying(st->s);
 
 	/* The last report of a counted run comes after the session ends, so
 	 * that the events of its final round are in it.  A replay's rounds
@@ -214,14 +209,14 @@ static void on_round(void *ctx)
 	 * reported live, empty; and it ends where the count does, as the
 	 * live session did at its duration. */
 	while (now >= st->next_ns && (!st->every.count || st->printed + 1 < st->every.count)) {
-		print_report(r->s, st);
+		print_report(st->s, st);
 		st->next_ns += (uint64_t)(st->every.secs * 1e9);
 		if (!replay)
 			while (st->next_ns <= now)
 				st->next_ns += (uint64_t)(st->every.secs * 1e9);
 	}
 	if (replay && st->every.count && st->printed + 1 >= st->every.count && now >= st->next_ns)
-		session__stop(r->s);
+		session__stop(st->s);
 }
 
 static const char *swapin_opt(int c, const char *arg, void *ctx)
@@ -240,9 +235,14 @@ static const char *swapin_positional(int argc, char **argv, const char **arg, vo
 	return tool_opts__parse_interval(&st->every, argc, argv, arg);
 }
 
-static int add_events(struct session *s, struct swapin_state *st, const char *rung,
-		      struct errbuf *eb)
+static int swapin_add_events(void *ctx, struct session *s, const char *rung, const char *label,
+			     struct errbuf *eb)
 {
+	struct swapin_state *st = ctx;
+
+	st->s = s;
+	st->source = label;
+	st->vmstat = ladder__is(rung, "vmstat");
 	if (ladder__is(rung, "kprobe:"))
 		return session__add_kprobe(s, "swapin", rung + 7, false, NULL, 0, on_swap_read, st,
 					   NULL, eb);
@@ -252,81 +252,65 @@ static int add_events(struct session *s, struct swapin_state *st, const char *ru
 	return vmstat__read(NULL, vm_names, &st->vm_prev, eb);
 }
 
-int cmd_swapin(struct tool_mode *mode, int argc, char **argv)
+static int swapin_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+		       char **argv)
 {
 	static const struct option longopts[] = {
 		{ "notime", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct swapin_state st = { .every = { .secs = 1.0 } };
-	struct tool_extra extra = { "T", longopts, swapin_opt, swapin_positional, &st };
-	struct errbuf eb = { "" };
-	struct session *s = NULL;
-	struct tool_opts o;
-	struct run_ctx rc = { NULL, &st, NULL };
-	struct session_hooks hooks = { .ready = on_ready, .round = on_round, .ctx = &rc };
-	const char *rung, *label;
-	int ret, err, cst;
+	struct swapin_state *st = ctx;
+	struct tool_extra extra = { "T", longopts, swapin_opt, swapin_positional, st };
+	int ret;
 
-	ret = tool_opts__parse_ext(&o, mode, TOOL, TOOL_OPT_ANY_ORDER, usage, help, &extra, argc, argv);
+	st->every.secs = 1.0;
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_ANY_ORDER, usage, help, &extra, argc, argv);
 	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	ret = EXIT_FAIL;
-	o.sess.callgraph = CALLGRAPH_FP;
+		return ret;
+	o->sess.callgraph = CALLGRAPH_FP;
 	/* Beyond the longest duration (1e7 s) a deadline would overflow its
 	 * nanoseconds: run until stopped, as good as forever. */
-	if (st.every.count && st.every.secs * (double)st.every.count <= 1e7)
-		o.sess.duration = st.every.secs * (double)st.every.count;
-	st.o = &o;
-	st.json = o.json;
-	st.counts = hashmap__new();
-	if (!st.counts) {
-		fprintf(stderr, "faultline " TOOL ": out of memory\n");
-		goto out;
-	}
-	s = tool__start(&o, TOOL, &rung, &label);
-	if (!s)
-		goto out;
-	rc.s = s;
-	rc.source = label;
-	st.vmstat = ladder__is(rung, "vmstat");
-	if (st.vmstat && tool__counters_rung(&o, TOOL, "/proc counters", "/proc/vmstat pswpin",
-					     "it cannot be limited to one process"))
-		goto out;
-	err = add_events(s, &st, rung, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
-	if (tool__lent(&o)) {
-		ret = EXIT_OK;
-		goto out;
-	}
-	err = session__run(s, &hooks, &eb);
-	if (err) {
-		ret = tool__fail(TOOL, &eb, err);
-		goto out;
-	}
+	if (st->every.count && st->every.secs * (double)st->every.count <= 1e7)
+		o->sess.duration = st->every.secs * (double)st->every.count;
+	st->o = o;
+	st->json = o->json;
+	st->counts = hashmap__new();
+	return st->counts ? 0 : -ENOMEM;
+}
+
+static int swapin_report(void *ctx, struct session *s)
+{
+	struct swapin_state *st = ctx;
+
 	/* The interval in progress when tracing stopped (BCC prints it on
 	 * Ctrl-C too). */
-	print_report(s, &st);
-	if (st.err) {
-		ret = tool__fail(TOOL, NULL, st.err);
-		goto out;
-	}
-	if (st.json && !st.vmstat)
+	print_report(s, st);
+	if (st->err)
+		return tool__fail(TOOL, NULL, st->err);
+	if (st->json && !st->vmstat)
 		printf("{\"type\":\"summary\",\"swapins\":%" PRIu64 ",\"other_major_faults\":%" PRIu64
-		       ",\"lost\":%" PRIu64 "}\n", st.total, st.skipped, session__lost(s));
+		       ",\"lost\":%" PRIu64 "}\n", st->total, st->skipped, session__lost(s));
 	else if (session__lost(s))
 		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " events\n", session__lost(s));
-	cst = session__cmd_status(s);
-	if (o.sess.cmd && cst != -1 && WIFEXITED(cst) && WEXITSTATUS(cst))
-		fprintf(stderr, "faultline " TOOL ": '%s' exited with status %d\n", o.sess.cmd,
-			WEXITSTATUS(cst));
-	ret = EXIT_OK;
-out:
-	fflush(stdout);
-	session__free(s);
-	hashmap__free(st.counts);
-	return ret;
+	return EXIT_OK;
 }
+
+static void swapin_fini(void *ctx)
+{
+	hashmap__free(((struct swapin_state *)ctx)->counts);
+}
+
+const struct tool swapin_tool = {
+	.name = TOOL,
+	.what = NULL,			/* on_ready says BCC's line */
+	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
+	.counters = { "vmstat", "/proc counters", "/proc/vmstat pswpin",
+		      "it cannot be limited to one process" },
+	.size = sizeof(struct swapin_state),
+	.init = swapin_init,
+	.add_events = swapin_add_events,
+	.ready = on_ready,
+	.round = on_round,
+	.report = swapin_report,
+	.fini = swapin_fini,
+};

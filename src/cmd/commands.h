@@ -53,19 +53,19 @@ extern const struct tool slab_tool;
 extern const struct tool cache_tool;
 extern const struct tool cachetop_tool;
 extern const struct tool pressure_tool;
+extern const struct tool brk_tool;
+extern const struct tool shm_tool;
+extern const struct tool ffaults_tool;
+extern const struct tool hfaults_tool;
+extern const struct tool goalloc_tool;
+extern const struct tool mmap_tool;
+extern const struct tool swapin_tool;
 
 /*
  * The tools: commands that trace events.  @mode says how they run (NULL:
  * live, from the command line; else for record or on a recording, see
  * tool-opts.h); record and report run them through the table below.
  */
-int cmd_ffaults(struct tool_mode *mode, int argc, char **argv);
-int cmd_hfaults(struct tool_mode *mode, int argc, char **argv);
-int cmd_brk(struct tool_mode *mode, int argc, char **argv);
-int cmd_mmap(struct tool_mode *mode, int argc, char **argv);
-int cmd_swapin(struct tool_mode *mode, int argc, char **argv);
-int cmd_shm(struct tool_mode *mode, int argc, char **argv);
-int cmd_goalloc(struct tool_mode *mode, int argc, char **argv);
 
 /*
  * One entry of the command table (commands.c), the only list of

@@ -113,7 +113,9 @@ static void on_ready(void *ctx)
 
 	if (r->t->ready)
 		r->t->ready(r->st);
-	tool__banner(&r->o, r->what, r->label, r->t->flags & TOOL_NO_TARGET);
+	/* No .what: the tool's ready said its own line (swapin's). */
+	if (r->what)
+		tool__banner(&r->o, r->what, r->label, r->t->flags & TOOL_NO_TARGET);
 }
 
 static void on_round(void *ctx)

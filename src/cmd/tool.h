@@ -54,7 +54,10 @@ struct tool_counters {
 
 struct tool {
 	const char *name;
-	const char *what;		/* "Tracing WHAT of PID 1 with ..." */
+	/* "Tracing WHAT of PID 1 with ...", said by the driver once tracing
+	 * is live; NULL: the tool's ready() says its own line (not in a
+	 * replay), as swapin keeps BCC's "Counting swap ins of ...". */
+	const char *what;
 	unsigned int flags;		/* TOOL_* above */
 	/* Why it cannot be recorded or replayed, for the refusal; NULL when
 	 * flags say it can. */
