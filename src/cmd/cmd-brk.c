@@ -265,7 +265,7 @@ static void print_header(void *ctx)
 		printf("%-12s %-7s %-16s %-18s %s\n", "TIME(s)", "PID", "COMM", "REQUESTED", "RESULT");
 }
 
-static int brk_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
+static int brk_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
 	struct brk_state *st = ctx;
 	int ret;

@@ -120,7 +120,7 @@ static int print_row(void *ctx, struct cache_source *cs, bool final)
 	return 0;
 }
 
-static int cache_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+static int cache_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		      char **argv)
 {
 	struct cache_cmd *c = ctx;

@@ -382,7 +382,7 @@ static void screen_off(struct top *t)
 	t->alt_screen = false;
 }
 
-static int top_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
+static int top_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
 	struct top *t = ctx;
 	struct tool_extra extra = { .positional = tool_opts__interval_positional, .ctx = &t->every };

@@ -477,7 +477,7 @@ static void print_summary(struct session *s, const struct compact_state *st)
 		a->collapses, a->collapse_failed, session__lost(s));
 }
 
-static int compact_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+static int compact_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
 	static const struct option longopts[] = {

@@ -751,7 +751,7 @@ static int add_events(void *ctx, struct session *s, const char *rung, const char
 	return err;
 }
 
-static int faults_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+static int faults_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		       char **argv)
 {
 	static const struct option longopts[] = {

@@ -223,7 +223,7 @@ static int ffaults_add_events(void *ctx, struct session *s, const char *rung, co
 	return err;
 }
 
-static int ffaults_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+static int ffaults_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
 	struct ffaults_state *st = ctx;

@@ -143,7 +143,7 @@ static int heap_graph(struct fg *g, struct session *s)
 /* The faults tool, set up to count by stack for the chosen process (-p,
  * or the recorded target) or every one: its events are this session's,
  * and both weights come from its one count. */
-static int faults_init(struct fg *g, struct tool_mode *mode)
+static int faults_init(struct fg *g, const struct tool_mode *mode)
 {
 	char *argv[8] = { "faults", "--folded" }, pid[16];
 	int argc = 2;
@@ -225,7 +225,7 @@ out:
 
 /* ---- the tool ---- */
 
-static int fg_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
+static int fg_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },

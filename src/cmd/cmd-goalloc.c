@@ -274,7 +274,7 @@ out:
 	return err;
 }
 
-static int goalloc_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+static int goalloc_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
 	struct goalloc *g = ctx;

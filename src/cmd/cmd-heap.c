@@ -738,7 +738,7 @@ out:
 	return err;
 }
 
-static int heap_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		     char **argv)
 {
 	static const struct option longopts[] = {

@@ -412,7 +412,7 @@ static int hfaults_add_events(void *ctx, struct session *s, const char *rung, co
 	return err;
 }
 
-static int hfaults_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+static int hfaults_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
 	struct hfaults_state *st = ctx;

@@ -588,7 +588,7 @@ static void on_round(void *ctx)
 		session__stop(lk->s);
 }
 
-static int leak_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+static int leak_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		     char **argv)
 {
 	static const struct option longopts[] = {

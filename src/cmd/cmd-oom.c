@@ -946,7 +946,7 @@ static const char *extra_opt(int c, const char *arg, void *ctx)
 
 /* The rung for the kmsg check before a session exists, and whether this
  * machine could open one (tracefs and perf events). */
-static int oom_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
+static int oom_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "verbose", no_argument, NULL, 'v' },

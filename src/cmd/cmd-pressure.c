@@ -414,7 +414,7 @@ static const char *pressure_positional(int argc, char **argv, const char **arg, 
 }
 
 /* `faultline pressure [-G CGROUP] [-t SPEC]... [--json] [interval [count]]` */
-static int pressure_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+static int pressure_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			 char **argv)
 {
 	static const struct option longopts[] = {

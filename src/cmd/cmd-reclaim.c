@@ -400,7 +400,7 @@ static const char *reclaim_opt(int c, const char *arg, void *ctx)
 	return tool_opts__summary_opt(c, arg, &st->summary, &st->interval);
 }
 
-static int reclaim_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+static int reclaim_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
 	static const struct option longopts[] = {

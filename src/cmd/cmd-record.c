@@ -102,6 +102,7 @@ static int check_tools(const char *tools)
 /* The tools set up on the recording session, freed after its run. */
 #define MAX_TOOLS 32
 struct recorded_tools {
+	struct tool_mode mode;		/* the tools' (they keep a pointer) */
 	struct tool_run *run[MAX_TOOLS];
 	size_t n;
 };
@@ -111,7 +112,6 @@ struct recorded_tools {
 static int setup_tool(struct session *s, const struct tool_opts *o, const struct command *c,
 		      struct recorded_tools *rt)
 {
-	struct tool_mode mode = { .record = s };
 	char pid[16], *argv[4] = { (char *)c->name, NULL, NULL, NULL };
 	int argc = 1;
 
@@ -122,13 +122,10 @@ static int setup_tool(struct session *s, const struct tool_opts *o, const struct
 	} else if (o->all || (!o->sess.pid && !o->sess.cmd)) {
 		argv[argc++] = "-a";
 	}
-	if (!c->tool) {
-		c->legacy(&mode, argc, argv);
-		return mode.setup_done ? 0 : -EINVAL;
-	}
 	if (rt->n == MAX_TOOLS)
 		return -ENOSPC;
-	tool__setup(c->tool, &mode, argc, argv, &rt->run[rt->n]);
+	rt->mode.record = s;
+	tool__setup(c->tool, &rt->mode, argc, argv, &rt->run[rt->n]);
 	return rt->run[rt->n] ? (rt->n++, 0) : -EINVAL;
 }
 

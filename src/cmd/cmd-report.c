@@ -206,7 +206,7 @@ static int tool(const struct replay_opts *ro, int argc, char **argv)
 		command = strdup(session__meta(s, "command"));
 	session__free(s);
 	mode.command = command;
-	ret = command__run_tool(c, &mode, argc, argv);
+	ret = tool__main(c->tool, &mode, argc, argv);
 	free(command);
 	return ret;
 }

@@ -373,7 +373,7 @@ static void print_header(void *ctx)
 	printf("%-6s %-16s %6s %16s ARGs\n", st->tid ? "TID" : "PID", "COMM", "SYS", "RET");
 }
 
-static int shm_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
+static int shm_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "tid", required_argument, NULL, 't' },

@@ -572,7 +572,7 @@ static void on_round(void *ctx)
 	every__round(&((struct slab_state *)ctx)->every);
 }
 
-static int slab_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
+static int slab_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "cache", required_argument, NULL, 'C' },

@@ -252,7 +252,7 @@ static int swapin_add_events(void *ctx, struct session *s, const char *rung, con
 	return vmstat__read(NULL, vm_names, &st->vm_prev, eb);
 }
 
-static int swapin_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc,
+static int swapin_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		       char **argv)
 {
 	static const struct option longopts[] = {

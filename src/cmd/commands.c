@@ -9,8 +9,6 @@
 #include "cmd/commands.h"
 #include "cmd/tool.h"
 
-#define REC_REPLAY (TOOL_RECORDS | TOOL_REPLAYS)
-#define REC_DEFAULT (TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS)
 
 static const struct command commands[] = {
 	{ "leak", "outstanding allocations by stack, user or kernel (memleak)",
@@ -87,15 +85,10 @@ void commands__list(unsigned int flag, char *buf, size_t n)
 
 unsigned int command__flags(const struct command *c)
 {
-	return c->tool ? c->tool->flags : c->flags;
+	return c->tool ? c->tool->flags : 0;
 }
 
 const char *command__why_not(const struct command *c)
 {
-	return c->tool ? c->tool->why_not : c->why_not;
-}
-
-int command__run_tool(const struct command *c, struct tool_mode *mode, int argc, char **argv)
-{
-	return c->tool ? tool__main(c->tool, mode, argc, argv) : c->legacy(mode, argc, argv);
+	return c->tool ? c->tool->why_not : NULL;
 }

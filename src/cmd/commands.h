@@ -30,7 +30,7 @@ int report_diff(const struct replay_opts *ro, int argc, char **argv);
 /* report -i FILE pprof (cmd-pprof.c): argv[0] is "pprof". */
 int report_pprof(const struct replay_opts *ro, int argc, char **argv);
 
-/* The tools described by a struct tool (cmd/tool.h). */
+/* The tools (cmd/tool.h): record and report run them through the table below. */
 extern const struct tool reclaim_tool;
 extern const struct tool oom_tool;
 extern const struct tool heap_tool;
@@ -62,15 +62,9 @@ extern const struct tool mmap_tool;
 extern const struct tool swapin_tool;
 
 /*
- * The tools: commands that trace events.  @mode says how they run (NULL:
- * live, from the command line; else for record or on a recording, see
- * tool-opts.h); record and report run them through the table below.
- */
-
-/*
  * One entry of the command table (commands.c), the only list of
  * faultline's commands: main() dispatches on it, record and report take
- * their tools from it.  Exactly one of @cmd, @tool and @legacy is set.
+ * their tools from it.  Exactly one of @cmd and @tool is set.
  */
 struct tool;
 struct command {
@@ -78,19 +72,12 @@ struct command {
 	const char *summary;		/* faultline --help's line */
 	int (*cmd)(int argc, char **argv);
 	const struct tool *tool;	/* a tracing tool (cmd/tool.h) */
-	/* A tool not yet described by a struct tool: its command function,
-	 * and for record and report its TOOL_* flags and why not. */
-	int (*legacy)(struct tool_mode *mode, int argc, char **argv);
-	unsigned int flags;
-	const char *why_not;
 };
 
 /* The TOOL_* flags of a tool's command (0 for a plain command). */
 unsigned int command__flags(const struct command *c);
 /* Why a tool cannot be recorded or replayed, or NULL. */
 const char *command__why_not(const struct command *c);
-/* Run a tool's command in @mode (NULL: live); the exit status. */
-int command__run_tool(const struct command *c, struct tool_mode *mode, int argc, char **argv);
 
 /* The command named @name, or NULL. */
 const struct command *commands__find(const char *name);

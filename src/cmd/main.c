@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/tool.h"
 
 static void usage(FILE *out)
 {
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
 	c = commands__find(argv[1]);
 	if (c)
 		return output_status(c->cmd ? c->cmd(argc - 1, argv + 1) :
-				     command__run_tool(c, NULL, argc - 1, argv + 1));
+				     tool__main(c->tool, NULL, argc - 1, argv + 1));
 	fprintf(stderr, "faultline: '%s' is not a faultline command (see 'faultline --help')\n",
 		argv[1]);
 	return EXIT_USAGE;

@@ -41,15 +41,9 @@ static int bad(const char *tool, const char *what, const char *arg)
 	return -EINVAL;
 }
 
-/*
- * How tools run: live (all zero), their setup lent to faultline record, or
- * fed by a recording (faultline report).  The command layer's one mutable
- * global, set once by record or report before they call a tool, as
- * getopt's optind is set before a parse.
- */
-/* The mode of a tool run from the command line: live. Never written:
- * only a recording run sets setup_done. */
-static struct tool_mode live_mode;
+/* The mode of a tool run from its own command line: live, all zero and
+ * never written. */
+static const struct tool_mode live_mode;
 
 static bool power_of_two(unsigned long v)
 {
@@ -214,13 +208,13 @@ const char *tool_opts__interval_positional(int argc, char **argv, const char **a
 	return tool_opts__parse_interval(ctx, argc, argv, arg);
 }
 
-int tool_opts__parse(struct tool_opts *o, struct tool_mode *mode, const char *tool, unsigned int accepts,
+int tool_opts__parse(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
 		     const char *usage, const char *help, int argc, char **argv)
 {
 	return tool_opts__parse_ext(o, mode, tool, accepts, usage, help, NULL, argc, argv);
 }
 
-int tool_opts__parse_ext(struct tool_opts *o, struct tool_mode *mode, const char *tool, unsigned int accepts,
+int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
 			 const char *usage, const char *help, const struct tool_extra *extra,
 			 int argc, char **argv)
 {
@@ -438,13 +432,6 @@ void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
 
 bool tool__recording(const struct tool_opts *o)
 {
-	return o->mode->record != NULL;
-}
-
-bool tool__lent(const struct tool_opts *o)
-{
-	if (o->mode->record)
-		o->mode->setup_done = true;
 	return o->mode->record != NULL;
 }
 
@@ -709,8 +696,6 @@ int tool__run_with(struct session *s, const struct tool_opts *o, const char *too
 	struct errbuf eb = { "" };
 	int err, st;
 
-	if (tool__lent(o))
-		return 1;
 	err = session__run(s, &hooks, &eb);
 	if (err)
 		return tool__fail(tool, &eb, err);
@@ -724,34 +709,4 @@ int tool__run_with(struct session *s, const struct tool_opts *o, const char *too
 				o->sess.cmd, WTERMSIG(st), strsignal(WTERMSIG(st)));
 	}
 	return 0;
-}
-
-int tool__live(struct tool_opts *o, const struct tool_life *life)
-{
-	struct errbuf eb = { "" };
-	const char *rung, *label;
-	struct session *s;
-	int ret = EXIT_FAIL, err;
-
-	s = tool__start(o, life->tool, &rung, &label);
-	if (!s)
-		return EXIT_FAIL;
-	err = life->add_events(s, life->ctx, rung, &eb);
-	if (err) {
-		ret = tool__fail(life->tool, &eb, err);
-		goto out;
-	}
-	if (life->before_run)
-		life->before_run(life->ctx);
-	if (tool__run(s, o, life->tool, life->what, label))
-		goto out;
-	if (life->err && *life->err) {
-		ret = tool__fail(life->tool, NULL, *life->err);
-		goto out;
-	}
-	life->report(s, life->ctx);
-	ret = EXIT_OK;
-out:
-	session__free(s);
-	return ret;
 }

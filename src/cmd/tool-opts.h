@@ -15,14 +15,12 @@
 #include "trace/session.h"
 
 /*
- * How a tool runs: live (the command line's own run), or for record and
- * report, which run the tools' own code (src/cmd/cmd-*.c) through the
- * command table (cmd/commands.h):
+ * How a tool runs (cmd/tool.h drives it): live (the command line's own
+ * run), or for record and report:
  *  - record: tool__start() hands out @record (one session for every tool
- *    recorded; a reference the tool frees as usual) after choosing the
- *    tool's rung on this kernel; the tool adds its events; tool__run*()
- *    then returns 1 at once, so the tool skips its report, and sets
- *    @setup_done to say the setup got that far.
+ *    recorded; a reference the tool_run frees) after choosing the tool's
+ *    rung on this kernel; the tool adds its events, and record runs the
+ *    session once for all of them (no tool's run or report).
  *  - report: tool__start() opens a replay of @replay instead of tracing;
  *    the tool's target defaults to the recorded one (@target_pid,
  *    @command), -c is refused, and the rest is the live path.
@@ -34,12 +32,11 @@ struct tool_mode {
 	const struct replay_opts *replay;
 	pid_t target_pid;
 	const char *command;
-	bool setup_done;	/* set by tool__run* while recording */
 };
 
 struct tool_opts {
 	struct session_opts sess;
-	struct tool_mode *mode;	/* how the tool runs; never NULL once parsed */
+	const struct tool_mode *mode;	/* how the tool runs; never NULL once parsed */
 	bool all;		/* -a given */
 	bool timestamps;	/* -T */
 	bool stacks;		/* -g */
@@ -96,7 +93,7 @@ struct tool_opts {
  * printing "faultline TOOL: <what>" and the usage line to stderr (exit 2).
  * usage is the tool's one-line synopsis, help its option list.
  */
-int tool_opts__parse(struct tool_opts *o, struct tool_mode *mode, const char *tool, unsigned int accepts,
+int tool_opts__parse(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
 		     const char *usage, const char *help, int argc, char **argv);
 
 struct option;
@@ -129,7 +126,7 @@ struct tool_extra {
  * As tool_opts__parse otherwise.  argv may be permuted (TOOL_OPT_ANY_ORDER);
  * o's strings point into argv.
  */
-int tool_opts__parse_ext(struct tool_opts *o, struct tool_mode *mode, const char *tool, unsigned int accepts,
+int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
 			 const char *usage, const char *help, const struct tool_extra *extra,
 			 int argc, char **argv);
 
@@ -187,13 +184,6 @@ struct features;
 /* Whether the tool runs for faultline record, or on a recording. */
 bool tool__recording(const struct tool_opts *o);
 bool tool__replaying(const struct tool_opts *o);
-/*
- * Call where a tool would run its session (tool__run* does): true while
- * faultline record lends the session to the tool's setup, which is then
- * done: the tool returns without running or reporting, and the run is
- * record's.
- */
-bool tool__lent(const struct tool_opts *o);
 /* A source that reads the live system (@what: "/proc counters"), in a
  * record or a report: says so in one line and returns true. */
 bool tool__refuse_live(const struct tool_opts *o, const char *tool, const char *what);
@@ -253,24 +243,6 @@ int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
 int tool__run_with(struct session *s, const struct tool_opts *o, const char *tool,
 		   const char *what, const char *source, void (*ready)(void *ctx),
 		   void (*round)(void *ctx), void *ctx);
-
-/*
- * The life of a simple tracing tool, once: start the session (tool__start),
- * add_events() for the chosen rung, before_run() (may be NULL: a header),
- * run, then report() unless tracing failed or *err (the tool's handlers'
- * error, may be NULL) was set.  Frees the session.  Returns the exit
- * status, having printed any error.
- */
-struct tool_life {
-	const char *tool, *what;
-	int (*add_events)(struct session *s, void *ctx, const char *rung, struct errbuf *eb);
-	void (*before_run)(void *ctx);
-	void (*report)(struct session *s, void *ctx);
-	const int *err;
-	void *ctx;
-};
-
-int tool__live(struct tool_opts *o, const struct tool_life *life);
 
 /* Call after printing one event's lines: keeps stdout's flushes between
  * events, so no line is ever split. */

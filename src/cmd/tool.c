@@ -63,7 +63,7 @@ static bool counters_refused(const struct tool_run *r)
 	return tool__counters_rung(&r->o, r->t->name, c->source, c->what, loses);
 }
 
-int tool__setup(const struct tool *t, struct tool_mode *mode, int argc, char **argv,
+int tool__setup(const struct tool *t, const struct tool_mode *mode, int argc, char **argv,
 		struct tool_run **run)
 {
 	struct errbuf eb = { "" };
@@ -146,7 +146,7 @@ int tool__drive(struct tool_run *r)
 	return t->report(r->st, r->s);
 }
 
-int tool__main(const struct tool *t, struct tool_mode *mode, int argc, char **argv)
+int tool__main(const struct tool *t, const struct tool_mode *mode, int argc, char **argv)
 {
 	struct tool_run *r;
 	int ret;

@@ -76,7 +76,7 @@ struct tool {
 	 * -EINVAL (usage printed); TOOL_INIT_FAILED: failed, having printed
 	 * why; another -errno: failed, said by the driver.
 	 */
-	int (*init)(void *st, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv);
+	int (*init)(void *st, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv);
 	/* For a tool whose ladder and banner depend on its options (leak -k):
 	 * may set *@ladder (default: the ladder named as the tool) and *@what
 	 * (default: .what).  NULL: the defaults. */
@@ -113,7 +113,7 @@ struct tool_run;
  * Return: EXIT_OK, with *@run NULL after -h; otherwise the exit status,
  * having printed why.
  */
-int tool__setup(const struct tool *t, struct tool_mode *mode, int argc, char **argv,
+int tool__setup(const struct tool *t, const struct tool_mode *mode, int argc, char **argv,
 		struct tool_run **run);
 /* Run a tool set up for a live session or a replay, and report.  Return:
  * the exit status. */
@@ -122,6 +122,6 @@ int tool__drive(struct tool_run *r);
 void tool_run__free(struct tool_run *r);
 
 /* The whole life: the tool's own command line, or report's replay. */
-int tool__main(const struct tool *t, struct tool_mode *mode, int argc, char **argv);
+int tool__main(const struct tool *t, const struct tool_mode *mode, int argc, char **argv);
 
 #endif
