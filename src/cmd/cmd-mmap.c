@@ -190,7 +190,11 @@ static void print_call(struct session *s, struct mmap_state *st, const struct sa
 		json__str(stdout, when);
 		printf(",\"pid\":%u,\"tid\":%u,\"comm\":", smp->pid, smp->tid);
 		json__str(stdout, comm);
-		printf(",\"addr\":\"0x%" PRIx64 "\",\"len\":%" PRIu64, addr, p->len);
+		/* A failed mmap returned no address: its error says why. */
+		if (failed && p->kind == CALL_MMAP)
+			printf(",\"addr\":null,\"len\":%" PRIu64, p->len);
+		else
+			printf(",\"addr\":\"0x%" PRIx64 "\",\"len\":%" PRIu64, addr, p->len);
 		if (p->kind == CALL_MMAP) {
 			printf(",\"prot\":\"%s\",\"flags\":\"%s\",\"fd\":%" PRId64 ",\"off\":%" PRIu64
 			       ",\"file\":", prot, flags, p->fd, p->off);
@@ -210,8 +214,9 @@ static void print_call(struct session *s, struct mmap_state *st, const struct sa
 		return;
 	}
 	if (p->kind == CALL_MMAP)
-		printf("%-15s %-7u %-16.16s %-6s %-18s %10" PRIu64 " %-4s %-26s %8" PRIu64 " %s\n",
-		       when, smp->pid, comm, "mmap", result, p->len, prot, flags, p->off, file);
+		printf("%-15s %-7u %-16.16s %-6s %-18s %10" PRIu64 " %-4s %-26s %8" PRIu64 "%s%s\n",
+		       when, smp->pid, comm, "mmap", result, p->len, prot, flags, p->off,
+		       file[0] ? " " : "", file);
 	else
 		printf("%-15s %-7u %-16.16s %-6s %-18s %10" PRIu64 "\n", when, smp->pid, comm,
 		       "munmap", result, p->len);
@@ -322,7 +327,9 @@ static int mmap_add_events(void *ctx, struct session *s, const char *rung, const
 	if (!ladder__is(rung, "tracepoint"))
 		err = probe_set__load_named("libc-syscalls", &set, eb);
 	for (size_t i = 0; !err && i < 4; i++) {
-		unsigned int flags = events[i].stack && st->o->stacks ? SESSION_USER_STACK : 0;
+		/* A recording serves every option of a replay: -g's stacks too. */
+		unsigned int flags = events[i].stack && (st->o->stacks || session__recording(s)) ?
+				     SESSION_USER_STACK : 0;
 
 		if (!set) {
 			err = session__add_tracepoint(s, "syscalls", events[i].tp, flags, events[i].fn,
@@ -349,7 +356,7 @@ static int mmap_add_events(void *ctx, struct session *s, const char *rung, const
 	return 0;
 }
 
-static int mmap_init(void *ctx, struct tool_opts *o, struct tool_mode *mode, int argc, char **argv)
+static int mmap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
 	struct mmap_state *st = ctx;
 	int ret;

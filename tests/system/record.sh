@@ -102,21 +102,32 @@ run_fl mmap --json -c "$MT"
 cp "$T/out" "$T/live"
 run_fl report -i "$T/mmap.rec" mmap --json
 cp "$T/out" "$T/rep"
-python3 - "$T/live" "$T/rep" <<'PY' || fail "mmap: the report differs from the live run"
+# The recording serves -g too (record takes mmap's stacks whatever the
+# options): each call's frames, as a live -g run names them.
+run_fl mmap -g --json -c "$MT"
+cp "$T/out" "$T/live-g"
+run_fl report -i "$T/mmap.rec" mmap -g --json
+expect_eq "$rc" 0 "report mmap -g status"
+python3 - "$T/live" "$T/rep" "$T/live-g" "$T/out" <<'PY' || fail "mmap: the report differs from the live run"
 import json, re, sys
-def calls(path):
+def calls(path, stacks):
     out = []
     for l in open(path):
         if l.startswith("{"):
             o = json.loads(l)
-            if o.get("type") in ("mmap", "munmap"):
-                c = {k: v for k, v in o.items() if k not in ("time", "pid", "tid", "addr")}
-                c["file"] = re.sub(r"\.[A-Za-z0-9]{6}$", ".XXXXXX", c.get("file", ""))
-                out.append(c)
+            if o.get("type") not in ("mmap", "munmap"):
+                continue
+            if stacks:
+                out.append([f["sym"] for f in o.get("stack", [])])
+                continue
+            c = {k: v for k, v in o.items() if k not in ("time", "pid", "tid", "addr")}
+            c["file"] = re.sub(r"\.[A-Za-z0-9]{6}$", ".XXXXXX", c.get("file", ""))
+            out.append(c)
     return out
-a, b = calls(sys.argv[1]), calls(sys.argv[2])
-if not a or a != b:
-    sys.exit("live %d calls, report %d: %s / %s" % (len(a), len(b), a[:2], b[:2]))
+for what, live, rep in (("calls", 1, 2), ("stacks", 3, 4)):
+    a, b = calls(sys.argv[live], what == "stacks"), calls(sys.argv[rep], what == "stacks")
+    if not a or not all(a) or a != b:
+        sys.exit("%s: live %d calls, report %d: %s / %s" % (what, len(a), len(b), a[:1], b[:1]))
 PY
 
 # 4. script: perf script's layout, as stackcollapse-perf.pl reads it (an
