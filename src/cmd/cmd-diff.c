@@ -56,7 +56,7 @@ static const char help[] =
 	"Stacks match by their symbolized frames (function+offset [module]), not by\n"
 	"address, so two runs under ASLR match.\n";
 
-enum { OPT_ALL = 256, OPT_FAIL, OPT_JSON };
+enum { OPT_ALL = 256, OPT_FAIL };
 
 enum { OLD, NEW };
 
@@ -340,6 +340,47 @@ static bool parse_count(const char *s, uint64_t max, uint64_t *v)
 	return !errno && end != s && !*end && s[0] != '-' && *v <= max;
 }
 
+struct diff_args {
+	uint64_t limit;
+	bool all;
+	int64_t fail_over;	/* -1: no --fail-on-increase */
+	const char *old;
+};
+
+static const char *diff_opt(int c, const char *arg, void *ctx)
+{
+	struct diff_args *a = ctx;
+	uint64_t v;
+
+	switch (c) {
+	case 'n':
+		return parse_count(arg, 1000000000, &a->limit) ? NULL : "-n wants a number of stacks, not";
+	case OPT_ALL:
+		a->all = true;
+		return NULL;
+	default:	/* OPT_FAIL */
+		if (!parse_count(arg, INT64_MAX, &v))
+			return "--fail-on-increase wants bytes, not";
+		a->fail_over = (int64_t)v;
+		return NULL;
+	}
+}
+
+/* OLD, the one recording to compare with. */
+static const char *diff_positional(int argc, char **argv, const char **arg, void *ctx)
+{
+	struct diff_args *a = ctx;
+
+	if (!argc)
+		return "which recording to compare with? OLD is missing, not";
+	if (argc > 1) {
+		*arg = argv[1];
+		return "one OLD recording; unexpected argument";
+	}
+	a->old = argv[0];
+	return NULL;
+}
+
 /**
  * report_diff() - `faultline report -i NEW diff [OPTIONS] OLD`
  * @ro:   the recording -i names (NEW) and report's options, which apply to
@@ -357,53 +398,23 @@ int report_diff(const struct replay_opts *ro, int argc, char **argv)
 		{ "limit", required_argument, NULL, 'n' },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "fail-on-increase", required_argument, NULL, OPT_FAIL },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct diff d = { .path = { NULL, ro->path } };
+	struct diff_args a = { .limit = 20, .fail_over = -1 };
+	struct tool_extra extra = { "n:", longopts, diff_opt, diff_positional, &a };
+	struct tool_opts o;
 	struct errbuf eb = { "" };
-	uint64_t limit = 20, v;
-	int64_t fail_over = -1;
-	bool all = false, json = false;
 	size_t over = 0;
-	int c, err, ret = EXIT_FAIL;
+	int err, ret;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "n:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			if (!parse_count(optarg, 1000000000, &limit))
-				return tool__usage_error(TOOL, "-n wants a number of stacks, not",
-							 optarg);
-			break;
-		case OPT_ALL:
-			all = true;
-			break;
-		case OPT_FAIL:
-			if (!parse_count(optarg, INT64_MAX, &v))
-				return tool__usage_error(
-					TOOL, "--fail-on-increase wants bytes, not", optarg);
-			fail_over = (int64_t)v;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case 'h':
-			printf("usage: %s\n%s", usage, help);
-			return EXIT_OK;
-		default:
-			return tool__bad_option(TOOL, argv);
-		}
-	}
-	if (optind >= argc)
-		return tool__usage_error(
-			TOOL, "which recording to compare with? OLD is missing, not", "");
-	if (optind + 1 < argc)
-		return tool__usage_error(TOOL, "one OLD recording; unexpected argument",
-					 argv[optind + 1]);
-	d.path[OLD] = argv[optind];
+	ret = tool_opts__parse_ext(&o, NULL, TOOL,
+				   TOOL_OPT_ANY_ORDER | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_JSON), usage,
+				   help, &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	ret = EXIT_FAIL;
+	d.path[OLD] = a.old;
 	d.idx = hashmap__new();
 	if (!d.idx) {
 		err = -ENOMEM;
@@ -415,12 +426,12 @@ int report_diff(const struct replay_opts *ro, int argc, char **argv)
 	if (err)
 		goto fail;
 	qsort(d.st, d.n, sizeof(*d.st), cmp_change);
-	print_diff(&d, (size_t)limit, all, json, fail_over, &over);
+	print_diff(&d, (size_t)a.limit, a.all, o.json, a.fail_over, &over);
 	fflush(stdout);
 	ret = EXIT_OK;
 	if (over) {
 		fprintf(stderr, "faultline " TOOL ": %zu stacks grew by more than %" PRId64
-			" bytes (leaked or peak)\n", over, fail_over);
+			" bytes (leaked or peak)\n", over, a.fail_over);
 		ret = EXIT_FAIL;
 	}
 	goto out;

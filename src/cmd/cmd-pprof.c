@@ -407,38 +407,39 @@ static int run(const struct replay_opts *ro, const char *out, bool want_faults)
  *
  * Return: EXIT_OK, EXIT_FAIL (the reason printed), EXIT_USAGE.
  */
+struct pprof_args {
+	const char *out;
+	bool faults;
+};
+
+static const char *pprof_opt(int c, const char *arg, void *ctx)
+{
+	struct pprof_args *a = ctx;
+
+	if (c == 'o')
+		a->out = arg;
+	else
+		a->faults = true;	/* --faults */
+	return NULL;
+}
+
 int report_pprof(const struct replay_opts *ro, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "faults", no_argument, NULL, OPT_FAULTS },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out = NULL;
-	bool faults = false;
-	int c;
+	struct pprof_args a = { NULL, false };
+	struct tool_extra extra = { "o:", longopts, pprof_opt, tool_opts__no_positional, &a };
+	struct tool_opts o;
+	int ret;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case OPT_FAULTS:
-			faults = true;
-			break;
-		case 'h':
-			printf("usage: %s\n%s", usage, help);
-			return EXIT_OK;
-		default:
-			return tool__bad_option(TOOL, argv);
-		}
-	}
-	if (optind < argc)
-		return tool__usage_error(TOOL, "unexpected argument", argv[optind]);
-	if (!out || !out[0])
+	ret = tool_opts__parse_ext(&o, NULL, TOOL, TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_SHARED, usage, help,
+				   &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	if (!a.out || !a.out[0])
 		return tool__usage_error(TOOL, "where to? -o FILE is missing, not", "");
-	return run(ro, out, faults);
+	return run(ro, a.out, a.faults);
 }

@@ -85,7 +85,7 @@ static const char help[] =
 	"  -T, --top N       sites shown per OOM victim, of each kind (default 5)\n"
 	"  --json            one JSON object per row, per site and per kill's precursors\n";
 
-enum { OPT_INTERVAL = 256, OPT_BEFORE, OPT_PRECURSORS, OPT_JSON };
+enum { OPT_INTERVAL = 256, OPT_BEFORE, OPT_PRECURSORS };
 
 /* Bits of struct row's events. */
 #define EV_OOM_KILL	(1u << 0)
@@ -1106,6 +1106,45 @@ static void tl_free(struct tl *t)
  * Replays the recording once and prints every process's timeline.
  * Return: EXIT_OK, EXIT_FAIL (the reason printed), EXIT_USAGE.
  */
+static const char *timeline_opt(int c, const char *arg, void *ctx)
+{
+	struct tl *t = ctx;
+	double secs;
+	char *end;
+	long v;
+
+	switch (c) {
+	case 'p':
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || v <= 0 || v > INT32_MAX)
+			return "-p wants a process id, not";
+		t->only = (pid_t)v;
+		return NULL;
+	case 'T':
+		errno = 0;
+		v = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || v <= 0 || v > 1000000)
+			return "-T wants a number of sites, not";
+		t->top = (unsigned int)v;
+		return NULL;
+	case OPT_INTERVAL:
+		if (tool_opts__parse_secs(arg, &secs) || secs < 1e-6)
+			return "--interval wants seconds (at least 0.000001), not";
+		t->interval_ns = (uint64_t)(secs * 1e9 + 0.5);
+		return NULL;
+	case OPT_BEFORE:
+		if (tool_opts__parse_secs(arg, &secs))
+			return "--before wants seconds, not";
+		t->before_ns = (uint64_t)(secs * 1e9 + 0.5);
+		return NULL;
+	default:	/* OPT_PRECURSORS */
+		if (tool_opts__parse_secs(arg, &t->pre_secs) || t->pre_secs > 3600)
+			return "--precursors wants seconds (at most 3600), not";
+		return NULL;
+	}
+}
+
 int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -1114,68 +1153,22 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 		{ "interval", required_argument, NULL, OPT_INTERVAL },
 		{ "before", required_argument, NULL, OPT_BEFORE },
 		{ "precursors", required_argument, NULL, OPT_PRECURSORS },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct tl t = { .ro = ro, .top = 5, .interval_ns = 1000000000ULL,
 			.before_ns = 2000000000ULL, .pre_secs = 30 };
+	struct tool_extra extra = { "p:T:", longopts, timeline_opt, tool_opts__no_positional, &t };
+	struct tool_opts o;
 	struct errbuf eb = { "" };
-	double secs;
-	char *end;
-	long v;
-	int c, err, ret = EXIT_FAIL;
+	int err, ret;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:T:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v <= 0 || v > INT32_MAX)
-				return tool__usage_error(TOOL, "-p wants a process id, not",
-							 optarg);
-			t.only = (pid_t)v;
-			break;
-		case 'T':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v <= 0 || v > 1000000)
-				return tool__usage_error(TOOL, "-T wants a number of sites, not",
-							 optarg);
-			t.top = (unsigned int)v;
-			break;
-		case OPT_INTERVAL:
-			if (tool_opts__parse_secs(optarg, &secs) || secs < 1e-6)
-				return tool__usage_error(
-					TOOL, "--interval wants seconds (at least 0.000001), not",
-					optarg);
-			t.interval_ns = (uint64_t)(secs * 1e9 + 0.5);
-			break;
-		case OPT_BEFORE:
-			if (tool_opts__parse_secs(optarg, &secs))
-				return tool__usage_error(TOOL, "--before wants seconds, not",
-							 optarg);
-			t.before_ns = (uint64_t)(secs * 1e9 + 0.5);
-			break;
-		case OPT_PRECURSORS:
-			if (tool_opts__parse_secs(optarg, &t.pre_secs) || t.pre_secs > 3600)
-				return tool__usage_error(
-					TOOL, "--precursors wants seconds (at most 3600), not", optarg);
-			break;
-		case OPT_JSON:
-			t.json = true;
-			break;
-		case 'h':
-			printf("usage: %s\n%s", usage, help);
-			return EXIT_OK;
-		default:
-			return tool__bad_option(TOOL, argv);
-		}
-	}
-	if (optind < argc)
-		return tool__usage_error(TOOL, "unexpected argument", argv[optind]);
+	ret = tool_opts__parse_ext(&o, NULL, TOOL,
+				   TOOL_OPT_ANY_ORDER | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_JSON), usage,
+				   help, &extra, argc, argv);
+	if (ret)
+		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	ret = EXIT_FAIL;
+	t.json = o.json;
 	t.page_size = sysconf(_SC_PAGESIZE);
 	if (t.page_size <= 0)
 		t.page_size = 4096;

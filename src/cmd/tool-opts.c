@@ -203,6 +203,14 @@ const char *tool_opts__parse_interval(struct tool_interval *iv, int argc, char *
 	return NULL;
 }
 
+const char *tool_opts__no_positional(int argc, char **argv, const char **arg, void *ctx)
+{
+	(void)argv;
+	(void)arg;	/* preset to the first */
+	(void)ctx;
+	return argc ? "unexpected argument" : NULL;
+}
+
 const char *tool_opts__interval_positional(int argc, char **argv, const char **arg, void *ctx)
 {
 	return tool_opts__parse_interval(ctx, argc, argv, arg);

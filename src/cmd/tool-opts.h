@@ -170,6 +170,10 @@ const char *tool_opts__summary_opt(int c, const char *arg, bool *summary, double
 const char *tool_opts__parse_interval(struct tool_interval *iv, int argc, char **argv,
 				      const char **arg);
 
+/* A tool_extra.positional() for commands that take no positional argument
+ * at all (not even [duration]: report's pprof, timeline). */
+const char *tool_opts__no_positional(int argc, char **argv, const char **arg, void *ctx);
+
 /* A tool_extra.positional() for tools with no other positional arguments:
  * ctx is the struct tool_interval to fill. */
 const char *tool_opts__interval_positional(int argc, char **argv, const char **arg, void *ctx);
