@@ -28,6 +28,7 @@
 #include "trace/recfile.h"
 #include "trace/session-int.h"
 #include "stack/stackdb.h"
+#include "stack/symbolize.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "?"
@@ -48,6 +49,7 @@ struct recorder {
 	struct hashmap *bid_idx;	/* hash of (maj, min, ino) -> index + 1 in bids */
 	struct build_id *bids;
 	size_t nbids;
+	struct hashmap *ksyms;		/* start of each KSYM written -> 1 */
 	bool started;
 	int err;			/* the first write error */
 	uint64_t bytes;			/* the file's size once closed */
@@ -74,7 +76,10 @@ int session__record(struct session *s, const char *path, struct errbuf *eb)
 		return -ENOMEM;
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	r->bid_idx = hashmap__new();
-	if (!r->bid_idx) {
+	r->ksyms = hashmap__new();
+	if (!r->bid_idx || !r->ksyms) {
+		hashmap__free(r->bid_idx);
+		hashmap__free(r->ksyms);
 		free(r);
 		return -ENOMEM;
 	}
@@ -113,6 +118,7 @@ static void recorder_free(struct recorder *r)
 		return;
 	recwriter__close(r->w, NULL);
 	hashmap__free(r->bid_idx);
+	hashmap__free(r->ksyms);
 	free(r->bids);
 	free(r->ev_of);
 	free(r);
@@ -233,6 +239,16 @@ static int rec_start(struct session *s, struct errbuf *eb)
 			return errbuf__set(eb, err, "%s: %s", r->path, recwriter__errmsg(r->w, err));
 		r->memstat_id = next++;
 	}
+	/* Kallsyms is read now, before the run, not at the first kernel
+	 * stack inside it (KSYM records, write_ksym()). */
+	for (size_t i = 0; i < s->nevsels; i++) {
+		struct sym_ksym k;
+
+		if (s->evsels[i].flags & SESSION_KERNEL_STACK) {
+			symbolizer__kernel_sym(s->sym, 0, &k);
+			break;
+		}
+	}
 	r->started = true;
 	/* What the session knew before the run (the -p target). */
 	while (hashmap__next(s->comms, &pos, &key, &val))
@@ -338,7 +354,31 @@ static void rec_lost(struct session *s, uint64_t time, uint64_t count)
 
 /* ---- samples ---- */
 
-/* Writes the stacks interned since the last call. */
+/*
+ * The KSYM of the kernel symbol holding addr, unless written already: the
+ * recording names its kernel frames itself (docs/record-format.md), from
+ * this machine's kallsyms now, not the report's later.  Kallsyms shows no
+ * addresses (unprivileged) or none holds addr: no KSYM, the frame stays
+ * unknown in the report, as it would live.
+ */
+static void write_ksym(struct session *s, uint64_t addr)
+{
+	struct recorder *r = s->rec;
+	struct sym_ksym k;
+	uint64_t one;
+
+	if (symbolizer__kernel_sym(s->sym, addr, &k) || hashmap__get(r->ksyms, k.start, &one))
+		return;
+	latch(r, recwriter__ksym(r->w, &(struct rec_ksym){ k.start, k.end, k.name,
+							   k.module ? k.module : "" }));
+	/* Out of memory, the same KSYM comes again later: harmless. */
+	hashmap__set(r->ksyms, k.start, 1);
+}
+
+/* Writes the stacks interned since the last call; a kernel one after the
+ * KSYMs of its frames.  Both ip and ip - 1: a report names a return
+ * address after ip - 1 (a call that ends its function returns into the
+ * next one), the innermost frame after ip. */
 static void write_stacks(struct session *s, enum rec_stack_kind kind)
 {
 	struct recorder *r = s->rec;
@@ -350,6 +390,11 @@ static void write_stacks(struct session *s, enum rec_stack_kind kind)
 
 		if (nr > REC_MAX_FRAMES)
 			nr = REC_MAX_FRAMES;
+		for (uint32_t i = 0; kind == REC_STACK_KERNEL && i < nr; i++) {
+			write_ksym(s, ips[i]);
+			if (ips[i])
+				write_ksym(s, ips[i] - 1);
+		}
 		latch(r, recwriter__stack(r->w, &(struct rec_stack){ id, kind, nr, ips }));
 		r->stacks_written = id;
 	}
