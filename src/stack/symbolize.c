@@ -1785,7 +1785,7 @@ static int find_ksym(struct symbolizer *s, uint64_t addr, const struct ksym **ou
 
 	*out = NULL;
 	if (s->krecorded) {
-		if (!s->rksyms_sorted) {
+		if (!s->rksyms_sorted && s->nrksyms) {
 			qsort(s->rksyms, s->nrksyms, sizeof(*s->rksyms), cmp_ksym);
 			s->rksyms_sorted = true;
 		}

@@ -476,6 +476,10 @@ static void test_kernel_recorded(void)
 	CHECK_EQ_U64(symbolizer__new(&s), 0);
 	symbolizer__on_kallsyms(s, count_call, &reads);
 	symbolizer__recorded_kernel(s);
+	/* None yet (a recording without KSYMs): every address unknown. */
+	CHECK_EQ_U64(symbolizer__kernel(s, 0xffffffff81001005ull, &r), 0);
+	CHECK(r.func == NULL);
+	CHECK_EQ_U64(symbolizer__kernel_sym(s, 0xffffffff81001005ull, &k), -ENOENT);
 	CHECK_EQ_U64(symbolizer__add_kernel_sym(s, &(struct sym_ksym){ 0xffffffffc0002000ull,
 		0xffffffffc0002100ull, "ext4_lookup", "ext4" }), 0);
 	CHECK_EQ_U64(symbolizer__add_kernel_sym(s, &(struct sym_ksym){ 0xffffffff81001000ull,
