@@ -44,6 +44,7 @@ struct recorder {
 	char path[4096];
 	uint32_t *ev_of;		/* evsel index -> recorded event id, or NO_EVENT */
 	size_t nev;
+	struct tp_field *call_site;	/* evsel index -> its 'call_site' field (.present) */
 	uint32_t memstat_id;		/* faultline:memstat's recorded id, or NO_EVENT */
 	uint32_t stacks_written;	/* stackdb ids 1 .. stacks_written are in the file */
 	struct hashmap *bid_idx;	/* hash of (maj, min, ino) -> index + 1 in bids */
@@ -121,6 +122,7 @@ static void recorder_free(struct recorder *r)
 	hashmap__free(r->ksyms);
 	free(r->bids);
 	free(r->ev_of);
+	free(r->call_site);
 	free(r);
 }
 
@@ -210,7 +212,8 @@ static int rec_start(struct session *s, struct errbuf *eb)
 	int err;
 
 	r->ev_of = malloc((s->nevsels ? s->nevsels : 1) * sizeof(*r->ev_of));
-	if (!r->ev_of)
+	r->call_site = calloc(s->nevsels ? s->nevsels : 1, sizeof(*r->call_site));
+	if (!r->ev_of || !r->call_site)
 		return -ENOMEM;
 	r->nev = s->nevsels;
 	err = write_meta(s);
@@ -239,15 +242,22 @@ static int rec_start(struct session *s, struct errbuf *eb)
 			return errbuf__set(eb, err, "%s: %s", r->path, recwriter__errmsg(r->w, err));
 		r->memstat_id = next++;
 	}
-	/* Kallsyms is read now, before the run, not at the first kernel
-	 * stack inside it (KSYM records, write_ksym()). */
+	/* The kernel addresses a report names: kernel stacks' frames, and
+	 * the kmem events' call sites (slab's caller rows, where the event
+	 * has no cache name).  Kallsyms is read now for them, before the
+	 * run, not at the first one inside it (KSYM records, write_ksym()). */
 	for (size_t i = 0; i < s->nevsels; i++) {
+		const struct evsel *e = &s->evsels[i];
 		struct sym_ksym k;
+		struct tp_field f;
 
-		if (s->evsels[i].flags & SESSION_KERNEL_STACK) {
-			symbolizer__kernel_sym(s->sym, 0, &k);
-			break;
+		if (e->kind == EVSEL_TRACEPOINT && e->tev && !e->alias &&
+		    !tp_event__field(e->tev, "call_site", &f)) {
+			r->call_site[i] = f;
+			r->call_site[i].present = true;
 		}
+		if ((e->flags & SESSION_KERNEL_STACK) || r->call_site[i].present)
+			symbolizer__kernel_sym(s->sym, 0, &k);
 	}
 	r->started = true;
 	/* What the session knew before the run (the -p target). */
@@ -407,6 +417,7 @@ static void rec_sample(struct session *s, const struct evsel *e, size_t idx,
 	struct rec_sample rs = { .pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu,
 				 .time = smp->time, .addr = smp->addr, .raw_size = smp->raw_size,
 				 .raw = smp->raw };
+	uint64_t site = 0;
 	uint32_t id;
 
 	if (idx >= r->nev || r->ev_of[idx] == NO_EVENT)
@@ -420,6 +431,9 @@ static void rec_sample(struct session *s, const struct evsel *e, size_t idx,
 		write_stacks(s, REC_STACK_KERNEL);
 		rs.kernel_stack = id;
 	}
+	if (r->call_site[idx].present &&
+	    !tp_field__u64(&r->call_site[idx], smp->raw, smp->raw_size, &site) && site)
+		write_ksym(s, site);
 	latch(r, recwriter__sample(r->w, &rs));
 }
 

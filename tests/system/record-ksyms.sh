@@ -7,10 +7,12 @@
 # d_alloc stack with 500 to 505 allocations (the target's 500 files, within
 # 1%, as slab.sh), no unknown frame.  The file itself: every KSYM is a
 # kallsyms line of this boot (start, name, module), each kernel stack's
-# frames have theirs before it, no symbol twice, and they cost a few
-# percent of the file.  Controls: the KSYMs removed, every kernel frame is
-# unknown even with kallsyms readable (names come from them, never from
-# the live file); one renamed, the report shows the new name.  A 1.0
+# frames have theirs before it, and so do the kmem events' call sites
+# (slab's caller rows, on kernels whose events have no cache name), no
+# symbol twice, and they cost a few percent of the file.  Controls: the
+# KSYMs removed, every kernel frame is unknown even with kallsyms readable
+# (names come from them, never from the live file); one renamed, the
+# report shows the new name.  A 1.0
 # recording (the golden slab.rec, with kernel stacks) warns once that its
 # kernel frames are named from this machine's kallsyms, and only when it
 # names one.
@@ -39,7 +41,7 @@ rm -rf "$D"
 
 # 2. Its KSYMs against this boot's kallsyms, their order and their cost.
 python3 - "$T/s.rec" /proc/kallsyms >"$T/ksyms" <<'PY' || fail "the recording's KSYM records"
-import struct, sys
+import re, struct, sys
 d = open(sys.argv[1], "rb").read()
 if d[:8] != b"FAULTREC" or struct.unpack_from("<HH", d, 8) != (1, 1):
     sys.exit("not a format 1.1 recording: %r" % (d[:12],))
@@ -51,11 +53,28 @@ for line in open(sys.argv[2]):
 def s(at):
     n, = struct.unpack_from("<I", d, at)
     return d[at + 4:at + 4 + n].decode(), at + 4 + n
-at, ksyms, starts, kbytes, stacks, frames = 20, [], set(), 0, 0, 0
+at, ksyms, starts, kbytes, stacks, frames, sites = 20, [], set(), 0, 0, 0, 0
+site_off = {}   # event id -> offset of its call_site field
 while at + 8 <= len(d):
     t, n = struct.unpack_from("<II", d, at)
     p = at + 8
-    if t == 12:
+    if t == 2:
+        eid, = struct.unpack_from("<I", d, p)
+        name, q = s(p + 20)
+        path, q = s(q)
+        fmt, q = s(q)
+        m = re.search(r"field:[^;]* call_site;\s*offset:(\d+);\s*size:8;", fmt)
+        if m:
+            site_off[eid] = int(m.group(1))
+    elif t == 9:
+        eid, = struct.unpack_from("<I", d, p)
+        raw_size, = struct.unpack_from("<I", d, p + 40)
+        if eid in site_off and site_off[eid] + 8 <= raw_size:
+            site, = struct.unpack_from("<Q", d, p + 44 + site_off[eid])
+            sites += 1
+            if site and not any(a <= site < b for a, b in ksyms):
+                sys.exit("sample at %d: call site %x has no ksym before it" % (at, site))
+    elif t == 12:
         start, end = struct.unpack_from("<QQ", d, p)
         name, q = s(p + 16)
         mod, q = s(q)
@@ -79,12 +98,12 @@ while at + 8 <= len(d):
                 if not any(a <= look < b for a, b in ksyms):
                     sys.exit("stack %d: frame %x has no ksym before it" % (sid, ip))
     at += 8 + n
-if not ksyms or not stacks:
-    sys.exit("%d ksyms, %d kernel stacks: want some of both" % (len(ksyms), stacks))
+if not ksyms or not stacks or not sites:
+    sys.exit("%d ksyms, %d kernel stacks, %d call sites: want some of each" % (len(ksyms), stacks, sites))
 if kbytes * 100 > len(d) * 5:
     sys.exit("ksyms take %d of %d bytes: more than 5%%" % (kbytes, len(d)))
-print("%d ksyms, %d bytes (%.1f a ksym), %d kernel stacks, %d frames, file %d bytes (%.2f%%)"
-      % (len(ksyms), kbytes, kbytes / len(ksyms), stacks, frames, len(d), 100.0 * kbytes / len(d)))
+print("%d ksyms, %d bytes (%.1f a ksym), %d kernel stacks, %d frames, %d call sites, file %d bytes (%.2f%%)"
+      % (len(ksyms), kbytes, kbytes / len(ksyms), stacks, frames, sites, len(d), 100.0 * kbytes / len(d)))
 PY
 cat "$T/ksyms"
 
