@@ -211,6 +211,14 @@ static int tool(const struct replay_opts *ro, int argc, char **argv)
 	return ret;
 }
 
+/* A replay's caveat (replay_opts.warn), after what is printed already. */
+static void warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fflush(stdout);
+	fprintf(stderr, "faultline " TOOL ": warning: %s\n", msg);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -221,7 +229,7 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct replay_opts ro = { 0 };
+	struct replay_opts ro = { .warn = warn };
 	int c;
 
 	optind = 0;

@@ -187,10 +187,14 @@ struct jitmap {
 	size_t n;
 };
 
+/* A kernel text symbol, [addr, end).  Live: name and module point into
+ * kbuf (module "kernel.kallsyms" for vmlinux), end is the next symbol's
+ * start.  Recorded: both are owned by the table, as added. */
 struct ksym {
 	uint64_t addr;
-	const char *name;		/* into kbuf */
-	const char *module;		/* "kernel.kallsyms" or into kbuf */
+	uint64_t end;
+	const char *name;
+	const char *module;
 };
 
 struct symbolizer {
@@ -216,6 +220,15 @@ struct symbolizer {
 	struct ksym *ksyms;
 	size_t nksyms;
 	char *kbuf;			/* /proc/kallsyms, tokenized in place */
+	/* A recording's kernel symbols (symbolizer__recorded_kernel): the
+	 * only source of kernel names once set; sorted on the next lookup
+	 * after one is added. */
+	bool krecorded;
+	struct ksym *rksyms;
+	size_t nrksyms, rksyms_cap;
+	bool rksyms_sorted;
+	void (*on_kallsyms)(void *ctx);	/* once, when kallsyms is first read */
+	void *on_kallsyms_ctx;
 };
 
 static const char kernel_module[] = "kernel.kallsyms";
@@ -349,6 +362,12 @@ void symbolizer__free(struct symbolizer *s)
 	hashmap__free(s->mapfiles);
 	free(s->ksyms);
 	free(s->kbuf);
+	for (size_t i = 0; i < s->nrksyms; i++) {
+		free((char *)s->rksyms[i].name);
+		if (s->rksyms[i].module != kernel_module)
+			free((char *)s->rksyms[i].module);
+	}
+	free(s->rksyms);
 	free(s);
 }
 
@@ -1689,6 +1708,8 @@ static int load_kallsyms(struct symbolizer *s)
 	int err;
 
 	s->kloaded = true;
+	if (s->on_kallsyms)
+		s->on_kallsyms(s->on_kallsyms_ctx);
 	err = read_kallsyms(&s->kbuf);
 	if (err)
 		return err == -ENOMEM ? err : 0;
@@ -1717,7 +1738,7 @@ static int load_kallsyms(struct symbolizer *s)
 			err = -ENOMEM;
 			goto out;
 		}
-		lines[n] = (struct kline){ { addr, name, mod ? mod : kernel_module }, n, type };
+		lines[n] = (struct kline){ { addr, 0, name, mod ? mod : kernel_module }, n, type };
 		n++;
 	}
 	if (!n)
@@ -1738,35 +1759,110 @@ static int load_kallsyms(struct symbolizer *s)
 		s->ksyms[out++] = lines[best].sym;
 	}
 	s->nksyms = out;
+	/* A text symbol ends where the next begins, as the lookup always
+	 * had it; the last one never ends. */
+	for (size_t i = 0; i < out; i++)
+		s->ksyms[i].end = i + 1 < out ? s->ksyms[i + 1].addr : UINT64_MAX;
 out:
 	free(lines);
 	return err;
 }
 
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The kernel symbol holding addr, from the recording's table when there
+ * is one, else from kallsyms (read on the first call); NULL when none. */
+static int find_ksym(struct symbolizer *s, uint64_t addr, const struct ksym **out)
+{
+	const struct ksym *tab;
+	size_t n, i;
+	int err;
+
+	*out = NULL;
+	if (s->krecorded) {
+		if (!s->rksyms_sorted && s->nrksyms) {
+			qsort(s->rksyms, s->nrksyms, sizeof(*s->rksyms), cmp_ksym);
+			s->rksyms_sorted = true;
+		}
+		tab = s->rksyms;
+		n = s->nrksyms;
+	} else {
+		if (!s->kloaded && (err = load_kallsyms(s)))
+			return err;
+		tab = s->ksyms;
+		n = s->nksyms;
+	}
+	i = SORTED_UPTO(tab, n, addr, addr);
+	if (i && addr < tab[i - 1].end)
+		*out = &tab[i - 1];
+	return 0;
+}
+
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct sym_result *res)
 {
-	size_t lo = 0, hi;
+	const struct ksym *k;
 	int err;
 
 	*res = (struct sym_result){ .addr = addr, .module = kernel_module };
-	if (!s->kloaded && (err = load_kallsyms(s)))
+	if ((err = find_ksym(s, addr, &k)) || !k)
 		return err;
-	/* Last symbol at or below addr. */
-	hi = s->nksyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->ksyms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return 0;
-	res->func = s->ksyms[lo - 1].name;
-	res->offset = addr - s->ksyms[lo - 1].addr;
-	res->module = s->ksyms[lo - 1].module;
+	res->func = k->name;
+	res->offset = addr - k->addr;
+	res->module = k->module;
 	return 0;
+}
+
+int symbolizer__kernel_sym(struct symbolizer *s, uint64_t addr, struct sym_ksym *out)
+{
+	const struct ksym *k;
+	int err;
+
+	*out = (struct sym_ksym){ 0 };
+	if ((err = find_ksym(s, addr, &k)))
+		return err;
+	if (!k)
+		return -ENOENT;
+	*out = (struct sym_ksym){ k->addr, k->end, k->name,
+				  k->module == kernel_module ? NULL : k->module };
+	return 0;
+}
+
+void symbolizer__recorded_kernel(struct symbolizer *s)
+{
+	s->krecorded = true;
+}
+
+int symbolizer__add_kernel_sym(struct symbolizer *s, const struct sym_ksym *k)
+{
+	struct ksym *e;
+
+	if (k->start >= k->end || !k->name || !k->name[0])
+		return -EINVAL;
+	if (GROW_FOR(s->rksyms, s->rksyms_cap, s->nrksyms + 1, 256))
+		return -ENOMEM;
+	e = &s->rksyms[s->nrksyms];
+	*e = (struct ksym){ k->start, k->end, strdup(k->name),
+			    k->module && k->module[0] ? strdup(k->module) : kernel_module };
+	if (!e->name || !e->module) {
+		free((char *)e->name);
+		if (e->module != kernel_module)
+			free((char *)e->module);
+		return -ENOMEM;
+	}
+	s->nrksyms++;
+	s->rksyms_sorted = false;
+	return 0;
+}
+
+void symbolizer__on_kallsyms(struct symbolizer *s, void (*fn)(void *ctx), void *ctx)
+{
+	s->on_kallsyms = fn;
+	s->on_kallsyms_ctx = ctx;
 }
 
 void sym_result__format(const struct sym_result *r, char *buf, size_t n)

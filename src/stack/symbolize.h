@@ -148,6 +148,7 @@ int symbolizer__srcline(struct symbolizer *s, const struct addrspaces *as, pid_t
 
 /**
  * symbolizer__kernel() - symbolize a kernel address through /proc/kallsyms
+ *                        (or a recording's symbols: symbolizer__recorded_kernel)
  * @s: symbolizer
  * @addr: kernel address
  * @res: out; module "kernel.kallsyms", or the name of the kernel module;
@@ -159,6 +160,64 @@ int symbolizer__srcline(struct symbolizer *s, const struct addrspaces *as, pid_t
  * Return: 0, or -ENOMEM.
  */
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct sym_result *res);
+
+/* A kernel symbol: the function and where it lies. */
+struct sym_ksym {
+	uint64_t start, end;	/* [start, end) */
+	const char *name;
+	const char *module;	/* NULL for vmlinux, else the module's name */
+};
+
+/**
+ * symbolizer__kernel_sym() - the kernel symbol holding an address
+ * @s: symbolizer
+ * @addr: kernel address
+ * @out: out; its strings live as long as @s.  From kallsyms, a text
+ *       symbol ends where the next one starts (the last one never ends):
+ *       what symbolizer__kernel() names @addr after, exactly.
+ *
+ * faultline record writes these into the recording (KSYM records), so
+ * that a report names kernel frames without this machine's kallsyms.
+ *
+ * Return: 0; -ENOENT when no symbol holds @addr (or kallsyms shows no
+ * addresses, unprivileged); -ENOMEM.
+ */
+int symbolizer__kernel_sym(struct symbolizer *s, uint64_t addr, struct sym_ksym *out);
+
+/**
+ * symbolizer__recorded_kernel() - name kernel addresses from a recording only
+ * @s: symbolizer; call it before the first kernel lookup
+ *
+ * From then on symbolizer__kernel() and symbolizer__kernel_sym() answer from
+ * the symbols given to symbolizer__add_kernel_sym() alone and never read
+ * /proc/kallsyms: an address in none of them is unknown.  A recording made
+ * on another machine, or before a reboot (KASLR), names its frames right.
+ */
+void symbolizer__recorded_kernel(struct symbolizer *s);
+
+/**
+ * symbolizer__add_kernel_sym() - one kernel symbol of a recording
+ * @s: symbolizer
+ * @k: @k->start < @k->end, @k->name not empty; @k->module NULL or "" for
+ *     vmlinux.  Copied.  Symbols may come in any order; where two overlap,
+ *     an address is looked up in the one of the highest start at or below
+ *     it (unknown when that one ends before it).
+ *
+ * Return: 0, -EINVAL (an empty range or name), -ENOMEM.
+ */
+int symbolizer__add_kernel_sym(struct symbolizer *s, const struct sym_ksym *k);
+
+/**
+ * symbolizer__on_kallsyms() - be told when /proc/kallsyms is read
+ * @s: symbolizer
+ * @fn: called once, when the first kernel lookup reads kallsyms (never
+ *      after symbolizer__recorded_kernel()); NULL: no call
+ * @ctx: given to @fn
+ *
+ * A report of a recording made before KSYM records existed warns then
+ * that its kernel frames are named from this machine's kallsyms.
+ */
+void symbolizer__on_kallsyms(struct symbolizer *s, void (*fn)(void *ctx), void *ctx);
 
 /**
  * sym_result__format() - "func+0xoff [module]" as BCC prints a frame

@@ -48,11 +48,12 @@ static const char *const type_names[] = {
 	[REC_SAMPLE] = "sample",
 	[REC_LOST] = "lost",
 	[REC_END] = "end",
+	[REC_KSYM] = "ksym",
 };
 
 const char *rec_type__name(enum rec_type type)
 {
-	if ((unsigned int)type >= REC_META && (unsigned int)type <= REC_END)
+	if ((unsigned int)type >= REC_META && (unsigned int)type <= REC_KSYM)
 		return type_names[type];
 	return "unknown";
 }
@@ -495,6 +496,29 @@ int recwriter__sample(struct recwriter *w, const struct rec_sample *s)
 	put_le32(b + 48, s->raw_size);
 	w_put(w, b, sizeof(b));
 	w_put(w, s->raw, s->raw_size);
+	return w->err;
+}
+
+int recwriter__ksym(struct recwriter *w, const struct rec_ksym *k)
+{
+	uint32_t nlen = 0, mlen = 0;
+	int err;
+
+	if ((err = w_check(w, REC_KSYM)))
+		return err;
+	if (k->start >= k->end)
+		return w_invalid(w, "ksym record with an empty range 0x%llx-0x%llx",
+				 (unsigned long long)k->start, (unsigned long long)k->end);
+	if (!k->name || !*k->name)
+		return w_invalid(w, "ksym record with an empty name");
+	if ((err = w_strlen(w, REC_KSYM, "name", k->name, &nlen)) ||
+	    (err = w_strlen(w, REC_KSYM, "module", k->module, &mlen)) ||
+	    (err = w_begin(w, REC_KSYM, 16ull + 8 + nlen + mlen)))
+		return err;
+	w_u64(w, k->start);
+	w_u64(w, k->end);
+	w_str(w, k->name, nlen);
+	w_str(w, k->module, mlen);
 	return w->err;
 }
 
@@ -973,6 +997,27 @@ static int dec_sample(struct cur *c, struct rec_sample *s)
 	return 0;
 }
 
+static int dec_ksym(struct cur *c, struct rec_ksym *k)
+{
+	int err;
+
+	k->start = c_u64(c, "start");
+	k->end = c_u64(c, "end");
+	k->name = c_str(c, "name");
+	k->module = c_str(c, "module");
+	if ((err = c_done(c)))
+		return err;
+	if (c->r->minor < 1)
+		return bad(c, "in a format %u.%u recording (ksym records are 1.1's)", c->r->major,
+			   c->r->minor);
+	if (k->start >= k->end)
+		return bad(c, "has an empty range 0x%llx-0x%llx (start must be below end)",
+			   (unsigned long long)k->start, (unsigned long long)k->end);
+	if (!*k->name)
+		return bad(c, "has an empty name");
+	return 0;
+}
+
 static int dec_lost(struct cur *c, struct rec_lost *l)
 {
 	l->time = c_u64(c, "time");
@@ -1178,7 +1223,7 @@ static int next_record(struct recreader *r, struct rec *out)
 				    "%s record of %u bytes is cut after %zu (truncated)",
 				    rec_type__name((enum rec_type)type), len,
 				    got - REC_RECORD_HEADER);
-		if (type >= REC_META && type <= REC_END)
+		if (type >= REC_META && type <= REC_KSYM)
 			break;
 		if (r->minor <= REC_VERSION_MINOR)
 			return fail(r, -EBADMSG, off, "unknown record type %u (format version %u.%u)",
@@ -1228,6 +1273,9 @@ static int next_record(struct recreader *r, struct rec *out)
 		break;
 	case REC_END:
 		err = dec_end(&c, &out->u.end);
+		break;
+	case REC_KSYM:
+		err = dec_ksym(&c, &out->u.ksym);
 		break;
 	default:
 		err = fail(r, -EBADMSG, off, "unknown record type %u", type);

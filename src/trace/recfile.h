@@ -28,7 +28,7 @@
 
 /* Format version this code writes; it reads major 1, any minor. */
 #define REC_VERSION_MAJOR	1
-#define REC_VERSION_MINOR	0
+#define REC_VERSION_MINOR	1
 
 /* Limits (the reader refuses more, the writer never writes more). */
 #define REC_MAX_PAYLOAD		(64u << 20)	/* bytes of one record's payload */
@@ -54,6 +54,7 @@ enum rec_type {
 	REC_SAMPLE = 9,
 	REC_LOST = 10,
 	REC_END = 11,
+	REC_KSYM = 12,		/* since 1.1 */
 };
 
 enum rec_event_kind {
@@ -131,6 +132,14 @@ struct rec_stack {
 	const uint64_t *ips;		/* innermost first; may be NULL when nr is 0 */
 };
 
+/* A kernel symbol that recorded kernel frames fall in (1.1): the file
+ * names its kernel frames by itself, on any machine, after any reboot. */
+struct rec_ksym {
+	uint64_t start, end;		/* [start, end): start < end */
+	const char *name;		/* not empty */
+	const char *module;		/* "" for vmlinux, else kallsyms' [module] */
+};
+
 struct rec_sample {
 	uint32_t event;			/* an EVENT id defined before */
 	uint32_t pid, tid, cpu;
@@ -169,6 +178,7 @@ struct rec {
 		struct rec_sample sample;
 		struct rec_lost lost;
 		struct rec_end end;
+		struct rec_ksym ksym;
 	} u;
 };
 
@@ -281,6 +291,16 @@ int recwriter__exit(struct recwriter *w, const struct rec_task *t);
  * Return: as recwriter__meta().
  */
 int recwriter__stack(struct recwriter *w, const struct rec_stack *s);
+
+/**
+ * recwriter__ksym() - append a KSYM record, naming kernel frames
+ * @w: writer
+ * @k: @k->start < @k->end, @k->name not empty, @k->module NULL or "" for
+ *     vmlinux.  Write it before the STACK whose frames it names.
+ *
+ * Return: as recwriter__meta().
+ */
+int recwriter__ksym(struct recwriter *w, const struct rec_ksym *k);
 
 /**
  * recwriter__sample() - append a SAMPLE record

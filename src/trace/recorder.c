@@ -28,6 +28,7 @@
 #include "trace/recfile.h"
 #include "trace/session-int.h"
 #include "stack/stackdb.h"
+#include "stack/symbolize.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "?"
@@ -43,11 +44,13 @@ struct recorder {
 	char path[4096];
 	uint32_t *ev_of;		/* evsel index -> recorded event id, or NO_EVENT */
 	size_t nev;
+	struct tp_field *call_site;	/* evsel index -> its 'call_site' field (.present) */
 	uint32_t memstat_id;		/* faultline:memstat's recorded id, or NO_EVENT */
 	uint32_t stacks_written;	/* stackdb ids 1 .. stacks_written are in the file */
 	struct hashmap *bid_idx;	/* hash of (maj, min, ino) -> index + 1 in bids */
 	struct build_id *bids;
 	size_t nbids;
+	struct hashmap *ksyms;		/* start of each KSYM written -> 1 */
 	bool started;
 	int err;			/* the first write error */
 	uint64_t bytes;			/* the file's size once closed */
@@ -74,7 +77,10 @@ int session__record(struct session *s, const char *path, struct errbuf *eb)
 		return -ENOMEM;
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	r->bid_idx = hashmap__new();
-	if (!r->bid_idx) {
+	r->ksyms = hashmap__new();
+	if (!r->bid_idx || !r->ksyms) {
+		hashmap__free(r->bid_idx);
+		hashmap__free(r->ksyms);
 		free(r);
 		return -ENOMEM;
 	}
@@ -113,8 +119,10 @@ static void recorder_free(struct recorder *r)
 		return;
 	recwriter__close(r->w, NULL);
 	hashmap__free(r->bid_idx);
+	hashmap__free(r->ksyms);
 	free(r->bids);
 	free(r->ev_of);
+	free(r->call_site);
 	free(r);
 }
 
@@ -204,7 +212,8 @@ static int rec_start(struct session *s, struct errbuf *eb)
 	int err;
 
 	r->ev_of = malloc((s->nevsels ? s->nevsels : 1) * sizeof(*r->ev_of));
-	if (!r->ev_of)
+	r->call_site = calloc(s->nevsels ? s->nevsels : 1, sizeof(*r->call_site));
+	if (!r->ev_of || !r->call_site)
 		return -ENOMEM;
 	r->nev = s->nevsels;
 	err = write_meta(s);
@@ -232,6 +241,23 @@ static int rec_start(struct session *s, struct errbuf *eb)
 		if (err)
 			return errbuf__set(eb, err, "%s: %s", r->path, recwriter__errmsg(r->w, err));
 		r->memstat_id = next++;
+	}
+	/* The kernel addresses a report names: kernel stacks' frames, and
+	 * the kmem events' call sites (slab's caller rows, where the event
+	 * has no cache name).  Kallsyms is read now for them, before the
+	 * run, not at the first one inside it (KSYM records, write_ksym()). */
+	for (size_t i = 0; i < s->nevsels; i++) {
+		const struct evsel *e = &s->evsels[i];
+		struct sym_ksym k;
+		struct tp_field f;
+
+		if (e->kind == EVSEL_TRACEPOINT && e->tev && !e->alias &&
+		    !tp_event__field(e->tev, "call_site", &f)) {
+			r->call_site[i] = f;
+			r->call_site[i].present = true;
+		}
+		if ((e->flags & SESSION_KERNEL_STACK) || r->call_site[i].present)
+			symbolizer__kernel_sym(s->sym, 0, &k);
 	}
 	r->started = true;
 	/* What the session knew before the run (the -p target). */
@@ -338,7 +364,31 @@ static void rec_lost(struct session *s, uint64_t time, uint64_t count)
 
 /* ---- samples ---- */
 
-/* Writes the stacks interned since the last call. */
+/*
+ * The KSYM of the kernel symbol holding addr, unless written already: the
+ * recording names its kernel frames itself (docs/record-format.md), from
+ * this machine's kallsyms now, not the report's later.  Kallsyms shows no
+ * addresses (unprivileged) or none holds addr: no KSYM, the frame stays
+ * unknown in the report, as it would live.
+ */
+static void write_ksym(struct session *s, uint64_t addr)
+{
+	struct recorder *r = s->rec;
+	struct sym_ksym k;
+	uint64_t one;
+
+	if (symbolizer__kernel_sym(s->sym, addr, &k) || hashmap__get(r->ksyms, k.start, &one))
+		return;
+	latch(r, recwriter__ksym(r->w, &(struct rec_ksym){ k.start, k.end, k.name,
+							   k.module ? k.module : "" }));
+	/* Out of memory, the same KSYM comes again later: harmless. */
+	hashmap__set(r->ksyms, k.start, 1);
+}
+
+/* Writes the stacks interned since the last call; a kernel one after the
+ * KSYMs of its frames.  Both ip and ip - 1: a report names a return
+ * address after ip - 1 (a call that ends its function returns into the
+ * next one), the innermost frame after ip. */
 static void write_stacks(struct session *s, enum rec_stack_kind kind)
 {
 	struct recorder *r = s->rec;
@@ -350,6 +400,11 @@ static void write_stacks(struct session *s, enum rec_stack_kind kind)
 
 		if (nr > REC_MAX_FRAMES)
 			nr = REC_MAX_FRAMES;
+		for (uint32_t i = 0; kind == REC_STACK_KERNEL && i < nr; i++) {
+			write_ksym(s, ips[i]);
+			if (ips[i])
+				write_ksym(s, ips[i] - 1);
+		}
 		latch(r, recwriter__stack(r->w, &(struct rec_stack){ id, kind, nr, ips }));
 		r->stacks_written = id;
 	}
@@ -362,6 +417,7 @@ static void rec_sample(struct session *s, const struct evsel *e, size_t idx,
 	struct rec_sample rs = { .pid = smp->pid, .tid = smp->tid, .cpu = smp->cpu,
 				 .time = smp->time, .addr = smp->addr, .raw_size = smp->raw_size,
 				 .raw = smp->raw };
+	uint64_t site = 0;
 	uint32_t id;
 
 	if (idx >= r->nev || r->ev_of[idx] == NO_EVENT)
@@ -375,6 +431,9 @@ static void rec_sample(struct session *s, const struct evsel *e, size_t idx,
 		write_stacks(s, REC_STACK_KERNEL);
 		rs.kernel_stack = id;
 	}
+	if (r->call_site[idx].present &&
+	    !tp_field__u64(&r->call_site[idx], smp->raw, smp->raw_size, &site) && site)
+		write_ksym(s, site);
 	latch(r, recwriter__sample(r->w, &rs));
 }
 

@@ -45,6 +45,8 @@ struct replay {
 	char path[4096];
 	struct rec first;		/* the first record after the head */
 	bool have_first, ended;
+	void (*warn)(void *ctx, const char *msg);	/* replay_opts' */
+	void *warn_ctx;
 	struct rev *evs;
 	size_t nevs;
 	struct kv *meta;
@@ -210,12 +212,24 @@ static int make_features(struct session *s, struct errbuf *eb)
 	return err;
 }
 
+static void warn_live_kallsyms(void *ctx)
+{
+	struct replay *rp = ctx;
+	char msg[sizeof(rp->path) + 256];
+
+	snprintf(msg, sizeof(msg), "%s is a format 1.0 recording, without kernel symbols: its "
+		 "kernel frames are named from this machine's /proc/kallsyms (right only on the "
+		 "machine and boot it was recorded on)", rp->path);
+	rp->warn(rp->warn_ctx, msg);
+}
+
 int session__new_replay(const struct session_opts *o, const struct replay_opts *ro,
 			struct session **out, struct errbuf *eb)
 {
 	struct session *s = calloc(1, sizeof(*s));
 	struct replay *rp;
 	const char *target;
+	unsigned int minor = 0;
 	int err;
 
 	*out = NULL;
@@ -247,6 +261,16 @@ int session__new_replay(const struct session_opts *o, const struct replay_opts *
 	err = recreader__open(ro->path, &rp->r, eb);
 	if (err)
 		goto fail;
+	recreader__version(rp->r, NULL, &minor);
+	/* Since 1.1 a recording names its kernel frames itself (KSYM);
+	 * before, only this machine's kallsyms can, which is said. */
+	if (minor >= 1) {
+		symbolizer__recorded_kernel(s->sym);
+	} else if (ro->warn) {
+		rp->warn = ro->warn;
+		rp->warn_ctx = ro->warn_ctx;
+		symbolizer__on_kallsyms(s->sym, warn_live_kallsyms, rp);
+	}
 	err = read_head(rp, eb);
 	if (!err)
 		err = make_features(s, eb);
@@ -565,6 +589,10 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 		s->now_ns = rec->u.sample.time > s->now_ns ? rec->u.sample.time : s->now_ns;
 		deliver_sample(s, &rec->u.sample);
 		return 0;
+	case REC_KSYM:
+		/* Before the stacks it names: the reader checked its range and name. */
+		return symbolizer__add_kernel_sym(s->sym, &(struct sym_ksym){
+			rec->u.ksym.start, rec->u.ksym.end, rec->u.ksym.name, rec->u.ksym.module });
 	case REC_LOST:
 		/* END has the run's total; the tools hear of it where it was. */
 		if (s->task.lost)

@@ -219,6 +219,12 @@ struct replay_opts {
 	const char *path;	/* the recording */
 	const char *symfs;	/* NULL, or a root to find the binaries below */
 	double since, until;	/* seconds from the start; until 0: to the end */
+	/* A caveat about the report, one line (the command prints it); NULL:
+	 * none is told.  Today one: a recording older than format 1.1, which
+	 * holds no kernel symbols, has its kernel frames named from this
+	 * machine's /proc/kallsyms, told when the first one is named. */
+	void (*warn)(void *ctx, const char *msg);
+	void *warn_ctx;
 };
 int session__new_replay(const struct session_opts *o, const struct replay_opts *ro,
 			struct session **out, struct errbuf *eb);

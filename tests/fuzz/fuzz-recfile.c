@@ -141,6 +141,8 @@ static int reenc_write(struct recwriter *w, const struct rec *rec)
 		return recwriter__lost(w, &rec->u.lost);
 	case REC_END:
 		return recwriter__end(w, &rec->u.end);
+	case REC_KSYM:
+		return recwriter__ksym(w, &rec->u.ksym);
 	}
 	return -EINVAL;
 }
@@ -271,6 +273,14 @@ static void check_record(const struct rec *rec, const uint8_t *data, size_t size
 	case REC_END:
 		if (rec->u.end.nr_counters > REC_MAX_COUNTERS)
 			misbehaved("too many counters", rec->u.end.nr_counters, NULL);
+		break;
+	case REC_KSYM:
+		check_str(rec->u.ksym.name, size);
+		check_str(rec->u.ksym.module, size);
+		if (rec->u.ksym.start >= rec->u.ksym.end)
+			misbehaved("an empty kernel symbol", rec->u.ksym.start, NULL);
+		if (!rec->u.ksym.name[0])
+			misbehaved("a kernel symbol without a name", 0, NULL);
 		break;
 	default:
 		misbehaved("a record of unknown type", rec->type, NULL);
@@ -450,6 +460,10 @@ static int seed_full(struct buf *out, unsigned int variant)
 		0, 0, 0, 0, { 0 }, "" });
 	recwriter__comm(w, &(struct rec_comm){ 1234, 1235, 103, true, "demo2" });
 	recwriter__fork(w, &(struct rec_task){ 1300, 1234, 1300, 1235, 104 });
+	recwriter__ksym(w, &(struct rec_ksym){ 0xffffffff81000000ull, 0xffffffff81000040ull,
+					       "d_alloc", "" });
+	recwriter__ksym(w, &(struct rec_ksym){ 0xffffffffc0001000ull, 0xffffffffc0001100ull,
+					       "ext4_lookup", "ext4" });
 	for (unsigned int k = 0; k < 3 + variant; k++) {
 		recwriter__stack(w, &(struct rec_stack){ k + 1,
 			k % 2 ? REC_STACK_KERNEL : REC_STACK_USER, k * 7 % 41 > 40 ? 40 : k * 7 % 41,

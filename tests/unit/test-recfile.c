@@ -577,7 +577,7 @@ static void test_round_trip(void)
 		check_all_types(r, n, "memory");
 	recreader__free(r);
 	/* The file starts with the documented header. */
-	CHECK(memcmp(buf, "FAULTREC\x01\x00\x00\x00\x04\x03\x02\x01\x14\x00\x00\x00", 20) == 0);
+	CHECK(memcmp(buf, "FAULTREC\x01\x00\x01\x00\x04\x03\x02\x01\x14\x00\x00\x00", 20) == 0);
 	free(buf);
 	unlink(path);
 	free(path);
@@ -587,7 +587,7 @@ static void test_round_trip(void)
 	CHECK_EQ_U64(recwriter__bytes(NULL), 0);
 	CHECK_STR(rec_type__name(REC_SAMPLE), "sample");
 	CHECK_STR(rec_type__name((enum rec_type)0), "unknown");
-	CHECK_STR(rec_type__name((enum rec_type)12), "unknown");
+	CHECK_STR(rec_type__name((enum rec_type)13), "unknown");
 }
 
 /* A record larger than both buffers streams through the writer's and
@@ -679,7 +679,7 @@ static void test_large_record(void)
 static void test_golden(void)
 {
 	static const unsigned char want[64] = {
-		0x46, 0x41, 0x55, 0x4c, 0x54, 0x52, 0x45, 0x43, 0x01, 0x00, 0x00, 0x00,
+		0x46, 0x41, 0x55, 0x4c, 0x54, 0x52, 0x45, 0x43, 0x01, 0x00, 0x01, 0x00,
 		0x04, 0x03, 0x02, 0x01, 0x14, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00,
 		0x24, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 	};
@@ -988,13 +988,13 @@ static void test_corruption(void)
 	b_header(&b, 1, 0, 0x01020304, 24);
 	b_end(&b);
 	EXPECT(&b, 0, -EBADMSG, "offset 16: bad header size 24 for format version 1.0");
-	b_header(&b, 1, 1, 0x01020304, 16);
+	b_header(&b, 1, 2, 0x01020304, 16);
 	b_end(&b);
-	EXPECT(&b, 0, -EBADMSG, "offset 16: bad header size 16 for format version 1.1");
-	b_header(&b, 1, 1, 0x01020304, 5000);
+	EXPECT(&b, 0, -EBADMSG, "offset 16: bad header size 16 for format version 1.2");
+	b_header(&b, 1, 2, 0x01020304, 5000);
 	b_end(&b);
-	EXPECT(&b, 0, -EBADMSG, "offset 16: bad header size 5000 for format version 1.1");
-	b_header(&b, 1, 1, 0x01020304, 64);
+	EXPECT(&b, 0, -EBADMSG, "offset 16: bad header size 5000 for format version 1.2");
+	b_header(&b, 1, 2, 0x01020304, 64);
 	b.n = 40;
 	EXPECT(&b, 0, -ENODATA, "offset 0: the recording ends inside its header (40 of 64 bytes)");
 
@@ -1237,17 +1237,17 @@ static void test_corruption(void)
 
 	/* Unknown types in a file of our own minor version. */
 	b_std_header(&b);
-	at = b_rec(&b, 12);
+	at = b_rec(&b, 13);
 	b_done(&b, at);
 	b_end(&b);
-	EXPECT(&b, 0, -EBADMSG, "offset 20: unknown record type 12 (format version 1.0)");
+	EXPECT(&b, 0, -EBADMSG, "offset 20: unknown record type 13 (format version 1.1)");
 	b_std_header(&b);
 	b_proc(&b, "a");
 	at = b_rec(&b, 0);
 	b_u32(&b, 0);
 	b_done(&b, at);
 	b_end(&b);
-	snprintf(msg, sizeof(msg), "offset %zu: unknown record type 0 (format version 1.0)", at);
+	snprintf(msg, sizeof(msg), "offset %zu: unknown record type 0 (format version 1.1)", at);
 	EXPECT(&b, 1, -EBADMSG, msg);
 
 	/* After END: a record, a second END, garbage; none at all. */
@@ -1455,6 +1455,147 @@ static void test_write_errors(void)
 	free(path);
 }
 
+/* ---- KSYM (1.1): kernel symbols a recording names its frames with ---- */
+
+static size_t b_ksym(struct bld *b, uint64_t start, uint64_t end, const char *name,
+		     const char *module)
+{
+	size_t at = b_rec(b, REC_KSYM);
+
+	b_u64(b, start);
+	b_u64(b, end);
+	b_str(b, name);
+	b_str(b, module);
+	b_done(b, at);
+	return at;
+}
+
+static void test_ksym(void)
+{
+	static const uint64_t kips[2] = { 0xffffffff81234567ull, 0xffffffffc0001010ull };
+	struct recwriter *w = NULL;
+	struct recreader *r = NULL;
+	struct errbuf eb = { { 0 } };
+	char *path = tmp_path();
+	struct bld b = { 0 };
+	struct rec rec;
+	char msg[160];
+	size_t at;
+	int n = 0, ret;
+
+	/* Written before the stack that needs them, read back as written. */
+	CHECK_EQ_U64(recwriter__open(path, &w, &eb), 0);
+	CHECK_EQ_U64(recwriter__ksym(w, &(struct rec_ksym){ 0xffffffff81234500ull,
+		0xffffffff81234600ull, "__d_alloc", "" }), 0);
+	CHECK_EQ_U64(recwriter__ksym(w, &(struct rec_ksym){ 0xffffffffc0001000ull,
+		0xffffffffc0001100ull, "ext4_lookup", "ext4" }), 0);
+	CHECK_EQ_U64(recwriter__ksym(w, &(struct rec_ksym){ 0, UINT64_MAX, "all", NULL }), 0);
+	/* The writer refuses what the reader would. */
+	CHECK_EQ_U64(recwriter__ksym(w, &(struct rec_ksym){ 5, 5, "x", "" }), -EINVAL);
+	CHECK_STR(recwriter__errmsg(w, -EINVAL), "ksym record with an empty range 0x5-0x5");
+	CHECK_EQ_U64(recwriter__ksym(w, &(struct rec_ksym){ 6, 5, "x", "" }), -EINVAL);
+	CHECK_EQ_U64(recwriter__ksym(w, &(struct rec_ksym){ 1, 5, "", "" }), -EINVAL);
+	CHECK_STR(recwriter__errmsg(w, -EINVAL), "ksym record with an empty name");
+	CHECK_EQ_U64(recwriter__ksym(w, &(struct rec_ksym){ 1, 5, NULL, "" }), -EINVAL);
+	CHECK_EQ_U64(recwriter__stack(w, &(struct rec_stack){ 1, REC_STACK_KERNEL, 2, kips }), 0);
+	CHECK_EQ_U64(recwriter__end(w, &(struct rec_end){ .status = -1 }), 0);
+	/* 8 + 16 + 4 + 9 + 4 + 0 bytes for __d_alloc in vmlinux. */
+	CHECK_EQ_U64(recwriter__bytes(w), 20 + (8 + 24 + 9) + (8 + 24 + 11 + 4) + (8 + 24 + 3) +
+					   (8 + 12 + 16) + (8 + 36));
+	CHECK_EQ_U64(recwriter__close(w, &eb), 0);
+	CHECK_EQ_U64(recreader__open(path, &r, &eb), 0);
+	while ((ret = recreader__next(r, &rec, &eb)) == 1) {
+		switch (n++) {
+		case 0:
+			CHECK_EQ_U64(rec.type, REC_KSYM);
+			CHECK_EQ_U64(rec.offset, 20);
+			CHECK_EQ_U64(rec.u.ksym.start, 0xffffffff81234500ull);
+			CHECK_EQ_U64(rec.u.ksym.end, 0xffffffff81234600ull);
+			CHECK_STR(rec.u.ksym.name, "__d_alloc");
+			CHECK_STR(rec.u.ksym.module, "");
+			break;
+		case 1:
+			CHECK_EQ_U64(rec.type, REC_KSYM);
+			CHECK_STR(rec.u.ksym.name, "ext4_lookup");
+			CHECK_STR(rec.u.ksym.module, "ext4");
+			break;
+		case 2:
+			CHECK_EQ_U64(rec.u.ksym.start, 0);
+			CHECK_EQ_U64(rec.u.ksym.end, UINT64_MAX);
+			CHECK_STR(rec.u.ksym.module, "");
+			break;
+		case 3:
+			CHECK_EQ_U64(rec.type, REC_STACK);
+			CHECK_EQ_U64(rec.u.stack.kind, REC_STACK_KERNEL);
+			CHECK_EQ_U64(rec.u.stack.nr, 2);
+			break;
+		case 4:
+			CHECK_EQ_U64(rec.type, REC_END);
+			break;
+		}
+	}
+	CHECK_EQ_U64(ret, 0);
+	CHECK_EQ_U64(n, 5);
+	CHECK_STR(rec_type__name(REC_KSYM), "ksym");
+	recreader__free(r);
+	unlink(path);
+	free(path);
+
+	/* A bad KSYM is refused at its offset. */
+	b_std_header(&b);
+	b_proc(&b, "a");
+	at = b_ksym(&b, 0x2000, 0x2000, "f", "");
+	b_end(&b);
+	snprintf(msg, sizeof(msg), "offset %zu: ksym record has an empty range 0x2000-0x2000 "
+		 "(start must be below end)", at);
+	EXPECT(&b, 1, -EBADMSG, msg);
+	b_std_header(&b);
+	b_ksym(&b, 0x3000, 0x2000, "f", "");
+	b_end(&b);
+	EXPECT(&b, 0, -EBADMSG, "offset 20: ksym record has an empty range 0x3000-0x2000 "
+	       "(start must be below end)");
+	b_std_header(&b);
+	b_ksym(&b, 0x1000, 0x2000, "", "ext4");
+	b_end(&b);
+	EXPECT(&b, 0, -EBADMSG, "offset 20: ksym record has an empty name");
+	b_std_header(&b);
+	at = b_rec(&b, REC_KSYM);
+	b_u64(&b, 1);
+	b_u64(&b, 2);
+	b_u32(&b, 100);		/* a name longer than the record */
+	b_bytes(&b, "abc", 3);
+	b_done(&b, at);
+	b_end(&b);
+	EXPECT(&b, 0, -EBADMSG, "offset 20: ksym record: 'name' of 100 bytes overruns the record "
+	       "(3 bytes left)");
+	b_std_header(&b);
+	at = b_rec(&b, REC_KSYM);
+	b_u64(&b, 1);
+	b_done(&b, at);
+	b_end(&b);
+	EXPECT(&b, 0, -EBADMSG, "offset 20: ksym record of 8 bytes ends inside its 'end'");
+	b_std_header(&b);
+	b_ksym(&b, 1, 2, "f", "");
+	b_u8(&b, 0);	/* a byte after the fields, counted in the length */
+	b.b[24] = 16 + 4 + 1 + 4 + 1;
+	b_end(&b);
+	EXPECT(&b, 0, -EBADMSG, "offset 20: ksym record has 1 bytes after its fields");
+	/* 1.0 had no KSYM: in a 1.0 file it is corruption, not the future. */
+	b_header(&b, 1, 0, 0x01020304, 20);
+	b_ksym(&b, 1, 2, "f", "");
+	b_end(&b);
+	EXPECT(&b, 0, -EBADMSG, "offset 20: ksym record in a format 1.0 recording (ksym "
+	       "records are 1.1's)");
+	/* A 1.0 file without one (every recording made before 1.1) reads. */
+	b_header(&b, 1, 0, 0x01020304, 20);
+	b_event(&b, 0, REC_EVENT_TRACEPOINT, "a:b");
+	b_stack(&b, 1, REC_STACK_KERNEL, 2);
+	b_sample(&b, 0, 0, 1);
+	b_end(&b);
+	EXPECT(&b, 4, 0, "");
+	free(b.b);
+}
+
 int main(void)
 {
 	/* First, so the peak RSS it measures is its own. */
@@ -1465,6 +1606,7 @@ int main(void)
 	test_truncation();
 	test_corruption();
 	test_versions();
+	test_ksym();
 	test_write_errors();
 	return check_done("test-recfile");
 }

@@ -20,6 +20,7 @@
 #ifndef _GNU_SOURCE	/* config.h (-include) may define it already */
 #define _GNU_SOURCE 1
 #endif
+#include <errno.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -440,6 +441,84 @@ static void test_kernel(struct symbolizer *s)
 	CHECK_EQ_U64(symbolizer__kernel(s, 0x400000, &r), 0);
 	sym_result__format(&r, buf, sizeof(buf));
 	CHECK_STR(buf, "[unknown] [kernel.kallsyms]");
+	/* The symbol holding an address, as record writes it: its range
+	 * names every address in it after it, and no other. */
+	{
+		struct sym_ksym k;
+
+		CHECK_EQ_U64(symbolizer__kernel_sym(s, addr + 5, &k), 0);
+		CHECK_EQ_U64(k.start, addr);
+		CHECK(k.end > addr + 5);
+		CHECK_STR(k.name, name);
+		CHECK(k.module == NULL);
+		CHECK_EQ_U64(symbolizer__kernel(s, k.end - 1, &r), 0);
+		CHECK(r.func && !strcmp(r.func, name));
+		CHECK_EQ_U64(symbolizer__kernel(s, k.end, &r), 0);
+		CHECK(!r.func || strcmp(r.func, name) != 0);
+		CHECK_EQ_U64(symbolizer__kernel_sym(s, 0x400000, &k), -ENOENT);
+	}
+}
+
+static void count_call(void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/* A recording's kernel symbols: the only names, kallsyms never read. */
+static void test_kernel_recorded(void)
+{
+	struct symbolizer *s = NULL;
+	struct sym_result r;
+	struct sym_ksym k;
+	char buf[256];
+	int reads = 0;
+
+	CHECK_EQ_U64(symbolizer__new(&s), 0);
+	symbolizer__on_kallsyms(s, count_call, &reads);
+	symbolizer__recorded_kernel(s);
+	/* None yet (a recording without KSYMs): every address unknown. */
+	CHECK_EQ_U64(symbolizer__kernel(s, 0xffffffff81001005ull, &r), 0);
+	CHECK(r.func == NULL);
+	CHECK_EQ_U64(symbolizer__kernel_sym(s, 0xffffffff81001005ull, &k), -ENOENT);
+	CHECK_EQ_U64(symbolizer__add_kernel_sym(s, &(struct sym_ksym){ 0xffffffffc0002000ull,
+		0xffffffffc0002100ull, "ext4_lookup", "ext4" }), 0);
+	CHECK_EQ_U64(symbolizer__add_kernel_sym(s, &(struct sym_ksym){ 0xffffffff81001000ull,
+		0xffffffff81001010ull, "__d_alloc", "" }), 0);
+	CHECK_EQ_U64(symbolizer__add_kernel_sym(s, &(struct sym_ksym){ 5, 5, "x", NULL }), -EINVAL);
+	CHECK_EQ_U64(symbolizer__add_kernel_sym(s, &(struct sym_ksym){ 5, 6, "", NULL }), -EINVAL);
+	CHECK_EQ_U64(symbolizer__kernel(s, 0xffffffff81001005ull, &r), 0);
+	sym_result__format(&r, buf, sizeof(buf));
+	CHECK_STR(buf, "__d_alloc+0x5 [kernel.kallsyms]");
+	CHECK_EQ_U64(symbolizer__kernel(s, 0xffffffffc00020ffull, &r), 0);
+	sym_result__format(&r, buf, sizeof(buf));
+	CHECK_STR(buf, "ext4_lookup+0xff [ext4]");
+	/* Past an end, in a gap, below the first, past the last: unknown. */
+	for (uint64_t a = 0xffffffff81001010ull; a; a = a == 0xffffffff81001010ull ?
+	     0xffffffff81000fffull : a == 0xffffffff81000fffull ? 0xffffffffc0002100ull : 0) {
+		CHECK_EQ_U64(symbolizer__kernel(s, a, &r), 0);
+		sym_result__format(&r, buf, sizeof(buf));
+		CHECK_STR(buf, "[unknown] [kernel.kallsyms]");
+	}
+	/* One added after a lookup is found too. */
+	CHECK_EQ_U64(symbolizer__add_kernel_sym(s, &(struct sym_ksym){ 0xffffffff81000f00ull,
+		0xffffffff81001000ull, "d_alloc", NULL }), 0);
+	CHECK_EQ_U64(symbolizer__kernel_sym(s, 0xffffffff81000fffull, &k), 0);
+	CHECK_EQ_U64(k.start, 0xffffffff81000f00ull);
+	CHECK_EQ_U64(k.end, 0xffffffff81001000ull);
+	CHECK_STR(k.name, "d_alloc");
+	CHECK(k.module == NULL);
+	CHECK_EQ_U64(symbolizer__kernel_sym(s, 0xffffffffc0002000ull, &k), 0);
+	CHECK_STR(k.module, "ext4");
+	CHECK_EQ_U64(reads, 0);
+	symbolizer__free(s);
+
+	/* Live: kallsyms is read once, and said so once. */
+	CHECK_EQ_U64(symbolizer__new(&s), 0);
+	symbolizer__on_kallsyms(s, count_call, &reads);
+	CHECK_EQ_U64(symbolizer__kernel(s, 0xffffffff81000000ull, &r), 0);
+	CHECK_EQ_U64(symbolizer__kernel(s, 0xffffffff81000001ull, &r), 0);
+	CHECK_EQ_U64(reads, 1);
+	symbolizer__free(s);
 }
 
 /* A process that is gone: only the files answer. */
@@ -1027,6 +1106,7 @@ int main(void)
 	test_jit(s);
 	test_fixture(s);
 	test_kernel(s);
+	test_kernel_recorded();
 	test_like_libdwfl(as);
 	test_format();
 	addrspaces__free(as);
