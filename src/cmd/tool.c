@@ -3,6 +3,7 @@
  * faultline record and for faultline report (see tool.h).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,8 @@ struct tool_run {
 	const char *ladder, *what;	/* t's, or its variant's */
 	void *st;
 	bool inited;
+	uint64_t lost_said;		/* events lost, as last said during the run */
+	uint64_t lost_said_ns;		/* when */
 };
 
 void tool_run__free(struct tool_run *r)
@@ -118,10 +121,31 @@ static void on_ready(void *ctx)
 		tool__banner(&r->o, r->what, r->label, r->t->flags & TOOL_NO_TARGET);
 }
 
+/*
+ * Events lost while the tool runs are said as they happen, before what the
+ * round prints next (an interval's rows, the events that follow): at most
+ * once a second, with the total so far.  The tools' reports say the total
+ * again, before the results it shortens.
+ */
+static void say_lost(struct tool_run *r)
+{
+	uint64_t lost = session__lost(r->s), now = session__now(r->s);
+
+	if (lost <= r->lost_said || (r->lost_said && now - r->lost_said_ns < 1000000000ULL))
+		return;
+	fflush(stdout);
+	fprintf(stderr, "faultline %s: warning: %" PRIu64 " event%s lost so far (the ring buffer "
+		"was full): what is printed from here on is short of them\n", r->t->name, lost,
+		lost == 1 ? "" : "s");
+	r->lost_said = lost;
+	r->lost_said_ns = now;
+}
+
 static void on_round(void *ctx)
 {
 	struct tool_run *r = ctx;
 
+	say_lost(r);
 	if (r->t->round)
 		r->t->round(r->st);
 }

@@ -594,7 +594,9 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 		return symbolizer__add_kernel_sym(s->sym, &(struct sym_ksym){
 			rec->u.ksym.start, rec->u.ksym.end, rec->u.ksym.name, rec->u.ksym.module });
 	case REC_LOST:
-		/* END has the run's total; the tools hear of it where it was. */
+		/* The tools hear of it where it was, and the count so far is
+		 * the session's until END sets the run's total. */
+		s->lost += rec->u.lost.count;
 		if (s->task.lost)
 			s->task.lost(s, rec->u.lost.count, s->task.ctx);
 		return 0;
