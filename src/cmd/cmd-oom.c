@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/hashmap.h"
 #include "lib/json.h"
 #include "cmd/commands.h"
 #include "trace/tp-catalog.h"
@@ -80,6 +81,8 @@
 #define TOP_STATS 8
 /* How long an event waits for its report in /dev/kmsg. */
 #define KMSG_WAIT_NS 1000000000ULL
+/* --timeline: how long a kill's last row waits for its victim to be gone. */
+#define VICTIM_WAIT_NS 5000000000ULL
 /* A printk:console line not continued for this long is complete. */
 #define CONSOLE_LINE_NS 50000000ULL
 #define CONSOLE_LINE 2048
@@ -155,6 +158,7 @@ struct oom_state {
 	struct mem_series *series;
 	uint64_t next_sample_ns;
 	uint64_t last_sample_ns;	/* replay: the newest recorded sample's time */
+	struct hashmap *exited;		/* replay: pid -> when it exited, as recorded */
 };
 
 /* ---- small readers ----------------------------------------------------- */
@@ -541,6 +545,58 @@ static void merge_source(struct kill *k)
 }
 
 /* Print the events whose report came, or that waited long enough, in order. */
+/* Live: the victim's /proc entry is gone, or it is a zombie (exit_mm
+ * done: no stall of its own is left to come). */
+static bool live_gone(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the state follows the comm, which may hold ')' */
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
+static void on_task_exit(struct session *s, pid_t pid, pid_t tid, void *ctx)
+{
+	struct oom_state *st = ctx;
+
+	if (pid == tid && hashmap__set(st->exited, (uint64_t)pid, session__now(s)))
+		st->err = -ENOMEM;
+}
+
+/*
+ * --timeline: a kill's rows end with a sample taken once its victim is
+ * gone, so the stall and reclaim of its last moments (the kill is the
+ * start of its exit, not the end) are in them: live, at once (the sample
+ * is taken when printing); a replay, at the first recorded sample after
+ * the victim's recorded exit.  At most VICTIM_WAIT_NS after the kill (a
+ * victim stuck in D state, an exit the recording lacks).
+ */
+static bool victim_done(const struct oom_state *st, const struct kill *k, uint64_t now)
+{
+	uint64_t gone;
+
+	if (!st->series || !k->r.victim_pid)
+		return true;
+	if (st->replay) {
+		if (hashmap__get(st->exited, (uint64_t)k->r.victim_pid, &gone) &&
+		    gone >= k->mono_ns && st->last_sample_ns >= gone)
+			return true;
+		return st->last_sample_ns >= k->mono_ns + VICTIM_WAIT_NS;
+	}
+	return live_gone(k->r.victim_pid) || now - k->mono_ns >= VICTIM_WAIT_NS;
+}
+
 static void flush_pending(struct oom_state *st, bool final)
 {
 	uint64_t now = mono_now(st);
@@ -554,10 +610,8 @@ static void flush_pending(struct oom_state *st, bool final)
 			merge_source(k);
 		if (!matched && !final && now - k->queued_ns < KMSG_WAIT_NS && st->log)
 			break;
-		/* A replay's timeline ends at a recorded sample a second or
-		 * more after the kill (its stalls over), or the recording's
-		 * last: one taken after every event. */
-		if (st->replay && st->series && !final && st->last_sample_ns < k->mono_ns + SAMPLE_NS)
+		/* The recording's last sample was taken after every event. */
+		if (!final && !victim_done(st, k, now))
 			break;
 		if (!matched && !k->r.victim_pid) {
 			st->dropped++;	/* a kprobe hit whose report never came */
@@ -876,6 +930,13 @@ static int timeline_start(struct oom_state *st, struct errbuf *eb)
 		/* The recorded samples; the system's and the recorded target's
 		 * group (-G is live only). */
 		err = session__add_memstat(st->s, on_memstat, st, eb);
+		if (!err) {
+			st->exited = hashmap__new();
+			if (!st->exited)
+				return errbuf__set(eb, -ENOMEM, "out of memory");
+			session__on_task(st->s, &(struct session_task_hooks){ .thread_exit = on_task_exit,
+									.ctx = st });
+		}
 		if (err == -ENOENT) {
 			fprintf(stderr, "faultline " TOOL ": a recording holds no /proc or cgroup samples "
 				"(made before they were recorded): no precursor timeline\n");
@@ -1078,6 +1139,7 @@ static void oom_fini(void *ctx)
 	mem_series__free(st->series);
 	reclaim_watch__free(st->rw);
 	oom_join__free(st->join);
+	hashmap__free(st->exited);
 	free(st->pending);
 }
 

@@ -572,6 +572,8 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 	case REC_EXIT:
 		tk = (struct sb_task){ rec->u.task.pid, rec->u.task.ppid, rec->u.task.tid,
 				       rec->u.task.ptid, rec->u.task.time };
+		/* The recording's clock is at the task's time for its hooks. */
+		s->now_ns = tk.time > s->now_ns ? tk.time : s->now_ns;
 		if (rec->type == REC_FORK)
 			session__on_fork(s, &tk);
 		else
