@@ -56,8 +56,12 @@ if len(kills) != 1 or not allocs or not faults:
 k, t = kills[0], allocs[0]["kill_time"]
 if not (k["time"] <= t < k["time"] + 0.05 + 1e-9) or k["trigger_pid"] != pid:
     errs.append("kill at %.6f s in the row of %.2f s: %s" % (t, k["time"], k))
-if k is not rows[-1] or not k["exit"]:
-    errs.append("the kill's row is not the last, with the exit: %s" % rows[-1])
+# The exit ends the rows: in the kill's own interval, or (a loaded
+# machine: the victim takes longer to die than one 50 ms interval) in
+# one row after it that holds nothing else: a killed task faults no more.
+after = rows[rows.index(k) + 1:]
+if not rows[-1]["exit"] or len(after) > 1 or any(r["faults"] for r in after):
+    errs.append("the exit is not the last row, right after the kill's: %s" % after)
 names = lambda site: [f["sym"].split("+")[0] for f in site["stack"]]
 top, ftop = allocs[0], faults[0]
 if "grab" not in names(top)[:2] or "main" not in names(top):
