@@ -3,8 +3,8 @@
  * network: from a recording (faultline report -i FILE flamegraph -o
  * out.html) or live (-c CMD, -p PID, as heap traces).
  *
- *   -e leak (the default)  the allocator's events, counted by
- *                          heap-profile.c as `heap` counts them; the page
+ *   -e leak (the default)  the heap tool's count of the allocator's
+ *                          events (heap__profile); the page
  *                          switches between leaked bytes, peak bytes,
  *                          allocations (calls) and temporary allocations
  *                          (heap-flame.c);
@@ -12,8 +12,8 @@
  *                          own count (its --folded lines, once for every
  *                          fault and once with --major), weighted by
  *                          faults or by major faults.
- * The faults tool is composed, not copied: its events are added to this
- * session, and its one count gives both weights (faults__folded).
+ * Both tools are composed, not copied: the chosen one's events are added
+ * to this session, and the graph is drawn from its count.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agg/alloc-trace.h"
 #include "cmd/commands.h"
 #include "cmd/flamegraph.h"
 #include "cmd/heap-flame.h"
@@ -66,10 +65,9 @@ struct fg_opts {
 struct fg {
 	struct tool_opts *o;
 	struct fg_opts fo;
-	struct heap_profile *hp;	/* -e leak */
-	struct alloc_trace *at;
-	struct tool_opts faults_o;	/* -e faults: the faults tool's state */
-	void *faults;
+	const struct tool *sub;		/* heap_tool (-e leak) or faults_tool */
+	void *st;			/* its state */
+	struct tool_opts sub_o;		/* its options */
 };
 
 static const char *fg_opt(int c, const char *arg, void *ctx)
@@ -99,32 +97,57 @@ static const char *fg_opt(int c, const char *arg, void *ctx)
 	return "unknown option";
 }
 
-/* ---- -e leak ---- */
+/* ---- the composed tool ---- */
 
-static int leak_events(struct fg *g, struct session *s, struct errbuf *eb)
+/*
+ * The heap tool (-e leak) or the faults tool (-e faults), set up for the
+ * chosen process (-p, -c, or the recorded target) or every one: its events
+ * are this session's, and the graph is drawn from its count
+ * (heap__profile, faults__folded).
+ */
+static int sub_init(struct fg *g, const struct tool_mode *mode)
 {
-	int err;
+	char *argv[8], num[16], pid[16];
+	int argc = 0;
 
-	/* libc's malloc family: another allocator's graph is leak
-	 * --flamegraph's, with leak's -O. */
-	err = alloc_trace__new(s, &(struct alloc_trace_opts){ 0 },
-			       &(struct alloc_trace_hooks){ .made = heap_profile__made,
-							    .freed = heap_profile__freed, .ctx = g->hp },
-			       &g->at, eb);
-	if (!err && alloc_trace__warning(g->at))
-		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(g->at));
-	return err;
+	g->sub = g->fo.faults ? &faults_tool : &heap_tool;
+	argv[argc++] = (char *)g->sub->name;
+	if (g->fo.faults) {
+		argv[argc++] = "--folded";
+		if (g->o->srcline)
+			argv[argc++] = "--srcline";
+	} else {
+		snprintf(num, sizeof(num), "%u", g->fo.threshold);
+		argv[argc++] = "--temporary-allocation-threshold";
+		argv[argc++] = num;
+	}
+	if (g->o->all) {
+		argv[argc++] = "-a";
+	} else if (g->o->sess.pid) {
+		snprintf(pid, sizeof(pid), "%d", (int)g->o->sess.pid);
+		argv[argc++] = "-p";
+		argv[argc++] = pid;
+	} else if (g->o->sess.cmd && !tool__replaying(g->o)) {
+		argv[argc++] = "-c";
+		argv[argc++] = (char *)g->o->sess.cmd;
+	}
+	argv[argc] = NULL;
+	g->st = calloc(1, g->sub->size);
+	if (!g->st)
+		return -ENOMEM;
+	return g->sub->init(g->st, &g->sub_o, mode, argc, argv);
 }
+
+/* ---- -e leak ---- */
 
 static int heap_graph(struct fg *g, struct session *s)
 {
 	struct errbuf eb = { "" };
+	struct heap_profile *hp;
 	char title[512];
 	int err;
 
-	err = heap_profile__error(g->hp);
-	if (!err)
-		err = alloc_trace__error(g->at);
+	err = heap__profile(g->st, &hp);
 	if (err)
 		return tool__fail(TOOL, NULL, err);
 	if (session__lost(s))
@@ -134,34 +157,11 @@ static int heap_graph(struct fg *g, struct session *s)
 	snprintf(title, sizeof(title), "faultline heap: %s",
 		 session__meta(s, "command") ? session__meta(s, "command") :
 		 g->o->sess.cmd ? g->o->sess.cmd : "allocations");
-	err = heap_flame__write(s, g->hp, g->o->srcline, title, g->fo.output, &eb);
+	err = heap_flame__write(s, hp, g->o->srcline, title, g->fo.output, &eb);
 	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
 }
 
 /* ---- -e faults ---- */
-
-/* The faults tool, set up to count by stack for the chosen process (-p,
- * or the recorded target) or every one: its events are this session's,
- * and both weights come from its one count. */
-static int faults_init(struct fg *g, const struct tool_mode *mode)
-{
-	char *argv[8] = { "faults", "--folded" }, pid[16];
-	int argc = 2;
-
-	if (g->o->srcline)
-		argv[argc++] = "--srcline";
-	if (g->o->all) {
-		argv[argc++] = "-a";
-	} else if (g->o->sess.pid) {
-		snprintf(pid, sizeof(pid), "%d", (int)g->o->sess.pid);
-		argv[argc++] = "-p";
-		argv[argc++] = pid;
-	}
-	g->faults = calloc(1, faults_tool.size);
-	if (!g->faults)
-		return -ENOMEM;
-	return faults_tool.init(g->faults, &g->faults_o, mode, argc, argv);
-}
 
 /* Weight @w of @fg from the faults tool's folded stacks. */
 static int faults_into(struct fg *g, struct session *s, struct flamegraph *fg, bool major,
@@ -174,7 +174,7 @@ static int faults_into(struct fg *g, struct session *s, struct flamegraph *fg, b
 
 	if (!mem)
 		return errbuf__set(eb, -errno, "out of memory");
-	err = faults__folded(g->faults, s, major, mem);
+	err = faults__folded(g->st, s, major, mem);
 	if (fclose(mem) && !err)
 		err = -errno;
 	if (err) {
@@ -251,13 +251,11 @@ static int fg_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode,
 			"faults, then faultline report -i FILE flamegraph -e faults\n");
 		return -EINVAL;
 	}
-	if (g->fo.faults)
-		return faults_init(g, mode);
-	if (!o->sess.pid && !o->sess.cmd && !tool__replaying(o)) {
+	if (!g->fo.faults && !o->sess.pid && !o->sess.cmd && !tool__replaying(o)) {
 		fprintf(stderr, "faultline " TOOL ": which program? -p PID or -c CMD\n");
 		return -EINVAL;
 	}
-	return heap_profile__new(g->fo.threshold, &g->hp);
+	return sub_init(g, mode);
 }
 
 static void fg_variant(const void *ctx, const char **ladder, const char **what)
@@ -271,9 +269,7 @@ static int fg_add_events(void *ctx, struct session *s, const char *rung, const c
 {
 	struct fg *g = ctx;
 
-	if (g->fo.faults)
-		return faults_tool.add_events(g->faults, s, rung, label, eb);
-	return leak_events(g, s, eb);
+	return g->sub->add_events(g->st, s, rung, label, eb);
 }
 
 static int fg_report(void *ctx, struct session *s)
@@ -287,11 +283,9 @@ static void fg_fini(void *ctx)
 {
 	struct fg *g = ctx;
 
-	if (g->faults)
-		faults_tool.fini(g->faults);
-	free(g->faults);
-	alloc_trace__free(g->at);
-	heap_profile__free(g->hp);
+	if (g->st && g->sub->fini)
+		g->sub->fini(g->st);
+	free(g->st);
 }
 
 const struct tool flamegraph_tool = {

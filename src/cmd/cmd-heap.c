@@ -804,17 +804,27 @@ static int heap_add_events(void *ctx, struct session *s, const char *rung, const
 	return err;
 }
 
-static int heap_report(void *ctx, struct session *s)
+int heap__profile(void *ctx, struct heap_profile **hp)
 {
 	struct heap *h = ctx;
-	int err;
+	int err = h->err;
 
-	(void)s;
-	err = h->err;
 	if (!err)
 		err = heap_profile__error(h->hp);
 	if (!err)
 		err = alloc_trace__error(h->at);
+	*hp = h->hp;
+	return err;
+}
+
+static int heap_report(void *ctx, struct session *s)
+{
+	struct heap *h = ctx;
+	struct heap_profile *hp;
+	int err;
+
+	(void)s;
+	err = heap__profile(h, &hp);
 	if (!err)
 		err = print_report(h);
 	return err ? tool__fail(TOOL, NULL, err) : EXIT_OK;

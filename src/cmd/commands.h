@@ -48,6 +48,16 @@ extern const struct tool faults_tool;
  */
 struct session;
 int faults__folded(void *st, struct session *s, bool major, FILE *out);
+
+/*
+ * heap__profile() - a heap tool's count of allocations (for flamegraph)
+ * @st: the state of a heap_tool that ran
+ * @hp: gets its profile, owned by @st
+ *
+ * Return: 0, or the error its handlers or its allocation trace met.
+ */
+struct heap_profile;
+int heap__profile(void *st, struct heap_profile **hp);
 extern const struct tool compact_tool;
 extern const struct tool slab_tool;
 extern const struct tool cache_tool;
