@@ -20,6 +20,7 @@
 #include "cmd/tool.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
+#include "lib/grow.h"
 
 #define TOOL "record"
 
@@ -100,11 +101,10 @@ static int check_tools(const char *tools)
 }
 
 /* The tools set up on the recording session, freed after its run. */
-#define MAX_TOOLS 32
 struct recorded_tools {
 	struct tool_mode mode;		/* the tools' (they keep a pointer) */
-	struct tool_run *run[MAX_TOOLS];
-	size_t n;
+	struct tool_run **run;
+	size_t n, cap;
 };
 
 /* Adds @c's events to the recording session @s, for the recorded target,
@@ -122,8 +122,10 @@ static int setup_tool(struct session *s, const struct tool_opts *o, const struct
 	} else if (o->all || (!o->sess.pid && !o->sess.cmd)) {
 		argv[argc++] = "-a";
 	}
-	if (rt->n == MAX_TOOLS)
-		return -ENOSPC;
+	if (GROW_FOR(rt->run, rt->cap, rt->n + 1, 8)) {
+		fprintf(stderr, "faultline " TOOL ": out of memory\n");
+		return -ENOMEM;
+	}
 	rt->mode.record = s;
 	tool__setup(c->tool, &rt->mode, argc, argv, &rt->run[rt->n]);
 	return rt->run[rt->n] ? (rt->n++, 0) : -EINVAL;
@@ -190,6 +192,7 @@ out:
 	free(list);
 	while (rt.n)
 		tool_run__free(rt.run[--rt.n]);
+	free(rt.run);
 	session__free(s);
 	return ret;
 }

@@ -20,8 +20,7 @@ struct tool_run {
 	struct session *s;
 	const char *rung, *label;
 	const char *ladder, *what;	/* t's, or its variant's */
-	void *st;
-	bool inited;
+	void *st;			/* t's state, its init ran */
 	uint64_t lost_said;		/* events lost, as last said during the run */
 	uint64_t lost_said_ns;		/* when */
 };
@@ -30,7 +29,7 @@ void tool_run__free(struct tool_run *r)
 {
 	if (!r)
 		return;
-	if (r->inited && r->t->fini)
+	if (r->t->fini)
 		r->t->fini(r->st);
 	session__free(r->s);
 	free(r->st);
@@ -84,7 +83,6 @@ int tool__setup(const struct tool *t, const struct tool_mode *mode, int argc, ch
 	}
 	r->t = t;
 	err = t->init(r->st, &r->o, mode, argc, argv);
-	r->inited = true;
 	if (err) {
 		tool_run__free(r);
 		if (err == 1)
