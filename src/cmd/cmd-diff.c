@@ -408,11 +408,9 @@ int report_diff(const struct replay_opts *ro, int argc, char **argv)
 	size_t over = 0;
 	int err, ret;
 
-	ret = tool_opts__parse_ext(&o, NULL, TOOL,
-				   TOOL_OPT_ANY_ORDER | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_JSON), usage,
-				   help, &extra, argc, argv);
-	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	ret = tool_opts__parse_report(&o, TOOL, true, usage, help, &extra, argc, argv);
+	if (ret >= 0)
+		return ret;
 	ret = EXIT_FAIL;
 	d.path[OLD] = a.old;
 	d.idx = hashmap__new();

@@ -435,10 +435,9 @@ int report_pprof(const struct replay_opts *ro, int argc, char **argv)
 	struct tool_opts o;
 	int ret;
 
-	ret = tool_opts__parse_ext(&o, NULL, TOOL, TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_SHARED, usage, help,
-				   &extra, argc, argv);
-	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	ret = tool_opts__parse_report(&o, TOOL, false, usage, help, &extra, argc, argv);
+	if (ret >= 0)
+		return ret;
 	if (!a.out || !a.out[0])
 		return tool__usage_error(TOOL, "where to? -o FILE is missing, not", "");
 	return run(ro, a.out, a.faults);

@@ -1162,11 +1162,9 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 	struct errbuf eb = { "" };
 	int err, ret;
 
-	ret = tool_opts__parse_ext(&o, NULL, TOOL,
-				   TOOL_OPT_ANY_ORDER | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_JSON), usage,
-				   help, &extra, argc, argv);
-	if (ret)
-		return ret > 0 ? EXIT_OK : EXIT_USAGE;
+	ret = tool_opts__parse_report(&o, TOOL, true, usage, help, &extra, argc, argv);
+	if (ret >= 0)
+		return ret;
 	ret = EXIT_FAIL;
 	t.json = o.json;
 	t.page_size = sysconf(_SC_PAGESIZE);

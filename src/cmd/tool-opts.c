@@ -216,6 +216,16 @@ const char *tool_opts__interval_positional(int argc, char **argv, const char **a
 	return tool_opts__parse_interval(ctx, argc, argv, arg);
 }
 
+int tool_opts__parse_report(struct tool_opts *o, const char *tool, bool json, const char *usage,
+			    const char *help, const struct tool_extra *extra, int argc, char **argv)
+{
+	unsigned int refused = json ? TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_JSON : TOOL_OPT_NO_SHARED;
+	int ret = tool_opts__parse_ext(o, NULL, tool, TOOL_OPT_ANY_ORDER | refused, usage, help, extra,
+				       argc, argv);
+
+	return ret > 0 ? EXIT_OK : ret < 0 ? EXIT_USAGE : -1;
+}
+
 int tool_opts__parse(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
 		     const char *usage, const char *help, int argc, char **argv)
 {

@@ -131,6 +131,17 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 			 int argc, char **argv);
 
 /*
+ * tool_opts__parse_report - a report subcommand's command line (diff,
+ * timeline, pprof): its own options in any order, --json when @json, and
+ * none of the tracing tools' shared ones.
+ *
+ * Return: the exit status to end with (EXIT_OK after --help, EXIT_USAGE
+ * after a line on stderr), or -1 to go on.
+ */
+int tool_opts__parse_report(struct tool_opts *o, const char *tool, bool json, const char *usage,
+			    const char *help, const struct tool_extra *extra, int argc, char **argv);
+
+/*
  * The trailing "interval [count]" of the tools that report every interval
  * seconds, as BCC's cachestat, cachetop, swapin and memleak take it.
  */
