@@ -139,6 +139,7 @@ static int cache_init(void *ctx, struct tool_opts *o, const struct tool_mode *mo
 	o->all = true;
 	/* No stacks: the small rings of the frame-pointer mode do. */
 	o->sess.callgraph = CALLGRAPH_FP;
+	o->sess.no_maps = true;
 	c->ops = (struct cache_run_ops){ .ready = print_header, .interval = print_row, .ctx = c };
 	return 0;
 }

@@ -404,6 +404,7 @@ static int top_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode
 	t->tty = isatty(STDOUT_FILENO);
 	o->all = !t->pid;
 	o->sess.callgraph = CALLGRAPH_FP;
+	o->sess.no_maps = true;
 	t->ops = (struct cache_run_ops){ .ready = on_ready, .interval = on_interval, .idle = on_idle,
 					 .ctx = t };
 	return 0;

@@ -495,6 +495,7 @@ static int compact_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 	if (ret)
 		return ret;
 	o->sess.callgraph = CALLGRAPH_FP;
+	o->sess.no_maps = true;
 	st->o = o;
 	st->json = o->json;
 	st->threads = keyed__new(sizeof(struct thread));

@@ -1035,6 +1035,7 @@ static int oom_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode
 		return -EINVAL;
 	}
 	o->all = true;
+	o->sess.no_maps = true;		/* no user stacks or addresses */
 	st->json = o->json;
 	st->page_kb = (uint64_t)sysconf(_SC_PAGESIZE) / 1024;
 	cgroup__memcg_root(st->memcg_root, sizeof(st->memcg_root));

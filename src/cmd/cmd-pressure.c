@@ -442,6 +442,7 @@ static int pressure_init(void *ctx, struct tool_opts *o, const struct tool_mode 
 	if (tool__refuse_live(o, TOOL, "/proc and cgroup counters"))
 		return TOOL_INIT_FAILED;
 	o->sess.callgraph = CALLGRAPH_FP;
+	o->sess.no_maps = true;
 	return 0;
 }
 

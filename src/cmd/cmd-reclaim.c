@@ -420,6 +420,7 @@ static int reclaim_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 		return ret;
 	/* No stacks here: small rings, no unwinder. */
 	o->sess.callgraph = CALLGRAPH_FP;
+	o->sess.no_maps = true;
 	st->o = o;
 	st->json = o->json;
 	return reclaim_pair__new(&st->pair);

@@ -338,9 +338,10 @@ void session__set_comm(struct session *s, pid_t pid, const char *comm)
 }
 
 /*
- * Every process's name and maps, read once when a system-wide session
- * starts (as perf record -a synthesizes COMM and MMAP records): the
- * side-band has neither for a process that was running already, and a
+ * Every process's name and maps (not with no_maps: on a host of thousands
+ * of processes they are most of the start), read once when a system-wide
+ * session starts (as perf record -a synthesizes COMM and MMAP records):
+ * the side-band has neither for a process that was running already, and a
  * process that exits before the reader reaches its first sample (a busy
  * machine, a short program) has no /proc entry left to name it and
  * symbolize its stacks by.  A recording writes them all at its start.
@@ -369,7 +370,7 @@ static void known_processes(struct session *s)
 			session__set_comm(s, (pid_t)pid, comm);
 		}
 		fclose(f);
-		if (!addrspaces__known(s->as, (pid_t)pid))
+		if (!s->opts.no_maps && !addrspaces__known(s->as, (pid_t)pid))
 			addrspaces__load_pid(s->as, (pid_t)pid, NULL);
 	}
 	closedir(dir);

@@ -54,6 +54,10 @@ struct session_opts {
 	 * the tool filters by pid.  For kernel events whose other half
 	 * (a kfree in RCU or softirq context) runs in any task. */
 	bool system_wide;
+	/* A system-wide session reads every running process's name and maps
+	 * at its start; with no_maps only the names: no event's stacks or
+	 * addresses are user addresses to place (cache, reclaim, oom...). */
+	bool no_maps;
 };
 
 /* Default bytes of user stack copied per DWARF sample: see README
