@@ -61,6 +61,7 @@
 
 #include "lib/hashmap.h"
 #include "lib/sorted.h"
+#include "stack/jitmap.h"
 #include "stack/symbolize.h"
 #include "stack/mapped-file.h"
 #include "lib/file.h"
@@ -171,20 +172,10 @@ struct name {
 	char str[];
 };
 
-struct jitsym {
-	uint64_t start, size;
-	const char *name;		/* into jitmap.buf */
-	size_t order;			/* line number: later lines win */
-};
-
-/* A process's /tmp/perf-PID.map. */
-struct jitmap {
-	char path[PATH_MAX];		/* "" when the process has none */
-	const char *module;		/* interned basename of path */
-	off_t size;			/* file size when read: reread when it grew */
-	char *buf;
-	struct jitsym *syms;
-	size_t n;
+/* A process's JIT symbols, looked for once. */
+struct jitproc {
+	struct jitmap *map;		/* NULL when the process has no perf map file */
+	const char *module;		/* interned basename of its path */
 };
 
 /* A kernel text symbol, [addr, end).  Live: name and module point into
@@ -215,7 +206,7 @@ struct symbolizer {
 	 * 0 for none.  Cleared when it grows past MAX_CACHED_FRAMES. */
 	struct hashmap *frames;
 	struct hashmap *names;		/* hash -> struct name * chain */
-	struct hashmap *jitmaps;	/* pid -> struct jitmap * */
+	struct hashmap *jitmaps;	/* pid -> struct jitproc * */
 	bool kloaded;
 	struct ksym *ksyms;
 	size_t nksyms;
@@ -307,13 +298,6 @@ static void mapfile__free(struct mapfile *mf)
 	free(mf);
 }
 
-static void jitmap__free(struct jitmap *j)
-{
-	free(j->syms);
-	free(j->buf);
-	free(j);
-}
-
 void symbolizer__free(struct symbolizer *s)
 {
 	uint64_t key, value;
@@ -334,8 +318,12 @@ void symbolizer__free(struct symbolizer *s)
 		s->all_binaries = next;
 	}
 	if (s->jitmaps) {
-		while (hashmap__next(s->jitmaps, &pos, &key, &value))
-			jitmap__free((struct jitmap *)(uintptr_t)value);
+		while (hashmap__next(s->jitmaps, &pos, &key, &value)) {
+			struct jitproc *j = (struct jitproc *)(uintptr_t)value;
+
+			jitmap__free(j->map);
+			free(j);
+		}
 	}
 	pos = 0;
 	if (s->names) {
@@ -1285,127 +1273,20 @@ static struct mapfile *get_mapfile(struct symbolizer *s, const struct addrspaces
 	return mf;
 }
 
-static int cmp_jitsym(const void *a, const void *b)
-{
-	const struct jitsym *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* Parse a perf map file ("START SIZE name", hex, one a line) into @j,
- * replacing what it held.  Malformed lines are skipped. */
-static int jitmap__parse(struct jitmap *j, char *buf)
-{
-	struct jitsym *syms = NULL;
-	size_t n = 0, cap = 0, out = 0;
-	char *line, *save = NULL;
-
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *end, *name;
-		uint64_t start = strtoull(line, &end, 16), size;
-		size_t len;
-
-		if (end == line || (*end != ' ' && *end != '\t'))
-			continue;
-		name = end;
-		size = strtoull(name, &end, 16);
-		if (end == name || (*end != ' ' && *end != '\t') || !size)
-			continue;
-		name = end + strspn(end, " \t");
-		len = strlen(name);
-		while (len && (name[len - 1] == '\r' || name[len - 1] == ' '))
-			name[--len] = '\0';
-		if (!len)
-			continue;
-		if (GROW_FOR(syms, cap, n + 1, 256)) {
-			free(syms);
-			return -ENOMEM;
-		}
-		syms[n] = (struct jitsym){ start, size, name, n };
-		n++;
-	}
-	if (n)
-		qsort(syms, n, sizeof(*syms), cmp_jitsym);
-	/* Code moved or recompiled at one address: the later line wins. */
-	for (size_t i = 0; i < n; i++) {
-		if (out && syms[out - 1].start == syms[i].start)
-			out--;
-		syms[out++] = syms[i];
-	}
-	free(j->syms);
-	free(j->buf);
-	j->syms = syms;
-	j->n = out;
-	j->buf = buf;
-	return 0;
-}
-
-/* (Re)read @j's file. */
-static int jitmap__read(struct jitmap *j)
-{
-	struct stat st;
-	char *buf = NULL;
-	int err;
-
-	if (stat(j->path, &st) != 0)
-		return 0;
-	err = read_file(j->path, 1u << 30, &buf, NULL);
-	if (err)
-		return err == -ENOMEM ? err : 0;
-	j->size = st.st_size;
-	err = jitmap__parse(j, buf);
-	if (err)
-		free(buf);
-	return err;
-}
-
-/* Where @pid's perf map file is: /tmp/perf-PID.map, or in its container
- * under its own pid there.  "" when neither exists. */
-static void jitmap_path(pid_t pid, char *path, size_t n)
-{
-	char status[64], *buf = NULL, *ns;
-	long nspid = 0;
-
-	snprintf(path, n, "/tmp/perf-%d.map", (int)pid);
-	if (access(path, R_OK) == 0)
-		return;
-	path[0] = '\0';
-	snprintf(status, sizeof(status), "/proc/%d/status", (int)pid);
-	if (read_file(status, 1 << 16, &buf, NULL) != 0)
-		return;
-	ns = strstr(buf, "\nNSpid:");
-	if (ns) {
-		char *end = ns + 7 + strcspn(ns + 7, "\n");
-
-		while (end > ns && (end[-1] < '0' || end[-1] > '9'))
-			end--;
-		while (end > ns && end[-1] >= '0' && end[-1] <= '9')
-			end--;
-		nspid = strtol(end, NULL, 10);
-	}
-	free(buf);
-	if (nspid > 0) {
-		snprintf(path, n, "/proc/%d/root/tmp/perf-%ld.map", (int)pid, nspid);
-		if (access(path, R_OK) != 0)
-			path[0] = '\0';
-	}
-}
-
 /* Name @addr from @pid's perf map file, read on first use and reread
  * when it grew since.  Return 0 (res untouched when not found) or
  * -ENOMEM. */
 static int jit_lookup(struct symbolizer *s, pid_t pid, uint64_t addr, struct sym_result *res)
 {
-	struct jitmap *j = NULL;
-	uint64_t v;
+	struct jitproc *j = NULL;
+	const char *name;
+	uint64_t v, offset;
 	int err = 0;
 
 	if (pid <= 0)
 		return 0;
 	if (hashmap__get(s->jitmaps, (uint64_t)pid, &v)) {
-		j = (struct jitmap *)(uintptr_t)v;
+		j = (struct jitproc *)(uintptr_t)v;
 	} else {
 		/* Known from now on, with or without a file: looked for once. */
 		j = calloc(1, sizeof(*j));
@@ -1415,42 +1296,25 @@ static int jit_lookup(struct symbolizer *s, pid_t pid, uint64_t addr, struct sym
 			free(j);
 			return -ENOMEM;
 		}
-		jitmap_path(pid, j->path, sizeof(j->path));
-		if (j->path[0]) {
-			j->module = intern(s, basename_of(j->path));
-			if (!j->module)
-				j->path[0] = '\0';
-			err = j->module ? jitmap__read(j) : -ENOMEM;
-			if (err)
-				return err;
+		err = jitmap__new(pid, &j->map);
+		if (err)
+			return err == -ENOENT ? 0 : err;
+		j->module = intern(s, basename_of(jitmap__path(j->map)));
+		if (!j->module) {
+			jitmap__free(j->map);
+			j->map = NULL;
+			return -ENOMEM;
 		}
 	}
-	for (int pass = 0; j->path[0] && pass < 2; pass++) {
-		size_t lo = 0, hi = j->n;
-		struct stat st;
-
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (j->syms[mid].start <= addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo && addr - j->syms[lo - 1].start < j->syms[lo - 1].size) {
-			res->func = intern(s, j->syms[lo - 1].name);
-			if (!res->func)
-				return -ENOMEM;
-			res->offset = addr - j->syms[lo - 1].start;
-			res->module = j->module;
-			return 0;
-		}
-		/* A JIT appends as it compiles: a miss may be news. */
-		if (pass || stat(j->path, &st) != 0 || st.st_size == j->size)
-			break;
-		if ((err = jitmap__read(j)))
-			return err;
-	}
+	if (!j->map)
+		return 0;
+	if ((err = jitmap__lookup(j->map, addr, &name, &offset)) || !name)
+		return err;
+	res->func = intern(s, name);
+	if (!res->func)
+		return -ENOMEM;
+	res->offset = offset;
+	res->module = j->module;
 	return 0;
 }
 
