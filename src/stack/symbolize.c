@@ -62,6 +62,8 @@
 #include "lib/hashmap.h"
 #include "lib/sorted.h"
 #include "stack/jitmap.h"
+#include "stack/kallsyms.h"
+#include "stack/sym-alias.h"
 #include "stack/symbolize.h"
 #include "stack/mapped-file.h"
 #include "lib/file.h"
@@ -178,16 +180,6 @@ struct jitproc {
 	const char *module;		/* interned basename of its path */
 };
 
-/* A kernel text symbol, [addr, end).  Live: name and module point into
- * kbuf (module "kernel.kallsyms" for vmlinux), end is the next symbol's
- * start.  Recorded: both are owned by the table, as added. */
-struct ksym {
-	uint64_t addr;
-	uint64_t end;
-	const char *name;
-	const char *module;
-};
-
 struct symbolizer {
 	/* libdwfl keeps a pointer to its callbacks, and reads the debuginfo
 	 * path of its standard search through a char **: both live here, so
@@ -207,19 +199,7 @@ struct symbolizer {
 	struct hashmap *frames;
 	struct hashmap *names;		/* hash -> struct name * chain */
 	struct hashmap *jitmaps;	/* pid -> struct jitproc * */
-	bool kloaded;
-	struct ksym *ksyms;
-	size_t nksyms;
-	char *kbuf;			/* /proc/kallsyms, tokenized in place */
-	/* A recording's kernel symbols (symbolizer__recorded_kernel): the
-	 * only source of kernel names once set; sorted on the next lookup
-	 * after one is added. */
-	bool krecorded;
-	struct ksym *rksyms;
-	size_t nrksyms, rksyms_cap;
-	bool rksyms_sorted;
-	void (*on_kallsyms)(void *ctx);	/* once, when kallsyms is first read */
-	void *on_kallsyms_ctx;
+	struct kallsyms *kernel;		/* live or a recording's */
 };
 
 static const char kernel_module[] = "kernel.kallsyms";
@@ -255,6 +235,8 @@ int symbolizer__new(struct symbolizer **out)
 	s->jitmaps = hashmap__new();
 	s->frames = hashmap__new();
 	if (!s->mapfiles || !s->binaries || !s->names || !s->jitmaps || !s->frames)
+		goto out;
+	if ((err = kallsyms__new(&s->kernel)))
 		goto out;
 	*out = s;
 	s = NULL;
@@ -348,14 +330,7 @@ void symbolizer__free(struct symbolizer *s)
 	hashmap__free(s->names);
 	hashmap__free(s->binaries);
 	hashmap__free(s->mapfiles);
-	free(s->ksyms);
-	free(s->kbuf);
-	for (size_t i = 0; i < s->nrksyms; i++) {
-		free((char *)s->rksyms[i].name);
-		if (s->rksyms[i].module != kernel_module)
-			free((char *)s->rksyms[i].module);
-	}
-	free(s->rksyms);
+	kallsyms__free(s->kernel);
 	free(s);
 }
 
@@ -447,21 +422,6 @@ static uint64_t mapfile_key(const struct map *m)
 	uint64_t id[3] = { m->maj, m->min, m->ino };
 
 	return hash_bytes(m->path, strlen(m->path)) ^ (hash_bytes(id, sizeof(id)) * 31);
-}
-
-/* Which of two aliases at one address names it best, as a reader knows it:
- * fewer leading underscores (malloc over __libc_malloc, brk over __brk),
- * then global or weak over local, then the shorter name (mmap over mmap64),
- * else the first seen. */
-static bool better_alias(bool global_a, const char *a, bool global_b, const char *b)
-{
-	size_t ua = strspn(a, "_"), ub = strspn(b, "_");
-
-	if (ua != ub)
-		return ua < ub;
-	if (global_a != global_b)
-		return global_a;
-	return strlen(a) < strlen(b);
 }
 
 /* "/proc/PID/root" when @pid lives in another root than ours (a
@@ -873,7 +833,7 @@ static int binary__index(struct binary *b)
 		if (name && *name && is_function(&sym)) {
 			raw[i] = (struct rawsym){ name, is_global(&sym) };
 			if ((!hashmap__get(best, addr, &j) ||
-			     better_alias(raw[i].global, name, raw[j].global, raw[j].name)) &&
+			     sym_alias__better(raw[i].global, name, raw[j].global, raw[j].name)) &&
 			    hashmap__set(best, addr, (uint64_t)i))
 				goto out;
 		}
@@ -1541,143 +1501,17 @@ out:
 	return err;
 }
 
-struct kline {
-	struct ksym sym;
-	size_t order;
-	char type;
-};
-
-static int cmp_kline(const void *a, const void *b)
-{
-	const struct kline *x = a, *y = b;
-
-	if (x->sym.addr != y->sym.addr)
-		return x->sym.addr < y->sym.addr ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* All of /proc/kallsyms (a few MiB; its size reads as 0). */
-static int read_kallsyms(char **out)
-{
-	return read_file("/proc/kallsyms", 256u << 20, out, NULL);
-}
-
-/* Parse kallsyms once.  An unreadable file leaves no symbols, which makes
- * every kernel address unknown: not an error for a report. */
-static int load_kallsyms(struct symbolizer *s)
-{
-	struct kline *lines = NULL;
-	size_t n = 0, cap = 0, out = 0;
-	char *p, *save = NULL;
-	int err;
-
-	s->kloaded = true;
-	if (s->on_kallsyms)
-		s->on_kallsyms(s->on_kallsyms_ctx);
-	err = read_kallsyms(&s->kbuf);
-	if (err)
-		return err == -ENOMEM ? err : 0;
-	for (p = strtok_r(s->kbuf, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
-		char *addr_end, *name, *mod, *tab;
-		uint64_t addr = strtoull(p, &addr_end, 16);
-		char type;
-
-		if (addr_end == p || addr_end[0] != ' ' || !addr_end[1] || addr_end[2] != ' ')
-			continue;
-		type = addr_end[1];
-		if (!addr || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
-			continue;
-		name = addr_end + 3;
-		mod = NULL;
-		tab = strchr(name, '\t');
-		if (tab) {
-			*tab = '\0';
-			mod = tab + 1;
-			if (*mod == '[') {
-				mod++;
-				mod[strcspn(mod, "]")] = '\0';
-			}
-		}
-		if (GROW_FOR(lines, cap, n + 1, 65536)) {
-			err = -ENOMEM;
-			goto out;
-		}
-		lines[n] = (struct kline){ { addr, 0, name, mod ? mod : kernel_module }, n, type };
-		n++;
-	}
-	if (!n)
-		goto out;
-	qsort(lines, n, sizeof(*lines), cmp_kline);
-	s->ksyms = malloc(n * sizeof(*s->ksyms));
-	if (!s->ksyms) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0, j; i < n; i = j) {
-		size_t best = i;
-
-		for (j = i + 1; j < n && lines[j].sym.addr == lines[i].sym.addr; j++)
-			if (better_alias(lines[j].type == 'T' || lines[j].type == 'W', lines[j].sym.name,
-					 lines[best].type == 'T' || lines[best].type == 'W', lines[best].sym.name))
-				best = j;
-		s->ksyms[out++] = lines[best].sym;
-	}
-	s->nksyms = out;
-	/* A text symbol ends where the next begins, as the lookup always
-	 * had it; the last one never ends. */
-	for (size_t i = 0; i < out; i++)
-		s->ksyms[i].end = i + 1 < out ? s->ksyms[i + 1].addr : UINT64_MAX;
-out:
-	free(lines);
-	return err;
-}
-
-static int cmp_ksym(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* The kernel symbol holding addr, from the recording's table when there
- * is one, else from kallsyms (read on the first call); NULL when none. */
-static int find_ksym(struct symbolizer *s, uint64_t addr, const struct ksym **out)
-{
-	const struct ksym *tab;
-	size_t n, i;
-	int err;
-
-	*out = NULL;
-	if (s->krecorded) {
-		if (!s->rksyms_sorted && s->nrksyms) {
-			qsort(s->rksyms, s->nrksyms, sizeof(*s->rksyms), cmp_ksym);
-			s->rksyms_sorted = true;
-		}
-		tab = s->rksyms;
-		n = s->nrksyms;
-	} else {
-		if (!s->kloaded && (err = load_kallsyms(s)))
-			return err;
-		tab = s->ksyms;
-		n = s->nksyms;
-	}
-	i = SORTED_UPTO(tab, n, addr, addr);
-	if (i && addr < tab[i - 1].end)
-		*out = &tab[i - 1];
-	return 0;
-}
-
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct sym_result *res)
 {
 	const struct ksym *k;
 	int err;
 
 	*res = (struct sym_result){ .addr = addr, .module = kernel_module };
-	if ((err = find_ksym(s, addr, &k)) || !k)
+	if ((err = kallsyms__find(s->kernel, addr, &k)) || !k)
 		return err;
 	res->func = k->name;
 	res->offset = addr - k->addr;
-	res->module = k->module;
+	res->module = k->module ? k->module : kernel_module;
 	return 0;
 }
 
@@ -1687,46 +1521,27 @@ int symbolizer__kernel_sym(struct symbolizer *s, uint64_t addr, struct sym_ksym 
 	int err;
 
 	*out = (struct sym_ksym){ 0 };
-	if ((err = find_ksym(s, addr, &k)))
+	if ((err = kallsyms__find(s->kernel, addr, &k)))
 		return err;
 	if (!k)
 		return -ENOENT;
-	*out = (struct sym_ksym){ k->addr, k->end, k->name,
-				  k->module == kernel_module ? NULL : k->module };
+	*out = (struct sym_ksym){ k->addr, k->end, k->name, k->module };
 	return 0;
 }
 
 void symbolizer__recorded_kernel(struct symbolizer *s)
 {
-	s->krecorded = true;
+	kallsyms__recorded(s->kernel);
 }
 
 int symbolizer__add_kernel_sym(struct symbolizer *s, const struct sym_ksym *k)
 {
-	struct ksym *e;
-
-	if (k->start >= k->end || !k->name || !k->name[0])
-		return -EINVAL;
-	if (GROW_FOR(s->rksyms, s->rksyms_cap, s->nrksyms + 1, 256))
-		return -ENOMEM;
-	e = &s->rksyms[s->nrksyms];
-	*e = (struct ksym){ k->start, k->end, strdup(k->name),
-			    k->module && k->module[0] ? strdup(k->module) : kernel_module };
-	if (!e->name || !e->module) {
-		free((char *)e->name);
-		if (e->module != kernel_module)
-			free((char *)e->module);
-		return -ENOMEM;
-	}
-	s->nrksyms++;
-	s->rksyms_sorted = false;
-	return 0;
+	return kallsyms__add(s->kernel, &(struct ksym){ k->start, k->end, k->name, k->module });
 }
 
 void symbolizer__on_kallsyms(struct symbolizer *s, void (*fn)(void *ctx), void *ctx)
 {
-	s->on_kallsyms = fn;
-	s->on_kallsyms_ctx = ctx;
+	kallsyms__on_read(s->kernel, fn, ctx);
 }
 
 void sym_result__format(const struct sym_result *r, char *buf, size_t n)
