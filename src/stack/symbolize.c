@@ -61,6 +61,7 @@
 
 #include "lib/hashmap.h"
 #include "lib/sorted.h"
+#include "stack/debuginfo.h"
 #include "stack/jitmap.h"
 #include "stack/kallsyms.h"
 #include "stack/sym-alias.h"
@@ -203,7 +204,6 @@ struct symbolizer {
 };
 
 static const char kernel_module[] = "kernel.kallsyms";
-static const char system_debug_dir[] = "/usr/lib/debug";
 
 enum { MAX_OPEN_ATTEMPTS = 4 };
 
@@ -440,159 +440,6 @@ static const char *other_root(pid_t pid, char *buf, size_t n)
 	return buf;
 }
 
-/* The GNU build-id of an open ELF; 0 when it has none. */
-static size_t elf_build_id(Elf *elf, const unsigned char **id)
-{
-	const void *p = NULL;
-	ssize_t len = dwelf_elf_gnu_build_id(elf, &p);
-
-	*id = p;
-	return len > 0 ? (size_t)len : 0;
-}
-
-/* CRC-32 (IEEE, reflected), as .gnu_debuglink records it. */
-static int file_crc32(int fd, uint32_t *out)
-{
-	uint32_t table[256], crc = 0xffffffffu;
-	unsigned char buf[65536];
-	off_t pos = 0;
-	ssize_t got;
-
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		table[i] = c;
-	}
-	while ((got = pread(fd, buf, sizeof(buf), pos)) > 0) {
-		for (ssize_t i = 0; i < got; i++)
-			crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
-		pos += got;
-	}
-	if (got < 0)
-		return -errno;
-	*out = crc ^ 0xffffffffu;
-	return 0;
-}
-
-/* Open @path as @b's debug file: a regular ELF file other than @b itself
- * whose build-id is @b's (when both have one), and, when @check_crc, whose
- * CRC is @crc.  A file named only by .gnu_debuglink without a build-id on
- * either side has the CRC as its only proof.  -1 when it is not. */
-static int open_debug_candidate(const struct binary *b, const char *path, bool check_crc, uint32_t crc)
-{
-	const unsigned char *id = NULL;
-	struct stat st;
-	size_t id_len;
-	Elf *elf = NULL;
-	uint32_t got;
-	bool ok = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_dev == b->dev && st.st_ino == b->ino))
-		goto out;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		goto out;
-	id_len = elf_build_id(elf, &id);
-	if (b->build_id && id_len && (id_len != b->build_id_len || memcmp(id, b->build_id, id_len) != 0))
-		goto out;
-	if (check_crc && (file_crc32(fd, &got) != 0 || got != crc))
-		goto out;
-	/* By build-id: only an equal build-id proves it. */
-	if (!check_crc && (!b->build_id || !id_len))
-		goto out;
-	ok = true;
-out:
-	if (elf)
-		elf_end(elf);
-	if (!ok && fd >= 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-/* Try @path; on success hand libdwfl its name too. */
-static int try_debug(const struct binary *b, const char *path, bool check_crc, uint32_t crc, char **debug_name)
-{
-	int fd = open_debug_candidate(b, path, check_crc, crc);
-
-	if (fd >= 0) {
-		*debug_name = strdup(path);
-		if (!*debug_name) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	return fd;
-}
-
-/* The debug directories in search order: the extra ones, the process
- * root's /usr/lib/debug when it has its own root, ours. */
-static size_t debug_dir(const struct binary *b, size_t i, char *buf, size_t n, const char **dir)
-{
-	size_t nextra = b->s->ndebug_dirs, total = nextra + 1 + (b->root[0] != '\0');
-
-	if (i >= total)
-		return 0;
-	if (i < nextra)
-		*dir = b->s->debug_dirs[i];
-	else if (i == nextra && b->root[0]) {
-		snprintf(buf, n, "%s%s", b->root, system_debug_dir);
-		*dir = buf;
-	} else
-		*dir = system_debug_dir;
-	return total;
-}
-
-/* The separate debug file of @b: by build-id under each debug directory's
- * .build-id/, then by .gnu_debuglink in the binary's directory, its
- * .debug/ subdirectory and each debug directory plus the binary's
- * directory, as gdb searches.  -1 when none. */
-static int find_separate_debug(const struct binary *b, const char *debuglink, GElf_Word crc,
-			       char **debug_name)
-{
-	char path[PATH_MAX], rootdir[PATH_MAX], hex[2 * 64 + 1], *dir = NULL;
-	const char *ddir, *roots[2] = { b->root, "" };
-	int fd = -1;
-
-	if (b->build_id && b->build_id_len >= 2 && b->build_id_len <= 64) {
-		for (size_t i = 0; i < b->build_id_len; i++)
-			snprintf(hex + 2 * i, 3, "%02x", b->build_id[i]);
-		for (size_t i = 0; fd < 0 && debug_dir(b, i, rootdir, sizeof(rootdir), &ddir); i++) {
-			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", ddir, hex, hex + 2);
-			fd = try_debug(b, path, false, 0, debug_name);
-		}
-	}
-	if (fd >= 0 || !debuglink || !*debuglink)
-		goto out;
-	dir = strdup(b->path);
-	if (!dir)
-		goto out;
-	*strrchr(dir, '/') = '\0';	/* b->path is absolute: "" for "/" */
-	for (size_t r = 0; fd < 0 && r < 2; r++) {
-		if (r == 1 && !b->root[0])
-			break;
-		snprintf(path, sizeof(path), "%s%s/%s", roots[r], dir, debuglink);
-		fd = try_debug(b, path, true, crc, debug_name);
-		if (fd < 0) {
-			snprintf(path, sizeof(path), "%s%s/.debug/%s", roots[r], dir, debuglink);
-			fd = try_debug(b, path, true, crc, debug_name);
-		}
-	}
-	for (size_t i = 0; fd < 0 && debug_dir(b, i, rootdir, sizeof(rootdir), &ddir); i++) {
-		snprintf(path, sizeof(path), "%s%s/%s", ddir, dir, debuglink);
-		fd = try_debug(b, path, true, crc, debug_name);
-	}
-out:
-	free(dir);
-	return fd;
-}
-
 /* libdwfl's find_debuginfo callback.  It comes twice per module at most:
  * for the debug file (with the binary's own .gnu_debuglink, if any), and
  * for the dwz alt file named by the DWARF's .gnu_debugaltlink. */
@@ -600,13 +447,18 @@ static int find_debuginfo(Dwfl_Module *dmod, void **userdata, const char *modnam
 			  const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name)
 {
 	const struct binary *b = *userdata;
+	struct debuginfo_query q;
+	int fd;
 
 	if (!b)
 		return -1;
 	if (debuglink && (!b->debuglink || strcmp(debuglink, b->debuglink) != 0 || crc != b->debuglink_crc))
 		return dwfl_standard_find_debuginfo(dmod, userdata, modname, base, file_name, debuglink, crc,
 						    debug_name);
-	return find_separate_debug(b, debuglink, crc, debug_name);
+	q = (struct debuginfo_query){ b->s->debug_dirs, b->s->ndebug_dirs, b->root, b->path,
+				      b->build_id, b->build_id_len, b->dev, b->ino };
+	fd = debuginfo__find(&q, debuglink, crc, debug_name);
+	return fd >= 0 ? fd : -1;
 }
 
 static bool is_function(const GElf_Sym *sym)
@@ -1098,7 +950,7 @@ static bool same_build_id(int fd, const struct map *m)
 	if (!m->build_id_size)
 		return true;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	same = elf && elf_build_id(elf, &id) == m->build_id_size &&
+	same = elf && debuginfo__build_id(elf, &id) == m->build_id_size &&
 	       !memcmp(id, m->build_id, m->build_id_size);
 	if (elf)
 		elf_end(elf);
@@ -1178,7 +1030,7 @@ static void mapfile__load(struct symbolizer *s, const struct addrspaces *as, str
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		goto out;
-	id_len = elf_build_id(elf, &id);
+	id_len = debuginfo__build_id(elf, &id);
 	if (id_len && (mf->bin = find_binary(s, id, id_len)))
 		goto out;
 	link = dwelf_elf_gnu_debuglink(elf, &crc);
