@@ -116,7 +116,8 @@ static int try_debug(const struct debuginfo_query *q, const char *path, bool che
 
 /* The debug directories in search order: the extra ones, the process
  * root's /usr/lib/debug when it has its own root, ours. */
-static size_t debug_dir(const struct debuginfo_query *q, size_t i, char *buf, size_t n, const char **dir)
+static size_t debug_dir(const struct debuginfo_query *q, size_t i, char *buf, size_t n,
+			const char **dir)
 {
 	size_t nextra = q->ndirs, total = nextra + 1 + (q->root[0] != '\0');
 

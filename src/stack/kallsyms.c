@@ -120,7 +120,8 @@ int kallsyms__parse(struct kallsyms *k, char *text)
 		size_t best = i;
 
 		for (j = i + 1; j < n && lines[j].sym.addr == lines[i].sym.addr; j++)
-			if (sym_alias__better(lines[j].type == 'T' || lines[j].type == 'W', lines[j].sym.name,
+			if (sym_alias__better(lines[j].type == 'T' || lines[j].type == 'W',
+					      lines[j].sym.name,
 					      lines[best].type == 'T' || lines[best].type == 'W',
 					      lines[best].sym.name))
 				best = j;

@@ -99,7 +99,8 @@ int main(void)
 	CHECK_EQ_U64(kallsyms__add(k, &(struct ksym){ 0x1000, 0x1010, "first", NULL }), 0);
 	CHECK_EQ_U64(kallsyms__add(k, &(struct ksym){ 0x3000, 0x3000, "empty", NULL }),
 		     (uint64_t)-EINVAL);
-	CHECK_EQ_U64(kallsyms__add(k, &(struct ksym){ 0x3000, 0x3001, "", NULL }), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(kallsyms__add(k, &(struct ksym){ 0x3000, 0x3001, "", NULL }),
+		     (uint64_t)-EINVAL);
 	CHECK_EQ_U64(kallsyms__add(k, &(struct ksym){ 0x4000, 0x4010, "mod_fn", "xfs" }), 0);
 	CHECK_EQ_U64(kallsyms__find(k, 0x100f, &s), 0);
 	if (s) {
