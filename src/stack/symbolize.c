@@ -12,12 +12,11 @@
  * .dynsym) and gives source lines and inlines from the same handle.
  *
  * Names are not looked up through dwfl_module_addrinfo(), which walks the
- * whole table per address (tens of microseconds in libc: a report of a busy
- * trace fell behind its events).  The table is read once per binary into
- * a sorted index that gives, by binary search, exactly what addrinfo
- * would: see struct symindex.  Then the best-known alias of that function
- * (malloc, not __libc_malloc) is shown.  Every answer is also remembered
- * per (binary, address), so a frame seen again costs one hash lookup.
+ * whole table per address: each binary's table is read once into a
+ * symindex (symindex.h), which answers exactly what addrinfo would, by
+ * binary search, with the best-known alias of that function (malloc, not
+ * __libc_malloc).  Every answer is also remembered per (binary, address),
+ * so a frame seen again costs one hash lookup.
  *
  * Separate debug files are opened only when libdw needs them: for names
  * when the binary has no .symtab, for source lines on the binary's first
@@ -31,16 +30,15 @@
  * or two copies of one file, is parsed once.  A "frame" is a (binary,
  * address) already named.
  *
- * Separate debug info is found by our own search rather than libdwfl's
- * standard one, for three reasons: the file we opened may be
- * /proc/PID/map_files/... or /proc/PID/root/..., whose directory says
- * nothing about where the debug file lives; a container's own
- * /usr/lib/debug has to be searched; and extra debug directories (tests,
- * --symfs) come first.  Only the dwz alt file, whose lookup depends on
- * state libdwfl keeps to itself, is left to libdwfl's standard search.
+ * Separate debug info is found by our own search (debuginfo.h says why)
+ * rather than libdwfl's standard one.  Only the dwz alt file, whose lookup
+ * depends on state libdwfl keeps to itself, is left to libdwfl's standard
+ * search.
+ *
+ * JIT: a process's perf map file (jitmap.h), looked for once per process.
  *
  * Kernel: kallsyms text symbols, sorted, one per address (the best-named
- * alias), binary-searched.
+ * alias), binary-searched (kallsyms.h); or a recording's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,69 +58,15 @@
 #include <gelf.h>
 
 #include "lib/hashmap.h"
-#include "lib/sorted.h"
+#include "stack/debuginfo.h"
+#include "stack/jitmap.h"
+#include "stack/kallsyms.h"
+#include "stack/symindex.h"
 #include "stack/symbolize.h"
 #include "stack/mapped-file.h"
-#include "lib/file.h"
-#include "lib/grow.h"
 
 struct load {
 	uint64_t offset, filesz, vaddr;
-};
-
-struct secref {
-	uint64_t start, end;	/* Dwfl addresses */
-	size_t ndx;
-};
-
-/* A symbol dwfl_module_addrinfo() can answer with: named, defined, not a
- * section, file or TLS symbol. */
-struct fsym {
-	uint64_t value;		/* its address as libdwfl gives it (Dwfl address) */
-	uint64_t end;		/* value + st_size: == value for a sizeless label */
-	const char *name;	/* shown: the best-named function alias at value, else its own */
-	uint32_t order;		/* symbol table index: the order libdwfl visits it in */
-	uint8_t bind;		/* libdwfl's binding_value(): global 3, weak 2, local 1, else 0 */
-	bool special;		/* in SHN_ABS or another reserved section */
-};
-
-/* The symbols of one of libdwfl's two passes (see struct symindex). */
-struct sympass {
-	struct fsym *syms;	/* sorted by (value, order) */
-	uint64_t *maxend;	/* maxend[i]: the largest end among syms[0..i] */
-	size_t n;
-	/* Sized symbols cut the address space into segments [bounds[k],
-	 * bounds[k + 1]) that one set of them covers: win[k] is the one
-	 * libdwfl picks among them (NULL when none covers). */
-	uint64_t *bounds;
-	struct fsym **win;
-	size_t nbounds;
-};
-
-/*
- * What dwfl_module_addrinfo() answers, precomputed (test-symbolize compares
- * the two address by address).  Objects and labels count, not only
- * functions: they always have.  libdwfl visits the symbols from the first
- * global one to the end ("globals"), then, only when that found no sized
- * symbol covering the address and no sizeless one exactly at it, the ones
- * before ("locals").  A
- * sized symbol covering the address wins over any sizeless one; among
- * those of one pass, in visiting order, a later one replaces the current
- * one when it starts higher or binds more strongly, or starts at the same
- * place, is smaller and binds as strongly.  Without one, a sizeless symbol
- * (an assembly label) answers when it is at the highest end M of all the
- * symbols visited that start at or below the address, and is in the same
- * section as the address (a reserved-section one only when exactly at
- * it): the last such visited.  All of that depends on the sets of symbols
- * covering and below the address, which sorted arrays answer in O(log n).
- */
-struct symindex {
-	struct sympass pass[2];	/* [0] globals, [1] locals */
-	/* The binary's SHF_ALLOC sections as libdwfl sorts them (by start,
-	 * end, index), to tell which section an address is in as libdwfl
-	 * does: its own dwfl_module_address_section() would load DWARF. */
-	struct secref *secs;
-	size_t nsecs;
 };
 
 /* One opened ELF file, shared by every mapping of it. */
@@ -171,30 +115,10 @@ struct name {
 	char str[];
 };
 
-struct jitsym {
-	uint64_t start, size;
-	const char *name;		/* into jitmap.buf */
-	size_t order;			/* line number: later lines win */
-};
-
-/* A process's /tmp/perf-PID.map. */
-struct jitmap {
-	char path[PATH_MAX];		/* "" when the process has none */
-	const char *module;		/* interned basename of path */
-	off_t size;			/* file size when read: reread when it grew */
-	char *buf;
-	struct jitsym *syms;
-	size_t n;
-};
-
-/* A kernel text symbol, [addr, end).  Live: name and module point into
- * kbuf (module "kernel.kallsyms" for vmlinux), end is the next symbol's
- * start.  Recorded: both are owned by the table, as added. */
-struct ksym {
-	uint64_t addr;
-	uint64_t end;
-	const char *name;
-	const char *module;
+/* A process's JIT symbols, looked for once. */
+struct jitproc {
+	struct jitmap *map;		/* NULL when the process has no perf map file */
+	const char *module;		/* interned basename of its path */
 };
 
 struct symbolizer {
@@ -211,28 +135,15 @@ struct symbolizer {
 	struct hashmap *binaries;	/* build-id hash -> struct binary * chain */
 	struct binary *all_binaries;
 	uint64_t nbinaries;
-	/* (binary id << 48 | Dwfl address) -> struct fsym * of the answer,
+	/* (binary id << 48 | Dwfl address) -> struct symindex_sym * of the answer,
 	 * 0 for none.  Cleared when it grows past MAX_CACHED_FRAMES. */
 	struct hashmap *frames;
 	struct hashmap *names;		/* hash -> struct name * chain */
-	struct hashmap *jitmaps;	/* pid -> struct jitmap * */
-	bool kloaded;
-	struct ksym *ksyms;
-	size_t nksyms;
-	char *kbuf;			/* /proc/kallsyms, tokenized in place */
-	/* A recording's kernel symbols (symbolizer__recorded_kernel): the
-	 * only source of kernel names once set; sorted on the next lookup
-	 * after one is added. */
-	bool krecorded;
-	struct ksym *rksyms;
-	size_t nrksyms, rksyms_cap;
-	bool rksyms_sorted;
-	void (*on_kallsyms)(void *ctx);	/* once, when kallsyms is first read */
-	void *on_kallsyms_ctx;
+	struct hashmap *jitmaps;	/* pid -> struct jitproc * */
+	struct kallsyms *kernel;		/* live or a recording's */
 };
 
 static const char kernel_module[] = "kernel.kallsyms";
-static const char system_debug_dir[] = "/usr/lib/debug";
 
 enum { MAX_OPEN_ATTEMPTS = 4 };
 
@@ -265,26 +176,14 @@ int symbolizer__new(struct symbolizer **out)
 	s->frames = hashmap__new();
 	if (!s->mapfiles || !s->binaries || !s->names || !s->jitmaps || !s->frames)
 		goto out;
+	if ((err = kallsyms__new(&s->kernel)))
+		goto out;
 	*out = s;
 	s = NULL;
 	err = 0;
 out:
 	symbolizer__free(s);
 	return err;
-}
-
-static void symindex__free(struct symindex *x)
-{
-	if (!x)
-		return;
-	for (int p = 0; p < 2; p++) {
-		free(x->pass[p].syms);
-		free(x->pass[p].maxend);
-		free(x->pass[p].bounds);
-		free(x->pass[p].win);
-	}
-	free(x->secs);
-	free(x);
 }
 
 static void binary__free(struct binary *b)
@@ -307,13 +206,6 @@ static void mapfile__free(struct mapfile *mf)
 	free(mf);
 }
 
-static void jitmap__free(struct jitmap *j)
-{
-	free(j->syms);
-	free(j->buf);
-	free(j);
-}
-
 void symbolizer__free(struct symbolizer *s)
 {
 	uint64_t key, value;
@@ -334,8 +226,12 @@ void symbolizer__free(struct symbolizer *s)
 		s->all_binaries = next;
 	}
 	if (s->jitmaps) {
-		while (hashmap__next(s->jitmaps, &pos, &key, &value))
-			jitmap__free((struct jitmap *)(uintptr_t)value);
+		while (hashmap__next(s->jitmaps, &pos, &key, &value)) {
+			struct jitproc *j = (struct jitproc *)(uintptr_t)value;
+
+			jitmap__free(j->map);
+			free(j);
+		}
 	}
 	pos = 0;
 	if (s->names) {
@@ -360,14 +256,7 @@ void symbolizer__free(struct symbolizer *s)
 	hashmap__free(s->names);
 	hashmap__free(s->binaries);
 	hashmap__free(s->mapfiles);
-	free(s->ksyms);
-	free(s->kbuf);
-	for (size_t i = 0; i < s->nrksyms; i++) {
-		free((char *)s->rksyms[i].name);
-		if (s->rksyms[i].module != kernel_module)
-			free((char *)s->rksyms[i].module);
-	}
-	free(s->rksyms);
+	kallsyms__free(s->kernel);
 	free(s);
 }
 
@@ -461,21 +350,6 @@ static uint64_t mapfile_key(const struct map *m)
 	return hash_bytes(m->path, strlen(m->path)) ^ (hash_bytes(id, sizeof(id)) * 31);
 }
 
-/* Which of two aliases at one address names it best, as a reader knows it:
- * fewer leading underscores (malloc over __libc_malloc, brk over __brk),
- * then global or weak over local, then the shorter name (mmap over mmap64),
- * else the first seen. */
-static bool better_alias(bool global_a, const char *a, bool global_b, const char *b)
-{
-	size_t ua = strspn(a, "_"), ub = strspn(b, "_");
-
-	if (ua != ub)
-		return ua < ub;
-	if (global_a != global_b)
-		return global_a;
-	return strlen(a) < strlen(b);
-}
-
 /* "/proc/PID/root" when @pid lives in another root than ours (a
  * container), "" when in ours or gone: where its debug files may be. */
 static const char *other_root(pid_t pid, char *buf, size_t n)
@@ -492,159 +366,6 @@ static const char *other_root(pid_t pid, char *buf, size_t n)
 	return buf;
 }
 
-/* The GNU build-id of an open ELF; 0 when it has none. */
-static size_t elf_build_id(Elf *elf, const unsigned char **id)
-{
-	const void *p = NULL;
-	ssize_t len = dwelf_elf_gnu_build_id(elf, &p);
-
-	*id = p;
-	return len > 0 ? (size_t)len : 0;
-}
-
-/* CRC-32 (IEEE, reflected), as .gnu_debuglink records it. */
-static int file_crc32(int fd, uint32_t *out)
-{
-	uint32_t table[256], crc = 0xffffffffu;
-	unsigned char buf[65536];
-	off_t pos = 0;
-	ssize_t got;
-
-	for (uint32_t i = 0; i < 256; i++) {
-		uint32_t c = i;
-
-		for (int k = 0; k < 8; k++)
-			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-		table[i] = c;
-	}
-	while ((got = pread(fd, buf, sizeof(buf), pos)) > 0) {
-		for (ssize_t i = 0; i < got; i++)
-			crc = table[(crc ^ buf[i]) & 0xff] ^ (crc >> 8);
-		pos += got;
-	}
-	if (got < 0)
-		return -errno;
-	*out = crc ^ 0xffffffffu;
-	return 0;
-}
-
-/* Open @path as @b's debug file: a regular ELF file other than @b itself
- * whose build-id is @b's (when both have one), and, when @check_crc, whose
- * CRC is @crc.  A file named only by .gnu_debuglink without a build-id on
- * either side has the CRC as its only proof.  -1 when it is not. */
-static int open_debug_candidate(const struct binary *b, const char *path, bool check_crc, uint32_t crc)
-{
-	const unsigned char *id = NULL;
-	struct stat st;
-	size_t id_len;
-	Elf *elf = NULL;
-	uint32_t got;
-	bool ok = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_dev == b->dev && st.st_ino == b->ino))
-		goto out;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		goto out;
-	id_len = elf_build_id(elf, &id);
-	if (b->build_id && id_len && (id_len != b->build_id_len || memcmp(id, b->build_id, id_len) != 0))
-		goto out;
-	if (check_crc && (file_crc32(fd, &got) != 0 || got != crc))
-		goto out;
-	/* By build-id: only an equal build-id proves it. */
-	if (!check_crc && (!b->build_id || !id_len))
-		goto out;
-	ok = true;
-out:
-	if (elf)
-		elf_end(elf);
-	if (!ok && fd >= 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-/* Try @path; on success hand libdwfl its name too. */
-static int try_debug(const struct binary *b, const char *path, bool check_crc, uint32_t crc, char **debug_name)
-{
-	int fd = open_debug_candidate(b, path, check_crc, crc);
-
-	if (fd >= 0) {
-		*debug_name = strdup(path);
-		if (!*debug_name) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	return fd;
-}
-
-/* The debug directories in search order: the extra ones, the process
- * root's /usr/lib/debug when it has its own root, ours. */
-static size_t debug_dir(const struct binary *b, size_t i, char *buf, size_t n, const char **dir)
-{
-	size_t nextra = b->s->ndebug_dirs, total = nextra + 1 + (b->root[0] != '\0');
-
-	if (i >= total)
-		return 0;
-	if (i < nextra)
-		*dir = b->s->debug_dirs[i];
-	else if (i == nextra && b->root[0]) {
-		snprintf(buf, n, "%s%s", b->root, system_debug_dir);
-		*dir = buf;
-	} else
-		*dir = system_debug_dir;
-	return total;
-}
-
-/* The separate debug file of @b: by build-id under each debug directory's
- * .build-id/, then by .gnu_debuglink in the binary's directory, its
- * .debug/ subdirectory and each debug directory plus the binary's
- * directory, as gdb searches.  -1 when none. */
-static int find_separate_debug(const struct binary *b, const char *debuglink, GElf_Word crc,
-			       char **debug_name)
-{
-	char path[PATH_MAX], rootdir[PATH_MAX], hex[2 * 64 + 1], *dir = NULL;
-	const char *ddir, *roots[2] = { b->root, "" };
-	int fd = -1;
-
-	if (b->build_id && b->build_id_len >= 2 && b->build_id_len <= 64) {
-		for (size_t i = 0; i < b->build_id_len; i++)
-			snprintf(hex + 2 * i, 3, "%02x", b->build_id[i]);
-		for (size_t i = 0; fd < 0 && debug_dir(b, i, rootdir, sizeof(rootdir), &ddir); i++) {
-			snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", ddir, hex, hex + 2);
-			fd = try_debug(b, path, false, 0, debug_name);
-		}
-	}
-	if (fd >= 0 || !debuglink || !*debuglink)
-		goto out;
-	dir = strdup(b->path);
-	if (!dir)
-		goto out;
-	*strrchr(dir, '/') = '\0';	/* b->path is absolute: "" for "/" */
-	for (size_t r = 0; fd < 0 && r < 2; r++) {
-		if (r == 1 && !b->root[0])
-			break;
-		snprintf(path, sizeof(path), "%s%s/%s", roots[r], dir, debuglink);
-		fd = try_debug(b, path, true, crc, debug_name);
-		if (fd < 0) {
-			snprintf(path, sizeof(path), "%s%s/.debug/%s", roots[r], dir, debuglink);
-			fd = try_debug(b, path, true, crc, debug_name);
-		}
-	}
-	for (size_t i = 0; fd < 0 && debug_dir(b, i, rootdir, sizeof(rootdir), &ddir); i++) {
-		snprintf(path, sizeof(path), "%s%s/%s", ddir, dir, debuglink);
-		fd = try_debug(b, path, true, crc, debug_name);
-	}
-out:
-	free(dir);
-	return fd;
-}
-
 /* libdwfl's find_debuginfo callback.  It comes twice per module at most:
  * for the debug file (with the binary's own .gnu_debuglink, if any), and
  * for the dwz alt file named by the DWARF's .gnu_debugaltlink. */
@@ -652,395 +373,18 @@ static int find_debuginfo(Dwfl_Module *dmod, void **userdata, const char *modnam
 			  const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name)
 {
 	const struct binary *b = *userdata;
+	struct debuginfo_query q;
+	int fd;
 
 	if (!b)
 		return -1;
 	if (debuglink && (!b->debuglink || strcmp(debuglink, b->debuglink) != 0 || crc != b->debuglink_crc))
 		return dwfl_standard_find_debuginfo(dmod, userdata, modname, base, file_name, debuglink, crc,
 						    debug_name);
-	return find_separate_debug(b, debuglink, crc, debug_name);
-}
-
-static bool is_function(const GElf_Sym *sym)
-{
-	int type = GELF_ST_TYPE(sym->st_info);
-
-	return (type == STT_FUNC || type == STT_GNU_IFUNC) && sym->st_size > 0;
-}
-
-static bool is_global(const GElf_Sym *sym)
-{
-	return GELF_ST_BIND(sym->st_info) != STB_LOCAL;
-}
-
-/* libdwfl's binding_value(): which binding it prefers. */
-static uint8_t binding_value(const GElf_Sym *sym)
-{
-	switch (GELF_ST_BIND(sym->st_info)) {
-	case STB_GLOBAL:
-		return 3;
-	case STB_WEAK:
-		return 2;
-	case STB_LOCAL:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
-/* Whether libdwfl's address search looks at @sym at all. */
-static bool is_candidate(const char *name, const GElf_Sym *sym)
-{
-	int type = GELF_ST_TYPE(sym->st_info);
-
-	return name && *name && sym->st_shndx != SHN_UNDEF && type != STT_SECTION && type != STT_FILE &&
-	       type != STT_TLS;
-}
-
-static int cmp_fsym(const void *a, const void *b)
-{
-	const struct fsym *x = a, *y = b;
-
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Whether libdwfl, holding @cur (NULL: nothing yet), takes @c, visited
- * after it, when both cover the address: it starts higher, binds more
- * strongly, or starts at the same place, is smaller and binds as strongly. */
-static bool replaces(const struct fsym *cur, const struct fsym *c)
-{
-	uint64_t cur_size, size;
-
-	if (!cur || cur->value < c->value || cur->bind < c->bind)
-		return true;
-	cur_size = cur->end - cur->value;
-	size = c->end - c->value;
-	return cur->value == c->value &&
-	       ((cur_size > size && cur->bind <= c->bind) || (cur_size >= size && cur->bind < c->bind));
-}
-
-/* Cut @p's address space at every start and end of a sized symbol and
- * note libdwfl's pick among those covering each segment, sweeping once
- * with the covering set in visiting order. */
-static int sympass__segment(struct sympass *p)
-{
-	struct fsym **active = NULL;
-	size_t nb = 0, nactive = 0, next = 0;
-	int err = -ENOMEM;
-
-	p->bounds = malloc((2 * p->n + 1) * sizeof(*p->bounds));
-	active = malloc((p->n + 1) * sizeof(*active));
-	if (!p->bounds || !active)
-		goto out;
-	for (size_t i = 0; i < p->n; i++) {
-		if (p->syms[i].end == p->syms[i].value)
-			continue;
-		p->bounds[nb++] = p->syms[i].value;
-		p->bounds[nb++] = p->syms[i].end;
-	}
-	if (nb)
-		qsort(p->bounds, nb, sizeof(*p->bounds), cmp_u64);
-	p->nbounds = 0;
-	for (size_t i = 0; i < nb; i++)
-		if (!p->nbounds || p->bounds[p->nbounds - 1] != p->bounds[i])
-			p->bounds[p->nbounds++] = p->bounds[i];
-	p->win = calloc(p->nbounds + 1, sizeof(*p->win));
-	if (!p->win)
-		goto out;
-	for (size_t k = 0; k < p->nbounds; k++) {
-		uint64_t at = p->bounds[k];
-		const struct fsym *cur = NULL;
-		size_t kept = 0;
-
-		for (size_t i = 0; i < nactive; i++)
-			if (active[i]->end > at)
-				active[kept++] = active[i];
-		nactive = kept;
-		for (; next < p->n && p->syms[next].value <= at; next++) {
-			struct fsym *f = &p->syms[next];
-			size_t pos = nactive;
-
-			if (f->end == f->value)
-				continue;
-			while (pos && active[pos - 1]->order > f->order) {
-				active[pos] = active[pos - 1];
-				pos--;
-			}
-			active[pos] = f;
-			nactive++;
-		}
-		for (size_t i = 0; i < nactive; i++)
-			if (replaces(cur, active[i]))
-				cur = active[i];
-		p->win[k] = (struct fsym *)cur;
-	}
-	err = 0;
-out:
-	free(active);
-	return err;
-}
-
-static int cmp_secref(const void *a, const void *b)
-{
-	const struct secref *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	if (x->end != y->end)
-		return x->end < y->end ? -1 : 1;
-	return x->ndx < y->ndx ? -1 : x->ndx > y->ndx;
-}
-
-/* @b's SHF_ALLOC sections, sorted as libdwfl's cache_sections() does.
- * When libdwfl cannot read them, no address is in any section, for it
- * and for us. */
-static int symindex__read_sections(struct symindex *x, struct binary *b)
-{
-	GElf_Addr bias = 0;
-	Elf *elf = dwfl_module_getelf(b->mod, &bias);
-	Elf_Scn *scn = NULL;
-	size_t shstrndx, n = 0, cap = 0;
-	struct secref *secs = NULL, *ns;
-
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) < 0)
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh))
-			goto unreadable;
-		if (!(sh.sh_flags & SHF_ALLOC))
-			continue;
-		if (!elf_strptr(elf, shstrndx, sh.sh_name))
-			goto unreadable;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			ns = realloc(secs, cap * sizeof(*secs));
-			if (!ns) {
-				free(secs);
-				return -ENOMEM;
-			}
-			secs = ns;
-		}
-		secs[n++] = (struct secref){ sh.sh_addr + bias, sh.sh_addr + bias + sh.sh_size, elf_ndxscn(scn) };
-	}
-	if (n)
-		qsort(secs, n, sizeof(*secs), cmp_secref);
-	x->secs = secs;
-	x->nsecs = n;
-	return 0;
-unreadable:
-	free(secs);
-	return 0;
-}
-
-struct rawsym {
-	const char *name;
-	bool global;
-};
-
-/*
- * Read @b's symbol table, as libdwfl assembled it, into its index.  The
- * name shown for a symbol is that of the best-named function starting at
- * its address: libdw answers with whichever alias its table holds first
- * (__libc_malloc for malloc), people know malloc.
- */
-static int binary__index(struct binary *b)
-{
-	struct symindex *x = calloc(1, sizeof(*x));
-	struct rawsym *raw = NULL;
-	struct fsym *all = NULL;
-	struct hashmap *best = NULL;
-	int n = dwfl_module_getsymtab(b->mod);
-	int first_global = dwfl_module_getsymtab_first_global(b->mod);
-	size_t nall = 0, cnt[2] = { 0, 0 };
-	int err = -ENOMEM;
-
-	if (!x || symindex__read_sections(x, b))
-		goto out;
-	/* No table: libdwfl answers nothing, and so do we. */
-	if (n <= 1 || first_global < 0)
-		goto done;
-	raw = calloc((size_t)n, sizeof(*raw));
-	all = malloc((size_t)n * sizeof(*all));
-	best = hashmap__new();
-	if (!raw || !all || !best)
-		goto out;
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		GElf_Word shndx = SHN_UNDEF;
-		const char *name = dwfl_module_getsym_info(b->mod, i, &sym, &addr, &shndx, NULL, NULL);
-		uint64_t j;
-
-		if (name && *name && is_function(&sym)) {
-			raw[i] = (struct rawsym){ name, is_global(&sym) };
-			if ((!hashmap__get(best, addr, &j) ||
-			     better_alias(raw[i].global, name, raw[j].global, raw[j].name)) &&
-			    hashmap__set(best, addr, (uint64_t)i))
-				goto out;
-		}
-		if (!is_candidate(name, &sym))
-			continue;
-		all[nall] = (struct fsym){ .value = addr, .end = addr + sym.st_size, .name = name,
-					   .order = (uint32_t)i, .bind = binding_value(&sym),
-					   .special = shndx >= SHN_LORESERVE };
-		/* A size past the end of the address space is nonsense:
-		 * it reaches the end. */
-		if (all[nall].end < addr)
-			all[nall].end = UINT64_MAX;
-		cnt[first_global > 1 && i < first_global]++;
-		nall++;
-	}
-	for (int p = 0; p < 2; p++) {
-		x->pass[p].syms = malloc((cnt[p] + 1) * sizeof(*x->pass[p].syms));
-		x->pass[p].maxend = malloc((cnt[p] + 1) * sizeof(*x->pass[p].maxend));
-		if (!x->pass[p].syms || !x->pass[p].maxend)
-			goto out;
-	}
-	for (size_t i = 0; i < nall; i++) {
-		struct sympass *p = &x->pass[first_global > 1 && all[i].order < (uint32_t)first_global];
-		uint64_t j;
-
-		if (hashmap__get(best, all[i].value, &j))
-			all[i].name = raw[j].name;
-		p->syms[p->n++] = all[i];
-	}
-	for (int p = 0; p < 2; p++) {
-		struct sympass *sp = &x->pass[p];
-
-		if (sp->n)
-			qsort(sp->syms, sp->n, sizeof(*sp->syms), cmp_fsym);
-		for (size_t i = 0; i < sp->n; i++)
-			sp->maxend[i] = i && sp->maxend[i - 1] > sp->syms[i].end ? sp->maxend[i - 1] : sp->syms[i].end;
-		if ((err = sympass__segment(sp)))
-			goto out;
-	}
-done:
-	b->index = x;
-	x = NULL;
-	err = 0;
-out:
-	hashmap__free(best);
-	free(all);
-	free(raw);
-	symindex__free(x);
-	return err;
-}
-
-/* The section @addr is in (its index), SHN_UNDEF when none: libdwfl's
- * find_section(), whose binary search over possibly overlapping sections
- * (.tbss) counts a section's end as inside it unless the next one starts
- * there. */
-static GElf_Word section_of(const struct symindex *x, uint64_t addr)
-{
-	size_t l = 0, u = x->nsecs;
-
-	while (l < u) {
-		size_t idx = (l + u) / 2;
-
-		if (addr < x->secs[idx].start) {
-			u = idx;
-		} else if (addr > x->secs[idx].end) {
-			l = idx + 1;
-		} else {
-			if (addr == x->secs[idx].end && idx + 1 < x->nsecs && addr == x->secs[idx + 1].start)
-				idx++;
-			return (GElf_Word)x->secs[idx].ndx;
-		}
-	}
-	return SHN_UNDEF;
-}
-
-/* libdwfl's pick among @p's sized symbols covering @addr; NULL when none. */
-static const struct fsym *sympass__covering(const struct sympass *p, uint64_t addr)
-{
-	size_t lo = 0, hi = p->nbounds;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->bounds[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? p->win[lo - 1] : NULL;
-}
-
-/* How many of @p's symbols start at or below @addr. */
-static size_t sympass__upto(const struct sympass *p, uint64_t addr)
-{
-	return SORTED_UPTO(p->syms, p->n, value, addr);
-}
-
-/* Whether a sizeless symbol among @p's first @upto is at @at (they are
- * the last ones, those values being the highest). */
-static bool sympass__label_at(const struct sympass *p, size_t upto, uint64_t at)
-{
-	for (size_t i = upto; i-- > 0 && p->syms[i].value == at;)
-		if (p->syms[i].end == at)
-			return true;
-	return false;
-}
-
-/* What dwfl_module_addrinfo() answers for @addr in the module @x indexes
- * (see struct symindex); NULL when it answers nothing. */
-static const struct fsym *symindex__lookup(const struct symindex *x, uint64_t addr)
-{
-	const struct fsym *f = sympass__covering(&x->pass[0], addr);
-	size_t upto[2] = { 0, 0 };
-	GElf_Word addr_scn = SHN_UNDEF, label_scn = SHN_UNDEF;
-	bool scn_known = false;
-	uint64_t label = 0;
-	int npasses = 1;
-
-	if (f)
-		return f;
-	upto[0] = sympass__upto(&x->pass[0], addr);
-	/* A global label exactly at @addr ends the search before the locals. */
-	if (x->pass[1].n && !sympass__label_at(&x->pass[0], upto[0], addr)) {
-		if ((f = sympass__covering(&x->pass[1], addr)))
-			return f;
-		upto[1] = sympass__upto(&x->pass[1], addr);
-		npasses = 2;
-	}
-	/* No sized symbol: a label at the highest end of all those visited,
-	 * the last one visited. */
-	for (int p = 0; p < npasses; p++)
-		if (upto[p] && x->pass[p].maxend[upto[p] - 1] > label)
-			label = x->pass[p].maxend[upto[p] - 1];
-	for (int p = npasses - 1; p >= 0; p--) {
-		const struct sympass *sp = &x->pass[p];
-
-		for (size_t i = upto[p]; i-- > 0 && sp->syms[i].value == label;) {
-			f = &sp->syms[i];
-			if (f->end != f->value)
-				continue;
-			if (f->special) {
-				if (label == addr)
-					return f;
-				continue;
-			}
-			if (!scn_known) {
-				addr_scn = section_of(x, addr);
-				label_scn = section_of(x, label);
-				scn_known = true;
-			}
-			if (addr_scn == label_scn)
-				return f;
-		}
-	}
-	return NULL;
+	q = (struct debuginfo_query){ b->s->debug_dirs, b->s->ndebug_dirs, b->root, b->path,
+				      b->build_id, b->build_id_len, b->dev, b->ino };
+	fd = debuginfo__find(&q, debuglink, crc, debug_name);
+	return fd >= 0 ? fd : -1;
 }
 
 /* The binary already open with this build-id, if any. */
@@ -1150,7 +494,7 @@ static bool same_build_id(int fd, const struct map *m)
 	if (!m->build_id_size)
 		return true;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	same = elf && elf_build_id(elf, &id) == m->build_id_size &&
+	same = elf && debuginfo__build_id(elf, &id) == m->build_id_size &&
 	       !memcmp(id, m->build_id, m->build_id_size);
 	if (elf)
 		elf_end(elf);
@@ -1230,7 +574,7 @@ static void mapfile__load(struct symbolizer *s, const struct addrspaces *as, str
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		goto out;
-	id_len = elf_build_id(elf, &id);
+	id_len = debuginfo__build_id(elf, &id);
 	if (id_len && (mf->bin = find_binary(s, id, id_len)))
 		goto out;
 	link = dwelf_elf_gnu_debuglink(elf, &crc);
@@ -1285,127 +629,20 @@ static struct mapfile *get_mapfile(struct symbolizer *s, const struct addrspaces
 	return mf;
 }
 
-static int cmp_jitsym(const void *a, const void *b)
-{
-	const struct jitsym *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* Parse a perf map file ("START SIZE name", hex, one a line) into @j,
- * replacing what it held.  Malformed lines are skipped. */
-static int jitmap__parse(struct jitmap *j, char *buf)
-{
-	struct jitsym *syms = NULL;
-	size_t n = 0, cap = 0, out = 0;
-	char *line, *save = NULL;
-
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *end, *name;
-		uint64_t start = strtoull(line, &end, 16), size;
-		size_t len;
-
-		if (end == line || (*end != ' ' && *end != '\t'))
-			continue;
-		name = end;
-		size = strtoull(name, &end, 16);
-		if (end == name || (*end != ' ' && *end != '\t') || !size)
-			continue;
-		name = end + strspn(end, " \t");
-		len = strlen(name);
-		while (len && (name[len - 1] == '\r' || name[len - 1] == ' '))
-			name[--len] = '\0';
-		if (!len)
-			continue;
-		if (GROW_FOR(syms, cap, n + 1, 256)) {
-			free(syms);
-			return -ENOMEM;
-		}
-		syms[n] = (struct jitsym){ start, size, name, n };
-		n++;
-	}
-	if (n)
-		qsort(syms, n, sizeof(*syms), cmp_jitsym);
-	/* Code moved or recompiled at one address: the later line wins. */
-	for (size_t i = 0; i < n; i++) {
-		if (out && syms[out - 1].start == syms[i].start)
-			out--;
-		syms[out++] = syms[i];
-	}
-	free(j->syms);
-	free(j->buf);
-	j->syms = syms;
-	j->n = out;
-	j->buf = buf;
-	return 0;
-}
-
-/* (Re)read @j's file. */
-static int jitmap__read(struct jitmap *j)
-{
-	struct stat st;
-	char *buf = NULL;
-	int err;
-
-	if (stat(j->path, &st) != 0)
-		return 0;
-	err = read_file(j->path, 1u << 30, &buf, NULL);
-	if (err)
-		return err == -ENOMEM ? err : 0;
-	j->size = st.st_size;
-	err = jitmap__parse(j, buf);
-	if (err)
-		free(buf);
-	return err;
-}
-
-/* Where @pid's perf map file is: /tmp/perf-PID.map, or in its container
- * under its own pid there.  "" when neither exists. */
-static void jitmap_path(pid_t pid, char *path, size_t n)
-{
-	char status[64], *buf = NULL, *ns;
-	long nspid = 0;
-
-	snprintf(path, n, "/tmp/perf-%d.map", (int)pid);
-	if (access(path, R_OK) == 0)
-		return;
-	path[0] = '\0';
-	snprintf(status, sizeof(status), "/proc/%d/status", (int)pid);
-	if (read_file(status, 1 << 16, &buf, NULL) != 0)
-		return;
-	ns = strstr(buf, "\nNSpid:");
-	if (ns) {
-		char *end = ns + 7 + strcspn(ns + 7, "\n");
-
-		while (end > ns && (end[-1] < '0' || end[-1] > '9'))
-			end--;
-		while (end > ns && end[-1] >= '0' && end[-1] <= '9')
-			end--;
-		nspid = strtol(end, NULL, 10);
-	}
-	free(buf);
-	if (nspid > 0) {
-		snprintf(path, n, "/proc/%d/root/tmp/perf-%ld.map", (int)pid, nspid);
-		if (access(path, R_OK) != 0)
-			path[0] = '\0';
-	}
-}
-
 /* Name @addr from @pid's perf map file, read on first use and reread
  * when it grew since.  Return 0 (res untouched when not found) or
  * -ENOMEM. */
 static int jit_lookup(struct symbolizer *s, pid_t pid, uint64_t addr, struct sym_result *res)
 {
-	struct jitmap *j = NULL;
-	uint64_t v;
+	struct jitproc *j = NULL;
+	const char *name;
+	uint64_t v, offset;
 	int err = 0;
 
 	if (pid <= 0)
 		return 0;
 	if (hashmap__get(s->jitmaps, (uint64_t)pid, &v)) {
-		j = (struct jitmap *)(uintptr_t)v;
+		j = (struct jitproc *)(uintptr_t)v;
 	} else {
 		/* Known from now on, with or without a file: looked for once. */
 		j = calloc(1, sizeof(*j));
@@ -1415,42 +652,25 @@ static int jit_lookup(struct symbolizer *s, pid_t pid, uint64_t addr, struct sym
 			free(j);
 			return -ENOMEM;
 		}
-		jitmap_path(pid, j->path, sizeof(j->path));
-		if (j->path[0]) {
-			j->module = intern(s, basename_of(j->path));
-			if (!j->module)
-				j->path[0] = '\0';
-			err = j->module ? jitmap__read(j) : -ENOMEM;
-			if (err)
-				return err;
+		err = jitmap__new(pid, &j->map);
+		if (err)
+			return err == -ENOENT ? 0 : err;
+		j->module = intern(s, basename_of(jitmap__path(j->map)));
+		if (!j->module) {
+			jitmap__free(j->map);
+			j->map = NULL;
+			return -ENOMEM;
 		}
 	}
-	for (int pass = 0; j->path[0] && pass < 2; pass++) {
-		size_t lo = 0, hi = j->n;
-		struct stat st;
-
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (j->syms[mid].start <= addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo && addr - j->syms[lo - 1].start < j->syms[lo - 1].size) {
-			res->func = intern(s, j->syms[lo - 1].name);
-			if (!res->func)
-				return -ENOMEM;
-			res->offset = addr - j->syms[lo - 1].start;
-			res->module = j->module;
-			return 0;
-		}
-		/* A JIT appends as it compiles: a miss may be news. */
-		if (pass || stat(j->path, &st) != 0 || st.st_size == j->size)
-			break;
-		if ((err = jitmap__read(j)))
-			return err;
-	}
+	if (!j->map)
+		return 0;
+	if ((err = jitmap__lookup(j->map, addr, &name, &offset)) || !name)
+		return err;
+	res->func = intern(s, name);
+	if (!res->func)
+		return -ENOMEM;
+	res->offset = offset;
+	res->module = j->module;
 	return 0;
 }
 
@@ -1490,7 +710,7 @@ static struct binary *resolve(struct symbolizer *s, const struct addrspaces *as,
 static int binary__symbol(struct symbolizer *s, struct binary *b, GElf_Addr daddr, const char **name,
 			  uint64_t *offset)
 {
-	const struct fsym *f;
+	const struct symindex_sym *f;
 	bool cacheable = b->id < (1ULL << FRAME_ID_BITS) && daddr < (1ULL << FRAME_ADDR_BITS);
 	uint64_t key = b->id << FRAME_ADDR_BITS | daddr, v;
 	int err;
@@ -1498,9 +718,9 @@ static int binary__symbol(struct symbolizer *s, struct binary *b, GElf_Addr dadd
 	*name = NULL;
 	*offset = 0;
 	if (cacheable && hashmap__get(s->frames, key, &v)) {
-		f = (const struct fsym *)(uintptr_t)v;
+		f = (const struct symindex_sym *)(uintptr_t)v;
 	} else {
-		if (!b->index && (err = binary__index(b)))
+		if (!b->index && (err = symindex__build(b->mod, &b->index)))
 			return err;
 		f = symindex__lookup(b->index, daddr);
 		if (cacheable && hashmap__count(s->frames) >= MAX_CACHED_FRAMES) {
@@ -1677,143 +897,17 @@ out:
 	return err;
 }
 
-struct kline {
-	struct ksym sym;
-	size_t order;
-	char type;
-};
-
-static int cmp_kline(const void *a, const void *b)
-{
-	const struct kline *x = a, *y = b;
-
-	if (x->sym.addr != y->sym.addr)
-		return x->sym.addr < y->sym.addr ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* All of /proc/kallsyms (a few MiB; its size reads as 0). */
-static int read_kallsyms(char **out)
-{
-	return read_file("/proc/kallsyms", 256u << 20, out, NULL);
-}
-
-/* Parse kallsyms once.  An unreadable file leaves no symbols, which makes
- * every kernel address unknown: not an error for a report. */
-static int load_kallsyms(struct symbolizer *s)
-{
-	struct kline *lines = NULL;
-	size_t n = 0, cap = 0, out = 0;
-	char *p, *save = NULL;
-	int err;
-
-	s->kloaded = true;
-	if (s->on_kallsyms)
-		s->on_kallsyms(s->on_kallsyms_ctx);
-	err = read_kallsyms(&s->kbuf);
-	if (err)
-		return err == -ENOMEM ? err : 0;
-	for (p = strtok_r(s->kbuf, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
-		char *addr_end, *name, *mod, *tab;
-		uint64_t addr = strtoull(p, &addr_end, 16);
-		char type;
-
-		if (addr_end == p || addr_end[0] != ' ' || !addr_end[1] || addr_end[2] != ' ')
-			continue;
-		type = addr_end[1];
-		if (!addr || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
-			continue;
-		name = addr_end + 3;
-		mod = NULL;
-		tab = strchr(name, '\t');
-		if (tab) {
-			*tab = '\0';
-			mod = tab + 1;
-			if (*mod == '[') {
-				mod++;
-				mod[strcspn(mod, "]")] = '\0';
-			}
-		}
-		if (GROW_FOR(lines, cap, n + 1, 65536)) {
-			err = -ENOMEM;
-			goto out;
-		}
-		lines[n] = (struct kline){ { addr, 0, name, mod ? mod : kernel_module }, n, type };
-		n++;
-	}
-	if (!n)
-		goto out;
-	qsort(lines, n, sizeof(*lines), cmp_kline);
-	s->ksyms = malloc(n * sizeof(*s->ksyms));
-	if (!s->ksyms) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0, j; i < n; i = j) {
-		size_t best = i;
-
-		for (j = i + 1; j < n && lines[j].sym.addr == lines[i].sym.addr; j++)
-			if (better_alias(lines[j].type == 'T' || lines[j].type == 'W', lines[j].sym.name,
-					 lines[best].type == 'T' || lines[best].type == 'W', lines[best].sym.name))
-				best = j;
-		s->ksyms[out++] = lines[best].sym;
-	}
-	s->nksyms = out;
-	/* A text symbol ends where the next begins, as the lookup always
-	 * had it; the last one never ends. */
-	for (size_t i = 0; i < out; i++)
-		s->ksyms[i].end = i + 1 < out ? s->ksyms[i + 1].addr : UINT64_MAX;
-out:
-	free(lines);
-	return err;
-}
-
-static int cmp_ksym(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* The kernel symbol holding addr, from the recording's table when there
- * is one, else from kallsyms (read on the first call); NULL when none. */
-static int find_ksym(struct symbolizer *s, uint64_t addr, const struct ksym **out)
-{
-	const struct ksym *tab;
-	size_t n, i;
-	int err;
-
-	*out = NULL;
-	if (s->krecorded) {
-		if (!s->rksyms_sorted && s->nrksyms) {
-			qsort(s->rksyms, s->nrksyms, sizeof(*s->rksyms), cmp_ksym);
-			s->rksyms_sorted = true;
-		}
-		tab = s->rksyms;
-		n = s->nrksyms;
-	} else {
-		if (!s->kloaded && (err = load_kallsyms(s)))
-			return err;
-		tab = s->ksyms;
-		n = s->nksyms;
-	}
-	i = SORTED_UPTO(tab, n, addr, addr);
-	if (i && addr < tab[i - 1].end)
-		*out = &tab[i - 1];
-	return 0;
-}
-
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct sym_result *res)
 {
 	const struct ksym *k;
 	int err;
 
 	*res = (struct sym_result){ .addr = addr, .module = kernel_module };
-	if ((err = find_ksym(s, addr, &k)) || !k)
+	if ((err = kallsyms__find(s->kernel, addr, &k)) || !k)
 		return err;
 	res->func = k->name;
 	res->offset = addr - k->addr;
-	res->module = k->module;
+	res->module = k->module ? k->module : kernel_module;
 	return 0;
 }
 
@@ -1823,46 +917,27 @@ int symbolizer__kernel_sym(struct symbolizer *s, uint64_t addr, struct sym_ksym 
 	int err;
 
 	*out = (struct sym_ksym){ 0 };
-	if ((err = find_ksym(s, addr, &k)))
+	if ((err = kallsyms__find(s->kernel, addr, &k)))
 		return err;
 	if (!k)
 		return -ENOENT;
-	*out = (struct sym_ksym){ k->addr, k->end, k->name,
-				  k->module == kernel_module ? NULL : k->module };
+	*out = (struct sym_ksym){ k->addr, k->end, k->name, k->module };
 	return 0;
 }
 
 void symbolizer__recorded_kernel(struct symbolizer *s)
 {
-	s->krecorded = true;
+	kallsyms__recorded(s->kernel);
 }
 
 int symbolizer__add_kernel_sym(struct symbolizer *s, const struct sym_ksym *k)
 {
-	struct ksym *e;
-
-	if (k->start >= k->end || !k->name || !k->name[0])
-		return -EINVAL;
-	if (GROW_FOR(s->rksyms, s->rksyms_cap, s->nrksyms + 1, 256))
-		return -ENOMEM;
-	e = &s->rksyms[s->nrksyms];
-	*e = (struct ksym){ k->start, k->end, strdup(k->name),
-			    k->module && k->module[0] ? strdup(k->module) : kernel_module };
-	if (!e->name || !e->module) {
-		free((char *)e->name);
-		if (e->module != kernel_module)
-			free((char *)e->module);
-		return -ENOMEM;
-	}
-	s->nrksyms++;
-	s->rksyms_sorted = false;
-	return 0;
+	return kallsyms__add(s->kernel, &(struct ksym){ k->start, k->end, k->name, k->module });
 }
 
 void symbolizer__on_kallsyms(struct symbolizer *s, void (*fn)(void *ctx), void *ctx)
 {
-	s->on_kallsyms = fn;
-	s->on_kallsyms_ctx = ctx;
+	kallsyms__on_read(s->kernel, fn, ctx);
 }
 
 void sym_result__format(const struct sym_result *r, char *buf, size_t n)

@@ -41,6 +41,18 @@ static int check_count;
 	} \
 } while (0)
 
+/* Write @text to @path, opened with fopen()'s @mode ("w", "a"). */
+static inline void check_put(const char *path, const char *mode, const char *text)
+{
+	FILE *f = fopen(path, mode);
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
 static inline int check_done(const char *name)
 {
 	printf("%s: %d checks, %d failed\n", name, check_count, check_failures);

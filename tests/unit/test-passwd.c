@@ -12,24 +12,13 @@
 #include "lib/passwd.h"
 #include "check.h"
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fputs(text, f);
-	fclose(f);
-}
-
 int main(void)
 {
 	char dir[] = "/tmp/test-passwd.XXXXXX", path[256], name[64];
 
 	CHECK(mkdtemp(dir) != NULL);
 	snprintf(path, sizeof(path), "%s/passwd", dir);
-	put(path,
+	check_put(path, "w",
 	    "root:x:0:0:root:/root:/bin/bash\n"
 	    "# a comment:x:5:5\n"
 	    "+nisuser:x:7:7::/:\n"
@@ -69,7 +58,7 @@ int main(void)
 	CHECK_STR(name, "hun");
 	unlink(path);
 	CHECK(passwd__name(path, 0, name, sizeof(name)) == -ENOENT);
-	put(path, "");
+	check_put(path, "w", "");
 	CHECK(passwd__name(path, 0, name, sizeof(name)) == -ENOENT);
 	unlink(path);
 	rmdir(dir);

@@ -1,0 +1,215 @@
+/*
+ * jitmap: the /tmp/perf-PID.map reader (see jitmap.h).  The symbols are
+ * kept sorted by start, one per start (the last line wins), and found by
+ * binary search; a symbol holds [start, start + size).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/file.h"
+#include "lib/grow.h"
+#include "stack/jitmap.h"
+
+struct jitsym {
+	uint64_t start, size;
+	const char *name;		/* into jitmap.buf */
+	size_t order;			/* line number: later lines win */
+};
+
+struct jitmap {
+	char path[PATH_MAX];
+	off_t size;			/* file size when read: reread when it grew */
+	char *buf;
+	struct jitsym *syms;
+	size_t n;
+};
+
+static int cmp_jitsym(const void *a, const void *b)
+{
+	const struct jitsym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Parse a perf map file ("START SIZE name", hex, one a line) into @j,
+ * replacing what it held.  Malformed lines are skipped. */
+static int jitmap__parse(struct jitmap *j, char *buf)
+{
+	struct jitsym *syms = NULL;
+	size_t n = 0, cap = 0, out = 0;
+	char *line, *save = NULL;
+
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *end, *name;
+		uint64_t start = strtoull(line, &end, 16), size;
+		size_t len;
+
+		if (end == line || (*end != ' ' && *end != '\t'))
+			continue;
+		name = end;
+		size = strtoull(name, &end, 16);
+		if (end == name || (*end != ' ' && *end != '\t') || !size)
+			continue;
+		name = end + strspn(end, " \t");
+		len = strlen(name);
+		while (len && (name[len - 1] == '\r' || name[len - 1] == ' '))
+			name[--len] = '\0';
+		if (!len)
+			continue;
+		if (GROW_FOR(syms, cap, n + 1, 256)) {
+			free(syms);
+			return -ENOMEM;
+		}
+		syms[n] = (struct jitsym){ start, size, name, n };
+		n++;
+	}
+	if (n)
+		qsort(syms, n, sizeof(*syms), cmp_jitsym);
+	/* Code moved or recompiled at one address: the later line wins. */
+	for (size_t i = 0; i < n; i++) {
+		if (out && syms[out - 1].start == syms[i].start)
+			out--;
+		syms[out++] = syms[i];
+	}
+	free(j->syms);
+	free(j->buf);
+	j->syms = syms;
+	j->n = out;
+	j->buf = buf;
+	return 0;
+}
+
+/* (Re)read @j's file. */
+static int jitmap__read(struct jitmap *j)
+{
+	struct stat st;
+	char *buf = NULL;
+	int err;
+
+	if (stat(j->path, &st) != 0)
+		return 0;
+	err = read_file(j->path, 1u << 30, &buf, NULL);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	j->size = st.st_size;
+	err = jitmap__parse(j, buf);
+	if (err)
+		free(buf);
+	return err;
+}
+
+/* Where @pid's perf map file is: /tmp/perf-PID.map, or in its container
+ * under its own pid there.  "" when neither exists. */
+static void jitmap_path(pid_t pid, char *path, size_t n)
+{
+	char status[64], *buf = NULL, *ns;
+	long nspid = 0;
+
+	snprintf(path, n, "/tmp/perf-%d.map", (int)pid);
+	if (access(path, R_OK) == 0)
+		return;
+	path[0] = '\0';
+	snprintf(status, sizeof(status), "/proc/%d/status", (int)pid);
+	if (read_file(status, 1 << 16, &buf, NULL) != 0)
+		return;
+	ns = strstr(buf, "\nNSpid:");
+	if (ns) {
+		char *end = ns + 7 + strcspn(ns + 7, "\n");
+
+		while (end > ns && (end[-1] < '0' || end[-1] > '9'))
+			end--;
+		while (end > ns && end[-1] >= '0' && end[-1] <= '9')
+			end--;
+		nspid = strtol(end, NULL, 10);
+	}
+	free(buf);
+	if (nspid > 0) {
+		snprintf(path, n, "/proc/%d/root/tmp/perf-%ld.map", (int)pid, nspid);
+		if (access(path, R_OK) != 0)
+			path[0] = '\0';
+	}
+}
+
+int jitmap__open(const char *path, struct jitmap **out)
+{
+	struct jitmap *j = calloc(1, sizeof(*j));
+	int err = -ENOMEM;
+
+	*out = NULL;
+	if (!j)
+		return err;
+	snprintf(j->path, sizeof(j->path), "%s", path);
+	err = jitmap__read(j);
+	if (err) {
+		jitmap__free(j);
+		return err;
+	}
+	*out = j;
+	return 0;
+}
+
+int jitmap__new(pid_t pid, struct jitmap **out)
+{
+	char path[PATH_MAX];
+
+	*out = NULL;
+	if (pid <= 0)
+		return -ENOENT;
+	jitmap_path(pid, path, sizeof(path));
+	if (!path[0])
+		return -ENOENT;
+	return jitmap__open(path, out);
+}
+
+void jitmap__free(struct jitmap *j)
+{
+	if (!j)
+		return;
+	free(j->syms);
+	free(j->buf);
+	free(j);
+}
+
+const char *jitmap__path(const struct jitmap *j)
+{
+	return j->path;
+}
+
+int jitmap__lookup(struct jitmap *j, uint64_t addr, const char **name, uint64_t *offset)
+{
+	int err;
+
+	*name = NULL;
+	*offset = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t lo = 0, hi = j->n;
+		struct stat st;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (j->syms[mid].start <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && addr - j->syms[lo - 1].start < j->syms[lo - 1].size) {
+			*name = j->syms[lo - 1].name;
+			*offset = addr - j->syms[lo - 1].start;
+			return 0;
+		}
+		/* A JIT appends as it compiles: a miss may be news. */
+		if (pass || stat(j->path, &st) != 0 || st.st_size == j->size)
+			break;
+		if ((err = jitmap__read(j)))
+			return err;
+	}
+	return 0;
+}
