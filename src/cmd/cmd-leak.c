@@ -32,8 +32,7 @@ static const char usage[] =
 	"faultline leak [-p PID | -c CMD | -k] [-t] [-a] [-o MS] [-s N] [-T N] [-z MIN] [-Z MAX]\n"
 	"                      [-O LIB] [-S P] [--probes SPEC] [--sort size|count] [-P] [-C] [-F]\n"
 	"                      [--call-graph dwarf[,SIZE]|fp] [--json | --folded]\n"
-	"                      [--flamegraph FILE]"
-	"                      [interval [count]] [-- CMD [ARG]...]";
+	"                      [--flamegraph FILE] [interval [count]] [-- CMD [ARG]...]";
 static const char help[] =
 	"  -p PID       trace the allocations of this process\n"
 	"  -c CMD       run CMD and trace it; when it exits, print what it still had\n"
