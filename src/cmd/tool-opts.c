@@ -508,22 +508,39 @@ int tool__fail(const char *tool, const struct errbuf *eb, int err)
  * "falling back to RUNG (WHY; WHY): LOSES" when rung @idx of @l is not the
  * first: why each rung above it could not serve, in the ladder's order,
  * each reason once (the kprobe rungs of a kernel without kprobes share
- * theirs).
+ * theirs).  Said now, live; on a recording kept in @o until the tool's
+ * events are found there (tool__say_fallback): a recording without them
+ * gets the one line that says so, not a fallback to events it lacks too.
  */
-static void say_fallback(const char *tool, const struct ladder *l, int idx, char (*why)[256])
+static void say_fallback(struct tool_opts *o, const char *tool, const struct ladder *l, int idx,
+			 char (*why)[256])
 {
+	char *line = o->fallback;
+	size_t n = sizeof(o->fallback), len;
+
 	if (idx <= 0)
 		return;
-	fprintf(stderr, "faultline %s: falling back to %s (", tool, l->rungs[idx].label);
-	for (int i = 0; i < idx && i < 8; i++) {
+	len = (size_t)snprintf(line, n, "faultline %s: falling back to %s (", tool,
+			       l->rungs[idx].label);
+	for (int i = 0; i < idx && i < 8 && len < n; i++) {
 		bool seen = false;
 
 		for (int j = 0; j < i && !seen; j++)
 			seen = !strcmp(why[i], why[j]);
 		if (!seen)
-			fprintf(stderr, "%s%s", i ? "; " : "", why[i]);
+			len += (size_t)snprintf(line + len, n - len, "%s%s", i ? "; " : "", why[i]);
 	}
-	fprintf(stderr, "): %s\n", l->rungs[idx].loses);
+	if (len < n)
+		snprintf(line + len, n - len, "): %s", l->rungs[idx].loses);
+	if (!o->mode->replay)
+		tool__say_fallback(o);
+}
+
+void tool__say_fallback(struct tool_opts *o)
+{
+	if (o->fallback[0])
+		fprintf(stderr, "%s\n", o->fallback);
+	o->fallback[0] = '\0';
 }
 
 struct session *tool__start(struct tool_opts *o, const char *tool, const char **rung_key,
@@ -582,7 +599,7 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 	}
 	*rung_key = l->rungs[idx].key;
 	*rung_label = l->rungs[idx].label;
-	say_fallback(tool, l, idx, why);
+	say_fallback(o, tool, l, idx, why);
 	return s;
 }
 
@@ -638,7 +655,7 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 	}
 	*rung_key = l->rungs[idx].key;
 	*rung_label = l->rungs[idx].label;
-	say_fallback(tool, l, idx, why);
+	say_fallback(o, tool, l, idx, why);
 	ret = 0;
 out:
 	features__free(f);

@@ -46,6 +46,9 @@ struct tool_opts {
 	/* "-- CMD ARGS": the command as one shell-quoted line, for messages
 	 * and the recording (sess.cmd points here, sess.cmd_argv into argv) */
 	char cmdline[1024];
+	/* The fallback line of a report's rung, said once the recording is
+	 * found to hold its events (tool__say_fallback); "" when none. */
+	char fallback[2048];
 };
 
 /* Help lines of the options every tracing tool takes. */
@@ -222,6 +225,9 @@ bool tool__counters_rung(const struct tool_opts *o, const char *tool, const char
  */
 struct session *tool__start(struct tool_opts *o, const char *tool, const char **rung_key,
 			    const char **rung_label);
+
+/* Print the fallback line tool__start() kept for a report, if any. */
+void tool__say_fallback(struct tool_opts *o);
 
 /*
  * tool__start_bare - tool__start, for a tool whose rung @bare_rung needs no

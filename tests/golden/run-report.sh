@@ -234,6 +234,11 @@ ok script-sys sys script
 ok timeline-sys sys timeline
 # record -e mmap takes no stacks for mmap: -g is refused.
 bad mmap-stacks sys mmap -g
+# A recording without a tool's events: the one line that says so, not a
+# "falling back to" a rung whose events it lacks as well.
+bad faults-absent alloc-a faults
+bad oom-absent alloc-a oom
+bad reclaim-absent alloc-a reclaim
 
 # ---- swapin: swap-target's 64 pages, out to zram and back (record -e swapin).
 ok swapin swapin swapin
