@@ -27,7 +27,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,7 +343,7 @@ static void on_round(void *ctx)
 	while (st->next_ns <= now)
 		st->next_ns += (uint64_t)(st->every.secs * 1e9);
 	if (st->every.count && st->printed >= st->every.count)
-		raise(SIGINT);
+		session__stop(st->s);
 }
 
 /* Whether the effective capabilities have CAP_SYS_RESOURCE (24): the

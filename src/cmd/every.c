@@ -4,8 +4,6 @@
  * replay's rounds come with records only, so the intervals of a gap
  * between two were reported live, empty, and are reported so again.
  */
-#include <signal.h>
-
 #include "cmd/every.h"
 
 double every__duration(double secs, unsigned long count)
@@ -43,7 +41,7 @@ void every__round(struct every *e)
 				e->next_ns += step;
 	}
 	if (replay && e->count && e->printed + 1 >= e->count && now >= e->next_ns)
-		raise(SIGINT);
+		session__stop(e->s);
 }
 
 void every__final(struct every *e)

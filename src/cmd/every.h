@@ -28,7 +28,7 @@ double every__duration(double secs, unsigned long count);
  * every__round() starts the clock. */
 void every__ready(struct every *e);
 /* After each batch of events (the round hook): the reports now due; in a
- * replay, a SIGINT to itself once the count is done. */
+ * replay, session__stop() once the count is done. */
 void every__round(struct every *e);
 /* After the session: the interval in progress when it stopped. */
 void every__final(struct every *e);
