@@ -153,8 +153,13 @@ int debuginfo__find(const struct debuginfo_query *q, const char *debuglink, uint
 	dir = strdup(q->path);
 	if (!dir)
 		goto out;
-	*strrchr(dir, '/') = '\0';	/* q->path is absolute: "" for "/" */
-	for (size_t r = 0; fd < 0 && r < 2; r++) {
+	/* The binary's directory ("" for "/"); a path without one (not
+	 * absolute: never a mapping's) has only the debug directories. */
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = '\0';
+	else
+		dir[0] = '\0';
+	for (size_t r = 0; fd < 0 && r < 2 && strchr(q->path, '/'); r++) {
 		if (r == 1 && !q->root[0])
 			break;
 		snprintf(path, sizeof(path), "%s%s/%s", roots[r], dir, debuglink);
