@@ -597,10 +597,6 @@ static int slab_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 	/* Kernel stacks only: the frame-pointer mode's small rings. */
 	o->sess.callgraph = CALLGRAPH_FP;
 	o->sess.no_maps = true;
-	/* Every process's slab events, thousands a second on an idle VM:
-	 * the fp default of 64 pages lost 212 in a second here. */
-	if (!o->sess.mmap_pages)
-		o->sess.mmap_pages = 1024;
 	o->sess.duration = every__duration(st->iv.secs, st->iv.count);
 	st->o = o;
 	st->page = (uint64_t)sysconf(_SC_PAGESIZE);

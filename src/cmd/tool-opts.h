@@ -60,7 +60,7 @@ struct tool_opts {
 	"  -a           trace every process (the default without -p and -c)\n" \
 	"  --json       one JSON object per line\n" \
 	"  -m PAGES     ring buffer pages per CPU (power of two; default 4096 with\n" \
-	"               dwarf stacks, at most 64 MiB in all, 64 with fp)\n" \
+	"               dwarf stacks, 1024 with fp, at most 64 MiB in all)\n" \
 	"  duration     stop after this many seconds\n"
 #define TOOL_OPTS_STACK_HELP \
 	"  --call-graph dwarf[,SIZE] | fp\n" \

@@ -57,10 +57,18 @@
  * bench/unwind-throughput's allocator where 256 lost up to 1.5%, but
  * `leak` on a busy two-CPU machine still lost samples when the reader
  * was descheduled for ~15 ms during a burst of malloc returns; 4096
- * pages (16 MiB, ~1900 samples) absorbs 60 ms of that.  The total is
- * capped at 64 MiB so that many-CPU machines do not lock gigabytes. */
-#define DEFAULT_PAGES_FP 64
+ * pages (16 MiB, ~1900 samples) absorbs 60 ms of that.  An fp sample is
+ * ~250 bytes, but fp events also come faster (no stack copy): 64 pages
+ * held ~1000 of them, a millisecond or two of a malloc loop, and lost 179
+ * of leak-target's when a reader slowed by ASan was descheduled beside a
+ * CPU hog; slab -a lost 212 a second on an idle VM.  1024 pages (4 MiB,
+ * ~16,000 samples, 10-20 ms of a full-speed malloc loop) absorb such a
+ * gap as the DWARF ring does.  The total
+ * is capped at 64 MiB so that many-CPU machines do not lock gigabytes,
+ * and never below 64 pages a CPU. */
+#define DEFAULT_PAGES_FP 1024
 #define DEFAULT_PAGES_DWARF 4096
+#define MIN_DEFAULT_PAGES 64
 #define MAX_DEFAULT_RING_BYTES (64u << 20)
 #define READER_NICE (-10)
 
@@ -445,7 +453,7 @@ static unsigned int default_pages(const struct session *s)
 	unsigned int pages = s->opts.callgraph == CALLGRAPH_DWARF ? DEFAULT_PAGES_DWARF :
 								    DEFAULT_PAGES_FP;
 
-	while (pages > DEFAULT_PAGES_FP && pages * ring_bytes > MAX_DEFAULT_RING_BYTES)
+	while (pages > MIN_DEFAULT_PAGES && pages * ring_bytes > MAX_DEFAULT_RING_BYTES)
 		pages /= 2;
 	return pages;
 }
