@@ -13,6 +13,7 @@
 
 #include "lib/file.h"
 #include "lib/grow.h"
+#include "lib/sorted.h"
 #include "stack/jitmap.h"
 
 struct jitsym {
@@ -189,17 +190,9 @@ int jitmap__lookup(struct jitmap *j, uint64_t addr, const char **name, uint64_t 
 	*name = NULL;
 	*offset = 0;
 	for (int pass = 0; pass < 2; pass++) {
-		size_t lo = 0, hi = j->n;
+		size_t lo = SORTED_UPTO(j->syms, j->n, start, addr);
 		struct stat st;
 
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (j->syms[mid].start <= addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (lo && addr - j->syms[lo - 1].start < j->syms[lo - 1].size) {
 			*name = j->syms[lo - 1].name;
 			*offset = addr - j->syms[lo - 1].start;

@@ -12,6 +12,17 @@
 #include "check.h"
 #include "stack/jitmap.h"
 
+/* jitmap__lookup(j, @addr) succeeds with @want (NULL: no symbol) at
+ * offset @want_off; a failure names this line. */
+#define LOOKUP_IS(addr, want, want_off) do { \
+	CHECK_EQ_U64(jitmap__lookup(j, (addr), &name, &off), 0); \
+	if (want) \
+		CHECK_STR(name, (const char *)(want)); \
+	else \
+		CHECK(name == NULL); \
+	CHECK_EQ_U64(off, (want_off)); \
+} while (0)
+
 int main(void)
 {
 	char path[] = "/tmp/test-jitmap-XXXXXX";
@@ -37,37 +48,20 @@ int main(void)
 	if (!j)
 		goto out;
 	CHECK_STR(jitmap__path(j), path);
-	CHECK_EQ_U64(jitmap__lookup(j, 0x1000, &name, &off), 0);
-	CHECK_STR(name, "recompiled");
-	CHECK_EQ_U64(off, 0);
-	CHECK_EQ_U64(jitmap__lookup(j, 0x101f, &name, &off), 0);
-	CHECK_STR(name, "recompiled");
-	CHECK_EQ_U64(off, 0x1f);
+	LOOKUP_IS(0x1000, "recompiled", 0);
+	LOOKUP_IS(0x101f, "recompiled", 0x1f);
 	/* The later line replaced the first: past its 0x20 bytes, nothing. */
-	CHECK_EQ_U64(jitmap__lookup(j, 0x1020, &name, &off), 0);
-	CHECK(name == NULL);
-	CHECK_EQ_U64(off, 0);
-	CHECK_EQ_U64(jitmap__lookup(j, 0x2000, &name, &off), 0);
-	CHECK(name == NULL);
-	CHECK_EQ_U64(jitmap__lookup(j, 0x303f, &name, &off), 0);
-	CHECK_STR(name, "Ljava/lang/Object;::hashCode");
-	CHECK_EQ_U64(off, 0x3f);
-	CHECK_EQ_U64(jitmap__lookup(j, 0x3040, &name, &off), 0);
-	CHECK(name == NULL);
-	CHECK_EQ_U64(jitmap__lookup(j, 0x4000, &name, &off), 0);
-	CHECK(name == NULL);
-	CHECK_EQ_U64(jitmap__lookup(j, 0x5009, &name, &off), 0);
-	CHECK_STR(name, "last");
-	CHECK_EQ_U64(off, 9);
-	CHECK_EQ_U64(jitmap__lookup(j, 0x6000, &name, &off), 0);
-	CHECK(name == NULL);
+	LOOKUP_IS(0x1020, NULL, 0);
+	LOOKUP_IS(0x2000, NULL, 0);
+	LOOKUP_IS(0x303f, "Ljava/lang/Object;::hashCode", 0x3f);
+	LOOKUP_IS(0x3040, NULL, 0);
+	LOOKUP_IS(0x4000, NULL, 0);
+	LOOKUP_IS(0x5009, "last", 9);
+	LOOKUP_IS(0x6000, NULL, 0);
 	/* The JIT compiled more: the miss rereads the grown file. */
 	check_put(path, "a", "\n6000 8 later\n");
-	CHECK_EQ_U64(jitmap__lookup(j, 0x6004, &name, &off), 0);
-	CHECK_STR(name, "later");
-	CHECK_EQ_U64(off, 4);
-	CHECK_EQ_U64(jitmap__lookup(j, 0x5000, &name, &off), 0);
-	CHECK_STR(name, "last");
+	LOOKUP_IS(0x6004, "later", 4);
+	LOOKUP_IS(0x5000, "last", 0);
 out:
 	jitmap__free(j);
 	jitmap__free(NULL);
@@ -76,8 +70,7 @@ out:
 	j = NULL;
 	CHECK_EQ_U64(jitmap__open(path, &j), 0);
 	if (j) {
-		CHECK_EQ_U64(jitmap__lookup(j, 0x1000, &name, &off), 0);
-		CHECK(name == NULL);
+		LOOKUP_IS(0x1000, NULL, 0);
 	}
 	jitmap__free(j);
 	CHECK_EQ_U64(jitmap__new(0, &j), (uint64_t)-ENOENT);
