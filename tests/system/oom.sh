@@ -74,16 +74,7 @@ CG=$MEMCG_ROOT$CGPATH
 LIMIT_MB=32
 mkdir "$CG" || skip "cannot create a memory cgroup at $CG"
 
-# The tracepoint's own record of each kill, as the kernel formats it: a
-# tracefs instance of this test's with oom:mark_victim on, removed at exit.
 INST=
-TRACEFS=$(tracing_dir) || skip "no tracefs"
-if grep -q 'field:.* anon_rss;' "$TRACEFS/events/oom/mark_victim/format" 2>/dev/null; then
-	INST=$TRACEFS/instances/fl-test-oom.$$
-	mkdir "$INST" && echo 1 >"$INST/events/oom/mark_victim/enable" ||
-		fail "cannot trace oom:mark_victim in a tracefs instance"
-fi
-
 cleanup_cg() {
 	empty_cg "$CG/child"
 	empty_cg "$CG"
@@ -91,6 +82,16 @@ cleanup_cg() {
 	return 0
 }
 trap 'st=$?; cleanup_cg; (exit $st); _fl_exit' EXIT
+
+# The tracepoint's own record of each kill, as the kernel formats it: a
+# tracefs instance of this test's with oom:mark_victim on (cleanup_cg
+# removes it).
+TRACEFS=$(tracing_dir) || skip "no tracefs"
+if grep -q 'field:.* anon_rss;' "$TRACEFS/events/oom/mark_victim/format" 2>/dev/null; then
+	INST=$TRACEFS/instances/fl-test-oom.$$
+	mkdir "$INST" && echo 1 >"$INST/events/oom/mark_victim/enable" ||
+		fail "cannot trace oom:mark_victim in a tracefs instance"
+fi
 
 echo $((LIMIT_MB << 20)) >"$CG/memory.limit_in_bytes" || skip "cannot set memory.limit_in_bytes"
 # What oomkill's "pages" is for this cgroup: the limit plus the swap its
