@@ -47,8 +47,9 @@ struct tool_opts {
 	 * and the recording (sess.cmd points here, sess.cmd_argv into argv) */
 	char cmdline[1024];
 	/* The fallback line of a report's rung, said once the recording is
-	 * found to hold its events (tool__say_fallback); "" when none. */
-	char fallback[2048];
+	 * found to hold its events (tool__say_fallback); "" when none.  Room
+	 * for the label, the loss and the 8 reasons of 256 the ladder gives. */
+	char fallback[4096];
 };
 
 /* Help lines of the options every tracing tool takes. */

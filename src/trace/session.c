@@ -63,9 +63,8 @@
  * of leak-target's when a reader slowed by ASan was descheduled beside a
  * CPU hog; slab -a lost 212 a second on an idle VM.  1024 pages (4 MiB,
  * ~16,000 samples, 10-20 ms of a full-speed malloc loop) absorb such a
- * gap as the DWARF ring does.  The total
- * is capped at 64 MiB so that many-CPU machines do not lock gigabytes,
- * and never below 64 pages a CPU. */
+ * gap as the DWARF ring does.  The total is capped at 64 MiB so that
+ * many-CPU machines do not lock gigabytes, and never below 64 pages a CPU. */
 #define DEFAULT_PAGES_FP 1024
 #define DEFAULT_PAGES_DWARF 4096
 #define MIN_DEFAULT_PAGES 64
