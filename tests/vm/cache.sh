@@ -20,7 +20,8 @@ MIB=64
 truth() { sed -n "s/^$1=//p" "$T/tgt.out" | tail -n 1; }
 
 # run_teed NAME CMD...: CMD in the background (pid in $spawned), its
-# stdout copied line by line into $T/NAME.out by a reader subshell, which
+# stdout copied line by line into $T/NAME.out by a reader subshell (pid in
+# $reader: NAME.out is whole once it has ended, not when CMD has), which
 # also writes each pages=, done= and header line to the FIFO $T/NAME.note;
 # `note NAME` blocks until the next one.  Neither starts a process while
 # faultline counts: a process that exits marks its mapped file pages
@@ -37,7 +38,8 @@ run_teed() {
 		printf '%s\n' "$l" >>"$T/$name.out"
 		case $l in pages=* | done=* | *HITRATIO*) printf '%s\n' "$l" >"$T/$name.note" ;; esac
 	done <"$T/$name.pipe") &
-	_fl_spawned="$_fl_spawned $!"
+	reader=$!
+	_fl_spawned="$_fl_spawned $reader"
 	"$@" >"$T/$name.pipe" 2>"$T/$name.err" &
 	spawned=$!
 	_fl_spawned="$_fl_spawned $spawned"
@@ -45,9 +47,9 @@ run_teed() {
 note() { read -r got <"$T/$1.note"; }
 
 phase() { # NAME
-	local name=$1 fl st
+	local name=$1 fl rd st
 	run_teed "fl-$name" "$FAULTLINE" cache 1000
-	fl=$spawned
+	fl=$spawned rd=$reader
 	note "fl-$name"
 	kill -USR1 "$tgt"
 	note tgt
@@ -56,6 +58,8 @@ phase() { # NAME
 	wait "$fl"
 	st=$?
 	[ "$st" -eq 0 ] || fail "$rung $name: faultline cache exited $st"
+	# The reader may still hold faultline's last lines.
+	wait "$rd"
 	expect_eq "$(tail -n 1 "$T/fl-$name.out")" "Detaching..." "$rung $name: last line"
 	sed -n 2p "$T/fl-$name.out" | awk '{ print $1, $2, $3 }' >"$T/row.$name"
 	echo "$rung $name: $(sed -n 2p "$T/fl-$name.out")"
