@@ -94,6 +94,7 @@ struct session {
 	int *fds;		/* every perf fd, side-band first */
 	size_t nfds, capfds;
 	struct ring **rings;	/* one per CPU */
+	struct drain *drain;	/* live_run's: empties the rings into spools */
 	int *ring_owner;	/* fd owning each CPU's ring */
 
 	struct evsel *evsels;

@@ -38,6 +38,7 @@
 #include "proc/procstat.h"
 #include "trace/perf-event.h"
 #include "trace/probe-spec.h"
+#include "trace/drain.h"
 #include "trace/ring.h"
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
@@ -119,7 +120,9 @@ static void on_fatal_signal(int sig)
 
 	if (s) {
 		emergency = NULL;
-		/* A mapped ring holds its event alive past close(): unmap too. */
+		/* A mapped ring holds its event alive past close(): unmap
+		 * too, once the drain thread has let go of the rings. */
+		drain__quiesce_in_signal(s->drain);
 		for (i = 0; s->rings && i < (size_t)s->ncpus; i++)
 			ring__unmap_in_signal(s->rings[i]);
 		for (i = 0; i < s->nfds; i++)
@@ -635,6 +638,7 @@ void session__free(struct session *s)
 	for (size_t i = 0; i < s->nfds; i++)
 		if (s->fds[i] >= 0)
 			perf_event__disable(s->fds[i]);
+	drain__free(s->drain);	/* before the rings it reads */
 	if (s->rings)
 		for (int c = 0; c < s->ncpus; c++)
 			ring__free(s->rings[c]);
@@ -1371,16 +1375,16 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 }
 
 /*
- * Read every ring and deliver, in time order and in place, what is safely
- * in order: records up to the oldest among the rings' newest records (a
- * ring with nothing new does not hold the others back), as perf's
- * ordered_events does; everything when @final.  Each ring is in time
- * order itself, so merging their heads gives one timeline without copying
- * a record out of its ring: an 8 KiB stack sample is parsed and unwound
- * where the kernel wrote it.  The merge finds the limit as it goes: the
- * first ring to run out had the oldest newest record, so the round ends
- * once the others' heads pass it.  Records not delivered stay in their
- * ring for the next round.
+ * Read every ring's spool and deliver, in time order and in place, what is
+ * safely in order: records up to the oldest among the spools' newest
+ * records (a spool with nothing new does not hold the others back), as
+ * perf's ordered_events does; everything when @final.  Each spool is in
+ * time order itself, so merging their heads gives one timeline without
+ * copying a record again: an 8 KiB stack sample is parsed and unwound
+ * where the drain thread put it.  The merge finds the limit as it goes:
+ * the first spool to run out had the oldest newest record, so the round
+ * ends once the others' heads pass it.  Records not delivered stay in
+ * their spool for the next round.
  */
 static int read_round(struct session *s, bool final)
 {
@@ -1392,7 +1396,7 @@ static int read_round(struct session *s, bool final)
 		head[c] = NULL;
 		when[c] = 0;
 		if (s->rings[c])
-			ring__snapshot(s->rings[c]);
+			drain__snapshot(s->drain, c);
 	}
 	for (;;) {
 		int best = -1;
@@ -1401,9 +1405,8 @@ static int read_round(struct session *s, bool final)
 			uint64_t last = when[c];
 
 			while (s->rings[c] && !head[c]) {
-				err = ring__peek(s->rings[c], &head[c]);
-				if (err == -ENOENT || err == -EIO) {
-					s->bad += err == -EIO;
+				err = drain__peek(s->drain, c, &head[c]);
+				if (err == -ENOENT) {
 					/* Out of records: if it had some, its
 					 * newest bounds what is safe. */
 					if (!final && last && last < limit)
@@ -1418,7 +1421,7 @@ static int read_round(struct session *s, bool final)
 				/* An undecodable time: delivered at once
 				 * rather than held. */
 				deliver(head[c], s);
-				ring__consume(s->rings[c]);
+				drain__consume(s->drain, c);
 				head[c] = NULL;
 			}
 			if (head[c] && (best < 0 || when[c] < when[best]))
@@ -1427,26 +1430,26 @@ static int read_round(struct session *s, bool final)
 		if (best < 0 || when[best] > limit)
 			break;
 		deliver(head[best], s);
-		ring__consume(s->rings[best]);
+		drain__consume(s->drain, best);
 		head[best] = NULL;
 	}
 	err = 0;
 out:
 	for (int c = 0; c < s->ncpus; c++)
 		if (s->rings[c])
-			ring__publish(s->rings[c]);
+			drain__publish(s->drain, c);
 	return err;
 }
 
 /*
  * The reader must outrun the kernel: a target traced at full speed fills
- * a ring in tens of milliseconds, and a reader preempted for one 4 ms
- * scheduler slice mid-round (by the target itself when both share a CPU,
- * or by anything else) was the last cause of lost events on perl building
- * a 100,000-key hash.  nice -10 makes the scheduler prefer the reader
- * whenever it is runnable, which it is only while events wait; it blocks
- * in poll otherwise.  The target was forked before, at nice 0.  Best
- * effort: a reader already below -10, or not allowed, stays as it is.
+ * a ring in tens of milliseconds.  The drain thread (drain.h) empties the
+ * rings as they fill, so the kernel does not wait for this thread's
+ * parsing and unwinding; nice -10, taken before the drain thread starts
+ * and so inherited by it, makes the scheduler prefer both whenever they
+ * are runnable, which they are only while events wait; they block in poll
+ * otherwise.  The target was forked before, at nice 0.  Best effort: a
+ * reader already below -10, or not allowed, stays as it is.
  */
 static void reader_priority(void)
 {
@@ -1471,18 +1474,35 @@ int session__run(struct session *s, const struct session_hooks *hooks, struct er
 	return s->src->run(s, hooks, eb);
 }
 
+/* What the spools may hold unread in all, before the kernel's rings are
+ * left to fill (and the kernel to count what it drops): seconds of the
+ * busiest DWARF stream a reader has fallen behind by, memory taken only
+ * while it is behind. */
+#define SPOOL_BYTES (1024ull << 20)
+/* Of which populated before tracing starts: two rings' worth per spool,
+ * up to this in all (drain__new()). */
+#define SPOOL_RESERVE_BYTES (64ull << 20)
+
 static int live_run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
-	struct pollfd *pfd;
+	uint64_t ring_bytes = (uint64_t)s->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t n = (uint64_t)(s->ncpus > 0 ? s->ncpus : 1);
+	uint64_t cap = SPOOL_BYTES / n, reserve = SPOOL_RESERVE_BYTES / n;
+	struct pollfd pfd;
 	uint64_t deadline = 0;
 	int err = 0;
 
-	pfd = calloc((size_t)s->ncpus, sizeof(*pfd));
-	if (!pfd)
-		return -ENOMEM;
-	for (int c = 0; c < s->ncpus; c++) {
-		pfd[c].fd = s->ring_owner[c];
-		pfd[c].events = POLLIN;
+	err = drain__new(s->rings, s->ncpus, cap > ring_bytes ? cap : ring_bytes,
+			 reserve < 2 * ring_bytes ? reserve : 2 * ring_bytes, &s->drain);
+	if (err)
+		return errbuf__set(eb, err, "cannot set up the ring reader: %s", strerror(-err));
+	pfd.fd = drain__wait_fd(s->drain);
+	pfd.events = POLLIN;
+	reader_priority();
+	err = drain__start(s->drain);
+	if (err) {
+		errbuf__set(eb, err, "cannot start the ring reader thread: %s", strerror(-err));
+		goto out;
 	}
 	s->start_mono_ns = clock__ns(CLOCK_MONOTONIC);
 	s->start_real_ns = clock__ns(CLOCK_REALTIME);
@@ -1508,7 +1528,6 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 		goto out;
 	if (s->opts.duration > 0)
 		deadline = s->start_mono_ns + (uint64_t)(s->opts.duration * 1e9);
-	reader_priority();
 	session__memstat_tick(s, true);
 	if (hooks && hooks->ready)
 		hooks->ready(hooks->ctx);
@@ -1530,10 +1549,11 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 			if ((deadline - now) / 1000000 < (uint64_t)timeout)
 				timeout = (int)((deadline - now) / 1000000) + 1;
 		}
-		if (poll(pfd, (nfds_t)s->ncpus, timeout) < 0 && errno != EINTR) {
+		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
 			err = errbuf__set(eb, -errno, "poll failed: %s", strerror(errno));
 			goto out;
 		}
+		drain__ack(s->drain);
 		err = read_round(s, false);
 		if (err) {
 			errbuf__set(eb, err, "reading events failed: %s", strerror(-err));
@@ -1548,7 +1568,12 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	for (size_t i = 0; i < s->nfds; i++)
 		if (s->fds[i] >= 0)
 			perf_event__disable(s->fds[i]);
-	err = read_round(s, true);
+	/* The drain thread gone, what is left in the rings is this
+	 * thread's to move, without the bound: the rings hold no more. */
+	drain__stop(s->drain);
+	err = drain__flush(s->drain);
+	if (!err)
+		err = read_round(s, true);
 	if (err)
 		errbuf__set(eb, err, "reading events failed: %s", strerror(-err));
 	else
@@ -1562,7 +1587,17 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	if (s->obs && !err)
 		err = s->obs->finish(s, eb);
 out:
-	free(pfd);
+	if (s->drain) {
+		/* NULL first: the fatal-signal path reads s->drain. */
+		struct drain *d = s->drain;
+		struct drain_stats st;
+
+		drain__stop(d);
+		drain__stats(d, &st);
+		s->bad += st.torn;
+		s->drain = NULL;
+		drain__free(d);
+	}
 	return err;
 }
 

@@ -44,24 +44,8 @@ vg_num() {
 	esac | tr -d , | tail -n 1
 }
 
-# fl_num KEY: from the last leak_summary (and summary) of $T/out: lost,
-# bytes, blocks, allocs (the malloc family's).
-fl_num() {
-	python3 - "$T/out" "$1" <<'PY'
-import json, sys
-leak = summ = None
-for l in open(sys.argv[1]):
-    if l.startswith("{"):
-        o = json.loads(l)
-        if o.get("type") == "leak_summary":
-            leak = o
-        elif o.get("type") == "summary":
-            summ = o
-m = leak["kinds"]["malloc"] if leak else {}
-print({"lost": summ and summ["lost"], "bytes": m.get("bytes"), "blocks": m.get("allocations"),
-       "allocs": m.get("traced_allocs")}[sys.argv[2]])
-PY
-}
+# fl_num KEY: lib.sh's leak_nums of $T/out.
+fl_num() { leak_nums "$T/out" "$1"; }
 
 # with-env FILE CMD...: run CMD with exactly the environment of FILE (env
 # -0's output), LD_PRELOAD renamed to LD_PRELOAX.  Both valgrind runs get

@@ -52,6 +52,7 @@
 #                              tmpfs pages never leave the page cache), or
 #                              skip
 #   within VALUE EXPECTED PCT  |VALUE - EXPECTED| <= EXPECTED * PCT / 100
+#   leak_nums FILE KEY...      numbers of leak --json's summaries (below)
 #   busy_opts                  options for a run that must lose no event
 #                              on a busy real program: none in the normal
 #                              build; in the sanitizer build (FL_SANITIZED=1),
@@ -397,6 +398,30 @@ empty_cg() {
 }
 
 within() { [ "$1" -ge $(($2 - $2 * $3 / 100)) ] && [ "$1" -le $(($2 + $2 * $3 / 100)) ]; }
+
+# leak_nums FILE KEY...: from the last leak_summary and summary objects
+# of FILE (leak --json), the values of the KEYs on one line: lost, bytes,
+# blocks, allocs (the malloc family's outstanding bytes and blocks and its
+# allocations traced), frees (traced), stacks (complete unwinds); "None"
+# for what FILE lacks.
+leak_nums() {
+	python3 - "$@" <<'PY'
+import json, sys
+leak = summ = None
+for l in open(sys.argv[1]):
+    if l.startswith("{"):
+        o = json.loads(l)
+        if o.get("type") == "leak_summary":
+            leak = o
+        elif o.get("type") == "summary":
+            summ = o
+m = leak["kinds"]["malloc"] if leak else {}
+v = {"lost": summ and summ["lost"], "bytes": m.get("bytes"), "blocks": m.get("allocations"),
+     "allocs": m.get("traced_allocs"), "frees": leak and leak["traced_frees"],
+     "stacks": summ and summ["unwind"]["complete"]}
+print(" ".join(str(v[k]) for k in sys.argv[2:]))
+PY
+}
 
 busy_opts() { [ "${FL_SANITIZED:-0}" = 1 ] && echo "-m 65536" || :; }
 

@@ -1,0 +1,464 @@
+/*
+ * drain: the thread that empties perf rings into spools (drain.h).
+ *
+ * A spool is a chain of chunks holding whole records back to back; the
+ * drain thread appends at its tail, the reader hands chunks from its head
+ * back once read past, for the drain to fill again: a steady stream
+ * allocates nothing, and the spool's memory is the most it ever held.  What is shared, and how:
+ *   - written: bytes spooled so far, stored with release after the records'
+ *     bytes and their chunk's `used` (and the link to a new chunk);
+ *     the reader's acquire of it makes all of that visible.
+ *   - consumed: bytes the reader is done with, for the bound.
+ *   - free: the chunks read, a stack (chunk_get()).
+ * A record never spans two chunks: one that does not fit in the tail chunk
+ * starts the next, so the reader meets the end of a chunk exactly where
+ * its `used` says and follows `next`, which was linked before `written`
+ * covered the record.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "trace/drain.h"
+
+#define CHUNK ((1u << 20) - 64)	/* with its header, 1 MiB; a record is at most 64 KiB */
+/* The drain hands ring space back to the kernel at least this often
+ * within one pass over a full ring. */
+#define PUBLISH_EVERY (1u << 20)
+
+struct chunk {
+	struct chunk *next;	/* atomic; set once this chunk is full */
+	size_t used;		/* atomic; bytes of whole records in data */
+	size_t cap;
+	unsigned char data[];
+};
+
+struct spool {
+	struct ring *ring;
+	/* the drain thread's */
+	struct chunk *w;
+	uint64_t wpos;
+	uint64_t peak, capped, torn, copied, ring_peak, passes;
+	/* shared */
+	_Alignas(64) uint64_t written;
+	_Alignas(64) uint64_t consumed;
+	struct chunk *free;	/* chunks read and kept for the drain */
+	/* the reader's */
+	_Alignas(64) struct chunk *r;
+	size_t rpos;
+	uint64_t rlog, limit;
+	uint16_t peeked;
+};
+
+struct drain {
+	struct spool *sp;
+	int n;
+	size_t cap;
+	struct pollfd *pfd;	/* ctl_fd, then the rings' */
+	int npfd;
+	int ctl_fd;		/* wakes the thread to stop */
+	int wait_fd;		/* wakes the reader */
+	pthread_t thread;
+	bool started;
+	int quit;		/* atomic */
+	int busy;		/* atomic: the thread is touching the rings */
+	long tid;		/* atomic: the thread's, for the signal path */
+	bool full;		/* the last pass left a ring for lack of room */
+};
+
+/* Mapped whole and populated: one system call for the chunk's 256 pages,
+ * where first touches would take the drain thread 256 page faults. */
+static struct chunk *chunk_new(size_t cap)
+{
+	struct chunk *c = mmap(NULL, sizeof(*c) + cap, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (c == MAP_FAILED)
+		return NULL;
+	c->next = NULL;
+	c->used = 0;
+	c->cap = cap;
+	return c;
+}
+
+static void chunk_free(struct chunk *c)
+{
+	munmap(c, sizeof(*c) + c->cap);
+}
+
+/* A chunk for the drain: a free one when there is one.  Chunks are kept
+ * (a stack the reader pushes on and the drain pops from; with one of each
+ * there is no ABA) rather than freed: a fresh one would cost the drain
+ * thread a page fault every 4 KiB, which is where it lost time. */
+static struct chunk *chunk_get(struct spool *sp)
+{
+	struct chunk *c = __atomic_load_n(&sp->free, __ATOMIC_ACQUIRE);
+
+	while (c && !__atomic_compare_exchange_n(&sp->free, &c, c->next, false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+		;
+	if (!c)
+		return chunk_new(CHUNK);
+	c->next = NULL;
+	c->used = 0;
+	return c;
+}
+
+/* A chunk the reader is done with, for the drain to fill again. */
+static void chunk_put(struct spool *sp, struct chunk *c)
+{
+	struct chunk *top = __atomic_load_n(&sp->free, __ATOMIC_RELAXED);
+
+	do
+		c->next = top;
+	while (!__atomic_compare_exchange_n(&sp->free, &top, c, false, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED));
+}
+
+/* Append one record to the spool's tail; the reader sees it once
+ * `written` is stored.  0 / -ENOMEM. */
+static int spool_append(struct spool *sp, const struct perf_event_header *h)
+{
+	struct chunk *c = sp->w;
+
+	if (c->cap - c->used < h->size) {
+		struct chunk *nc = chunk_get(sp);
+
+		if (!nc)
+			return -ENOMEM;
+		__atomic_store_n(&c->next, nc, __ATOMIC_RELEASE);
+		sp->w = c = nc;
+	}
+	memcpy(c->data + c->used, h, h->size);
+	__atomic_store_n(&c->used, c->used + h->size, __ATOMIC_RELAXED);
+	sp->wpos += h->size;
+	return 0;
+}
+
+/* Move what ring @sp has now into the spool, up to the bound when
+ * @bounded.  Returns the bytes moved, or -ENOMEM (records left in the
+ * ring for the kernel to count lost if it must). */
+static long spool_fill(struct drain *d, struct spool *sp, bool bounded)
+{
+	const struct perf_event_header *h;
+	uint64_t unread, since = 0;
+	long moved = 0;
+	int err = 0;
+
+	if (!ring__snapshot(sp->ring))
+		return 0;
+	unread = sp->wpos - __atomic_load_n(&sp->consumed, __ATOMIC_ACQUIRE);
+	while ((err = ring__peek(sp->ring, &h)) == 0) {
+		if (bounded && d->cap && unread + h->size > d->cap) {
+			sp->capped++;
+			d->full = true;
+			break;
+		}
+		err = spool_append(sp, h);
+		if (err) {
+			d->full = true;
+			break;
+		}
+		ring__consume(sp->ring);
+		unread += h->size;
+		moved += h->size;
+		since += h->size;
+		if (since >= PUBLISH_EVERY) {
+			__atomic_store_n(&sp->written, sp->wpos, __ATOMIC_RELEASE);
+			ring__publish(sp->ring);
+			since = 0;
+		}
+	}
+	sp->torn += err == -EIO;
+	sp->passes++;
+	if ((uint64_t)moved > sp->ring_peak)
+		sp->ring_peak = (uint64_t)moved;
+	if (unread > sp->peak)
+		sp->peak = unread;
+	sp->copied += (uint64_t)moved;
+	__atomic_store_n(&sp->written, sp->wpos, __ATOMIC_RELEASE);
+	ring__publish(sp->ring);
+	return err == -ENOMEM && !moved ? -ENOMEM : moved;
+}
+
+/* One pass over every ring: the bytes moved. */
+static long pass(struct drain *d, bool bounded)
+{
+	long total = 0;
+
+	d->full = false;
+	for (int i = 0; i < d->n; i++) {
+		long m;
+
+		if (!d->sp[i].ring)
+			continue;
+		m = spool_fill(d, &d->sp[i], bounded);
+		if (m > 0)
+			total += m;
+	}
+	return total;
+}
+
+static void *drain_main(void *arg)
+{
+	struct drain *d = arg;
+	uint64_t v;
+
+	__atomic_store_n(&d->tid, (long)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	for (;;) {
+		/* A ring left full for lack of room is looked at again soon. */
+		if (poll(d->pfd, (nfds_t)d->npfd, d->full ? 5 : 100) > 0) {
+			for (int i = 1; i < d->npfd; i++)
+				/* A hung-up event stays readable: passes still
+				 * read its ring, poll no longer waits on it. */
+				if (d->pfd[i].revents & (POLLHUP | POLLERR))
+					d->pfd[i].fd = -1;
+			if ((d->pfd[0].revents & POLLIN) && read(d->ctl_fd, &v, sizeof(v)) < 0) {
+				/* EAGAIN: drained already */
+			}
+		}
+		__atomic_store_n(&d->busy, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&d->quit, __ATOMIC_SEQ_CST)) {
+			__atomic_store_n(&d->busy, 0, __ATOMIC_SEQ_CST);
+			break;
+		}
+		v = pass(d, true) > 0;
+		__atomic_store_n(&d->busy, 0, __ATOMIC_SEQ_CST);
+		if (v && write(d->wait_fd, &v, sizeof(v)) < 0) {
+			/* the counter is full: the reader is woken anyway */
+		}
+	}
+	return NULL;
+}
+
+int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, struct drain **out)
+{
+	struct drain *d = calloc(1, sizeof(*d));
+	int err = -ENOMEM;
+
+	if (!d)
+		return -ENOMEM;
+	d->ctl_fd = d->wait_fd = -1;
+	d->n = n;
+	d->cap = cap;
+	d->sp = calloc((size_t)(n > 0 ? n : 1), sizeof(*d->sp));
+	if (!d->sp)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		struct spool *sp = &d->sp[i];
+
+		if (!rings[i])
+			continue;
+		sp->ring = rings[i];
+		sp->w = sp->r = chunk_new(CHUNK);
+		if (!sp->w)
+			goto fail;
+		for (size_t have = CHUNK; have < reserve; have += CHUNK) {
+			struct chunk *c = chunk_new(CHUNK);
+
+			if (!c)
+				goto fail;
+			chunk_put(sp, c);
+		}
+	}
+	d->ctl_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	d->wait_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->ctl_fd < 0 || d->wait_fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	d->pfd = calloc((size_t)n + 1, sizeof(*d->pfd));
+	if (!d->pfd)
+		goto fail;
+	d->pfd[d->npfd].fd = d->ctl_fd;
+	d->pfd[d->npfd++].events = POLLIN;
+	for (int i = 0; i < n; i++)
+		if (rings[i]) {
+			d->pfd[d->npfd].fd = ring__fd(rings[i]);
+			d->pfd[d->npfd++].events = POLLIN;
+		}
+	*out = d;
+	return 0;
+fail:
+	drain__free(d);
+	return err;
+}
+
+int drain__start(struct drain *d)
+{
+	sigset_t all, old;
+	int err;
+
+	if (d->started)
+		return 0;
+	__atomic_store_n(&d->quit, 0, __ATOMIC_SEQ_CST);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&d->thread, NULL, drain_main, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	d->started = true;
+	return 0;
+}
+
+void drain__stop(struct drain *d)
+{
+	uint64_t one = 1;
+
+	if (!d || !d->started)
+		return;
+	__atomic_store_n(&d->quit, 1, __ATOMIC_SEQ_CST);
+	if (write(d->ctl_fd, &one, sizeof(one)) < 0) {
+		/* full counter: the thread is awake already */
+	}
+	pthread_join(d->thread, NULL);
+	d->started = false;
+	__atomic_store_n(&d->tid, 0, __ATOMIC_SEQ_CST);
+}
+
+int drain__flush(struct drain *d)
+{
+	if (d->started)
+		return -EBUSY;
+	for (int i = 0; i < d->n; i++)
+		if (d->sp[i].ring && spool_fill(d, &d->sp[i], false) == -ENOMEM)
+			return -ENOMEM;
+	return 0;
+}
+
+int drain__wait_fd(const struct drain *d)
+{
+	return d->wait_fd;
+}
+
+void drain__ack(struct drain *d)
+{
+	uint64_t v;
+
+	if (read(d->wait_fd, &v, sizeof(v)) < 0) {
+		/* nothing new: EAGAIN */
+	}
+}
+
+bool drain__snapshot(struct drain *d, int i)
+{
+	struct spool *sp = &d->sp[i];
+
+	if (!sp->ring)
+		return false;
+	sp->limit = __atomic_load_n(&sp->written, __ATOMIC_ACQUIRE);
+	sp->peeked = 0;
+	return sp->rlog < sp->limit;
+}
+
+int drain__peek(struct drain *d, int i, const struct perf_event_header **out)
+{
+	struct spool *sp = &d->sp[i];
+	const struct perf_event_header *h;
+
+	if (!sp->ring || sp->rlog >= sp->limit)
+		return -ENOENT;
+	if (sp->rpos == __atomic_load_n(&sp->r->used, __ATOMIC_RELAXED)) {
+		struct chunk *next = __atomic_load_n(&sp->r->next, __ATOMIC_ACQUIRE);
+
+		if (!next)
+			return -ENOENT;	/* cannot be: `written` covers a record */
+		chunk_put(sp, sp->r);
+		sp->r = next;
+		sp->rpos = 0;
+	}
+	h = (const void *)(sp->r->data + sp->rpos);
+	sp->peeked = h->size;
+	*out = h;
+	return 0;
+}
+
+void drain__consume(struct drain *d, int i)
+{
+	struct spool *sp = &d->sp[i];
+
+	sp->rpos += sp->peeked;
+	sp->rlog += sp->peeked;
+	sp->peeked = 0;
+}
+
+void drain__publish(struct drain *d, int i)
+{
+	struct spool *sp = &d->sp[i];
+
+	__atomic_store_n(&sp->consumed, sp->rlog, __ATOMIC_RELEASE);
+}
+
+void drain__stats(const struct drain *d, struct drain_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < d->n; i++) {
+		const struct spool *sp = &d->sp[i];
+
+		out->copied += sp->copied;
+		out->capped += sp->capped;
+		out->torn += sp->torn;
+		out->passes += sp->passes;
+		if (sp->ring_peak > out->ring_peak)
+			out->ring_peak = sp->ring_peak;
+		if (sp->peak > out->peak)
+			out->peak = sp->peak;
+	}
+}
+
+void drain__quiesce_in_signal(struct drain *d)
+{
+	long tid;
+
+	if (!d)
+		return;
+	__atomic_store_n(&d->quit, 1, __ATOMIC_SEQ_CST);
+	tid = __atomic_load_n(&d->tid, __ATOMIC_SEQ_CST);
+	if (!tid || tid == (long)syscall(SYS_gettid))
+		return;
+	/* A pass over full rings takes milliseconds; give it two seconds. */
+	for (int i = 0; i < 2000 && __atomic_load_n(&d->busy, __ATOMIC_SEQ_CST); i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+void drain__free(struct drain *d)
+{
+	if (!d)
+		return;
+	drain__stop(d);
+	for (int i = 0; d->sp && i < d->n; i++) {
+		struct chunk *c = d->sp[i].r;
+
+		while (c) {
+			struct chunk *next = c->next;
+
+			chunk_free(c);
+			c = next;
+		}
+		for (c = d->sp[i].free; c;) {
+			struct chunk *next = c->next;
+
+			chunk_free(c);
+			c = next;
+		}
+	}
+	free(d->sp);
+	free(d->pfd);
+	if (d->ctl_fd >= 0)
+		close(d->ctl_fd);
+	if (d->wait_fd >= 0)
+		close(d->wait_fd);
+	free(d);
+}

@@ -1,0 +1,87 @@
+/*
+ * drain: a thread that empties the kernel's perf rings into user memory.
+ *
+ * The session's reader parses, unwinds and aggregates every record; under
+ * load any pause of it (a page fault in a big hash table, the scheduler,
+ * one slow unwind) longer than the time the kernel takes to fill a ring
+ * (~15 ms for 16 MiB of DWARF stack samples) lost events.  The drain
+ * thread does one thing: it copies each ring's records into a spool of
+ * 1 MiB chunks and hands the ring's space back to the kernel at once, so
+ * the kernel sees a reader that never pauses, and the session's reader
+ * works from the spools at its own pace.  A spool holds at most @cap bytes
+ * not yet consumed; past that the drain leaves records in the ring, which
+ * then fills and the kernel counts what it drops (PERF_RECORD_LOST), as
+ * without the drain.
+ *
+ * The reading side has the shape of ring.h's: drain__snapshot() takes what
+ * is spooled now, drain__peek() gives the next record contiguous (valid
+ * until the next peek of that spool), drain__consume() steps past it and
+ * drain__publish() tells the drain thread how far the reader got.  One
+ * reader thread, one drain thread; no lock between them.
+ */
+#ifndef FAULTLINE_DRAIN_H
+#define FAULTLINE_DRAIN_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/ring.h"
+
+struct drain;
+
+struct drain_stats {
+	uint64_t copied;	/* bytes moved out of the rings */
+	uint64_t peak;		/* the most bytes one spool held unread */
+	uint64_t capped;	/* times a spool was full and a ring left to fill */
+	uint64_t torn;		/* corrupt or torn records dropped */
+	uint64_t ring_peak;	/* the most bytes one pass found in a ring */
+	uint64_t passes;	/* ring passes with records */
+};
+
+/*
+ * A drain of @n rings (entries may be NULL; the rings stay the caller's
+ * and must outlive the drain), each spool holding at most @cap bytes
+ * unread (0: no bound), with @reserve bytes of it mapped and populated
+ * now: memory touched for the first time costs a page fault a page,
+ * which on a virtual machine made copying into it (~1.2 GB/s here) little
+ * faster than a full-speed DWARF stream fills a ring (~1 GB/s); the
+ * reserve is copied into at memory speed.  0 / -errno.
+ */
+int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, struct drain **out);
+/* Start the thread, with every signal blocked in it (the caller's thread
+ * keeps receiving them).  0 / -errno. */
+int drain__start(struct drain *d);
+/* Ask the thread to end and join it.  Records still in the rings stay
+ * there, for drain__flush().  Harmless when not started. */
+void drain__stop(struct drain *d);
+/* Copy everything in the rings now, without the bound, from the calling
+ * thread; only while the thread is not running.  0 / -ENOMEM. */
+int drain__flush(struct drain *d);
+/* A descriptor that polls readable when records were spooled since the
+ * last drain__ack(). */
+int drain__wait_fd(const struct drain *d);
+void drain__ack(struct drain *d);
+
+/* Reader side, for spool @i (see the top of this file). */
+bool drain__snapshot(struct drain *d, int i);
+/* 0; -ENOENT when the snapshot is read. */
+int drain__peek(struct drain *d, int i, const struct perf_event_header **out);
+void drain__consume(struct drain *d, int i);
+void drain__publish(struct drain *d, int i);
+
+/* Once stopped: the thread's counters are read without atomics. */
+void drain__stats(const struct drain *d, struct drain_stats *out);
+
+/*
+ * From a fatal-signal handler, before the rings are unmapped: make the
+ * thread stop touching them (it finishes the record it is copying) and
+ * wait for that, unless the handler runs on the drain thread itself.
+ * Async-signal-safe.
+ */
+void drain__quiesce_in_signal(struct drain *d);
+/* Stop if running, free every spool.  NULL is fine. */
+void drain__free(struct drain *d);
+
+#endif

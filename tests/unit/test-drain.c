@@ -1,0 +1,758 @@
+/*
+ * test-drain: src/trace/drain.c emptying rings the test writes itself.  As
+ * in test-ring, a memfd of (1 + pages) pages stands in for each perf event:
+ * ring__new maps it, and the test maps it too, to play the kernel (records
+ * at data_head, written only where data_tail leaves room) and to see in
+ * data_tail what the drain handed back.  Every record carries a sequence
+ * number and a payload pattern derived from it, and sizes (multiples of 8)
+ * derived from it too, so the reader knows what must come next.
+ * Checked:
+ *   - the drain thread empties a small ring the kernel fills 100 times
+ *     over while the reader reads nothing, so a paused reader does not
+ *     hold the kernel up; then every record reaches the reader once, in
+ *     order, intact, records that wrapped the end of the ring included;
+ *     the stats count every byte, nothing capped or torn; the wait fd was
+ *     readable;
+ *   - the bound: with the reader paused, the drain spools the longest
+ *     prefix of records that fits in @cap (sized to total @cap exactly:
+ *     the bound is inclusive) and no more, the ring then fills
+ *     and the kernel loses records; what is read is exactly that prefix,
+ *     never more than @cap per snapshot; once the reader publishes, the
+ *     drain copies again and a long stream gets through a spool that stays
+ *     within @cap;
+ *   - drain__stop leaves later records in the ring, drain__flush copies
+ *     them all, past the bound, and gives data_tail == data_head; flush
+ *     while running is -EBUSY; a torn header is dropped and counted; a
+ *     drain started again after its stop copies again;
+ *   - several MiB of records of up to the largest size (65528) cross the
+ *     1 MiB chunks, chunks filled exactly included (4096-byte records
+ *     for a 1 MiB data area, 8128-byte ones for 1 MiB - 64, drain.c's),
+ *     with the reader paused and with a producer thread racing the
+ *     reader; the chunks read, and those reserved, are reused by the next
+ *     rounds;
+ *   - NULL entries in the rings array are spools that never have records;
+ *     a drain of no rings starts and stops;
+ *   - drain__free(NULL); drain__free of a running drain with unread
+ *     records over several chunks stops it (the ring is left alone after);
+ *     drain__quiesce_in_signal makes the thread leave the rings alone.
+ * Waits are bounded by LIMIT seconds only as a safety net: passing one
+ * fails the test; no outcome depends on timing.  Run under ASan/UBSan in
+ * the sanitizer build as well.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE		/* memfd_create */
+#endif
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "trace/drain.h"
+#include "trace/ring.h"
+
+#define LIMIT 10.0		/* seconds: the safety net of every wait */
+#define CHUNK (1u << 20)	/* drain.c's chunk, about */
+#define MAX_REC 65528u		/* the largest 8-aligned perf record */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A moment for a thread that should be gone to show it is not; the
+ * outcome of a correct drain never depends on it. */
+static void settle(void)
+{
+	for (int i = 0; i < 2000; i++)
+		sched_yield();
+}
+
+/* ---- the fake kernel ---- */
+
+struct fake {
+	int fd;
+	size_t psz, size;		/* page size, data size */
+	unsigned int pages;
+	struct perf_event_mmap_page *pc;
+	unsigned char *data;
+	struct ring *r;
+	uint64_t start;			/* data_head at the beginning */
+	uint64_t head;			/* the producer's data_head */
+	uint64_t wraps;			/* records written across the end */
+	unsigned char *buf;		/* the record being built */
+};
+
+static void fake_new(struct fake *f, unsigned int pages, uint64_t start)
+{
+	memset(f, 0, sizeof(*f));
+	f->psz = (size_t)sysconf(_SC_PAGESIZE);
+	f->pages = pages;
+	f->size = pages * f->psz;
+	f->fd = memfd_create("test-drain", MFD_CLOEXEC);
+	f->buf = malloc(MAX_REC + 8);
+	if (f->fd < 0 || !f->buf || ftruncate(f->fd, (off_t)(f->psz + f->size)))
+		goto fail;
+	f->pc = mmap(NULL, f->psz + f->size, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
+	if (f->pc == MAP_FAILED)
+		goto fail;
+	f->data = (unsigned char *)f->pc + f->psz;
+	f->pc->data_head = f->pc->data_tail = f->start = f->head = start;
+	if (ring__new(f->fd, pages, &f->r) == 0)
+		return;
+fail:
+	fprintf(stderr, "test-drain: cannot set up a memfd ring\n");
+	exit(99);
+}
+
+static void fake_free(struct fake *f)
+{
+	ring__free(f->r);
+	munmap(f->pc, f->psz + f->size);
+	close(f->fd);
+	free(f->buf);
+}
+
+static uint64_t fake_tail(const struct fake *f)
+{
+	return __atomic_load_n(&f->pc->data_tail, __ATOMIC_ACQUIRE);
+}
+
+static unsigned char pat(uint64_t seq, size_t i)
+{
+	return (unsigned char)(seq * 167 + i * 7 + (i >> 8));
+}
+
+/* Write record @seq of @size bytes at data_head (wrapping), then publish
+ * data_head past it, as the kernel does.  The caller checked the room. */
+static void fake_emit(struct fake *f, uint64_t seq, uint16_t size)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .misc = 0, .size = size };
+	size_t off = f->head & (f->size - 1), first = f->size - off;
+
+	memcpy(f->buf, &h, sizeof(h));
+	memcpy(f->buf + sizeof(h), &seq, sizeof(seq));
+	for (size_t i = 16; i < size; i++)
+		f->buf[i] = pat(seq, i);
+	if (size <= first) {
+		memcpy(f->data + off, f->buf, size);
+	} else {
+		memcpy(f->data + off, f->buf, first);
+		memcpy(f->data, f->buf + first, size - first);
+		f->wraps++;
+	}
+	f->head += size;
+	__atomic_store_n(&f->pc->data_head, f->head, __ATOMIC_RELEASE);
+}
+
+static bool fake_room(const struct fake *f, uint16_t size)
+{
+	return f->head + size - fake_tail(f) <= f->size;
+}
+
+/* The kernel would drop a record that finds no room: false. */
+static bool fake_try_put(struct fake *f, uint64_t seq, uint16_t size)
+{
+	if (!fake_room(f, size))
+		return false;
+	fake_emit(f, seq, size);
+	return true;
+}
+
+/* Wait for room (the drain must make it), then write.  0; -1 past
+ * @deadline. */
+static int fake_put_wait(struct fake *f, uint64_t seq, uint16_t size, double deadline)
+{
+	while (!fake_room(f, size)) {
+		if (now() > deadline)
+			return -1;
+		sched_yield();
+	}
+	fake_emit(f, seq, size);
+	return 0;
+}
+
+/* Wait until the drain took everything written.  0; -1 past @deadline. */
+static int fake_wait_empty(const struct fake *f, double deadline)
+{
+	while (fake_tail(f) != f->head) {
+		if (now() > deadline)
+			return -1;
+		sched_yield();
+	}
+	return 0;
+}
+
+/*
+ * A full pass of the drain over the rings before @m, which must be the
+ * last of the drain's array: a marker record in @m, copied, then another.
+ * The second can only be copied by a pass that began after the drain saw
+ * the first, hence after everything written to the other rings before
+ * this call; that pass handled them before reaching @m.  0; -1 past
+ * @deadline.
+ */
+static int fake_barrier(struct fake *m, double deadline)
+{
+	for (int k = 0; k < 2; k++)
+		if (fake_put_wait(m, m->head, 16, deadline) || fake_wait_empty(m, deadline))
+			return -1;
+	return 0;
+}
+
+/* ---- record sizes ---- */
+
+struct gen {
+	unsigned int fixed;		/* every record this size, or */
+	unsigned int small_max;		/* 16 .. small_max */
+	unsigned int big, big_every;	/* and every big_every-th this size */
+	uint64_t at;			/* and record @at, when at_size, */
+	unsigned int at_size;		/* this size */
+};
+
+static uint16_t gen_size(const struct gen *g, uint64_t seq)
+{
+	uint64_t h = (seq + 1) * 0x9e3779b97f4a7c15ull;
+
+	if (g->at_size && seq == g->at)
+		return (uint16_t)g->at_size;
+	if (g->fixed)
+		return (uint16_t)g->fixed;
+	if (g->big_every && seq % g->big_every == g->big_every - 1)
+		return (uint16_t)g->big;
+	return (uint16_t)(16 + ((h >> 32) % ((g->small_max - 16) / 8 + 1)) * 8);
+}
+
+/* The first sequence number past @from whose records from @from on total
+ * at least @bytes. */
+static uint64_t gen_upto(const struct gen *g, uint64_t from, uint64_t bytes)
+{
+	uint64_t sum = 0, seq = from;
+
+	while (sum < bytes)
+		sum += gen_size(g, seq++);
+	return seq;
+}
+
+/* ---- the reader ---- */
+
+struct rd {
+	const struct gen *g;
+	uint64_t seq;			/* the next expected */
+	uint64_t bytes;			/* read so far */
+	uint64_t max_pass;		/* the most bytes one snapshot gave */
+	uint64_t bad;
+};
+
+static void rd_check(struct rd *rd, const struct perf_event_header *h)
+{
+	const unsigned char *p = (const void *)h;
+	uint64_t seq = UINT64_MAX;
+	bool ok = h->type == PERF_RECORD_SAMPLE && h->size == gen_size(rd->g, rd->seq);
+
+	if (ok) {
+		memcpy(&seq, p + sizeof(*h), sizeof(seq));
+		ok = seq == rd->seq;
+	}
+	for (size_t i = 16; ok && i < h->size; i++)
+		ok = p[i] == pat(rd->seq, i);
+	if (!ok && rd->bad++ < 5)
+		fprintf(stderr, "test-drain: record %llu: type %u size %u seq %llu, not as written\n",
+			(unsigned long long)rd->seq, h->type, h->size, (unsigned long long)seq);
+	rd->seq++;
+	rd->bytes += h->size;
+}
+
+/* Read what spool @i has now (one snapshot), then publish.  The bytes
+ * read. */
+static uint64_t rd_pass(struct drain *d, int i, struct rd *rd)
+{
+	const struct perf_event_header *h;
+	uint64_t got = 0;
+
+	if (!drain__snapshot(d, i))
+		return 0;
+	while (drain__peek(d, i, &h) == 0) {
+		if (h->size < sizeof(*h)) {	/* would never advance */
+			rd->bad++;
+			break;
+		}
+		rd_check(rd, h);
+		got += h->size;
+		drain__consume(d, i);
+	}
+	drain__publish(d, i);
+	if (got > rd->max_pass)
+		rd->max_pass = got;
+	return got;
+}
+
+/* Read spool @i until record @end is next.  0; -1 past @deadline. */
+static int rd_until(struct drain *d, int i, struct rd *rd, uint64_t end, double deadline)
+{
+	struct pollfd pfd = { .fd = drain__wait_fd(d), .events = POLLIN };
+
+	while (rd->seq < end && !rd->bad) {
+		drain__ack(d);
+		if (rd_pass(d, i, rd))
+			continue;
+		if (now() > deadline)
+			return -1;
+		poll(&pfd, 1, 1);
+	}
+	return rd->bad ? -1 : 0;
+}
+
+/* ---- the cases ---- */
+
+/* The kernel fills a 4-page ring 100 times over while the reader reads
+ * nothing: only the drain can make the room it waits for. */
+static void test_paused_reader(void)
+{
+	struct fake f;
+	struct drain *d;
+	struct drain_stats st;
+	struct gen g = { .small_max = 2048, .big_every = 61 };
+	struct rd rd = { .g = &g };
+	struct pollfd pfd;
+	double deadline = now() + LIMIT;
+	uint64_t n, seq;
+
+	fake_new(&f, 4, 9 * 4 * (uint64_t)sysconf(_SC_PAGESIZE) - 24);	/* near a wrap, 10th lap */
+	g.big = f.size - 8 < MAX_REC ? (unsigned int)f.size - 8 : MAX_REC;
+	n = gen_upto(&g, 0, 100 * (uint64_t)f.size);
+	CHECK_EQ_U64(drain__new(&f.r, 1, 0, 0, &d), 0);
+	CHECK_EQ_U64(drain__start(d), 0);
+	CHECK_EQ_U64(drain__start(d), 0);	/* started already: nothing */
+	for (seq = 0; seq < n; seq++)
+		if (fake_put_wait(&f, seq, gen_size(&g, seq), deadline))
+			break;
+	CHECK_EQ_U64(seq, n);	/* else the producer waited for room in vain */
+	CHECK(f.wraps > 0);
+	/* Something was spooled and nobody acknowledged it. */
+	pfd = (struct pollfd){ .fd = drain__wait_fd(d), .events = POLLIN };
+	CHECK_EQ_U64(poll(&pfd, 1, 0), 1);
+	CHECK(pfd.revents & POLLIN);
+
+	CHECK_EQ_U64(rd_until(d, 0, &rd, n, now() + LIMIT), 0);
+	CHECK_EQ_U64(rd.seq, n);
+	CHECK_EQ_U64(rd.bytes, f.head - f.start);
+	CHECK_EQ_U64(rd.bad, 0);
+	CHECK_EQ_U64(fake_tail(&f), f.head);
+	drain__stop(d);
+	CHECK(!drain__snapshot(d, 0));	/* nothing twice, nothing more */
+	drain__stats(d, &st);
+	CHECK_EQ_U64(st.copied, f.head - f.start);
+	CHECK_EQ_U64(st.capped, 0);
+	CHECK_EQ_U64(st.torn, 0);
+	CHECK(st.ring_peak > 0 && st.ring_peak <= f.size);
+	CHECK(st.copied <= st.passes * st.ring_peak);
+	/* Unread, the spool held all but what the ring held last. */
+	CHECK(st.peak >= f.head - f.start - f.size && st.peak <= f.head - f.start);
+	/* Stopped and acknowledged: nothing new. */
+	drain__ack(d);
+	drain__ack(d);		/* nothing to read: must not block */
+	CHECK_EQ_U64(poll(&pfd, 1, 0), 0);
+	drain__free(d);
+	fake_free(&f);
+}
+
+/*
+ * The bound, cap = 3 rings.  With the reader paused, the drain must spool
+ * records 0..P-1, the longest prefix that fits in cap (one record's size
+ * is chosen for them to total cap exactly: the bound is inclusive), and
+ * no more; records P..J-1 then fill the ring, and record J finds no room:
+ * lost.  The test knows P and J from the sizes, so it waits for room only
+ * where a correct drain must make it.
+ */
+static void test_bound(void)
+{
+	struct fake f, m;		/* the ring bounded, a marker ring */
+	struct ring *rings[2];
+	struct drain *d;
+	struct drain_stats st;
+	struct gen g = { .small_max = 2048 };
+	struct rd rd = { .g = &g };
+	double deadline = now() + LIMIT;
+	uint64_t cap, p, j, seq, prefix = 0, fill = 0, lost = 0, end;
+
+	fake_new(&f, 4, 5 * 4 * (uint64_t)sysconf(_SC_PAGESIZE) - 72);
+	fake_new(&m, 1, 0);
+	cap = 3 * f.size;
+	rings[0] = f.r;
+	rings[1] = m.r;		/* last: see fake_barrier() */
+	for (p = 0; prefix + gen_size(&g, p) <= cap; p++)
+		prefix += gen_size(&g, p);
+	if (cap - prefix >= 16) {	/* one more, of just the size left */
+		g.at = p++;
+		g.at_size = (unsigned int)(cap - prefix);
+	} else {			/* the last one larger by that */
+		g.at = p - 1;
+		g.at_size = gen_size(&g, p - 1) + (unsigned int)(cap - prefix);
+	}
+	prefix = cap;
+	for (j = p; fill + gen_size(&g, j) <= f.size; j++)
+		fill += gen_size(&g, j);
+	CHECK_EQ_U64(drain__new(rings, 2, cap, 0, &d), 0);
+	CHECK_EQ_U64(drain__start(d), 0);
+
+	for (seq = 0; seq < j; seq++)
+		if (fake_put_wait(&f, seq, gen_size(&g, seq), deadline))
+			break;
+	CHECK_EQ_U64(seq, j);
+	CHECK_EQ_U64(fake_barrier(&m, deadline), 0);
+	/* A pass saw records P.. and left them: the ring stays full. */
+	CHECK_EQ_U64(fake_tail(&f), f.start + prefix);
+	for (int k = 0; k < 8; k++)
+		lost += !fake_try_put(&f, j, gen_size(&g, j));
+	CHECK_EQ_U64(lost, 8);
+	CHECK(f.head + gen_size(&g, j) - fake_tail(&f) > f.size);
+
+	/* The reader gets exactly the prefix: within cap, and cap full. */
+	CHECK_EQ_U64(rd_pass(d, 0, &rd), prefix);
+	CHECK_EQ_U64(rd.seq, p);
+	CHECK_EQ_U64(rd.bad, 0);
+	CHECK(!drain__snapshot(d, 0));
+
+	/* Published: the drain copies again, the rest of the ring first. */
+	CHECK_EQ_U64(rd_until(d, 0, &rd, j, deadline), 0);
+	CHECK_EQ_U64(fake_wait_empty(&f, deadline), 0);
+
+	/* A long stream through the bound: the reader reads only when the
+	 * kernel finds no room. */
+	end = gen_upto(&g, j, 8 * cap);
+	for (seq = j; seq < end;) {
+		if (fake_try_put(&f, seq, gen_size(&g, seq))) {
+			seq++;
+			continue;
+		}
+		if (!rd_pass(d, 0, &rd)) {
+			if (now() > deadline)
+				break;
+			sched_yield();
+		}
+	}
+	CHECK_EQ_U64(seq, end);
+	CHECK_EQ_U64(rd_until(d, 0, &rd, end, deadline), 0);
+	CHECK_EQ_U64(rd.seq, end);
+	CHECK_EQ_U64(rd.bytes, f.head - f.start);
+	CHECK_EQ_U64(rd.bad, 0);
+	CHECK(rd.max_pass <= cap);
+	drain__stop(d);
+	drain__stats(d, &st);
+	CHECK_EQ_U64(st.copied, (f.head - f.start) + (m.head - m.start));
+	CHECK(st.capped > 0);
+	CHECK_EQ_U64(st.peak, cap);
+	CHECK_EQ_U64(st.torn, 0);
+	CHECK(st.ring_peak <= f.size);
+	drain__free(d);
+	fake_free(&f);
+	fake_free(&m);
+}
+
+/* drain__stop leaves what comes later in the ring; drain__flush takes it
+ * all, bound or not. */
+static void test_stop_flush(void)
+{
+	struct fake f;
+	struct drain *d;
+	struct drain_stats st;
+	struct gen g = { .small_max = 512 };
+	struct rd rd = { .g = &g };
+	struct perf_event_header bad = { .type = PERF_RECORD_SAMPLE, .size = 4 };
+	const struct perf_event_header *h;
+	double deadline = now() + LIMIT;
+	uint64_t cap = 4096, tail, seq, before = 0;
+
+	fake_new(&f, 4, 3 * 4 * (uint64_t)sysconf(_SC_PAGESIZE) - 40);
+	CHECK_EQ_U64(drain__new(&f.r, 1, cap, 0, &d), 0);
+	CHECK_EQ_U64(drain__flush(d), 0);	/* not started: nothing there */
+	CHECK_EQ_U64(drain__start(d), 0);
+	CHECK_EQ_U64(drain__flush(d), -EBUSY);
+	for (seq = 0; seq < 6; seq++) {		/* 6 * 512 < cap: never capped */
+		before += gen_size(&g, seq);
+		CHECK_EQ_U64(fake_put_wait(&f, seq, gen_size(&g, seq), deadline), 0);
+	}
+	CHECK(before < cap);
+	CHECK_EQ_U64(rd_until(d, 0, &rd, 6, deadline), 0);
+	CHECK_EQ_U64(fake_tail(&f), f.head);
+	drain__stop(d);
+	drain__stop(d);		/* stopped already: nothing */
+
+	/* Fill the ring: past cap, across the end of the data area. */
+	tail = fake_tail(&f);
+	while (fake_try_put(&f, seq, gen_size(&g, seq)))
+		seq++;
+	CHECK(f.head - tail > cap);
+	CHECK(f.wraps > 0);
+	settle();
+	CHECK_EQ_U64(fake_tail(&f), tail);
+	CHECK(!drain__snapshot(d, 0));
+	CHECK_EQ_U64(drain__peek(d, 0, &h), -ENOENT);
+
+	CHECK_EQ_U64(drain__flush(d), 0);
+	CHECK_EQ_U64(fake_tail(&f), f.head);
+	CHECK_EQ_U64(rd_pass(d, 0, &rd), f.head - tail);
+	CHECK_EQ_U64(rd.seq, seq);
+	CHECK_EQ_U64(rd.bad, 0);
+	CHECK_EQ_U64(drain__flush(d), 0);	/* nothing left */
+	CHECK(!drain__snapshot(d, 0));
+
+	/* A torn header: dropped up to data_head, counted, and the ring
+	 * usable after. */
+	memcpy(f.data + (f.head & (f.size - 1)), &bad, sizeof(bad));
+	f.head += 64;
+	__atomic_store_n(&f.pc->data_head, f.head, __ATOMIC_RELEASE);
+	CHECK_EQ_U64(drain__flush(d), 0);
+	CHECK_EQ_U64(fake_tail(&f), f.head);
+	CHECK(!drain__snapshot(d, 0));
+	CHECK(fake_try_put(&f, seq, gen_size(&g, seq)));
+	seq++;
+	CHECK_EQ_U64(drain__flush(d), 0);
+	CHECK_EQ_U64(rd_pass(d, 0, &rd), gen_size(&g, seq - 1));
+	CHECK_EQ_U64(rd.seq, seq);
+	CHECK_EQ_U64(rd.bad, 0);
+	drain__stats(d, &st);
+	CHECK_EQ_U64(st.copied, f.head - f.start - 64);
+	CHECK_EQ_U64(st.torn, 1);
+	CHECK_EQ_U64(st.capped, 0);
+
+	/* Started again after a stop, the thread copies again. */
+	CHECK_EQ_U64(drain__start(d), 0);
+	CHECK_EQ_U64(fake_put_wait(&f, seq, gen_size(&g, seq), deadline), 0);
+	seq++;
+	CHECK_EQ_U64(rd_until(d, 0, &rd, seq, deadline), 0);
+	CHECK_EQ_U64(fake_tail(&f), f.head);
+	drain__free(d);
+	fake_free(&f);
+}
+
+struct producer {
+	struct fake *f;
+	const struct gen *g;
+	uint64_t from, to, done;
+};
+
+static void *producer_main(void *arg)
+{
+	struct producer *p = arg;
+	double deadline = now() + LIMIT;
+
+	for (p->done = p->from; p->done < p->to; p->done++)
+		if (fake_put_wait(p->f, p->done, gen_size(p->g, p->done), deadline))
+			break;
+	return NULL;
+}
+
+/* Write records @seq.. up to @bytes with the reader paused, then read
+ * them all.  The next sequence number. */
+static uint64_t round_paused(struct fake *f, struct drain *d, struct rd *rd, const struct gen *g,
+			     uint64_t seq, uint64_t bytes)
+{
+	double deadline = now() + LIMIT;
+	uint64_t end = gen_upto(g, seq, bytes);
+
+	rd->g = g;
+	for (; seq < end; seq++)
+		if (fake_put_wait(f, seq, gen_size(g, seq), deadline))
+			break;
+	CHECK_EQ_U64(seq, end);
+	CHECK_EQ_U64(rd_until(d, 0, rd, end, deadline), 0);
+	CHECK_EQ_U64(rd->seq, end);
+	CHECK_EQ_U64(rd->bad, 0);
+	return end;
+}
+
+/* Records across 1 MiB chunks, in rounds that reuse the chunks read. */
+static void test_chunks(void)
+{
+	struct fake f;
+	struct drain *d;
+	struct drain_stats st;
+	struct gen exact1 = { .fixed = 4096 };	/* 256 to 1 MiB */
+	struct gen exact2 = { .fixed = 8128 };	/* 129 to 1 MiB - 64 */
+	struct gen big = { .fixed = MAX_REC };
+	struct gen mixed = { .small_max = 4096, .big = MAX_REC, .big_every = 23 };
+	struct rd rd = { .g = &exact1 };
+	struct producer pr = { .f = &f, .g = &mixed };
+	pthread_t t;
+	uint64_t seq = 0;
+
+	fake_new(&f, 64, 0);
+	if (f.size < 2 * MAX_REC) {
+		fprintf(stderr, "test-drain: pages too small for the chunk test\n");
+		CHECK(0);
+		fake_free(&f);
+		return;
+	}
+	/* Two chunks reserved: the first rounds start in them. */
+	CHECK_EQ_U64(drain__new(&f.r, 1, 0, 2 * CHUNK, &d), 0);
+	CHECK_EQ_U64(drain__start(d), 0);
+
+	seq = round_paused(&f, d, &rd, &exact1, seq, 3 * CHUNK + CHUNK / 2);
+	seq = round_paused(&f, d, &rd, &exact2, seq, 3 * CHUNK + CHUNK / 2);
+	seq = round_paused(&f, d, &rd, &big, seq, 3 * CHUNK);
+
+	/* A producer thread racing the reader, mixed sizes, twice. */
+	rd.g = &mixed;
+	for (int round = 0; round < 2; round++) {
+		pr.from = seq;
+		pr.to = gen_upto(&mixed, seq, 6 * CHUNK);
+		CHECK_EQ_U64(pthread_create(&t, NULL, producer_main, &pr), 0);
+		CHECK_EQ_U64(rd_until(d, 0, &rd, pr.to, now() + LIMIT), 0);
+		pthread_join(t, NULL);
+		CHECK_EQ_U64(pr.done, pr.to);
+		CHECK_EQ_U64(rd.seq, pr.to);
+		CHECK_EQ_U64(rd.bad, 0);
+		seq = pr.to;
+	}
+
+	/* The reader paused again, on the chunks kept. */
+	seq = round_paused(&f, d, &rd, &mixed, seq, 4 * CHUNK);
+	CHECK_EQ_U64(rd.bytes, f.head - f.start);
+	CHECK(f.wraps > 0);
+	CHECK_EQ_U64(fake_tail(&f), f.head);
+	drain__stop(d);
+	drain__stats(d, &st);
+	CHECK_EQ_U64(st.copied, f.head - f.start);
+	CHECK_EQ_U64(st.torn, 0);
+	CHECK_EQ_U64(st.capped, 0);
+	CHECK(st.ring_peak > 0 && st.ring_peak <= f.size);
+	CHECK(st.passes > 0 && st.copied <= st.passes * st.ring_peak);
+	drain__free(d);
+	fake_free(&f);
+}
+
+/* NULL rings: spools with nothing, ever; the others work as usual. */
+static void test_null_rings(void)
+{
+	struct fake f;
+	struct ring *rings[3];
+	struct ring *none[1] = { NULL };
+	struct drain *d;
+	struct drain_stats st;
+	const struct perf_event_header *h;
+	struct gen g = { .small_max = 256 };
+	struct rd rd = { .g = &g };
+	double deadline = now() + LIMIT;
+
+	fake_new(&f, 1, 0);
+	rings[0] = NULL;
+	rings[1] = f.r;
+	rings[2] = NULL;
+	CHECK_EQ_U64(drain__new(rings, 3, 0, 0, &d), 0);
+	CHECK(drain__wait_fd(d) >= 0);
+	CHECK_EQ_U64(drain__start(d), 0);
+	for (uint64_t seq = 0; seq < 20; seq++)
+		CHECK_EQ_U64(fake_put_wait(&f, seq, gen_size(&g, seq), deadline), 0);
+	CHECK_EQ_U64(rd_until(d, 1, &rd, 20, deadline), 0);
+	CHECK_EQ_U64(rd.bad, 0);
+	for (int i = 0; i < 3; i += 2) {
+		CHECK(!drain__snapshot(d, i));
+		CHECK_EQ_U64(drain__peek(d, i, &h), -ENOENT);
+	}
+	drain__stop(d);
+	CHECK_EQ_U64(drain__flush(d), 0);
+	CHECK(!drain__snapshot(d, 0));
+	CHECK(!drain__snapshot(d, 2));
+	drain__stats(d, &st);
+	CHECK_EQ_U64(st.copied, f.head - f.start);
+	drain__free(d);
+
+	/* Only NULL rings, and none at all. */
+	CHECK_EQ_U64(drain__new(rings, 1, 0, 0, &d), 0);
+	CHECK_EQ_U64(drain__start(d), 0);
+	CHECK(!drain__snapshot(d, 0));
+	drain__stop(d);
+	CHECK_EQ_U64(drain__flush(d), 0);
+	drain__free(d);
+	CHECK_EQ_U64(drain__new(none, 0, 0, CHUNK, &d), 0);
+	CHECK_EQ_U64(drain__start(d), 0);
+	drain__free(d);
+	fake_free(&f);
+}
+
+/* drain__free of nothing, and of a running drain with records unread in
+ * several chunks and chunks read kept; drain__quiesce_in_signal. */
+static void test_free(void)
+{
+	struct fake f;
+	struct drain *d;
+	const struct perf_event_header *h;
+	struct gen g = { .fixed = 4096 };
+	struct rd rd = { .g = &g };
+	double deadline = now() + LIMIT;
+	uint64_t seq = 0, end, tail;
+
+	drain__free(NULL);
+	drain__stop(NULL);
+	drain__quiesce_in_signal(NULL);
+
+	fake_new(&f, 64, 0);
+	CHECK_EQ_U64(drain__new(&f.r, 1, 0, 2 * CHUNK, &d), 0);
+	CHECK_EQ_U64(drain__start(d), 0);
+	end = gen_upto(&g, 0, 2 * CHUNK + CHUNK / 2);
+	for (; seq < end; seq++)
+		if (fake_put_wait(&f, seq, gen_size(&g, seq), deadline))
+			break;
+	CHECK_EQ_U64(fake_wait_empty(&f, deadline), 0);
+	/* Read into the second chunk: the first goes to the kept ones. */
+	CHECK(drain__snapshot(d, 0));
+	while (rd.bytes < CHUNK + CHUNK / 4 && drain__peek(d, 0, &h) == 0) {
+		rd_check(&rd, h);
+		drain__consume(d, 0);
+	}
+	drain__publish(d, 0);
+	CHECK(rd.bytes >= CHUNK + CHUNK / 4);
+	CHECK_EQ_U64(rd.bad, 0);
+	/* More, which may take the kept chunk. */
+	end = gen_upto(&g, seq, CHUNK + CHUNK / 2);
+	for (; seq < end; seq++)
+		if (fake_put_wait(&f, seq, gen_size(&g, seq), deadline))
+			break;
+	CHECK_EQ_U64(fake_wait_empty(&f, deadline), 0);
+	drain__free(d);		/* running: stops it, frees every chunk */
+	tail = fake_tail(&f);
+	CHECK(fake_try_put(&f, seq, gen_size(&g, seq)));
+	settle();
+	CHECK_EQ_U64(fake_tail(&f), tail);
+
+	/* Quiesced, the thread leaves the rings alone. */
+	deadline = now() + LIMIT;
+	f.pc->data_tail = f.head;	/* as if read: no drain runs now */
+	CHECK_EQ_U64(drain__new(&f.r, 1, 0, 0, &d), 0);
+	CHECK_EQ_U64(drain__start(d), 0);
+	seq++;
+	CHECK_EQ_U64(fake_put_wait(&f, seq, gen_size(&g, seq), deadline), 0);
+	CHECK_EQ_U64(fake_wait_empty(&f, deadline), 0);
+	drain__quiesce_in_signal(d);
+	tail = fake_tail(&f);
+	seq++;
+	CHECK(fake_try_put(&f, seq, gen_size(&g, seq)));
+	settle();
+	CHECK_EQ_U64(fake_tail(&f), tail);
+	drain__free(d);
+	fake_free(&f);
+}
+
+int main(void)
+{
+	double t0 = now();
+
+	test_paused_reader();
+	test_bound();
+	test_stop_flush();
+	test_chunks();
+	test_null_rings();
+	test_free();
+	fprintf(stderr, "test-drain: %.2f s\n", now() - t0);
+	return check_done("test-drain");
+}
