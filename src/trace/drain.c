@@ -68,8 +68,11 @@ struct drain {
 	int wait_fd;		/* wakes the reader */
 	pthread_t thread;
 	bool started;
+	/* One pass at a time: the thread's, or the reader's catching up. */
+	pthread_mutex_t lock;
 	int quit;		/* atomic */
 	int busy;		/* atomic: the thread is touching the rings */
+	int busy_reader;	/* atomic: the reader is, in drain__catch_up() */
 	long tid;		/* atomic: the thread's, for the signal path */
 	bool full;		/* the last pass left a ring for lack of room */
 };
@@ -230,7 +233,9 @@ static void *drain_main(void *arg)
 			__atomic_store_n(&d->busy, 0, __ATOMIC_SEQ_CST);
 			break;
 		}
+		pthread_mutex_lock(&d->lock);
 		v = pass(d, true) > 0;
+		pthread_mutex_unlock(&d->lock);
 		__atomic_store_n(&d->busy, 0, __ATOMIC_SEQ_CST);
 		if (v && write(d->wait_fd, &v, sizeof(v)) < 0) {
 			/* the counter is full: the reader is woken anyway */
@@ -247,6 +252,7 @@ int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, str
 	if (!d)
 		return -ENOMEM;
 	d->ctl_fd = d->wait_fd = -1;
+	pthread_mutex_init(&d->lock, NULL);
 	d->n = n;
 	d->cap = cap;
 	d->sp = calloc((size_t)(n > 0 ? n : 1), sizeof(*d->sp));
@@ -335,6 +341,22 @@ int drain__flush(struct drain *d)
 	return 0;
 }
 
+int drain__catch_up(struct drain *d)
+{
+	long m;
+
+	__atomic_store_n(&d->busy_reader, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&d->quit, __ATOMIC_SEQ_CST) && d->started) {
+		__atomic_store_n(&d->busy_reader, 0, __ATOMIC_SEQ_CST);
+		return 0;	/* the signal path has the rings */
+	}
+	pthread_mutex_lock(&d->lock);
+	m = pass(d, true);
+	pthread_mutex_unlock(&d->lock);
+	__atomic_store_n(&d->busy_reader, 0, __ATOMIC_SEQ_CST);
+	return m < 0 ? (int)m : 0;
+}
+
 int drain__wait_fd(const struct drain *d)
 {
 	return d->wait_fd;
@@ -417,16 +439,19 @@ void drain__stats(const struct drain *d, struct drain_stats *out)
 
 void drain__quiesce_in_signal(struct drain *d)
 {
+	const int *other;
 	long tid;
 
 	if (!d)
 		return;
 	__atomic_store_n(&d->quit, 1, __ATOMIC_SEQ_CST);
 	tid = __atomic_load_n(&d->tid, __ATOMIC_SEQ_CST);
-	if (!tid || tid == (long)syscall(SYS_gettid))
-		return;
+	/* On the drain thread, the reader may be in drain__catch_up();
+	 * elsewhere, the drain thread in its pass.  The handler's own
+	 * thread does not go back to the pass it interrupted. */
+	other = tid && tid == (long)syscall(SYS_gettid) ? &d->busy_reader : &d->busy;
 	/* A pass over full rings takes milliseconds; give it two seconds. */
-	for (int i = 0; i < 2000 && __atomic_load_n(&d->busy, __ATOMIC_SEQ_CST); i++) {
+	for (int i = 0; i < 2000 && __atomic_load_n(other, __ATOMIC_SEQ_CST); i++) {
 		struct timespec ts = { 0, 1000000 };
 
 		nanosleep(&ts, NULL);
@@ -456,6 +481,7 @@ void drain__free(struct drain *d)
 	}
 	free(d->sp);
 	free(d->pfd);
+	pthread_mutex_destroy(&d->lock);
 	if (d->ctl_fd >= 0)
 		close(d->ctl_fd);
 	if (d->wait_fd >= 0)

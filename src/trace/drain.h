@@ -17,7 +17,8 @@
  * is spooled now, drain__peek() gives the next record contiguous (valid
  * until the next peek of that spool), drain__consume() steps past it and
  * drain__publish() tells the drain thread how far the reader got.  One
- * reader thread, one drain thread; no lock between them.
+ * reader thread, one drain thread; no lock between them but the one that
+ * keeps a pass over the rings to one thread at a time.
  */
 #ifndef FAULTLINE_DRAIN_H
 #define FAULTLINE_DRAIN_H
@@ -59,6 +60,15 @@ void drain__stop(struct drain *d);
 /* Copy everything in the rings now, without the bound, from the calling
  * thread; only while the thread is not running.  0 / -ENOMEM. */
 int drain__flush(struct drain *d);
+/*
+ * Copy what the rings hold now, from the calling thread (the reader's,
+ * before it snapshots): every record the kernel wrote before the call is
+ * in its spool after it, whichever ring it went to.  The thread drains a
+ * quiet ring only every 100 ms (its wakeups come from a busy one), and a
+ * merge by time that saw one CPU's records but not another's older ones
+ * would deliver a free before its malloc.  0 / -ENOMEM.
+ */
+int drain__catch_up(struct drain *d);
 /* A descriptor that polls readable when records were spooled since the
  * last drain__ack(). */
 int drain__wait_fd(const struct drain *d);

@@ -1392,6 +1392,10 @@ static int read_round(struct session *s, bool final)
 	uint64_t *when = s->round_times, limit = UINT64_MAX;
 	int err = 0;
 
+	/* Every ring up to now, as when the rings were read directly. */
+	err = drain__catch_up(s->drain);
+	if (err)
+		return err;
 	for (int c = 0; c < s->ncpus; c++) {
 		head[c] = NULL;
 		when[c] = 0;

@@ -30,6 +30,9 @@
  *     with the reader paused and with a producer thread racing the
  *     reader; the chunks read, and those reserved, are reused by the next
  *     rounds;
+ *   - drain__catch_up: records written before it, in every ring, are in
+ *     the spools after it, with the thread stopped or running beside it,
+ *     the bound kept;
  *   - NULL entries in the rings array are spools that never have records;
  *     a drain of no rings starts and stops;
  *   - drain__free(NULL); drain__free of a running drain with unread
@@ -631,6 +634,74 @@ static void test_chunks(void)
 	fake_free(&f);
 }
 
+/* drain__catch_up: what the kernel wrote before it, in every ring, is in
+ * the spools after it, without the thread (not started, then stopped)
+ * and beside it; a full spool's bound holds there too. */
+static void test_catch_up(void)
+{
+	struct fake a, b;
+	struct ring *rings[2];
+	struct drain *d;
+	struct gen g = { .small_max = 256 };
+	struct rd ra = { .g = &g }, rb = { .g = &g };
+	double deadline = now() + LIMIT;
+	uint64_t seq_a = 0, seq_b = 0;
+
+	fake_new(&a, 2, 0);
+	fake_new(&b, 2, 0);
+	rings[0] = a.r;
+	rings[1] = b.r;
+	CHECK_EQ_U64(drain__new(rings, 2, 0, 0, &d), 0);
+	for (; seq_a < 5; seq_a++)
+		CHECK(fake_try_put(&a, seq_a, gen_size(&g, seq_a)));
+	for (; seq_b < 3; seq_b++)
+		CHECK(fake_try_put(&b, seq_b, gen_size(&g, seq_b)));
+	CHECK(!drain__snapshot(d, 0));		/* nothing copied yet */
+	CHECK_EQ_U64(drain__catch_up(d), 0);
+	CHECK_EQ_U64(fake_tail(&a), a.head);
+	CHECK_EQ_U64(fake_tail(&b), b.head);
+	CHECK_EQ_U64(rd_pass(d, 0, &ra), a.head - a.start);
+	CHECK_EQ_U64(rd_pass(d, 1, &rb), b.head - b.start);
+	CHECK_EQ_U64(ra.seq, seq_a);
+	CHECK_EQ_U64(rb.seq, seq_b);
+
+	/* Beside the thread: one pass at a time, nothing lost or doubled. */
+	CHECK_EQ_U64(drain__start(d), 0);
+	for (int round = 0; round < 200; round++) {
+		CHECK_EQ_U64(fake_put_wait(&a, seq_a, gen_size(&g, seq_a), deadline), 0);
+		seq_a++;
+		CHECK_EQ_U64(fake_put_wait(&b, seq_b, gen_size(&g, seq_b), deadline), 0);
+		seq_b++;
+		CHECK_EQ_U64(drain__catch_up(d), 0);
+		/* Written before the call: in the spools now. */
+		rd_pass(d, 0, &ra);
+		rd_pass(d, 1, &rb);
+		CHECK_EQ_U64(ra.seq, seq_a);
+		CHECK_EQ_U64(rb.seq, seq_b);
+	}
+	CHECK_EQ_U64(ra.bad + rb.bad, 0);
+	drain__stop(d);
+	CHECK(fake_try_put(&b, seq_b, gen_size(&g, seq_b)));
+	seq_b++;
+	CHECK_EQ_U64(drain__catch_up(d), 0);	/* stopped: the caller's pass */
+	rd_pass(d, 1, &rb);
+	CHECK_EQ_U64(rb.seq, seq_b);
+	drain__free(d);
+
+	/* The bound: a spool at cap leaves the rest in the ring. */
+	CHECK_EQ_U64(drain__new(rings, 1, 1024, 0, &d), 0);
+	while (fake_try_put(&a, seq_a, gen_size(&g, seq_a)))
+		seq_a++;
+	CHECK_EQ_U64(drain__catch_up(d), 0);
+	CHECK(fake_tail(&a) != a.head);
+	CHECK(rd_pass(d, 0, &ra) <= 1024);
+	CHECK(ra.seq < seq_a);
+	CHECK_EQ_U64(ra.bad, 0);
+	drain__free(d);
+	fake_free(&a);
+	fake_free(&b);
+}
+
 /* NULL rings: spools with nothing, ever; the others work as usual. */
 static void test_null_rings(void)
 {
@@ -751,6 +822,7 @@ int main(void)
 	test_bound();
 	test_stop_flush();
 	test_chunks();
+	test_catch_up();
 	test_null_rings();
 	test_free();
 	fprintf(stderr, "test-drain: %.2f s\n", now() - t0);
