@@ -19,6 +19,7 @@
 #include "agg/alloc-trace.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
+#include "lib/file.h"
 #include "lib/hashmap.h"
 #include "trace/probe-spec.h"
 #include "trace/session.h"
@@ -137,9 +138,8 @@ static void release(struct alloc_trace *at, const struct sample *smp, pid_t pid,
  * ld-musl-x86_64.so.1, whatever the directory. */
 static bool loader_path(const char *path)
 {
-	const char *base = path ? strrchr(path, '/') : NULL;
+	const char *base = path ? path_base(path) : NULL;
 
-	base = base ? base + 1 : path;
 	return base && !strncmp(base, "ld-", 3) && strstr(base, ".so");
 }
 

@@ -32,6 +32,7 @@
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
 #include "agg/heap-profile.h"
+#include "lib/file.h"
 #include "lib/grow.h"
 #include "lib/hashmap.h"
 #include "cmd/report.h"
@@ -119,11 +120,9 @@ static int name_stack(struct session *s, pid_t pid, uint32_t stack, char **key, 
 			sym_result__format(&res, frame, sizeof(frame));
 		} else {
 			const struct map *m = addrspaces__find(session__addrspaces(s), pid, ips[i]);
-			const char *base = m && m->path ? strrchr(m->path, '/') : NULL;
-
 			if (m && m->path)
 				snprintf(frame, sizeof(frame), "[unknown] %s+0x%" PRIx64,
-					 base ? base + 1 : m->path, ips[i] - m->start + m->pgoff);
+					 path_base(m->path), ips[i] - m->start + m->pgoff);
 			else
 				snprintf(frame, sizeof(frame), "[unknown]");
 		}

@@ -71,3 +71,10 @@ int read_proc_file(const char *procfs, const char *name, size_t max, char **buf,
 		return errbuf__set(eb, err, "cannot read '%s': %s", path, strerror(-err));
 	return 0;
 }
+
+const char *path_base(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}

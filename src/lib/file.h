@@ -16,6 +16,9 @@
  */
 int read_file(const char *path, size_t max, char **buf, size_t *len);
 
+/* The last component of @path: what follows its last '/', or @path. */
+const char *path_base(const char *path);
+
 struct errbuf;
 /*
  * read_proc_file() - read_file() of <@procfs>/@name (@procfs NULL: /proc),

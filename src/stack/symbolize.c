@@ -57,6 +57,7 @@
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
+#include "lib/file.h"
 #include "lib/hashmap.h"
 #include "stack/debuginfo.h"
 #include "stack/jitmap.h"
@@ -336,13 +337,6 @@ static const char *intern(struct symbolizer *s, const char *str)
 	return n->str;
 }
 
-static const char *basename_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 static uint64_t mapfile_key(const struct map *m)
 {
 	uint64_t id[3] = { m->maj, m->min, m->ino };
@@ -441,7 +435,7 @@ static struct binary *binary__open(struct symbolizer *s, int fd, const char *ope
 		goto fail;
 	dwfl_report_begin(b->dwfl);
 	/* base 0: Dwfl addresses are the file's own vaddrs. */
-	b->mod = dwfl_report_elf(b->dwfl, basename_of(m->path), opened, fd, 0, false);
+	b->mod = dwfl_report_elf(b->dwfl, path_base(m->path), opened, fd, 0, false);
 	if (!b->mod)
 		goto fail;
 	fd = -1;	/* consumed */
@@ -617,7 +611,7 @@ static struct mapfile *get_mapfile(struct symbolizer *s, const struct addrspaces
 	mf->min = m->min;
 	mf->ino = m->ino;
 	mf->path = strdup(m->path);
-	mf->name = strdup(basename_of(m->path));
+	mf->name = strdup(path_base(m->path));
 	if (!mf->path || !mf->name || hashmap__set(s->mapfiles, key, (uint64_t)(uintptr_t)mf)) {
 		mapfile__free(mf);
 		return NULL;
@@ -655,7 +649,7 @@ static int jit_lookup(struct symbolizer *s, pid_t pid, uint64_t addr, struct sym
 		err = jitmap__new(pid, &j->map);
 		if (err)
 			return err == -ENOENT ? 0 : err;
-		j->module = intern(s, basename_of(jitmap__path(j->map)));
+		j->module = intern(s, path_base(jitmap__path(j->map)));
 		if (!j->module) {
 			jitmap__free(j->map);
 			j->map = NULL;

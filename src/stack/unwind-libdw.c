@@ -47,6 +47,7 @@
 
 #include "stack/addrspace.h"
 #include "stack/cfi-table.h"
+#include "lib/file.h"
 #include "lib/hashmap.h"
 #include "lib/sorted.h"
 #include "stack/mapped-file.h"
@@ -584,13 +585,6 @@ static void proc_ctx__free(struct proc_ctx *ctx)
 	free(ctx);
 }
 
-static const char *basename_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 static int modref_cmp(const void *a, const void *b)
 {
 	const struct modref *x = a, *y = b;
@@ -673,7 +667,7 @@ static int proc_ctx__build_dwfl(struct libdw_unwinder *u, struct proc_ctx *ctx)
 	dwfl_report_begin(dwfl);
 	for (size_t i = 0; i < ctx->nmods; i++) {
 		const struct modref *r = &ctx->mods[i];
-		const char *name = r->bin ? basename_of(r->bin->path) : "[unusable]";
+		const char *name = r->bin ? path_base(r->bin->path) : "[unusable]";
 		Dwfl_Module *mod = dwfl_report_module(dwfl, name, r->lo, r->hi);
 		void **userdata;
 
