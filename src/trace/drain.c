@@ -4,7 +4,8 @@
  * A spool is a chain of chunks holding whole records back to back; the
  * drain thread appends at its tail, the reader hands chunks from its head
  * back once read past, for the drain to fill again: a steady stream
- * allocates nothing, and the spool's memory is the most it ever held.  What is shared, and how:
+ * allocates nothing, and the spool's memory is the most it ever held.
+ * What is shared, and how:
  *   - written: bytes spooled so far, stored with release after the records'
  *     bytes and their chunk's `used` (and the link to a new chunk);
  *     the reader's acquire of it makes all of that visible.
@@ -74,7 +75,8 @@ struct drain {
 	int busy;		/* atomic: the thread is touching the rings */
 	int busy_reader;	/* atomic: the reader is, in drain__catch_up() */
 	long tid;		/* atomic: the thread's, for the signal path */
-	bool full;		/* the last pass left a ring for lack of room */
+	bool full;		/* atomic: the last pass left a ring for lack of room */
+	bool nomem;		/* the last pass could not get a chunk */
 };
 
 /* Mapped whole and populated: one system call for the chunk's 256 pages,
@@ -92,14 +94,20 @@ static struct chunk *chunk_new(size_t cap)
 	return c;
 }
 
-static void chunk_free(struct chunk *c)
+/* Unmap @c and every chunk linked after it. */
+static void chain_free(struct chunk *c)
 {
-	munmap(c, sizeof(*c) + c->cap);
+	while (c) {
+		struct chunk *next = c->next;
+
+		munmap(c, sizeof(*c) + c->cap);
+		c = next;
+	}
 }
 
 /* A chunk for the drain: a free one when there is one.  Chunks are kept
- * (a stack the reader pushes on and the drain pops from; with one of each
- * there is no ABA) rather than freed: a fresh one would cost the drain
+ * (a stack the reader pushes on and a pass pops from; one pusher, and one
+ * pass at a time under d->lock: no ABA) rather than freed: a fresh one would cost the drain
  * thread a page fault every 4 KiB, which is where it lost time. */
 static struct chunk *chunk_get(struct spool *sp)
 {
@@ -147,8 +155,9 @@ static int spool_append(struct spool *sp, const struct perf_event_header *h)
 }
 
 /* Move what ring @sp has now into the spool, up to the bound when
- * @bounded.  Returns the bytes moved, or -ENOMEM (records left in the
- * ring for the kernel to count lost if it must). */
+ * @bounded.  Returns the bytes moved; records it could not take for lack
+ * of memory stay in the ring (d->nomem), for the kernel to count lost if
+ * it must. */
 static long spool_fill(struct drain *d, struct spool *sp, bool bounded)
 {
 	const struct perf_event_header *h;
@@ -162,12 +171,13 @@ static long spool_fill(struct drain *d, struct spool *sp, bool bounded)
 	while ((err = ring__peek(sp->ring, &h)) == 0) {
 		if (bounded && d->cap && unread + h->size > d->cap) {
 			sp->capped++;
-			d->full = true;
+			__atomic_store_n(&d->full, true, __ATOMIC_RELAXED);
 			break;
 		}
 		err = spool_append(sp, h);
 		if (err) {
-			d->full = true;
+			__atomic_store_n(&d->full, true, __ATOMIC_RELAXED);
+			d->nomem = true;
 			break;
 		}
 		ring__consume(sp->ring);
@@ -189,24 +199,19 @@ static long spool_fill(struct drain *d, struct spool *sp, bool bounded)
 	sp->copied += (uint64_t)moved;
 	__atomic_store_n(&sp->written, sp->wpos, __ATOMIC_RELEASE);
 	ring__publish(sp->ring);
-	return err == -ENOMEM && !moved ? -ENOMEM : moved;
+	return moved;
 }
 
-/* One pass over every ring: the bytes moved. */
+/* One pass over every ring, under d->lock: the bytes moved. */
 static long pass(struct drain *d, bool bounded)
 {
 	long total = 0;
 
-	d->full = false;
-	for (int i = 0; i < d->n; i++) {
-		long m;
-
-		if (!d->sp[i].ring)
-			continue;
-		m = spool_fill(d, &d->sp[i], bounded);
-		if (m > 0)
-			total += m;
-	}
+	__atomic_store_n(&d->full, false, __ATOMIC_RELAXED);
+	d->nomem = false;
+	for (int i = 0; i < d->n; i++)
+		if (d->sp[i].ring)
+			total += spool_fill(d, &d->sp[i], bounded);
 	return total;
 }
 
@@ -218,7 +223,9 @@ static void *drain_main(void *arg)
 	__atomic_store_n(&d->tid, (long)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
 	for (;;) {
 		/* A ring left full for lack of room is looked at again soon. */
-		if (poll(d->pfd, (nfds_t)d->npfd, d->full ? 5 : 100) > 0) {
+		int timeout = __atomic_load_n(&d->full, __ATOMIC_RELAXED) ? 5 : 100;
+
+		if (poll(d->pfd, (nfds_t)d->npfd, timeout) > 0) {
 			for (int i = 1; i < d->npfd; i++)
 				/* A hung-up event stays readable: passes still
 				 * read its ring, poll no longer waits on it. */
@@ -331,30 +338,35 @@ void drain__stop(struct drain *d)
 	__atomic_store_n(&d->tid, 0, __ATOMIC_SEQ_CST);
 }
 
+/* A pass from the reader's thread; false when the signal path has the
+ * rings. */
+static bool reader_pass(struct drain *d, bool bounded)
+{
+	bool ok = true;
+
+	__atomic_store_n(&d->busy_reader, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&d->quit, __ATOMIC_SEQ_CST) && d->started) {
+		ok = false;
+	} else {
+		pthread_mutex_lock(&d->lock);
+		pass(d, bounded);
+		ok = !d->nomem;
+		pthread_mutex_unlock(&d->lock);
+	}
+	__atomic_store_n(&d->busy_reader, 0, __ATOMIC_SEQ_CST);
+	return ok;
+}
+
 int drain__flush(struct drain *d)
 {
 	if (d->started)
 		return -EBUSY;
-	for (int i = 0; i < d->n; i++)
-		if (d->sp[i].ring && spool_fill(d, &d->sp[i], false) == -ENOMEM)
-			return -ENOMEM;
-	return 0;
+	return reader_pass(d, false) ? 0 : -ENOMEM;
 }
 
-int drain__catch_up(struct drain *d)
+void drain__catch_up(struct drain *d)
 {
-	long m;
-
-	__atomic_store_n(&d->busy_reader, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&d->quit, __ATOMIC_SEQ_CST) && d->started) {
-		__atomic_store_n(&d->busy_reader, 0, __ATOMIC_SEQ_CST);
-		return 0;	/* the signal path has the rings */
-	}
-	pthread_mutex_lock(&d->lock);
-	m = pass(d, true);
-	pthread_mutex_unlock(&d->lock);
-	__atomic_store_n(&d->busy_reader, 0, __ATOMIC_SEQ_CST);
-	return m < 0 ? (int)m : 0;
+	reader_pass(d, true);
 }
 
 int drain__wait_fd(const struct drain *d)
@@ -464,20 +476,8 @@ void drain__free(struct drain *d)
 		return;
 	drain__stop(d);
 	for (int i = 0; d->sp && i < d->n; i++) {
-		struct chunk *c = d->sp[i].r;
-
-		while (c) {
-			struct chunk *next = c->next;
-
-			chunk_free(c);
-			c = next;
-		}
-		for (c = d->sp[i].free; c;) {
-			struct chunk *next = c->next;
-
-			chunk_free(c);
-			c = next;
-		}
+		chain_free(d->sp[i].r);
+		chain_free(d->sp[i].free);
 	}
 	free(d->sp);
 	free(d->pfd);

@@ -63,12 +63,14 @@ int drain__flush(struct drain *d);
 /*
  * Copy what the rings hold now, from the calling thread (the reader's,
  * before it snapshots): every record the kernel wrote before the call is
- * in its spool after it, whichever ring it went to.  The thread drains a
- * quiet ring only every 100 ms (its wakeups come from a busy one), and a
- * merge by time that saw one CPU's records but not another's older ones
- * would deliver a free before its malloc.  0 / -ENOMEM.
+ * in its spool after it, whichever ring it went to, but for what the bound
+ * or a failed allocation leaves in the ring (where the kernel counts what
+ * it then drops).  The thread drains a quiet ring only every 100 ms (its
+ * wakeups come from a busy one), and a merge by time that saw one CPU's
+ * records but not another's older ones would deliver a free before its
+ * malloc.
  */
-int drain__catch_up(struct drain *d);
+void drain__catch_up(struct drain *d);
 /* A descriptor that polls readable when records were spooled since the
  * last drain__ack(). */
 int drain__wait_fd(const struct drain *d);
