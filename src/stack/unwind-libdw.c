@@ -967,6 +967,8 @@ static inline bool copy_word(const struct unwind_input *in, uint64_t sp0, uint64
 	if (addr < sp0 || addr - sp0 > in->stack_size || in->stack_size - (addr - sp0) < sizeof(*val))
 		return false;
 	memcpy(val, in->stack + (addr - sp0), sizeof(*val));
+	if (in->npatches)
+		unwind_input__patch(in, addr, val, sizeof(*val));
 	return true;
 }
 

@@ -441,6 +441,8 @@ static int lu_access_mem(unw_addr_space_t uas, unw_word_t addr, unw_word_t *valp
 	if (in->stack && addr >= ctx->sp && addr - ctx->sp < in->stack_size &&
 	    in->stack_size - (addr - ctx->sp) >= 8) {
 		memcpy(valp, in->stack + (addr - ctx->sp), 8);
+		if (in->npatches)
+			unwind_input__patch(in, addr, valp, 8);
 		return 0;
 	}
 	mo = lookup_file(ctx, addr);

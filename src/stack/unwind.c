@@ -50,7 +50,23 @@ bool unwind_input__read(const struct unwind_input *in, uint64_t addr, void *buf,
 	if (addr < sp || addr - sp > in->stack_size || len > in->stack_size - (addr - sp))
 		return false;
 	memcpy(buf, in->stack + (addr - sp), len);
+	if (in->npatches)
+		unwind_input__patch(in, addr, buf, len);
 	return true;
+}
+
+void unwind_input__patch(const struct unwind_input *in, uint64_t addr, void *buf, size_t len)
+{
+	for (uint32_t i = 0; i < in->npatches; i++) {
+		const struct unwind_patch *p = &in->patches[i];
+		uint64_t lo = p->addr > addr ? p->addr : addr;
+		uint64_t hi = p->addr + 8 < addr + len ? p->addr + 8 : addr + len;
+
+		/* Byte-wise: a read may cover part of the word. */
+		if (lo < hi)
+			memcpy((unsigned char *)buf + (lo - addr),
+			       (const unsigned char *)&p->val + (lo - p->addr), hi - lo);
+	}
 }
 
 int unwinder__new(const char *name, struct addrspaces *as, struct unwinder **out)

@@ -52,6 +52,13 @@ enum unwind_stop {
 
 const char *unwind_stop__name(enum unwind_stop stop);
 
+/* A word of the stack copy to read as another value: a return address
+ * that a uretprobe replaced with its trampoline (stack/uret-fixup.h). */
+struct unwind_patch {
+	uint64_t addr;		/* 8 bytes at addr, inside the copy */
+	uint64_t val;
+};
+
 /* What one sample gives the unwinder.  regs[i] is the i-th set bit of
  * regs_mask, in PERF_REG_X86_* order (the kernel's layout). */
 struct unwind_input {
@@ -60,12 +67,18 @@ struct unwind_input {
 	uint64_t regs_mask;
 	const unsigned char *stack;	/* copy of [sp, sp + stack_size) */
 	uint64_t stack_size;
+	/* Words read through every backend as these values; may be NULL. */
+	const struct unwind_patch *patches;
+	uint32_t npatches;
 };
 
 /* The value of perf register `reg` (PERF_REG_X86_*) in in->regs. */
 bool unwind_input__reg(const struct unwind_input *in, int reg, uint64_t *val);
 /* Read len bytes at addr from the stack copy; false when not all inside. */
 bool unwind_input__read(const struct unwind_input *in, uint64_t addr, void *buf, size_t len);
+/* buf holds the copy's bytes [addr, addr + len): apply in's patches to
+ * them.  Every read of the copy goes through this (or _read). */
+void unwind_input__patch(const struct unwind_input *in, uint64_t addr, void *buf, size_t len);
 
 struct Elf;
 /*

@@ -154,7 +154,8 @@ static int packed(int reg)
 
 static struct unwind_input input_of(const struct capture *cap, pid_t pid)
 {
-	return (struct unwind_input){ pid, cap->regs, UNWIND_REGS_MASK, cap->stack, cap->stack_size };
+	return (struct unwind_input){ pid, cap->regs, UNWIND_REGS_MASK, cap->stack, cap->stack_size,
+				      NULL, 0 };
 }
 
 /* Symbolize frame @i as reports do: return addresses at ip - 1. */
