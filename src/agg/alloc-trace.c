@@ -633,7 +633,7 @@ static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
 		pc->role = role;
 		switch (kind) {
 		case KIND_RETURN:
-			flags |= SESSION_USER_STACK;
+			flags |= SESSION_USER_STACK | SESSION_RETURN_PROBED;
 			fn = on_return;
 			break;
 		case KIND_STORE:
@@ -644,6 +644,10 @@ static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
 			have_free = true;
 			break;
 		default:
+			/* Its return is probed: stacks sampled inside the
+			 * call (a fault, a brk) need the entry's return
+			 * address to unwind past the kernel's trampoline. */
+			flags |= SESSION_RETURN_PROBED;
 			fn = on_enter;
 			have_malloc |= role->fn == ALLOC_MALLOC;
 			break;

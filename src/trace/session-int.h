@@ -22,6 +22,7 @@
 #include "stack/unwind.h"
 
 struct map;
+struct uret_table;
 
 struct tp_filter;
 struct pmu_args;
@@ -31,7 +32,8 @@ struct replay;
 enum evsel_kind { EVSEL_TRACEPOINT, EVSEL_UPROBE, EVSEL_KPROBE, EVSEL_SOFTWARE };
 
 /* What a duplicate event may lack and its twin have: stacks, address. */
-#define SESSION_RICH (SESSION_USER_STACK | SESSION_KERNEL_STACK | SESSION_SAMPLE_ADDR)
+#define SESSION_RICH (SESSION_USER_STACK | SESSION_KERNEL_STACK | SESSION_SAMPLE_ADDR | \
+		      SESSION_RETURN_PROBED)
 
 struct evsel {
 	char name[128];
@@ -39,6 +41,9 @@ struct evsel {
 	uint64_t regs_mask;		/* sample_regs_user */
 	unsigned int nr_regs;		/* popcount of it */
 	bool entry_fix;			/* fp at a function entry: caller at *sp */
+	/* A uprobe at a function with a return probe: its entry (with %sp
+	 * and the word there) pushes a pending return, its return pops it. */
+	bool uret_entry, uret_return;
 	const struct tp_event *tev;
 	size_t first_fd, nfds;		/* its fds: s->fds[first_fd...] */
 	session_sample_fn fn;
@@ -67,6 +72,7 @@ struct session {
 	struct target *target;
 	struct probe_group *probes;
 	struct unwinder *unwinder;	/* dwarf mode only */
+	struct uret_table *urets;	/* pending uretprobe returns; NULL until one */
 	uint64_t unwind_stops[UNWIND__COUNT];
 	struct tp_catalog *catalog;
 	struct addrspaces *as;

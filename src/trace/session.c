@@ -45,6 +45,7 @@
 #include "trace/target.h"
 #include "trace/probe-group.h"
 #include "stack/unwind.h"
+#include "stack/uret-fixup.h"
 #include "trace/uprobe-place.h"
 #include "trace/uprobe-pmu.h"
 #include "lib/grow.h"
@@ -52,6 +53,9 @@
 #define SB_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			PERF_SAMPLE_CPU)
 #define MAX_USER_FRAMES 127
+/* Pending uretprobe returns mended in one stack copy: a malloc inside a
+ * probed realloc is two; deeper nesting keeps the innermost. */
+#define MAX_URET_PATCHES 16
 /* Ring pages per CPU when -m is not given.  A DWARF sample carries its
  * stack copy (8 KiB by default), so its ring must be larger to absorb the
  * same burst: 1024 pages (4 MiB, ~480 samples) kept every event of
@@ -650,6 +654,7 @@ void session__free(struct session *s)
 	target__free(s->target);
 	child_signal_restore();
 	unwinder__free(s->unwinder);
+	uret_table__free(s->urets);
 	signals_restore();
 	if (s->comms) {
 		while (hashmap__next(s->comms, &pos, &key, &val))
@@ -808,6 +813,19 @@ static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_
 			attr.sample_regs_user = 1ULL << PERF_REG_X86_SP;
 			attr.sample_stack_user = 8;
 			s->evsels[s->nevsels].entry_fix = true;
+		}
+	}
+	if (flags & SESSION_RETURN_PROBED) {
+		/* %sp: at the entry the return address's slot, at the
+		 * return 8 above it (which pending return this is). */
+		attr.sample_type |= PERF_SAMPLE_REGS_USER;
+		attr.sample_regs_user |= 1ULL << PERF_REG_X86_SP;
+		/* The return address the uretprobe is about to replace:
+		 * 8 bytes at %sp, taken before the kernel writes its
+		 * trampoline there (the entry's handlers run first). */
+		if ((flags & SESSION_FUNC_ENTRY) && !(attr.sample_type & PERF_SAMPLE_STACK_USER)) {
+			attr.sample_type |= PERF_SAMPLE_STACK_USER;
+			attr.sample_stack_user = 8;
 		}
 	}
 	if ((flags & SESSION_KERNEL_STACK) && !(attr.sample_type & PERF_SAMPLE_CALLCHAIN)) {
@@ -1040,6 +1058,34 @@ static int live_uprobe_locate(struct session *s, const struct probe_spec *spec,
 	return 0;
 }
 
+/* Whether @e's samples give what a pending return needs: a function
+ * entry with %sp and the word there. */
+static bool uret_entry_data(const struct evsel *e)
+{
+	return (e->flags & SESSION_FUNC_ENTRY) && (e->sample_type & PERF_SAMPLE_STACK_USER) &&
+	       (e->regs_mask & (1ULL << PERF_REG_X86_SP));
+}
+
+/* A uprobe evsel was added at (probe_path, probe_off): pair an entry with
+ * a return probe of the same function, whichever came first.  The kernel
+ * replaces the return address at every entry of a function with a return
+ * probe; the entry's samples let stacks inside the call be mended. */
+static void uret_pair(struct session *s, struct evsel *e, bool is_return)
+{
+	e->uret_return = is_return;
+	for (size_t i = 0; i + 1 < s->nevsels; i++) {
+		struct evsel *o = &s->evsels[i];
+
+		if (o->kind != EVSEL_UPROBE || o->probe_off != e->probe_off ||
+		    strcmp(o->probe_path, e->probe_path))
+			continue;
+		if (is_return && !o->uret_return && uret_entry_data(o))
+			o->uret_entry = true;
+		else if (!is_return && o->uret_return && uret_entry_data(e))
+			e->uret_entry = true;
+	}
+}
+
 /* The PMU half of session__add_uprobe(): the probe by perf_event_open, its
  * arguments from the sampled registers, its payload described by a format
  * of our own ("faultline_pmu:NAME"), so the tool reads fields by name. */
@@ -1092,6 +1138,7 @@ static int add_pmu_uprobe(struct session *s, const struct probe_spec *spec, unsi
 		e->kind = EVSEL_UPROBE;
 		snprintf(e->probe_path, sizeof(e->probe_path), "%s", path);
 		e->probe_off = pp.off;
+		uret_pair(s, e, pp.retprobe);
 	}
 	if (!err && ev)
 		*ev = tev;
@@ -1134,6 +1181,7 @@ static int live_add_uprobe(struct session *s, const struct probe_spec *spec, uns
 		e->kind = EVSEL_UPROBE;
 		snprintf(e->probe_path, sizeof(e->probe_path), "%s", path);
 		e->probe_off = off;
+		uret_pair(s, e, spec->kind == PROBE_RETURN);
 	}
 	return err;
 }
@@ -1199,6 +1247,105 @@ static uint64_t record_time(struct session *s, const struct perf_event_header *h
 	return sid.time;
 }
 
+/* ---- pending uretprobe returns (stack/uret-fixup.h) ---- */
+
+static void sample_input(const struct evsel *e, const struct sample *smp, struct unwind_input *in)
+{
+	*in = (struct unwind_input){
+		.pid = (pid_t)smp->pid,
+		.regs = smp->regs,
+		.regs_mask = smp->regs_abi ? e->regs_mask : 0,
+		.stack = smp->stack,
+		.stack_size = smp->stack_size,
+	};
+}
+
+/* An entry of a function with a return probe: its slot and the word
+ * there become the thread's innermost pending return. */
+static int uret_enter(struct session *s, const struct evsel *e, const struct sample *smp)
+{
+	struct unwind_input in;
+	uint64_t sp, word, lo, hi;
+	bool chained;
+	int err;
+
+	sample_input(e, smp, &in);
+	if (!unwind_input__reg(&in, PERF_REG_X86_SP, &sp) || !unwind_input__read(&in, sp, &word, 8))
+		return 0;	/* the kernel could not copy it: that call stays unknown */
+	if (!s->urets && (err = uret_table__new(&s->urets)))
+		return err;
+	chained = uret_fixup__trampoline(s->as, (pid_t)smp->pid, &lo, &hi) && word >= lo && word < hi;
+	return uret_table__enter(s->urets, (pid_t)smp->tid, sp, word, chained);
+}
+
+static void uret_leave(struct session *s, const struct evsel *e, const struct sample *smp)
+{
+	struct unwind_input in;
+	const struct uret_pending *p;
+	uint64_t sp;
+	size_t n;
+
+	if (!s->urets)
+		return;
+	sample_input(e, smp, &in);
+	/* Without %sp, the innermost: calls return in order. */
+	if (!unwind_input__reg(&in, PERF_REG_X86_SP, &sp)) {
+		p = uret_table__pending(s->urets, (pid_t)smp->tid, &n);
+		if (!n)
+			return;
+		sp = p[n - 1].slot + 8;
+	}
+	uret_table__leave(s->urets, (pid_t)smp->tid, sp);
+}
+
+/* A thread's stack begins or ends: its pending returns with it.  A
+ * copy that fails (ENOMEM) leaves the child's unknown: its stacks end at
+ * the trampoline, as they did before this table. */
+static void uret_task(struct session *s, const struct sb_task *tk, bool fork)
+{
+	if (!s->urets)
+		return;
+	if (!fork || tk->pid == tk->ppid || uret_table__fork(s->urets, (pid_t)tk->ptid, (pid_t)tk->tid))
+		uret_table__forget(s->urets, (pid_t)tk->tid);
+}
+
+/* Mend @in, a DWARF sample of @tid: the copy's pending slots read as the
+ * addresses they held, and a sample at the trampoline itself starts where
+ * it returns to (its regs copied to @regs, room for 64). */
+static void uret_mend_input(struct session *s, pid_t tid, struct unwind_input *in,
+			    struct unwind_patch *patches, uint32_t max, uint64_t *regs)
+{
+	const struct uret_pending *p;
+	uint64_t lo, hi, ip, sp, real;
+	size_t n;
+
+	if (!s->urets || !(p = uret_table__pending(s->urets, tid, &n)) ||
+	    !uret_fixup__trampoline(s->as, in->pid, &lo, &hi))
+		return;
+	in->patches = patches;
+	in->npatches = uret_fixup__stack(p, n, in, lo, hi, patches, max);
+	if (unwind_input__reg(in, PERF_REG_X86_IP, &ip) && ip >= lo && ip < hi &&
+	    unwind_input__reg(in, PERF_REG_X86_SP, &sp) && uret_fixup__at_trampoline(p, n, sp, &real)) {
+		uint64_t bit = 1ULL << PERF_REG_X86_IP;
+
+		memcpy(regs, in->regs, (size_t)__builtin_popcountll(in->regs_mask) * sizeof(*regs));
+		regs[__builtin_popcountll(in->regs_mask & (bit - 1))] = real;
+		in->regs = regs;
+	}
+}
+
+/* The same for a frame-pointer callchain's user frames. */
+static void uret_mend_ips(struct session *s, const struct sample *smp, uint64_t *ips, uint32_t n)
+{
+	const struct uret_pending *p;
+	uint64_t lo, hi;
+	size_t np;
+
+	if (s->urets && (p = uret_table__pending(s->urets, (pid_t)smp->tid, &np)) &&
+	    uret_fixup__trampoline(s->as, (pid_t)smp->pid, &lo, &hi))
+		uret_fixup__ips(p, np, lo, hi, ips, n);
+}
+
 /* ---- side-band, live or replayed ---- */
 
 void session__on_mmap(struct session *s, pid_t pid, const struct map *m, uint64_t time)
@@ -1213,6 +1360,8 @@ void session__on_comm(struct session *s, pid_t pid, pid_t tid, const char *comm,
 {
 	if (s->obs)
 		s->obs->comm(s, pid, tid, comm, exec, time);
+	if (exec && s->urets)
+		uret_table__forget(s->urets, tid);	/* a new stack */
 	if (pid != tid)
 		return;
 	if (exec) {
@@ -1241,6 +1390,7 @@ void session__on_fork(struct session *s, const struct sb_task *tk)
 	if (s->pmu_min_tid && (pid_t)tk->tid < s->pmu_min_tid && s->tree &&
 	    (hashmap__get(s->tree, tk->pid, NULL) || hashmap__get(s->tree, tk->ppid, NULL)))
 		s->lost++;
+	uret_task(s, tk, true);
 	if (tk->pid == tk->ppid)
 		return;		/* a thread */
 	session__learn_process(s, (pid_t)tk->ppid);
@@ -1257,6 +1407,7 @@ void session__on_fork(struct session *s, const struct sb_task *tk)
 
 void session__on_exit(struct session *s, const struct sb_task *tk)
 {
+	uret_task(s, tk, false);
 	if (s->obs)
 		s->obs->task(s, tk, false);
 	else if (s->task.thread_exit)
@@ -1312,9 +1463,13 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 				return 0;
 			}
 		}
+		if (s->evsels[idx - 1].uret_return)
+			uret_leave(s, &s->evsels[idx - 1], &smp);
 		if (s->evsels[idx - 1].filter &&
 		    !tp_filter__match(s->evsels[idx - 1].filter, smp.raw, smp.raw_size))
-			return 0;	/* what the kernel's filter would have dropped */
+			/* what the kernel's filter would have dropped; the
+			 * kernel's return probe still took the return */
+			return s->evsels[idx - 1].uret_entry ? uret_enter(s, &s->evsels[idx - 1], &smp) : 0;
 		s->samples++;
 		session__learn_process(s, (pid_t)smp.pid);
 		/* Recording: the file gets it, the tools' handlers do not. */
@@ -1322,7 +1477,8 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 			s->obs->sample(s, &s->evsels[idx - 1], idx - 1, &smp);
 		else
 			s->evsels[idx - 1].fn(s, &smp, s->evsels[idx - 1].ctx);
-		return 0;
+		/* After: the entry's own stack holds the real address. */
+		return s->evsels[idx - 1].uret_entry ? uret_enter(s, &s->evsels[idx - 1], &smp) : 0;
 	case PERF_RECORD_MMAP2:
 		if (sample__parse_mmap2(hdr, &m2)) {
 			s->bad++;
@@ -1681,14 +1837,13 @@ static int live_user_stack(struct session *s, const struct sample *smp, uint32_t
 	int err;
 
 	if (s->unwinder && ev && (ev->sample_type & PERF_SAMPLE_STACK_USER)) {
-		struct unwind_input in = {
-			.pid = (pid_t)smp->pid,
-			.regs = smp->regs,
-			.regs_mask = smp->regs_abi ? ev->regs_mask : 0,
-			.stack = smp->stack,
-			.stack_size = smp->stack_size,
-		};
+		struct unwind_patch patches[MAX_URET_PATCHES];
+		uint64_t regs[64];
+		struct unwind_input in;
 		enum unwind_stop stop = UNWIND_ERROR;
+
+		sample_input(ev, smp, &in);
+		uret_mend_input(s, (pid_t)smp->tid, &in, patches, MAX_URET_PATCHES, regs);
 
 		err = unwinder__unwind(s->unwinder, &in, ips, MAX_USER_FRAMES, &n, &stop);
 		if (err == -ENOMEM)
@@ -1708,6 +1863,7 @@ static int live_user_stack(struct session *s, const struct sample *smp, uint32_t
 			ips[1] = ret;
 			n = keep + 2;
 		}
+		uret_mend_ips(s, smp, ips, n);
 	}
 	return stackdb__intern(s->stacks, ips, n, stack_id);
 }

@@ -83,6 +83,10 @@ enum session_stop {
  * rather than single-steps (uprobe-place.h). */
 #define SESSION_PLACE_CHEAP	(1u << 3)
 #define SESSION_SAMPLE_ADDR	(1u << 4)	/* record the sample's data address (smp->addr) */
+/* An entry uprobe whose function has a return probe too: its samples
+ * carry %sp and the return address there, so that stacks sampled inside
+ * the call unwind past the return probe's trampoline (stack/uret-fixup.h). */
+#define SESSION_RETURN_PROBED	(1u << 5)
 
 typedef void (*session_sample_fn)(struct session *s, const struct sample *smp, void *ctx);
 
