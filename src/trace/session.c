@@ -1520,6 +1520,11 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 			return 0;
 		}
 		s->lost += lo.lost;
+		/* A lost return would leave its slot pending, to be mended
+		 * later with a stale address if a call whose entry was lost
+		 * takes the slot: a cut stack is better than a wrong one. */
+		uret_table__free(s->urets);
+		s->urets = NULL;
 		if (s->obs)
 			s->obs->lost(s, record_time(s, hdr), lo.lost);
 		else if (s->task.lost)
