@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/errbuf.h"
@@ -77,4 +78,25 @@ const char *path_base(const char *path)
 	const char *slash = strrchr(path, '/');
 
 	return slash ? slash + 1 : path;
+}
+
+int open_regular(const char *path, int flags)
+{
+	char self[64];
+	struct stat st;
+	int pfd, fd;
+
+	pfd = open(path, O_PATH | O_CLOEXEC | flags);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(pfd);
+		return -EINVAL;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		fd = -errno;
+	close(pfd);
+	return fd;
 }
