@@ -14,15 +14,25 @@
 
 int read_file(const char *path, size_t max, char **out, size_t *outlen)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = NULL, *nb;
-	int fd, err = 0;
-	ssize_t r;
+	int fd, err;
 
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	err = read_fd(fd, max, out, outlen);
+	close(fd);
+	return err;
+}
+
+int read_fd(int fd, size_t max, char **out, size_t *outlen)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = NULL, *nb;
+	int err = 0;
+	ssize_t r;
+
+	*out = NULL;
 	buf = malloc(cap);
 	if (!buf) {
 		err = -ENOMEM;
@@ -56,7 +66,6 @@ int read_file(const char *path, size_t max, char **out, size_t *outlen)
 		*outlen = len;
 out:
 	free(buf);
-	close(fd);
 	return err;
 }
 

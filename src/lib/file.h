@@ -15,6 +15,8 @@
  * -EACCES...), or -ENOMEM.
  */
 int read_file(const char *path, size_t max, char **buf, size_t *len);
+/* The same from an open @fd (left open), from where it stands. */
+int read_fd(int fd, size_t max, char **buf, size_t *len);
 
 /*
  * open_regular() - open a file whose path someone else chose (a traced

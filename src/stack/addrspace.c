@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/file.h"
 #include "stack/addrspace.h"
 #include "lib/hashmap.h"
 #include "lib/sorted.h"
@@ -63,7 +64,7 @@ static void keep_deleted(struct addrspaces *as, pid_t pid, const struct map *m)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
 		 m->start, m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path, 0);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) != 0 || st.st_ino != m->ino ||
