@@ -149,7 +149,20 @@ static int dup_path(const char *s, size_t len, char **out, bool *deleted)
 	if (!len)
 		return 0;
 	*out = strndup(s, len);
-	return *out ? 0 : -ENOMEM;
+	if (!*out)
+		return -ENOMEM;
+	/* show_map_vma escapes a newline of the path as "\012" (and nothing
+	 * else): undo it, or a file with a newline in its name is never found
+	 * (callers check the inode, so a name that held "\012" is no risk). */
+	for (char *r = *out, *w = *out;; r++, w++) {
+		if (!strncmp(r, "\\012", 4)) {
+			*w = '\n';
+			r += 3;
+		} else if (!(*w = *r)) {
+			break;
+		}
+	}
+	return 0;
 }
 
 int map__parse_line(const char *line, struct map *m)

@@ -57,27 +57,30 @@ if [ -r /sys/bus/event_source/devices/uprobe/type ]; then
 	run_case "newlines, uprobe PMU" "$T/plain" "$hostile/libc.so.6" tracefs
 fi
 
-# -p: the library found in the process's maps, under "sp ace".
-go_fifo sp
-spawn_at_fifo target env "LD_LIBRARY_PATH=$T/sp ace" "$LT" prealloc --go "$fifo"
-grep -qF "$T/sp ace/libc.so.6" "/proc/$spawned/maps" || fail "-p: the target does not map the copy"
-run_fl_go "$fifo" leak -T 100 -p "$spawned"
-expect_eq "$rc" 0 "-p sp ace: status ($(head -n 1 "$T/err"))"
-expect_line ', lost 0 events' "$T/out"
-echo "RESULT -p sp ace: target says: $(grep '^site' "$T/target.out" | tr '\n' ';')"
-check_sites_p() {
+# -p: the library found in the process's maps (which show a newline as
+# "\012"), under "sp ace" and under the hostile name.
+check_p() { # WHAT LIBDIR MAPPED
 	local fn bb c got n=0
+	go_fifo p
+	spawn_at_fifo target env "LD_LIBRARY_PATH=$2" "$LT" prealloc --go "$fifo"
+	grep -qF "$(printf '%s' "$3" | sed 's/$/\\012/' | tr -d '\n' | sed 's/\\012$//')" \
+		"/proc/$spawned/maps" || fail "-p $1: the target does not map the copy"
+	run_fl_go "$fifo" leak -T 100 -p "$spawned"
+	expect_eq "$rc" 0 "-p $1: status ($(head -n 1 "$T/err"))"
+	expect_line ', lost 0 events' "$T/out"
 	sites_of "$T/out" >"$T/sites"
 	for line in $(sed -n 's/^site fn=\([a-z_]*\) bytes=\([0-9]*\) count=\([0-9]*\)$/\1:\2:\3/p' "$T/target.out"); do
 		fn=${line%%:*}; bb=${line#*:}; c=${bb#*:}; bb=${bb%%:*}
 		got=$(awk -v f="$fn" '$1 == f { print $2, $3 }' "$T/sites")
-		expect_eq "$got" "$bb $c" "-p sp ace: $fn (bytes allocations)"
+		expect_eq "$got" "$bb $c" "-p $1: $fn (bytes allocations)"
 		n=$((n + 1))
 	done
-	[ "$n" -ge 1 ] || fail "-p sp ace: no site in the target's truth"
+	[ "$n" -ge 1 ] || fail "-p $1: no site in the target's truth"
+	echo "RESULT -p $1: target says $(grep '^site' "$T/target.out" | tr '\n' ' '); leak: $(grep 'late_leak' -B1 "$T/out" | head -n 1)"
+	wait_exit "$spawned" "-p $1: target"
+	own_lines >"$T/own.after"
+	cmp -s "$T/own.before" "$T/own.after" || fail "-p $1: group $grp changed"
 }
-check_sites_p
-wait_exit "$spawned" "-p target"
-own_lines >"$T/own.after"
-cmp -s "$T/own.before" "$T/own.after" || fail "-p: group $grp changed"
+check_p "sp ace" "$T/sp ace" "$T/sp ace/libc.so.6"
+check_p newlines "$T/plain" "$hostile/libc.so.6"
 pass_or_fail
