@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/errbuf.h"
@@ -13,15 +14,25 @@
 
 int read_file(const char *path, size_t max, char **out, size_t *outlen)
 {
-	size_t len = 0, cap = 4096;
-	char *buf = NULL, *nb;
-	int fd, err = 0;
-	ssize_t r;
+	int fd, err;
 
 	*out = NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	err = read_fd(fd, max, out, outlen);
+	close(fd);
+	return err;
+}
+
+int read_fd(int fd, size_t max, char **out, size_t *outlen)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = NULL, *nb;
+	int err = 0;
+	ssize_t r;
+
+	*out = NULL;
 	buf = malloc(cap);
 	if (!buf) {
 		err = -ENOMEM;
@@ -55,7 +66,6 @@ int read_file(const char *path, size_t max, char **out, size_t *outlen)
 		*outlen = len;
 out:
 	free(buf);
-	close(fd);
 	return err;
 }
 
@@ -77,4 +87,25 @@ const char *path_base(const char *path)
 	const char *slash = strrchr(path, '/');
 
 	return slash ? slash + 1 : path;
+}
+
+int open_regular(const char *path, int flags)
+{
+	char self[64];
+	struct stat st;
+	int pfd, fd;
+
+	pfd = open(path, O_PATH | O_CLOEXEC | flags);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(pfd);
+		return -EINVAL;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		fd = -errno;
+	close(pfd);
+	return fd;
 }

@@ -15,6 +15,21 @@
  * -EACCES...), or -ENOMEM.
  */
 int read_file(const char *path, size_t max, char **buf, size_t *len);
+/* The same from an open @fd (left open), from where it stands. */
+int read_fd(int fd, size_t max, char **buf, size_t *len);
+
+/*
+ * open_regular() - open a file whose path someone else chose (a traced
+ * process's mapping, a recording's, a perf map) for reading
+ * @flags: more open(2) flags (O_NOFOLLOW: refuse a symlink at the end)
+ *
+ * The path is opened with O_PATH first, which opens no device and waits on
+ * no FIFO, and only a regular file there is then opened for reading,
+ * through /proc/self/fd (the same inode whatever the path now names),
+ * O_NONBLOCK too.  Return: the fd (O_RDONLY|O_CLOEXEC, the caller's), or
+ * -errno: -EINVAL for what is not a regular file.
+ */
+int open_regular(const char *path, int flags);
 
 /* The last component of @path: what follows its last '/', or @path. */
 const char *path_base(const char *path);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/file.h"
 #include "stack/addrspace.h"
 #include "lib/hashmap.h"
 #include "lib/sorted.h"
@@ -63,7 +64,7 @@ static void keep_deleted(struct addrspaces *as, pid_t pid, const struct map *m)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
 		 m->start, m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path, 0);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) != 0 || st.st_ino != m->ino ||
@@ -148,7 +149,20 @@ static int dup_path(const char *s, size_t len, char **out, bool *deleted)
 	if (!len)
 		return 0;
 	*out = strndup(s, len);
-	return *out ? 0 : -ENOMEM;
+	if (!*out)
+		return -ENOMEM;
+	/* show_map_vma escapes a newline of the path as "\012" (and nothing
+	 * else): undo it, or a file with a newline in its name is never found
+	 * (callers check the inode, so a name that held "\012" is no risk). */
+	for (char *r = *out, *w = *out;; r++, w++) {
+		if (!strncmp(r, "\\012", 4)) {
+			*w = '\n';
+			r += 3;
+		} else if (!(*w = *r)) {
+			break;
+		}
+	}
+	return 0;
 }
 
 int map__parse_line(const char *line, struct map *m)

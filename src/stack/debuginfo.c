@@ -17,6 +17,7 @@
 
 #include <elfutils/libdwelf.h>
 
+#include "lib/file.h"
 #include "stack/debuginfo.h"
 
 static const char system_debug_dir[] = "/usr/lib/debug";
@@ -70,11 +71,11 @@ static int open_debug_candidate(const struct debuginfo_query *q, const char *pat
 	Elf *elf = NULL;
 	uint32_t got;
 	bool ok = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path, 0);
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_dev == q->dev && st.st_ino == q->ino))
+	if (fstat(fd, &st) != 0 || (st.st_dev == q->dev && st.st_ino == q->ino))
 		goto out;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/file.h"
 #include "stack/addrspace.h"
 #include "stack/elf-sym.h"
 
@@ -49,11 +50,13 @@ static int elf_file__open(struct elf_file *f, const char *path, struct errbuf *e
 	f->elf = NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return errbuf__set(eb, -EINVAL, "libelf is too old for this program");
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	f->fd = open_regular(path, 0);
 	if (f->fd < 0) {
-		err = errno;
+		err = -f->fd;
 		if (err == ENOENT || err == ENOTDIR)
 			return errbuf__set(eb, -ENXIO, "'%s' does not exist", path);
+		if (err == EINVAL)
+			return errbuf__set(eb, -ENOEXEC, "'%s' is not a regular file", path);
 		return errbuf__set(eb, -err, "cannot open '%s': %s", path, strerror(err));
 	}
 	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
@@ -415,7 +418,7 @@ static bool is_elf(const char *path)
 {
 	unsigned char magic[4];
 	bool ok = false;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path, 0);
 
 	if (fd < 0)
 		return false;

@@ -4,6 +4,7 @@
  * binary search; a symbol holds [start, start + size).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ struct jitsym {
 struct jitmap {
 	char path[PATH_MAX];
 	off_t size;			/* file size when read: reread when it grew */
+	uid_t owner;			/* besides root, who may own the file */
 	char *buf;
 	struct jitsym *syms;
 	size_t n;
@@ -92,11 +94,19 @@ static int jitmap__read(struct jitmap *j)
 {
 	struct stat st;
 	char *buf = NULL;
-	int err;
+	int err, fd;
 
-	if (stat(j->path, &st) != 0)
+	/* As perf does: a map another user could write (not root's, not the
+	 * process owner's), a symlink, a FIFO or a device is no map. */
+	fd = open_regular(j->path, O_NOFOLLOW);
+	if (fd < 0)
 		return 0;
-	err = read_file(j->path, 1u << 30, &buf, NULL);
+	if (fstat(fd, &st) != 0 || (st.st_uid != 0 && st.st_uid != j->owner)) {
+		close(fd);
+		return 0;
+	}
+	err = read_fd(fd, 1u << 30, &buf, NULL);
+	close(fd);
 	if (err)
 		return err == -ENOMEM ? err : 0;
 	j->size = st.st_size;
@@ -138,7 +148,7 @@ static void jitmap_path(pid_t pid, char *path, size_t n)
 	}
 }
 
-int jitmap__open(const char *path, struct jitmap **out)
+static int open_owned(const char *path, uid_t owner, struct jitmap **out)
 {
 	struct jitmap *j = calloc(1, sizeof(*j));
 	int err = -ENOMEM;
@@ -147,6 +157,7 @@ int jitmap__open(const char *path, struct jitmap **out)
 	if (!j)
 		return err;
 	snprintf(j->path, sizeof(j->path), "%s", path);
+	j->owner = owner;
 	err = jitmap__read(j);
 	if (err) {
 		jitmap__free(j);
@@ -154,6 +165,22 @@ int jitmap__open(const char *path, struct jitmap **out)
 	}
 	*out = j;
 	return 0;
+}
+
+int jitmap__open(const char *path, struct jitmap **out)
+{
+	return open_owned(path, geteuid(), out);
+}
+
+/* The effective uid of @pid (the owner of its /proc directory), or root's
+ * when it cannot be told: then only root's maps are read. */
+static uid_t process_owner(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return stat(path, &st) == 0 ? st.st_uid : 0;
 }
 
 int jitmap__new(pid_t pid, struct jitmap **out)
@@ -166,7 +193,7 @@ int jitmap__new(pid_t pid, struct jitmap **out)
 	jitmap_path(pid, path, sizeof(path));
 	if (!path[0])
 		return -ENOENT;
-	return jitmap__open(path, out);
+	return open_owned(path, process_owner(pid), out);
 }
 
 void jitmap__free(struct jitmap *j)

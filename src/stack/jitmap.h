@@ -24,7 +24,10 @@ struct jitmap;
  * @out: out; free with jitmap__free()
  *
  * A file that exists but cannot be read is an empty map (read again once
- * it grows).
+ * it grows), and so is one that is not trusted, as perf does: a file not
+ * owned by root or the process's owner (the owner of /proc/PID), a
+ * symlink, anything but a regular file (opened O_NOFOLLOW|O_NONBLOCK, so a
+ * FIFO there blocks nothing).
  *
  * Return: 0; -ENOENT when the process has no perf map file; -ENOMEM.
  */
@@ -32,7 +35,7 @@ int jitmap__new(pid_t pid, struct jitmap **out);
 
 /**
  * jitmap__open() - a perf map file by its path
- * @path: the file
+ * @path: the file, trusted when owned by root or the caller's euid
  * @out: out; free with jitmap__free()
  *
  * Return: 0 (an unreadable file is an empty map); -ENOMEM.

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/file.h"
 #include "stack/addrspace.h"
 #include "stack/mapped-file.h"
 
@@ -14,11 +15,11 @@
 static int open_if_same(const char *path, const struct map *m)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path, 0);
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (!m->ino || st.st_ino == m->ino))
+	if (fstat(fd, &st) == 0 && (!m->ino || st.st_ino == m->ino))
 		return fd;
 	close(fd);
 	return -1;

@@ -497,7 +497,7 @@ static bool same_build_id(int fd, const struct map *m)
 
 static int open_checked(const char *path, const struct map *m, char *opened, size_t n)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path, 0);
 
 	if (fd < 0)
 		return -1;

@@ -26,6 +26,7 @@
 
 #include <tracefs/tracefs.h>
 
+#include "lib/file.h"
 #include "lib/clock.h"
 #include "trace/session.h"
 #include "trace/session-int.h"
@@ -1041,7 +1042,7 @@ static int live_uprobe_locate(struct session *s, const struct probe_spec *spec,
 	*off += spec->sym_offset;
 	if (!spec->nexpect && !(flags & SESSION_PLACE_CHEAP && spec->kind == PROBE_ENTRY))
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path, 0);
 	if (fd >= 0) {
 		got = pread(fd, code, sizeof(code), (off_t)*off);
 		close(fd);

@@ -57,6 +57,12 @@ static void test_parse(void)
 	map__clear(&m);
 	CHECK(m.path == NULL);
 
+	/* A newline in a path is "\012" in maps; spaces stay as they are. */
+	CHECK_EQ_U64(map__parse_line("7f0565c20000-7f0565c42000 r-xp 00000000 fe:01 5 "
+				     "/tmp/sp ace/a:0x0\\012-:g/e\\012z/libc.so.6\n", &m), 0);
+	CHECK_STR(m.path, "/tmp/sp ace/a:0x0\n-:g/e\nz/libc.so.6");
+	map__clear(&m);
+
 	/* Anonymous: the kernel leaves a space after the inode. */
 	CHECK_EQ_U64(map__parse_line("7f0565c20000-7f0565c42000 rw-p 00000000 00:00 0 \n", &m), 0);
 	CHECK(m.path == NULL);

@@ -1,0 +1,159 @@
+/*
+ * probe-line: dynamic-event command lines, built only from parts the
+ * kernel's parser cannot misread (see probe-line.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trace/probe-line.h"
+
+/* MAX_EVENT_NAME_LEN is 64 with the NUL. */
+#define NAME_MAX_LEN 63
+
+static bool is_name(const char *s, const char *more)
+{
+	size_t len = strlen(s);
+
+	if (!len || len > NAME_MAX_LEN || (s[0] >= '0' && s[0] <= '9'))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || (c && strchr(more, c))))
+			return false;
+	}
+	return true;
+}
+
+bool probe_line__path_ok(const char *path)
+{
+	size_t len = strlen(path);
+
+	if (path[0] != '/' || len > PROBE_LINE_PATH_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)path[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      strchr("/._+,@~=-", c)))
+			return false;
+	}
+	return true;
+}
+
+/* Fetchargs: printable tokens, one space between them, no comment. */
+static bool args_ok(const char *a)
+{
+	if (!a)
+		return true;
+	for (size_t i = 0; a[i]; i++) {
+		unsigned char c = (unsigned char)a[i];
+
+		if (c == ' ' ? (i == 0 || a[i + 1] == ' ' || !a[i + 1]) : (c < 0x21 || c > 0x7e || c == '#'))
+			return false;
+	}
+	return true;
+}
+
+static int finish(char *buf, size_t n, int len, struct errbuf *eb)
+{
+	if (len < 0 || (size_t)len >= n || len > PROBE_LINE_MAX) {
+		if (n)
+			buf[0] = '\0';
+		return errbuf__set(eb, -ENAMETOOLONG, "probe command of %d bytes is too long", len);
+	}
+	return 0;
+}
+
+static int check_names(const char *group, const char *event, const char *fetchargs,
+		       struct errbuf *eb)
+{
+	if (!is_name(group, ""))
+		return errbuf__set(eb, -EINVAL, "invalid probe group name");
+	if (!is_name(event, ""))
+		return errbuf__set(eb, -EINVAL, "invalid probe name");
+	if (!args_ok(fetchargs))
+		return errbuf__set(eb, -EINVAL, "invalid fetchargs of probe '%s'", event);
+	return 0;
+}
+
+int probe_line__uprobe(char *buf, size_t n, const char *group, const char *event,
+		       const char *path, uint64_t off, bool retprobe, const char *fetchargs,
+		       struct errbuf *eb)
+{
+	int err = check_names(group, event, fetchargs, eb);
+
+	if (n)
+		buf[0] = '\0';
+	if (err)
+		return err;
+	if (!probe_line__path_ok(path))
+		return errbuf__set(eb, -EINVAL, "path of probe '%s' cannot stand in a probe command",
+				   event);
+	return finish(buf, n,
+		      snprintf(buf, n, "%c:%s/%s %s:0x%016" PRIx64 "%s%s", retprobe ? 'r' : 'p', group,
+			       event, path, off, fetchargs && *fetchargs ? " " : "",
+			       fetchargs ? fetchargs : ""),
+		      eb);
+}
+
+int probe_line__kprobe(char *buf, size_t n, const char *group, const char *event,
+		       const char *func, bool retprobe, const char *fetchargs, struct errbuf *eb)
+{
+	int err = check_names(group, event, fetchargs, eb);
+
+	if (n)
+		buf[0] = '\0';
+	if (err)
+		return err;
+	if (!is_name(func, "."))
+		return errbuf__set(eb, -EINVAL, "invalid kernel function name for probe '%s'", event);
+	return finish(buf, n,
+		      snprintf(buf, n, "%c:%s/%s %s%s%s", retprobe ? 'r' : 'p', group, event, func,
+			       fetchargs && *fetchargs ? " " : "", fetchargs ? fetchargs : ""),
+		      eb);
+}
+
+/*
+ * error_log entries (tracing_log_err):
+ *   [ 7106.666040] trace_uprobe: error: Invalid register name
+ *     Command: p:g/e /bin/true:0x10 a=%zz:u64
+ *                                   ^
+ */
+bool probe_line__kernel_error(const char *log, const char *cmd, char *msg, size_t n)
+{
+	const char *head = NULL, *p = log;
+	size_t clen = strlen(cmd);
+	bool found = false;
+
+	if (!log)
+		return false;
+	while (*p) {
+		const char *eol = p + strcspn(p, "\n"), *c = p;
+
+		if (*p == '[') {
+			head = p;
+		} else if (head) {
+			while (*c == ' ')
+				c++;
+			if (!strncmp(c, "Command: ", 9) && (size_t)(eol - c - 9) == clen &&
+			    !memcmp(c + 9, cmd, clen)) {
+				size_t hlen = strcspn(head, "\n"), len;
+				const char *m = memchr(head, ']', hlen);
+
+				m = m ? m + 1 : head;
+				while (*m == ' ')
+					m++;
+				len = strcspn(m, "\n");
+				snprintf(msg, n, "%.*s", (int)len, m);
+				found = true;
+			}
+			head = NULL;
+		}
+		p = *eol ? eol + 1 : eol;
+	}
+	return found;
+}

@@ -1,0 +1,97 @@
+/*
+ * test-probe-line: the probe command builder refuses every part the
+ * kernel's dynamic_events parser could misread (a newline starts another
+ * command, whitespace splits one, '#' ends it, ':' starts the offset on
+ * 3.10), builds the line libtracefs writes for good parts, and the error
+ * log is quoted only for the command that failed.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "check.h"
+#include "trace/probe-line.h"
+
+static int up(const char *group, const char *event, const char *path, const char *args)
+{
+	char buf[PROBE_LINE_MAX + 1];
+
+	return probe_line__uprobe(buf, sizeof(buf), group, event, path, 0x10, false, args, NULL);
+}
+
+int main(void)
+{
+	static const char *const bad_paths[] = {
+		"/tmp/rel/nl:zz\nq/st", "/tmp/x/sp ace/libc.so.6", "/a\tb", "/a\rb", "/a#b",
+		"/a:b", "relative/libc.so.6", "", "/a\x01" "b", "/caf\xc3\xa9/libc.so.6",
+		"/x\n-:faultline_1/malloc_enter",
+	};
+	char buf[PROBE_LINE_MAX + 1], big[PROBE_LINE_PATH_MAX + 2], msg[256];
+	const char *log;
+
+	CHECK(probe_line__path_ok("/lib/x86_64-linux-gnu/libc.so.6"));
+	CHECK(probe_line__path_ok("/proc/123/fd/7"));
+	CHECK(probe_line__path_ok("/opt/a+b,c@d~e=f-g_h/lib.so"));
+	for (size_t i = 0; i < sizeof(bad_paths) / sizeof(bad_paths[0]); i++) {
+		CHECK(!probe_line__path_ok(bad_paths[i]));
+		CHECK_EQ_U64(up("faultline_1", "malloc_enter", bad_paths[i], NULL), (uint64_t)-EINVAL);
+	}
+	memset(big, 'a', sizeof(big) - 1);
+	big[0] = '/';
+	big[sizeof(big) - 1] = '\0';
+	CHECK(!probe_line__path_ok(big));
+	big[PROBE_LINE_PATH_MAX] = '\0';
+	CHECK(probe_line__path_ok(big));
+
+	/* Names: the group and the event. */
+	CHECK_EQ_U64(up("faultline_1\n-:x", "e", "/lib.so", NULL), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(up("faultline_1", "e v", "/lib.so", NULL), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(up("faultline_1", "e/v", "/lib.so", NULL), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(up("faultline_1", "", "/lib.so", NULL), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(up("faultline_1", "9e", "/lib.so", NULL), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(up("faultline_1", "e1234567890123456789012345678901234567890123456789012345678901234",
+			"/lib.so", NULL), (uint64_t)-EINVAL);
+	/* Fetchargs. */
+	CHECK_EQ_U64(up("g", "e", "/lib.so", "a=%di:u64\n-:g/e"), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(up("g", "e", "/lib.so", "a=%di:u64 #x"), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(up("g", "e", "/lib.so", "a=%di:u64\tb=%si"), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(up("g", "e", "/lib.so", "a=%di:u64  b=%si"), (uint64_t)-EINVAL);
+	CHECK_EQ_U64(up("g", "e", "/lib.so", " a=%di"), (uint64_t)-EINVAL);
+
+	/* The line libtracefs writes (strace of leak on 6.18). */
+	CHECK_EQ_U64(probe_line__uprobe(buf, sizeof(buf), "faultline_15976", "malloc_enter",
+					"/lib/x86_64-linux-gnu/libc.so.6", 0x98930, false,
+					"size=%di:u64 sp=%sp:x64", NULL), 0);
+	CHECK_STR(buf, "p:faultline_15976/malloc_enter /lib/x86_64-linux-gnu/libc.so.6:"
+		       "0x0000000000098930 size=%di:u64 sp=%sp:x64");
+	CHECK_EQ_U64(probe_line__uprobe(buf, sizeof(buf), "g", "r", "/l.so", 0x10, true, "", NULL), 0);
+	CHECK_STR(buf, "r:g/r /l.so:0x0000000000000010");
+	CHECK_EQ_U64(probe_line__uprobe(buf, 20, "g", "r", "/l.so", 0x10, true, NULL, NULL),
+		     (uint64_t)-ENAMETOOLONG);
+	CHECK_STR(buf, "");
+	CHECK_EQ_U64(probe_line__kprobe(buf, sizeof(buf), "g", "k", "hugetlb_fault", false, NULL,
+					NULL), 0);
+	CHECK_STR(buf, "p:g/k hugetlb_fault");
+	CHECK_EQ_U64(probe_line__kprobe(buf, sizeof(buf), "g", "k", "foo.isra.0", true, NULL, NULL), 0);
+	CHECK_STR(buf, "r:g/k foo.isra.0");
+	CHECK_EQ_U64(probe_line__kprobe(buf, sizeof(buf), "g", "k", "f\np:g/x f", false, NULL, NULL),
+		     (uint64_t)-EINVAL);
+	CHECK_EQ_U64(probe_line__kprobe(buf, sizeof(buf), "g", "k", "f x", false, NULL, NULL),
+		     (uint64_t)-EINVAL);
+
+	/* The error log: only the entry of this very command is quoted. */
+	log = "[ 7106.665910] trace_uprobe: error: Failed to find the given file\n"
+	      "  Command: p:g/x /nonexist:0x10 a=%di:u64\n"
+	      "                            ^\n"
+	      "[ 7106.666040] trace_uprobe: error: Invalid register name\n"
+	      "  Command: p:g/y /bin/true:0x10 a=%zz:u64\n"
+	      "                                             ^\n";
+	CHECK(probe_line__kernel_error(log, "p:g/x /nonexist:0x10 a=%di:u64", msg, sizeof(msg)));
+	CHECK_STR(msg, "trace_uprobe: error: Failed to find the given file");
+	CHECK(probe_line__kernel_error(log, "p:g/y /bin/true:0x10 a=%zz:u64", msg, sizeof(msg)));
+	CHECK_STR(msg, "trace_uprobe: error: Invalid register name");
+	CHECK(!probe_line__kernel_error(log, "p:g/z /bin/true:0x10", msg, sizeof(msg)));
+	CHECK(!probe_line__kernel_error(log, "p:g/x /nonexist:0x10", msg, sizeof(msg)));
+	CHECK(!probe_line__kernel_error("", "p:g/x", msg, sizeof(msg)));
+	CHECK(!probe_line__kernel_error(NULL, "p:g/x", msg, sizeof(msg)));
+	return check_done("test-probe-line");
+}
