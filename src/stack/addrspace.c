@@ -28,6 +28,10 @@ struct proc {
 	struct map *maps;	/* sorted by start, non-overlapping */
 	size_t nr, cap;
 	uint64_t code_gen;	/* changes when executable mappings change */
+	/* The "[uprobes]" page as of code generation xol_gen (a cache:
+	 * asked at every probed call, it changes only with the code). */
+	bool xol_known, xol_have;
+	uint64_t xol_gen, xol_lo, xol_hi;
 };
 
 struct addrspaces {
@@ -578,6 +582,31 @@ const struct map *addrspaces__maps(const struct addrspaces *as, pid_t pid, size_
 
 	*n = p ? p->nr : 0;
 	return p ? p->maps : NULL;
+}
+
+bool addrspaces__uprobes_page(const struct addrspaces *as, pid_t pid, uint64_t *lo, uint64_t *hi)
+{
+	struct proc *p = get_proc(as, pid);
+
+	if (!p)
+		return false;
+	if (!p->xol_known || p->xol_gen != p->code_gen) {
+		p->xol_have = false;
+		/* Mapped last, usually high: search from the top. */
+		for (size_t i = p->nr; i-- > 0;) {
+			if (map__uprobes(&p->maps[i])) {
+				p->xol_have = true;
+				p->xol_lo = p->maps[i].start;
+				p->xol_hi = p->maps[i].end;
+				break;
+			}
+		}
+		p->xol_known = true;
+		p->xol_gen = p->code_gen;
+	}
+	*lo = p->xol_lo;
+	*hi = p->xol_hi;
+	return p->xol_have;
 }
 
 uint64_t addrspaces__code_generation(const struct addrspaces *as, pid_t pid)

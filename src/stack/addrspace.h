@@ -178,5 +178,9 @@ uint64_t addrspaces__code_generation(const struct addrspaces *as, pid_t pid);
 /* All of pid's maps, sorted by start (*n = 0 and NULL when unknown).  Valid
  * until the next change of that pid. */
 const struct map *addrspaces__maps(const struct addrspaces *as, pid_t pid, size_t *n);
+/* @pid's uprobes page (map__uprobes()): [*lo, *hi).  False when it has
+ * none (no uprobe hit it yet) or is unknown.  Found again only when its
+ * executable mappings changed (addrspaces__code_generation()). */
+bool addrspaces__uprobes_page(const struct addrspaces *as, pid_t pid, uint64_t *lo, uint64_t *hi);
 
 #endif

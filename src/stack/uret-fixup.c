@@ -13,7 +13,6 @@
 
 #include "lib/grow.h"
 #include "lib/hashmap.h"
-#include "stack/addrspace.h"
 #include "stack/uret-fixup.h"
 
 struct thread_rets {
@@ -165,22 +164,6 @@ const struct uret_pending *uret_table__pending(const struct uret_table *t, pid_t
 size_t uret_table__threads(const struct uret_table *t)
 {
 	return hashmap__count(t->threads);
-}
-
-bool uret_fixup__trampoline(const struct addrspaces *as, pid_t pid, uint64_t *lo, uint64_t *hi)
-{
-	size_t n;
-	const struct map *m = addrspaces__maps(as, pid, &n);
-
-	/* Mapped last, usually high: search from the top. */
-	for (size_t i = n; i-- > 0;) {
-		if (map__uprobes(&m[i])) {
-			*lo = m[i].start;
-			*hi = m[i].end;
-			return true;
-		}
-	}
-	return false;
 }
 
 uint32_t uret_fixup__stack(const struct uret_pending *p, size_t np, const struct unwind_input *in,

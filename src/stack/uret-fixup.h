@@ -40,8 +40,6 @@
 
 #include "stack/unwind.h"
 
-struct addrspaces;
-
 struct uret_pending {
 	uint64_t slot;		/* the stack address of the return address (entry %sp) */
 	uint64_t ret;		/* what it held before the trampoline; 0: unknown */
@@ -86,15 +84,11 @@ const struct uret_pending *uret_table__pending(const struct uret_table *t, pid_t
 /* Threads with pending returns (for tests and leaks). */
 size_t uret_table__threads(const struct uret_table *t);
 
-/* The trampoline page of @pid: its "[uprobes]" mapping [*lo, *hi).  False
- * when the process has none (no uprobe hit it yet). */
-bool uret_fixup__trampoline(const struct addrspaces *as, pid_t pid, uint64_t *lo, uint64_t *hi);
-
 /**
  * uret_fixup__stack() - the patches that mend a DWARF sample's stack copy
  * @p, @np: the thread's pending returns (uret_table__pending())
  * @in: the sample (its sp and stack copy); @in's own patches are ignored
- * @lo, @hi: the trampoline page
+ * @lo, @hi: the trampoline page (addrspaces__uprobes_page())
  * @out, @max: room for the patches (one per pending return is enough)
  *
  * A patch for each pending slot inside the copy whose word lies in the

@@ -1275,7 +1275,7 @@ static int uret_enter(struct session *s, const struct evsel *e, const struct sam
 		return 0;	/* the kernel could not copy it: that call stays unknown */
 	if (!s->urets && (err = uret_table__new(&s->urets)))
 		return err;
-	chained = uret_fixup__trampoline(s->as, (pid_t)smp->pid, &lo, &hi) && word >= lo && word < hi;
+	chained = addrspaces__uprobes_page(s->as, (pid_t)smp->pid, &lo, &hi) && word >= lo && word < hi;
 	return uret_table__enter(s->urets, (pid_t)smp->tid, sp, word, chained);
 }
 
@@ -1321,7 +1321,7 @@ static void uret_mend_input(struct session *s, pid_t tid, struct unwind_input *i
 	size_t n;
 
 	if (!s->urets || !(p = uret_table__pending(s->urets, tid, &n)) ||
-	    !uret_fixup__trampoline(s->as, in->pid, &lo, &hi))
+	    !addrspaces__uprobes_page(s->as, in->pid, &lo, &hi))
 		return;
 	in->patches = patches;
 	in->npatches = uret_fixup__stack(p, n, in, lo, hi, patches, max);
@@ -1343,7 +1343,7 @@ static void uret_mend_ips(struct session *s, const struct sample *smp, uint64_t 
 	size_t np;
 
 	if (s->urets && (p = uret_table__pending(s->urets, (pid_t)smp->tid, &np)) &&
-	    uret_fixup__trampoline(s->as, (pid_t)smp->pid, &lo, &hi))
+	    addrspaces__uprobes_page(s->as, (pid_t)smp->pid, &lo, &hi))
 		uret_fixup__ips(p, np, lo, hi, ips, n);
 }
 

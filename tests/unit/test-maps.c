@@ -358,11 +358,40 @@ static void test_updates(void)
 	addrspaces__free(NULL);
 }
 
+/* The uprobes page, cached per code generation: found when it appears,
+ * moved with the mapping, gone with it. */
+static void test_uprobes_page(void)
+{
+	struct addrspaces *as = NULL;
+	uint64_t lo = 0, hi = 0;
+
+	CHECK_EQ_U64(addrspaces__new(&as), 0);
+	CHECK(!addrspaces__uprobes_page(as, 400, &lo, &hi));
+	CHECK_EQ_U64(add_map(as, 400, 0x400000, 0x401000, 0, "/bin/x"), 0);
+	CHECK(!addrspaces__uprobes_page(as, 400, &lo, &hi));
+	CHECK_EQ_U64(add_map(as, 400, 0x7fff0000, 0x7fff1000, 0, "[uprobes]"), 0);
+	CHECK(addrspaces__uprobes_page(as, 400, &lo, &hi));
+	CHECK_EQ_U64(lo, 0x7fff0000);
+	CHECK_EQ_U64(hi, 0x7fff1000);
+	/* Asked again with no change: the same answer from the cache. */
+	CHECK(addrspaces__uprobes_page(as, 400, &lo, &hi));
+	CHECK_EQ_U64(lo, 0x7fff0000);
+	/* Code mapped over it: the page is gone. */
+	CHECK_EQ_U64(add_map(as, 400, 0x7fff0000, 0x7fff1000, 0, "/bin/y"), 0);
+	CHECK(!addrspaces__uprobes_page(as, 400, &lo, &hi));
+	CHECK_EQ_U64(add_map(as, 400, 0x7ffe0000, 0x7ffe1000, 0, "[uprobes]"), 0);
+	CHECK(addrspaces__uprobes_page(as, 400, &lo, &hi));
+	CHECK_EQ_U64(lo, 0x7ffe0000);
+	CHECK(!addrspaces__uprobes_page(as, 401, &lo, &hi));
+	addrspaces__free(as);
+}
+
 int main(void)
 {
 	test_parse();
 	test_load_self();
 	test_load_fixture();
 	test_updates();
+	test_uprobes_page();
 	return check_done("test-maps");
 }
