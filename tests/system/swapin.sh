@@ -76,7 +76,13 @@ wait_target() {
 		fail "$1: target did not finish: $(cat "$T/$1.err")"
 }
 # check_truth NAME: pages did go to swap (how many is the kernel's
-# choice), and every one came back, by one major fault each.
+# choice), and every one came back, by at least one major fault each.
+# getrusage's majflt is an upper bound, not the count: the kernel counts a
+# retried fault as major (FAULT_FLAG_TRIED), so a fault on a file page that
+# was locked at that moment (another process reading the same file: CI
+# saw majflt=2001 for 2000 swap-ins) adds one.  faultline's count, of
+# faults in anonymous/shmem mappings only, is checked against the pages
+# pagemap saw come back, exactly.
 check_truth() {
 	so=$(truth swapped_out "$T/$1.out")
 	si=$(truth swapped_in "$T/$1.out")
@@ -85,7 +91,8 @@ check_truth() {
 	[ "${so:-0}" -gt 0 ] && [ "$so" -le "$PAGES" ] ||
 		fail "$1: $so pages in swap after MADV_PAGEOUT of $PAGES"
 	expect_eq "$si" "$so" "$1: pages swapped back in"
-	expect_eq "$mf" "$si" "$1: major faults (one per page on zram)"
+	[ "${mf:-0}" -ge "$si" ] ||
+		fail "$1: $mf major faults for $si pages swapped in (one per page on zram)"
 }
 # live_run NAME ARGS...: faultline swapin ARGS (an interval, no count)
 # started, the target released once it traces, stopped with SIGINT once
