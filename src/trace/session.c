@@ -715,16 +715,62 @@ struct pmu_probe {
  * session__on_fork counts a task of the target's below the bound as
  * lost).  Measured here: leak-target under `record -e leak` with tracefs
  * masked lost 739 samples of other processes' mallocs without it.
+ *
+ * -p: the target is older than most of the host, so "born after it"
+ * keeps nearly everyone.  There the filter names the target's threads,
+ * and lets through only tasks born after the last pid handed out before
+ * they were listed (pid_bound()): the threads it starts later.  `leak -p`
+ * of a shell beside a perl building a hash lost 1,043 events to perl's
+ * samples without it.  A target with more threads than a filter carries
+ * (the kernel takes a page) keeps the plain bound.
  */
+#define PMU_FILTER_MAX 4000
+
+/* The next pid the kernel hands out in our namespace, read before the
+ * caller lists the target's threads; 0 when unknown. */
+static pid_t pid_bound(void)
+{
+	char *buf = NULL;
+	long last = 0;
+
+	if (!read_file("/proc/sys/kernel/ns_last_pid", 32, &buf, NULL))
+		last = strtol(buf, NULL, 10);
+	free(buf);
+	return last > 0 && last < INT32_MAX ? (pid_t)(last + 1) : 0;
+}
+
+/* -p's filter in @out: the threads listed now, and tasks from @bound on. */
+static int pid_filter(const struct session *s, pid_t bound, char *out, size_t n)
+{
+	pid_t *tids = NULL;
+	size_t ntids = 0, len;
+	int err = target__threads(s->target, &tids, &ntids);
+
+	if (err)
+		return err;
+	len = (size_t)snprintf(out, n, "common_pid >= %d", (int)bound);
+	for (size_t i = 0; i < ntids && len < n; i++)
+		if (tids[i] < bound)
+			len += (size_t)snprintf(out + len, n - len, " || common_pid == %d", (int)tids[i]);
+	free(tids);
+	return len < n ? 0 : -E2BIG;
+}
+
 static int pmu_filter(struct session *s, size_t idx, struct errbuf *eb)
 {
 	const struct evsel *e = &s->evsels[idx];
-	char filter[64];
+	char filter[PMU_FILTER_MAX];
+	pid_t bound = 0;
 
 	if (!s->target || target__kind(s->target) == TARGET_ALL || target__pid(s->target) <= 0)
 		return 0;
-	s->pmu_min_tid = target__pid(s->target);
-	snprintf(filter, sizeof(filter), "common_pid >= %d", (int)s->pmu_min_tid);
+	if (target__kind(s->target) == TARGET_PID)
+		bound = pid_bound();
+	if (!bound || pid_filter(s, bound, filter, sizeof(filter))) {
+		bound = target__pid(s->target);
+		snprintf(filter, sizeof(filter), "common_pid >= %d", (int)bound);
+	}
+	s->pmu_min_tid = bound;
 	for (size_t f = e->first_fd; f < s->nfds; f++) {
 		int err = perf_event__set_filter(s->fds[f], filter);
 

@@ -9,7 +9,8 @@
 # the targets' own, exactly as on the tracefs rung: leak-target's every
 # site (DWARF and fp), its forked child's leak (a PMU uprobe cannot be
 # inherited: fork would fail with EFAULT), brk-target's 5 breaks and final
-# break, mmap-target's every call.
+# break, mmap-target's every call, and -p of a target beside a busy
+# process born before the attach.
 . "$top_srcdir/tests/system/lib.sh"
 . "$top_srcdir/tests/vm/lib-checks.sh"
 need_root
@@ -30,6 +31,21 @@ child=$(sed -n 's/^child_pid=//p' "$T/out")
 expect_eq "$(grep -B1 '^		0x[0-9a-f]*	child_leak+' "$T/out" | awk 'NR == 1 { print $1, $4, $10 }')" \
 	"72 3 $child" "the forked child's leak (bytes allocations pid)"
 
+# -p beside a busy allocator that started after the target (so "born
+# after the target" keeps it) but before the attach: the PMU uprobes are
+# every process's, and the kernel's filter names the target's threads,
+# so the other process's mallocs never take ring space.  Without that
+# filter this lost about a thousand events to the churn's samples.
+go_fifo pmu-p
+spawn_at_fifo target "$LT" leaks --go "$fifo"
+tpid=$spawned
+spawn churn "$(target malloc-churn)" --count 2000000000
+churn=$spawned
+run_fl_go "$fifo" leak -T 100 -p "$tpid"
+kill "$churn" 2>/dev/null; wait "$churn" 2>/dev/null
+expect_eq "$rc" 0 "leak -p status"
+cat "$T/target.out" >>"$T/out"
+check_sites "pmu -p, a busy allocator beside"
 
 # Syscall tracepoints present, tracefs uprobes masked.
 FAULTLINE_MASK=uprobes
