@@ -261,6 +261,7 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 
 	memset(o, 0, sizeof(*o));
 	o->mode = mode ? mode : &live_mode;
+	o->sess.no_realtime = getenv("FAULTLINE_NO_REALTIME") != NULL;
 	/* The tool's options first: getopt takes the first match. */
 	snprintf(shortopts, sizeof(shortopts), "%s%s", accepts & TOOL_OPT_ANY_ORDER ? "" : "+",
 		 own);

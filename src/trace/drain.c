@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,8 @@ struct drain {
 	long tid;		/* atomic: the thread's, for the signal path */
 	bool full;		/* atomic: the last pass left a ring for lack of room */
 	bool nomem;		/* the last pass could not get a chunk */
+	int rt_prio;		/* SCHED_FIFO priority asked for; 0: none */
+	int rt_got;		/* atomic: what the thread got (drain_stats) */
 };
 
 /* Mapped whole and populated: one system call for the chunk's 256 pages,
@@ -221,6 +224,14 @@ static void *drain_main(void *arg)
 	uint64_t v;
 
 	__atomic_store_n(&d->tid, (long)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	if (d->rt_prio > 0) {
+		struct sched_param sp = { .sched_priority = d->rt_prio };
+
+		/* This thread only (pid 0 is the caller's tid here). */
+		__atomic_store_n(&d->rt_got,
+				 sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) ?
+				 -errno : d->rt_prio, __ATOMIC_RELAXED);
+	}
 	for (;;) {
 		/* A ring left full for lack of room is looked at again soon. */
 		int timeout = __atomic_load_n(&d->full, __ATOMIC_RELAXED) ? 5 : 100;
@@ -303,6 +314,11 @@ int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, str
 fail:
 	drain__free(d);
 	return err;
+}
+
+void drain__set_realtime(struct drain *d, int prio)
+{
+	d->rt_prio = prio > 0 && prio <= 99 ? prio : 0;
 }
 
 int drain__start(struct drain *d)
@@ -447,6 +463,7 @@ void drain__stats(const struct drain *d, struct drain_stats *out)
 		if (sp->peak > out->peak)
 			out->peak = sp->peak;
 	}
+	out->realtime = __atomic_load_n(&d->rt_got, __ATOMIC_RELAXED);
 }
 
 void drain__quiesce_in_signal(struct drain *d)

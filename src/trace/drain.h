@@ -39,6 +39,8 @@ struct drain_stats {
 	uint64_t torn;		/* corrupt or torn records dropped */
 	uint64_t ring_peak;	/* the most bytes one pass found in a ring */
 	uint64_t passes;	/* ring passes with records */
+	int realtime;		/* the thread's SCHED_FIFO priority; 0: none;
+				 * -errno: asked for and refused */
 };
 
 /*
@@ -51,6 +53,13 @@ struct drain_stats {
  * reserve is copied into at memory speed.  0 / -errno.
  */
 int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, struct drain **out);
+/*
+ * Run the thread at real-time priority @prio (SCHED_FIFO, 1-99; 0: the
+ * caller's policy, the default), as `perf record -r` offers; set before
+ * drain__start().  Best effort: a refusal (no CAP_SYS_NICE, RLIMIT_RTPRIO)
+ * leaves it as it was, and drain__stats() says which it got.
+ */
+void drain__set_realtime(struct drain *d, int prio);
 /* Start the thread, with every signal blocked in it (the caller's thread
  * keeps receiving them).  0 / -errno. */
 int drain__start(struct drain *d);
