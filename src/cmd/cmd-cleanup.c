@@ -13,6 +13,7 @@
 
 #include "cmd/commands.h"
 #include "features.h"
+#include "trace/perf-cgroup.h"
 #include "trace/probe-group.h"
 
 int cmd_cleanup(int argc, char **argv)
@@ -30,7 +31,8 @@ int cmd_cleanup(int argc, char **argv)
 			dry = true;
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf("usage: faultline cleanup [-n|--dry-run]\n"
-			       "Removes the probe groups faultline_<pid> whose faultline process is gone.\n"
+			       "Removes the probe groups faultline_<pid> whose faultline process is gone,\n"
+			       "and the cgroups faultline_<pid> it gave the commands it ran.\n"
 			       "\n"
 			       "  -n, --dry-run  say what would be removed, and remove nothing\n");
 			return EXIT_OK;
@@ -43,6 +45,19 @@ int cmd_cleanup(int argc, char **argv)
 	if (geteuid() != 0) {
 		fprintf(stderr, "faultline cleanup: must run as root to change tracefs\n");
 		return EXIT_FAIL;
+	}
+	/* The cgroups the PMU rung gave its commands (perf-cgroup.h):
+	 * first, as they need no tracefs (the PMU rung is for hosts
+	 * without it). */
+	{
+		char *names = NULL, *line, *save = NULL;
+
+		perf_cgroup__remove_stale(probe_group__owner_alive, dry, &names);
+		for (line = names ? strtok_r(names, "\n", &save) : NULL; line;
+		     line = strtok_r(NULL, "\n", &save))
+			printf("%s cgroup %s of a dead faultline process\n",
+			       dry ? "would remove" : "removed", line);
+		free(names);
 	}
 	err = features__probe(&roots, &f, &eb);
 	if (err || !features__has(f, FEAT_TRACEFS)) {

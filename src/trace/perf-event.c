@@ -16,15 +16,26 @@
 #include "trace/perf-event.h"
 #include "lib/grow.h"
 
-int perf_event__open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
+static int open_flags(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+		      unsigned long flags)
 {
 	long fd;
 
 	attr->size = sizeof(*attr);
-	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC | flags);
 	if (fd < 0)
 		return -errno;
 	return (int)fd;
+}
+
+int perf_event__open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd)
+{
+	return open_flags(attr, pid, cpu, group_fd, 0);
+}
+
+int perf_event__open_cgroup(struct perf_event_attr *attr, int cgroup_fd, int cpu)
+{
+	return open_flags(attr, cgroup_fd, cpu, -1, PERF_FLAG_PID_CGROUP);
 }
 
 static int do_ioctl(int fd, unsigned long req, unsigned long arg)

@@ -12,6 +12,8 @@
 
 /* Open one event; returns the fd (O_CLOEXEC) or -errno. */
 int perf_event__open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd);
+/* The same for a cgroup: @cgroup_fd is its directory's (PERF_FLAG_PID_CGROUP). */
+int perf_event__open_cgroup(struct perf_event_attr *attr, int cgroup_fd, int cpu);
 
 /* Route fd's records into target_fd's ring (both on the same CPU). 0 / -errno. */
 int perf_event__set_output(int fd, int target_fd);

@@ -244,8 +244,7 @@ pid_t probe_group__parse_pid(const char *group)
 	return (pid_t)pid;
 }
 
-/* A live process with that pid that is a faultline (not a reused pid). */
-static bool owner_alive(pid_t pid)
+bool probe_group__owner_alive(pid_t pid)
 {
 	char path[64], comm[64] = "";
 	FILE *f;
@@ -294,7 +293,7 @@ int probe_groups__find_stale(struct stale_group **out, size_t *n, struct errbuf 
 			free(kn);
 		}
 		free(name);
-		if (pid < 0 || dup || owner_alive(pid)) {
+		if (pid < 0 || dup || probe_group__owner_alive(pid)) {
 			free(sys);
 			continue;
 		}

@@ -66,6 +66,9 @@ struct stale_group {
 int probe_groups__find_stale(struct stale_group **out, size_t *n, struct errbuf *eb);
 /* Remove every dynamic event of one group. */
 int probe_groups__remove(const char *group, struct errbuf *eb);
+/* Whether @pid is a live faultline process (not a reused pid): the owner
+ * of a faultline_<pid> group, or cgroup (perf-cgroup.h), still there. */
+bool probe_group__owner_alive(pid_t pid);
 /* Pure: pid of a group name "faultline_<pid>", or -1. */
 pid_t probe_group__parse_pid(const char *group);
 

@@ -115,6 +115,9 @@ struct session {
 	bool format_lost;		/* events count their lost samples */
 	int pmu_retprobe_bit;		/* uprobe PMU: -1 until read */
 	pid_t pmu_min_tid;		/* its kernel filter: common_pid >= this; 0: none */
+	struct perf_cgroup *pmu_cg;	/* -c: the command's cgroup, its PMU events' */
+	bool pmu_cg_tried;
+	int open_cgroup_fd;		/* open_one(): open on this cgroup; -1: no */
 	unsigned char *pmu_raw;		/* payload built for a PMU uprobe's sample */
 	size_t pmu_raw_cap;
 	uint64_t lost_counted;		/* their sum, read at the end */

@@ -38,6 +38,7 @@
 #include "lib/stopsig.h"
 #include "proc/procstat.h"
 #include "trace/perf-event.h"
+#include "trace/perf-cgroup.h"
 #include "trace/probe-spec.h"
 #include "trace/drain.h"
 #include "trace/ring.h"
@@ -239,6 +240,14 @@ static void base_attr(struct session *s, struct perf_event_attr *a)
 	a->wakeup_watermark = s->opts.mmap_pages * (uint32_t)sysconf(_SC_PAGESIZE) / 4;
 }
 
+/* attr on @task and @cpu; while s->open_cgroup_fd is set, on that cgroup. */
+static int open_one(const struct session *s, struct perf_event_attr *attr, pid_t task, int cpu)
+{
+	if (s->open_cgroup_fd >= 0)
+		return perf_event__open_cgroup(attr, s->open_cgroup_fd, cpu);
+	return perf_event__open(attr, task, cpu, -1);
+}
+
 /*
  * Open attr on every (task, CPU) and route it into that CPU's ring; the
  * first event opened (the side-band one) creates the rings.
@@ -259,19 +268,19 @@ static int open_everywhere(struct session *s, struct perf_event_attr *attr, cons
 	}
 	for (size_t t = 0; t < s->ntasks; t++) {
 		for (int c = 0; c < s->ncpus; c++) {
-			int fd = perf_event__open(attr, s->tasks[t], s->cpus[c], -1);
+			int fd = open_one(s, attr, s->tasks[t], s->cpus[c]);
 
 			if (fd == -EINVAL && (attr->read_format & PERF_FORMAT_LOST)) {
 				/* Before 6.0: LOST records are all there is. */
 				attr->read_format &= ~(uint64_t)PERF_FORMAT_LOST;
 				s->format_lost = false;
-				fd = perf_event__open(attr, s->tasks[t], s->cpus[c], -1);
+				fd = open_one(s, attr, s->tasks[t], s->cpus[c]);
 			}
 			if (fd == -EINVAL && attr->use_clockid) {
 				/* Kernels before 4.1 lack use_clockid: perf clock it is. */
 				attr->use_clockid = 0;
 				s->use_clockid = false;
-				fd = perf_event__open(attr, s->tasks[t], s->cpus[c], -1);
+				fd = open_one(s, attr, s->tasks[t], s->cpus[c]);
 			}
 			if (fd == -ESRCH && s->ntasks > 1 && t > 0)
 				continue;	/* a thread that exited meanwhile */
@@ -488,6 +497,7 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 		return -ENOMEM;
 	s->src = &live_source;
 	s->refs = 1;
+	s->open_cgroup_fd = -1;
 	s->opts = *o;
 	if (!s->opts.stack_size)
 		s->opts.stack_size = SESSION_DEFAULT_STACK_SIZE;
@@ -662,6 +672,7 @@ void session__free(struct session *s)
 			close(s->fds[i]);
 	/* fds closed first: the kernel refuses to remove a probe in use. */
 	probe_group__free(s->probes);
+	perf_cgroup__free(s->pmu_cg);
 	target__free(s->target);
 	child_signal_restore();
 	unwinder__free(s->unwinder);
@@ -907,19 +918,33 @@ static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_
 		 * fork fails with EFAULT (seen on 6.1 and here).  So it is
 		 * opened for every task on each CPU, enabled by session__run,
 		 * and deliver() keeps the target's samples: other processes
-		 * calling the probed function pay the trap, and their samples
-		 * take ring space. */
+		 * calling the probed function pay the trap.  A command (-c,
+		 * --) gets a cgroup of its own (perf-cgroup.h) and the events
+		 * are that cgroup's: no other process's sample is written.
+		 * Where there is none to be had, a filter on common_pid keeps
+		 * what it can (pmu_filter()). */
 		pid_t *tasks = s->tasks, every = -1;
 		size_t ntasks = s->ntasks;
 
 		attr.inherit = 0;
 		attr.enable_on_exec = 0;
+		if (!s->pmu_cg_tried && !s->opts.system_wide && s->target &&
+		    target__kind(s->target) == TARGET_CMD) {
+			struct errbuf ignored = { "" };
+
+			s->pmu_cg_tried = true;
+			if (perf_cgroup__new(target__pid(s->target), &s->pmu_cg, &ignored))
+				s->pmu_cg = NULL;
+		}
 		s->tasks = &every;
 		s->ntasks = 1;
+		if (s->pmu_cg)
+			s->open_cgroup_fd = perf_cgroup__fd(s->pmu_cg);
 		err = open_everywhere(s, &attr, name, s->nevsels, eb);
+		s->open_cgroup_fd = -1;
 		s->tasks = tasks;
 		s->ntasks = ntasks;
-		if (!err)
+		if (!err && !s->pmu_cg)
 			err = pmu_filter(s, s->nevsels - 1, eb);
 	} else {
 		err = open_everywhere(s, &attr, name, s->nevsels, eb);

@@ -47,6 +47,48 @@ expect_eq "$rc" 0 "leak -p status"
 cat "$T/target.out" >>"$T/out"
 check_sites "pmu -p, a busy allocator beside"
 
+# -c: the command gets a cgroup of its own (faultline_<pid>, below its
+# own, in the perf_event hierarchy) and the PMU events are that cgroup's,
+# so no other process's sample is written; removed when faultline ends,
+# and by `faultline cleanup` when faultline was killed.  pmu_cg NAME:
+# leak -c of leak-target held on a FIFO; its cgroup line in $T/NAME.cg.
+pmu_cg() {
+	go_fifo "$1"
+	spawn "fl-$1" "$FAULTLINE" leak -T 100 -c "$LT leaks --go $fifo"
+	fl=$spawned
+	wait_until "$FL_READY_TIMEOUT" grep -q "^Executing '" "$T/fl-$1.err" ||
+		fail "$1: faultline not tracing: $(cat "$T/fl-$1.err")"
+	tg=$(pgrep -P "$fl" -x leak-target) || fail "$1: no leak-target under faultline"
+	grep "/faultline_$fl\$" "/proc/$tg/cgroup" >"$T/$1.cg"
+}
+# (Here perf_event is cgroup2's: no v1 mount has it; a host where one
+# does gets its cgroup there, which this part does not look for.)
+awk '$3 == "cgroup" && $4 ~ /(^|,)perf_event(,|$)/ { f = 1 } END { exit !f }' /proc/self/mounts &&
+	fail "perf_event is mounted as cgroup v1 here: this part reads cgroup2 paths"
+pmu_cg cg
+[ -s "$T/cg.cg" ] || fail "the command is not in a faultline_$fl cgroup: $(cat "/proc/$tg/cgroup")"
+release "$fifo"
+wait_exit "$fl" "leak -c (cgroup)"
+expect_eq "$rc" 0 "leak -c (cgroup) status"
+cp "$T/fl-cg.out" "$T/out"
+check_sites "pmu, the command's cgroup"
+mnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+cgdir=$mnt$(sed 's/^0:://' "$T/cg.cg")
+[ -d "$cgdir" ] && fail "$cgdir left after faultline ended"
+
+# Killed: the cgroup stays, with the command in it; cleanup moves the
+# command back to its parent cgroup and removes it.
+pmu_cg killed
+kill -KILL "$fl"
+wait "$fl" 2>/dev/null
+cgdir=$mnt$(sed 's/^0:://' "$T/killed.cg")
+[ -d "$cgdir" ] || fail "no $cgdir after SIGKILL (the test needs one to clean)"
+"$FAULTLINE" cleanup >"$T/cleanup.out" 2>&1
+expect_line "^removed cgroup $cgdir of a dead faultline process\$" "$T/cleanup.out"
+[ -d "$cgdir" ] && fail "$cgdir left after cleanup"
+grep -q "/faultline_$fl\$" "/proc/$tg/cgroup" && fail "the command still in the removed cgroup"
+kill "$tg" 2>/dev/null
+
 # Syscall tracepoints present, tracefs uprobes masked.
 FAULTLINE_MASK=uprobes
 run_fl leak -T 100 -c "$LT leaks"

@@ -1,0 +1,52 @@
+/*
+ * perf-cgroup: a cgroup of the traced command's own, so that perf events
+ * opened for it (PERF_FLAG_PID_CGROUP) count its process tree and nothing
+ * else, where an event cannot follow the tree itself.
+ *
+ * Why: a perf uprobe PMU event cannot be inherited (fork re-reads the
+ * path pointer in config1 in the forking task and fails with EFAULT), so
+ * the PMU rung opens its uprobes for every task, and until now kept to
+ * the command by a filter on common_pid ("born after the command"), which
+ * every process started later on the host passes too: on a busy host
+ * their samples, each with its user stack, take the rings' space.  A
+ * cgroup event is scheduled in only while a task of the cgroup runs on
+ * that CPU, and every descendant of the command is born in its cgroup.
+ *
+ * The cgroup is made below the one the command is in (its limits still
+ * apply: the hierarchy is the same), in the perf_event hierarchy: a v1
+ * mount with that controller, else cgroup2, where perf_event is implicit.
+ * It is named faultline_<pid> after the tracer, like its probe groups;
+ * perf_cgroup__free() moves what is still in it back to its parent and
+ * removes it, and `faultline cleanup` does the same for a faultline that
+ * died (perf_cgroup__remove_stale()).
+ */
+#ifndef FAULTLINE_PERF_CGROUP_H
+#define FAULTLINE_PERF_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct errbuf;
+struct perf_cgroup;
+
+/* Make the cgroup and move @pid (a process held before its exec) into
+ * it.  0, or -errno with the reason in @eb (no perf_event hierarchy, a
+ * read-only cgroup filesystem...); nothing is left behind on failure. */
+int perf_cgroup__new(pid_t pid, struct perf_cgroup **out, struct errbuf *eb);
+/* The cgroup directory's fd, for perf_event_open()'s pid argument. */
+int perf_cgroup__fd(const struct perf_cgroup *cg);
+/* The cgroup's path (for messages and tests). */
+const char *perf_cgroup__path(const struct perf_cgroup *cg);
+/* Move the processes still in it to its parent, remove it, free.  NULL is
+ * fine. */
+void perf_cgroup__free(struct perf_cgroup *cg);
+
+/* Remove the faultline_<pid> cgroups of faultline processes that are gone
+ * (their processes moved to the parent first).  @alive says whether a pid
+ * is a live faultline; @dry only counts.  Returns how many (were) removed;
+ * each path in @names (NULL: not wanted) as a malloc'ed '\n'-separated
+ * list. */
+size_t perf_cgroup__remove_stale(bool (*alive)(pid_t pid), bool dry, char **names);
+
+#endif
