@@ -604,6 +604,7 @@ struct recreader {
 	bool ended;			/* END seen */
 	int err;			/* latched: every later next() returns it */
 	struct errbuf errmsg;
+	uint64_t cut_bytes;		/* -ENODATA: bytes of the record cut off */
 	char *scratch;			/* the current record's strings, terminated */
 	size_t scratch_cap, scratch_used;
 	uint64_t ips[REC_MAX_FRAMES];	/* the current STACK's, host order */
@@ -1198,6 +1199,7 @@ static int next_record(struct recreader *r, struct rec *out)
 		off = r->off;
 		if ((err = avail(r, REC_RECORD_HEADER, &p, &got)))
 			return fail_io(r, err);
+		r->cut_bytes = got;
 		if (got == 0) {
 			if (r->ended)
 				return 0;
@@ -1218,6 +1220,7 @@ static int next_record(struct recreader *r, struct rec *out)
 				    rec_type__name((enum rec_type)type), type, len, REC_MAX_PAYLOAD);
 		if ((err = avail(r, REC_RECORD_HEADER + (size_t)len, &p, &got)))
 			return fail_io(r, err);
+		r->cut_bytes = got;
 		if (got < REC_RECORD_HEADER + (size_t)len)
 			return fail(r, -ENODATA, off,
 				    "%s record of %u bytes is cut after %zu (truncated)",
@@ -1298,6 +1301,17 @@ int recreader__next(struct recreader *r, struct rec *out, struct errbuf *eb)
 	if (ret < 0 && eb)
 		*eb = r->errmsg;
 	return ret;
+}
+
+bool recreader__cut(const struct recreader *r, uint64_t *whole, uint64_t *cut)
+{
+	if (r->err != -ENODATA)
+		return false;
+	if (whole)
+		*whole = r->off;
+	if (cut)
+		*cut = r->cut_bytes;
+	return true;
 }
 
 void recreader__free(struct recreader *r)

@@ -417,6 +417,18 @@ void recreader__version(const struct recreader *r, unsigned int *major, unsigned
 int recreader__next(struct recreader *r, struct rec *out, struct errbuf *eb);
 
 /**
+ * recreader__cut() - where a truncated recording was cut
+ * @r:     reader whose recreader__next() returned -ENODATA
+ * @whole: out (may be NULL): bytes of the file up to the end of its last
+ *         whole record (every record before was returned)
+ * @cut:   out (may be NULL): bytes of the record cut off that the file
+ *         holds (0: it ends at a record boundary, only END is missing)
+ *
+ * Return: true when @r stopped at a cut (-ENODATA), false otherwise.
+ */
+bool recreader__cut(const struct recreader *r, uint64_t *whole, uint64_t *cut);
+
+/**
  * recreader__free() - close the reader
  * @r: may be NULL
  */

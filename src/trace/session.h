@@ -237,6 +237,12 @@ struct replay_opts {
 int session__new_replay(const struct session_opts *o, const struct replay_opts *ro,
 			struct session **out, struct errbuf *eb);
 bool session__replaying(const struct session *s);
+/* A replay of a recording cut short (no END: its recorder was killed or
+ * its disk filled), replayed up to its last whole record: true, with the
+ * seconds from the start of its last record and the bytes of the record
+ * cut off.  Known when the run starts for a regular file, at its end for
+ * a pipe. */
+bool session__replay_cut(const struct session *s, double *at, uint64_t *bytes);
 /* The recording's events (faultline report script dumps them all): how
  * many, the name and flags of the i-th, and adding it with a handler. */
 size_t session__recorded_events(const struct session *s);
