@@ -131,7 +131,8 @@ static void w_flush(struct recwriter *w)
 			 * will come, call it what a full device is. */
 			w->err = n < 0 ? -errno : -ENOSPC;
 			errbuf__set(&w->ioerr, w->err, "cannot write '%s': %s", w->path,
-				    strerror(-w->err));
+				    w->err == -EFBIG ? "file size limit reached" :
+						       strerror(-w->err));
 			w->last = w->ioerr;
 			break;
 		}
@@ -559,6 +560,19 @@ int recwriter__end(struct recwriter *w, const struct rec_end *e)
 const char *recwriter__errmsg(const struct recwriter *w, int err)
 {
 	return errbuf__str(w ? &w->last : NULL, err);
+}
+
+int recwriter__flush(struct recwriter *w)
+{
+	w_flush(w);
+	return w->err;
+}
+
+void recwriter__flush_in_signal(const struct recwriter *w)
+{
+	if (!w->err && w->fd >= 0 && w->used && write(w->fd, w->buf, w->used) < 0) {
+		/* dying: nothing more to do */
+	}
 }
 
 uint64_t recwriter__bytes(const struct recwriter *w)

@@ -350,6 +350,25 @@ const char *recwriter__errmsg(const struct recwriter *w, int err);
 uint64_t recwriter__bytes(const struct recwriter *w);
 
 /**
+ * recwriter__flush() - write what is buffered to the file now
+ * @w: writer
+ *
+ * Called between records, the file then ends at a whole one.
+ *
+ * Return: 0, or the latched write error.
+ */
+int recwriter__flush(struct recwriter *w);
+
+/**
+ * recwriter__flush_in_signal() - write the buffered bytes as they are
+ * @w: writer
+ *
+ * For a fatal signal's handler: one write(2), nothing else touched (the
+ * buffer may end inside a record: the reader stops at the last whole one).
+ */
+void recwriter__flush_in_signal(const struct recwriter *w);
+
+/**
  * recwriter__close() - flush, close and free the writer
  * @w:  may be NULL (returns 0)
  * @eb: detail of a failure

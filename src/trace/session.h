@@ -208,6 +208,11 @@ struct session_hooks {
  * -errno of the file (detail in eb).
  */
 int session__record(struct session *s, const char *path, struct errbuf *eb);
+/* Records reach the file at most this long after they were written
+ * (RECORD_FLUSH_NS by default; rounds are every 100 ms at most), or once
+ * 1 MiB of them is buffered, whichever is first. */
+#define RECORD_FLUSH_NS 1000000000ULL
+void session__record_flush_every(struct session *s, uint64_t ns);
 /* A key/value the recording keeps (tool and rung chosen, options). */
 int session__record_meta(struct session *s, const char *key, const char *value);
 /* Bytes written to the recording so far (0 when not recording). */
