@@ -256,27 +256,34 @@ static int w_begin(struct recwriter *w, enum rec_type type, uint64_t payload)
 
 int recwriter__open(const char *path, struct recwriter **out, struct errbuf *eb)
 {
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	*out = NULL;
+	if (fd < 0)
+		return errbuf__set(eb, -errno, "cannot create '%s': %s", path, strerror(errno));
+	return recwriter__open_fd(fd, path, out, eb);
+}
+
+int recwriter__open_fd(int fd, const char *name, struct recwriter **out, struct errbuf *eb)
+{
 	unsigned char hdr[REC_HEADER_SIZE];
 	struct recwriter *w = NULL;
 	int err = 0;
 
+	(void)eb;
 	*out = NULL;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		err = -ENOMEM;
 		goto out;
 	}
-	w->fd = -1;
-	w->path = strdup(path);
+	w->fd = fd;
+	fd = -1;
+	w->path = strdup(name);
 	w->cap = RECWRITER_BUFSIZE / 16;	/* a power-of-two fraction: doubles to it */
 	w->buf = malloc(w->cap);
 	if (!w->path || !w->buf) {
 		err = -ENOMEM;
-		goto out;
-	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (w->fd < 0) {
-		err = errbuf__set(eb, -errno, "cannot create '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	memcpy(hdr, REC_MAGIC, REC_MAGIC_LEN);
@@ -288,6 +295,8 @@ int recwriter__open(const char *path, struct recwriter **out, struct errbuf *eb)
 	*out = w;
 	w = NULL;
 out:
+	if (fd >= 0)
+		close(fd);
 	if (w) {
 		if (w->fd >= 0)
 			close(w->fd);

@@ -207,6 +207,21 @@ struct recwriter;
 int recwriter__open(const char *path, struct recwriter **out, struct errbuf *eb);
 
 /**
+ * recwriter__open_fd() - start a recording on an open file
+ * @fd:   the file, open for writing at its start; the writer's from now
+ *        on, closed by recwriter__close() (or here, on a failure)
+ * @name: its name, for messages
+ * @out:  out; finish with recwriter__close()
+ * @eb:   detail of a failure
+ *
+ * As recwriter__open(), on a file the caller made (lib/safeout: a
+ * temporary renamed over the recording once tracing has started).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int recwriter__open_fd(int fd, const char *name, struct recwriter **out, struct errbuf *eb);
+
+/**
  * recwriter__meta() - append a META record
  * @w:     writer
  * @key:   not empty

@@ -26,6 +26,7 @@
 #include "lib/hashmap.h"
 #include "trace/memstat.h"
 #include "lib/clock.h"
+#include "lib/safeout.h"
 #include "trace/recfile.h"
 #include "trace/session-int.h"
 #include "stack/stackdb.h"
@@ -41,6 +42,7 @@ struct build_id {
 };
 
 struct recorder {
+	struct safe_out *out;		/* the file: a temporary until tracing starts */
 	struct recwriter *w;
 	char path[4096];
 	uint32_t *ev_of;		/* evsel index -> recorded event id, or NO_EVENT */
@@ -74,7 +76,7 @@ static void latch(struct recorder *r, int err)
 int session__record(struct session *s, const char *path, struct errbuf *eb)
 {
 	struct recorder *r = calloc(1, sizeof(*r));
-	int err;
+	int err, fd = -1;
 
 	if (!r)
 		return -ENOMEM;
@@ -88,7 +90,10 @@ int session__record(struct session *s, const char *path, struct errbuf *eb)
 		free(r);
 		return -ENOMEM;
 	}
-	err = recwriter__open(path, &r->w, eb);
+	/* (-o - is stdout: another change's, at the command.) */
+	err = safe_out__open(path, 0600, &r->out, &fd, eb);
+	if (!err)
+		err = recwriter__open_fd(fd, path, &r->w, eb);
 	if (err) {
 		recorder_free(r);
 		return err;
@@ -134,6 +139,7 @@ static void recorder_free(struct recorder *r)
 	if (!r)
 		return;
 	recwriter__close(r->w, NULL);
+	safe_out__free(r->out);
 	hashmap__free(r->bid_idx);
 	hashmap__free(r->ksyms);
 	free(r->bids);
@@ -467,6 +473,13 @@ static void rec_memstat(struct session *s, const struct mem_sample *ms)
 		.time = ms->time_ns, .raw_size = sizeof(raw), .raw = raw }));
 }
 
+/* Tracing has started: the recording replaces the file that -o named (a
+ * run that failed before left that file as it was). */
+static int rec_tracing(struct session *s, struct errbuf *eb)
+{
+	return safe_out__commit(s->rec->out, eb);
+}
+
 /* A recording survives its recorder: SIGKILL, or the OOM killer, leaves
  * every record older than flush_ns in the file (the buffer otherwise
  * reaches it in 1 MiB writes only: a quiet `record -e oom -a` killed 7 s
@@ -519,6 +532,7 @@ static const struct session_observer recorder_observer = {
 	.task = rec_task,
 	.lost = rec_lost,
 	.memstat = rec_memstat,
+	.tracing = rec_tracing,
 	.round = rec_round,
 	.finish = rec_finish,
 	.free = rec_free,

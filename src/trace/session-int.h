@@ -196,6 +196,8 @@ struct session_observer {
 	void (*lost)(struct session *s, uint64_t time, uint64_t count);
 	/* A memory-indicator sample (session__add_memstat()). */
 	void (*memstat)(struct session *s, const struct mem_sample *ms);
+	/* Every event enabled and the target released: tracing has begun. */
+	int (*tracing)(struct session *s, struct errbuf *eb);
 	/* After each round's events (at least every 100 ms). */
 	void (*round)(struct session *s);
 	int (*finish)(struct session *s, struct errbuf *eb);	/* after the last event */

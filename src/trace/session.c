@@ -1734,6 +1734,8 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	if (s->opts.duration > 0)
 		deadline = s->start_mono_ns + (uint64_t)(s->opts.duration * 1e9);
 	session__memstat_tick(s, true);
+	if (s->obs && s->obs->tracing && (err = s->obs->tracing(s, eb)))
+		goto out;
 	if (hooks && hooks->ready)
 		hooks->ready(hooks->ctx);
 
