@@ -115,6 +115,7 @@ int safe_out__open(const char *path, mode_t mode, struct safe_out **out, int *fd
 		   struct errbuf *eb)
 {
 	struct safe_out *so = calloc(1, sizeof(*so));
+	struct stat st;
 	int err;
 
 	*out = NULL;
@@ -127,6 +128,18 @@ int safe_out__open(const char *path, mode_t mode, struct safe_out **out, int *fd
 	if (!so->path || !so->lock) {
 		err = -ENOMEM;
 		goto fail;
+	}
+	/* A device or a FIFO (/dev/null, a reader's pipe) is written as it
+	 * is: never replaced by a file. */
+	if (!lstat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		*fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (*fd < 0) {
+			err = errbuf__set(eb, -errno, "cannot open '%s': %s", path, strerror(errno));
+			goto fail;
+		}
+		so->committed = true;
+		*out = so;
+		return 0;
 	}
 	err = take_lock(so, eb);
 	if (!err)

@@ -11,6 +11,8 @@
  * leaves the old FILE as it was.  For the whole run, FILE's lock
  * (".NAME.lock" in the same directory, flock(2)ed, removed at the end) is
  * held: a second writer of the same FILE at once is refused (-EBUSY).
+ * A FILE that is a character device or a FIFO (/dev/null, a reader's
+ * pipe) is opened and written as it is, never replaced.
  */
 #ifndef FAULTLINE_SAFEOUT_H
 #define FAULTLINE_SAFEOUT_H

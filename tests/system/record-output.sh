@@ -7,7 +7,8 @@
 # source for brk under a mask) keeps the old file as it was; a second
 # record to the same FILE at once is refused with one line, while the
 # first goes on; a lock left by a SIGKILLed record does not block the
-# next.  Nothing else is left in the directory.
+# next; a FIFO at FILE is written, not replaced.  Nothing else is left in
+# the directory.
 # Env: FAULTLINE, top_srcdir, top_builddir. Exit 0 pass, 1 fail, 77 skip.
 
 . "$top_srcdir/tests/system/lib.sh"
@@ -59,6 +60,18 @@ expect_no_line "ends early" "$T/err"
 : >"$D/.stale.rec.lock"
 run_fl record -e brk -o "$D/stale.rec" -c true
 expect_eq "$rc" 0 "record beside a stale lock: status"
+
+# A FIFO at FILE (a reader's pipe) is written as it is, not replaced.
+mkfifo "$D/pipe.rec"
+cat "$D/pipe.rec" >"$T/piped.rec" &
+reader=$!
+run_fl record -e brk -o "$D/pipe.rec" -c true
+expect_eq "$rc" 0 "record into a FIFO: status"
+wait "$reader"
+[ -p "$D/pipe.rec" ] || fail "the FIFO was replaced"
+run_fl report -i "$T/piped.rec" info
+expect_eq "$rc" 0 "report of what the FIFO carried"
+rm "$D/pipe.rec"
 
 expect_eq "$(listing)" "busy.rec keep.rec link.rec old.rec stale.rec target " "what the directory holds"
 assert_no_stale_probes

@@ -119,6 +119,14 @@ int main(void)
 	names(buf, sizeof(buf));
 	CHECK_STR(buf, "out.rec target ");
 
+	/* A device is written as it is, not replaced by a file. */
+	CHECK_EQ_U64(safe_out__open("/dev/null", 0600, &so, &fd, &eb), 0);
+	CHECK(write(fd, "x", 1) == 1);
+	CHECK_EQ_U64(safe_out__commit(so, &eb), 0);
+	close(fd);
+	safe_out__free(so);
+	CHECK(lstat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+
 	/* No directory: the open's errno, said. */
 	snprintf(buf, sizeof(buf), "%s/no/such.rec", dir);
 	CHECK(safe_out__open(buf, 0600, &so, &fd, &eb) == -ENOENT);
