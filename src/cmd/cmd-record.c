@@ -11,6 +11,7 @@
  * handler runs while recording: report replays the events into them.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +26,18 @@
 #define TOOL "record"
 
 static const char usage[] =
-	"faultline record [-e TOOLS] [-p PID | -c CMD | -a] [-o FILE] [STACK OPTIONS] [-m PAGES]\n"
-	"                        [duration] [-- CMD [ARG]...]";
+	"faultline record [-e TOOLS] [-p PID | -c CMD | -a] [-o FILE] [--flush-every SECS]\n"
+	"                        [STACK OPTIONS] [-m PAGES] [duration] [-- CMD [ARG]...]";
 static const char help[] =
 	"  -e TOOLS     comma list of the tools whose events to record: leak, faults, brk,\n"
 	"               mmap, oom, cache, reclaim, swapin (default: all of them that this\n"
 	"               kernel serves; a tool named here that it cannot serve is an error),\n"
 	"               and shm, slab and compact, recorded only when named\n"
-	"  -o FILE      the recording (default faultline.rec; created mode 0600)\n"
+	"  -o FILE      the recording (default faultline.rec; mode 0600; replaced once\n"
+	"               tracing has started, never through a symlink)\n"
+	"  --flush-every SECS\n"
+	"               write the records to the file at least this often (default 1,\n"
+	"               and whenever 1 MiB is buffered): what a killed recorder leaves\n"
 	"  -p PID       record this process (all its threads, and threads it creates)\n"
 	"  -c CMD       run CMD and record it from its first instruction\n"
 	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
@@ -50,7 +55,10 @@ struct record_opts {
 	const char *tools;	/* default: the table's TOOL_RECORD_DEFAULT */
 	const char *out;
 	bool tools_given;
+	uint64_t flush_ns;
 };
+
+enum { OPT_FLUSH_EVERY = 256 };
 
 static const char *record_opt(int c, const char *arg, void *ctx)
 {
@@ -64,6 +72,9 @@ static const char *record_opt(int c, const char *arg, void *ctx)
 	case 'o':
 		ro->out = arg;
 		return NULL;
+	case OPT_FLUSH_EVERY:
+		return tool_opts__parse_secs_ns(arg, &ro->flush_ns) || ro->flush_ns > 60000000000ULL ?
+			"--flush-every wants seconds, at most 60, not" : NULL;
 	}
 	return "unknown option";
 }
@@ -133,8 +144,12 @@ static int setup_tool(struct session *s, const struct tool_opts *o, const struct
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts ro = { .out = "faultline.rec" };
-	struct tool_extra extra = { "e:o:", NULL, record_opt, NULL, &ro };
+	static const struct option longopts[] = {
+		{ "flush-every", required_argument, NULL, OPT_FLUSH_EVERY },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct record_opts ro = { .out = "faultline.rec", .flush_ns = RECORD_FLUSH_NS };
+	struct tool_extra extra = { "e:o:", longopts, record_opt, NULL, &ro };
 	struct tool_opts o = { 0 };
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
@@ -158,6 +173,7 @@ int cmd_record(int argc, char **argv)
 		tool__fail(TOOL, &eb, err);
 		goto out;
 	}
+	session__record_flush_every(s, ro.flush_ns);
 	list = strdup(ro.tools);
 	if (!list) {
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");

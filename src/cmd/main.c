@@ -4,11 +4,13 @@
  * table of commands.c; each subcommand lives in cmd-<name>.c.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
 #include "cmd/tool.h"
+#include "lib/stopsig.h"
 
 static void usage(FILE *out)
 {
@@ -40,6 +42,28 @@ static int output_status(int status)
 	return EXIT_FAIL;
 }
 
+/*
+ * A run that a signal other than INT, TERM, HUP or PIPE ended (QUIT, USR1,
+ * ALRM, XCPU, XFSZ...: lib/stopsig.c) ended as those do, its probes
+ * removed and its recording finished, but it did not end as asked: one
+ * line says which signal, and the status is 128 + its number, as a shell
+ * gives for a death by it.  SIGXFSZ is the file size limit (ulimit -f)
+ * reached by a write, which then failed with EFBIG.
+ */
+static int signal_status(int status)
+{
+	int sig = stopsig__ended_by();
+
+	if (!sig)
+		return status;
+	if (sig == SIGXFSZ)
+		fprintf(stderr, "faultline: file size limit reached (SIGXFSZ): stopped, probes "
+			"removed\n");
+	else
+		fprintf(stderr, "faultline: stopped by SIG%s: probes removed\n", sigabbrev_np(sig));
+	return 128 + sig;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
@@ -58,8 +82,8 @@ int main(int argc, char **argv)
 	}
 	c = commands__find(argv[1]);
 	if (c)
-		return output_status(c->cmd ? c->cmd(argc - 1, argv + 1) :
-				     tool__main(c->tool, NULL, argc - 1, argv + 1));
+		return signal_status(output_status(c->cmd ? c->cmd(argc - 1, argv + 1) :
+						   tool__main(c->tool, NULL, argc - 1, argv + 1)));
 	fprintf(stderr, "faultline: '%s' is not a faultline command (see 'faultline --help')\n",
 		argv[1]);
 	return EXIT_USAGE;

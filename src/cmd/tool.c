@@ -23,6 +23,7 @@ struct tool_run {
 	void *st;			/* t's state, its init ran */
 	uint64_t lost_said;		/* events lost, as last said during the run */
 	uint64_t lost_said_ns;		/* when */
+	bool cut_said;			/* a cut recording's caveat is out */
 };
 
 void tool_run__free(struct tool_run *r)
@@ -108,11 +109,35 @@ fail:
 	return EXIT_FAIL;
 }
 
+/*
+ * A recording cut short is said before any result, in the output's own
+ * format (stderr has it from the replay): when the replay starts for a
+ * file read ahead, when it ends for a pipe.  Folded output is FlameGraph's
+ * input: nothing there.
+ */
+static void say_cut(struct tool_run *r)
+{
+	uint64_t bytes = 0;
+	double at = 0;
+
+	if (r->cut_said || !session__replay_cut(r->s, &at, &bytes) || r->o.folded)
+		return;
+	r->cut_said = true;
+	if (r->o.json)
+		printf("{\"type\":\"truncated\",\"ends_at_s\":%.3f,\"cut_bytes\":%" PRIu64
+		       ",\"message\":\"the recording ends early at %.3f s (%" PRIu64 " bytes of a "
+		       "record cut off): no END record\"}\n", at, bytes, at, bytes);
+	else
+		printf("WARNING: the recording ends early at %.3f s (%" PRIu64 " bytes of a record "
+		       "cut off): no END record\n", at, bytes);
+}
+
 /* Tracing is live: the tool's ready hook, then the line that says so. */
 static void on_ready(void *ctx)
 {
 	struct tool_run *r = ctx;
 
+	say_cut(r);
 	if (r->t->ready)
 		r->t->ready(r->st);
 	/* No .what: the tool's ready said its own line (swapin's). */
@@ -166,6 +191,8 @@ int tool__drive(struct tool_run *r)
 	} else if (tool__run_with(r->s, &r->o, t->name, NULL, r->label, on_ready, on_round, r)) {
 		return EXIT_FAIL;
 	}
+	if (r->s)
+		say_cut(r);
 	return t->report(r->st, r->s);
 }
 

@@ -6,17 +6,30 @@
 
 #include "lib/stopsig.h"
 
-static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+/* Every signal whose default action ends the process and that does not
+ * come from the instruction being run: a request to stop, which the
+ * loops see and end cleanly on (probes removed, the recording finished).
+ * The synchronous ones (SEGV, BUS, ILL, FPE, TRAP, SYS, and ABRT, which
+ * abort() raises) cannot return to the code that raised them: the
+ * session's emergency handler has them (trace/session.c). */
+static const int stop_signals[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+	SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+};
 #define NSIGS (sizeof(stop_signals) / sizeof(stop_signals[0]))
 
 /* What a signal handler touches, and what it replaced: the only mutable
- * globals here. */
-static volatile sig_atomic_t caught;
+ * globals here.  ended: the first signal of the run that a user does not
+ * send to end it as asked (not INT, TERM, HUP or PIPE), kept past
+ * release for the exit status. */
+static volatile sig_atomic_t caught, ended;
 static struct sigaction previous[NSIGS];
 
 static void on_stop(int sig)
 {
 	caught = sig;
+	if (!ended && sig != SIGINT && sig != SIGTERM && sig != SIGHUP && sig != SIGPIPE)
+		ended = sig;
 }
 
 void stopsig__catch(void)
@@ -34,6 +47,11 @@ void stopsig__catch(void)
 int stopsig__caught(void)
 {
 	return caught;
+}
+
+int stopsig__ended_by(void)
+{
+	return ended;
 }
 
 void stopsig__release(void)

@@ -1,5 +1,7 @@
 /*
- * stopsig: Ctrl-C, SIGTERM, SIGHUP and SIGPIPE as a request to stop, for
+ * stopsig: Ctrl-C, SIGTERM, SIGHUP and SIGPIPE, and every other signal
+ * that would end the process but for a fault (QUIT, USR1, USR2, ALRM,
+ * XCPU, XFSZ, VTALRM, PROF), as a request to stop, for
  * every loop that runs until stopped: a session's (trace/session.c, which
  * adds its own teardown on fatal signals) and those without one (cache's
  * /proc rung, oom's /dev/kmsg rung): the loop sees the request and ends
@@ -13,6 +15,10 @@
 void stopsig__catch(void);
 /* The signal that asked to stop, or 0. */
 int stopsig__caught(void);
+/* The first signal caught since the process started that is not one a
+ * user sends to end a run as asked (INT, TERM, HUP, PIPE), or 0: the
+ * command exits 128 + it, saying which (main.c). */
+int stopsig__ended_by(void);
 /* Put the previous handlers back. */
 void stopsig__release(void);
 

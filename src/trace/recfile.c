@@ -131,7 +131,8 @@ static void w_flush(struct recwriter *w)
 			 * will come, call it what a full device is. */
 			w->err = n < 0 ? -errno : -ENOSPC;
 			errbuf__set(&w->ioerr, w->err, "cannot write '%s': %s", w->path,
-				    strerror(-w->err));
+				    w->err == -EFBIG ? "file size limit reached" :
+						       strerror(-w->err));
 			w->last = w->ioerr;
 			break;
 		}
@@ -255,27 +256,34 @@ static int w_begin(struct recwriter *w, enum rec_type type, uint64_t payload)
 
 int recwriter__open(const char *path, struct recwriter **out, struct errbuf *eb)
 {
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	*out = NULL;
+	if (fd < 0)
+		return errbuf__set(eb, -errno, "cannot create '%s': %s", path, strerror(errno));
+	return recwriter__open_fd(fd, path, out, eb);
+}
+
+int recwriter__open_fd(int fd, const char *name, struct recwriter **out, struct errbuf *eb)
+{
 	unsigned char hdr[REC_HEADER_SIZE];
 	struct recwriter *w = NULL;
 	int err = 0;
 
+	(void)eb;
 	*out = NULL;
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		err = -ENOMEM;
 		goto out;
 	}
-	w->fd = -1;
-	w->path = strdup(path);
+	w->fd = fd;
+	fd = -1;
+	w->path = strdup(name);
 	w->cap = RECWRITER_BUFSIZE / 16;	/* a power-of-two fraction: doubles to it */
 	w->buf = malloc(w->cap);
 	if (!w->path || !w->buf) {
 		err = -ENOMEM;
-		goto out;
-	}
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (w->fd < 0) {
-		err = errbuf__set(eb, -errno, "cannot create '%s': %s", path, strerror(errno));
 		goto out;
 	}
 	memcpy(hdr, REC_MAGIC, REC_MAGIC_LEN);
@@ -287,6 +295,8 @@ int recwriter__open(const char *path, struct recwriter **out, struct errbuf *eb)
 	*out = w;
 	w = NULL;
 out:
+	if (fd >= 0)
+		close(fd);
 	if (w) {
 		if (w->fd >= 0)
 			close(w->fd);
@@ -561,6 +571,19 @@ const char *recwriter__errmsg(const struct recwriter *w, int err)
 	return errbuf__str(w ? &w->last : NULL, err);
 }
 
+int recwriter__flush(struct recwriter *w)
+{
+	w_flush(w);
+	return w->err;
+}
+
+void recwriter__flush_in_signal(const struct recwriter *w)
+{
+	if (!w->err && w->fd >= 0 && w->used && write(w->fd, w->buf, w->used) < 0) {
+		/* dying: nothing more to do */
+	}
+}
+
 uint64_t recwriter__bytes(const struct recwriter *w)
 {
 	return w ? w->bytes : 0;
@@ -604,6 +627,7 @@ struct recreader {
 	bool ended;			/* END seen */
 	int err;			/* latched: every later next() returns it */
 	struct errbuf errmsg;
+	uint64_t cut_bytes;		/* -ENODATA: bytes of the record cut off */
 	char *scratch;			/* the current record's strings, terminated */
 	size_t scratch_cap, scratch_used;
 	uint64_t ips[REC_MAX_FRAMES];	/* the current STACK's, host order */
@@ -1198,6 +1222,7 @@ static int next_record(struct recreader *r, struct rec *out)
 		off = r->off;
 		if ((err = avail(r, REC_RECORD_HEADER, &p, &got)))
 			return fail_io(r, err);
+		r->cut_bytes = got;
 		if (got == 0) {
 			if (r->ended)
 				return 0;
@@ -1218,6 +1243,7 @@ static int next_record(struct recreader *r, struct rec *out)
 				    rec_type__name((enum rec_type)type), type, len, REC_MAX_PAYLOAD);
 		if ((err = avail(r, REC_RECORD_HEADER + (size_t)len, &p, &got)))
 			return fail_io(r, err);
+		r->cut_bytes = got;
 		if (got < REC_RECORD_HEADER + (size_t)len)
 			return fail(r, -ENODATA, off,
 				    "%s record of %u bytes is cut after %zu (truncated)",
@@ -1298,6 +1324,17 @@ int recreader__next(struct recreader *r, struct rec *out, struct errbuf *eb)
 	if (ret < 0 && eb)
 		*eb = r->errmsg;
 	return ret;
+}
+
+bool recreader__cut(const struct recreader *r, uint64_t *whole, uint64_t *cut)
+{
+	if (r->err != -ENODATA)
+		return false;
+	if (whole)
+		*whole = r->off;
+	if (cut)
+		*cut = r->cut_bytes;
+	return true;
 }
 
 void recreader__free(struct recreader *r)

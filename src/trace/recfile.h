@@ -207,6 +207,21 @@ struct recwriter;
 int recwriter__open(const char *path, struct recwriter **out, struct errbuf *eb);
 
 /**
+ * recwriter__open_fd() - start a recording on an open file
+ * @fd:   the file, open for writing at its start; the writer's from now
+ *        on, closed by recwriter__close() (or here, on a failure)
+ * @name: its name, for messages
+ * @out:  out; finish with recwriter__close()
+ * @eb:   detail of a failure
+ *
+ * As recwriter__open(), on a file the caller made (lib/safeout: a
+ * temporary renamed over the recording once tracing has started).
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int recwriter__open_fd(int fd, const char *name, struct recwriter **out, struct errbuf *eb);
+
+/**
  * recwriter__meta() - append a META record
  * @w:     writer
  * @key:   not empty
@@ -350,6 +365,25 @@ const char *recwriter__errmsg(const struct recwriter *w, int err);
 uint64_t recwriter__bytes(const struct recwriter *w);
 
 /**
+ * recwriter__flush() - write what is buffered to the file now
+ * @w: writer
+ *
+ * Called between records, the file then ends at a whole one.
+ *
+ * Return: 0, or the latched write error.
+ */
+int recwriter__flush(struct recwriter *w);
+
+/**
+ * recwriter__flush_in_signal() - write the buffered bytes as they are
+ * @w: writer
+ *
+ * For a fatal signal's handler: one write(2), nothing else touched (the
+ * buffer may end inside a record: the reader stops at the last whole one).
+ */
+void recwriter__flush_in_signal(const struct recwriter *w);
+
+/**
  * recwriter__close() - flush, close and free the writer
  * @w:  may be NULL (returns 0)
  * @eb: detail of a failure
@@ -415,6 +449,18 @@ void recreader__version(const struct recreader *r, unsigned int *major, unsigned
  *  -errno of read(2); -ENOMEM.
  */
 int recreader__next(struct recreader *r, struct rec *out, struct errbuf *eb);
+
+/**
+ * recreader__cut() - where a truncated recording was cut
+ * @r:     reader whose recreader__next() returned -ENODATA
+ * @whole: out (may be NULL): bytes of the file up to the end of its last
+ *         whole record (every record before was returned)
+ * @cut:   out (may be NULL): bytes of the record cut off that the file
+ *         holds (0: it ends at a record boundary, only END is missing)
+ *
+ * Return: true when @r stopped at a cut (-ENODATA), false otherwise.
+ */
+bool recreader__cut(const struct recreader *r, uint64_t *whole, uint64_t *cut);
 
 /**
  * recreader__free() - close the reader

@@ -10,13 +10,27 @@
  * sample to every event a tool added under that recorded event, filters
  * applied in user space.  A tool cannot tell it from a live run, except
  * that its clock (session__now) is the recording's.
+ *
+ * A recording's times are not trusted: the run's rounds follow them (a
+ * round every 100 ms of recorded time), so one corrupt time of 2^56 ns
+ * made `report leak` replay 720 million empty rounds past SIGTERM.  A
+ * regular file is read once ahead (prescan(): a pass of the reader alone,
+ * no decoding into the tools) for the time of its last record and for
+ * where it was cut; a record timed after that (with a second of slack),
+ * or after the time that has passed on this machine since the run
+ * started (a pipe, which cannot be read twice), is a bad record: counted,
+ * told in one line, skipped.  A file cut short (its recorder killed, its
+ * disk full) is replayed up to its last whole record and said to end
+ * early, first.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "lib/clock.h"
 #include "stack/addrspace.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
@@ -53,6 +67,17 @@ struct replay {
 	size_t nmeta;
 	double since, until;
 	uint64_t read;			/* records read */
+	uint64_t samples;		/* of them samples of the kernel's events */
+	/* prescan(): the time of the file's last timed record (0: not read
+	 * ahead, or none), and where the file was cut (cut: it was). */
+	uint64_t last_ns;
+	bool corrupt;			/* prescan(): the replay will fail */
+	bool cut, cut_told;
+	bool target_exited;		/* the recorded target's EXIT was read */
+	uint64_t cut_ns, cut_bytes;
+	uint64_t end_ns;		/* a record timed after this is bad */
+	uint64_t rounds;		/* rounds replayed so far */
+	uint64_t bad_times, bad_off, bad_ns;	/* how many, the first's offset and time */
 	uint32_t memstat_id;		/* faultline:memstat's id, UINT32_MAX: none */
 	/* The evsels of each recorded event, in the order they were added:
 	 * route[route_start[id] .. route_start[id + 1]), built when the run
@@ -262,15 +287,14 @@ int session__new_replay(const struct session_opts *o, const struct replay_opts *
 	if (err)
 		goto fail;
 	recreader__version(rp->r, NULL, &minor);
+	rp->warn = ro->warn;
+	rp->warn_ctx = ro->warn_ctx;
 	/* Since 1.1 a recording names its kernel frames itself (KSYM);
 	 * before, only this machine's kallsyms can, which is said. */
-	if (minor >= 1) {
+	if (minor >= 1)
 		symbolizer__recorded_kernel(s->sym);
-	} else if (ro->warn) {
-		rp->warn = ro->warn;
-		rp->warn_ctx = ro->warn_ctx;
+	else if (ro->warn)
 		symbolizer__on_kallsyms(s->sym, warn_live_kallsyms, rp);
-	}
 	err = read_head(rp, eb);
 	if (!err)
 		err = make_features(s, eb);
@@ -574,10 +598,14 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 				       rec->u.task.ptid, rec->u.task.time };
 		/* The recording's clock is at the task's time for its hooks. */
 		s->now_ns = tk.time > s->now_ns ? tk.time : s->now_ns;
-		if (rec->type == REC_FORK)
+		if (rec->type == REC_FORK) {
 			session__on_fork(s, &tk);
-		else
+		} else {
 			session__on_exit(s, &tk);
+			if (s->rec_target_pid > 0 && (pid_t)tk.pid == s->rec_target_pid &&
+			    tk.pid == tk.tid)
+				s->replay->target_exited = true;
+		}
 		return 0;
 	case REC_STACK:
 		if (stackdb__intern(s->stacks, rec->u.stack.ips, rec->u.stack.nr, &id))
@@ -589,6 +617,8 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 		return 0;
 	case REC_SAMPLE:
 		s->now_ns = rec->u.sample.time > s->now_ns ? rec->u.sample.time : s->now_ns;
+		if (rec->u.sample.event != s->replay->memstat_id)
+			s->replay->samples++;
 		deliver_sample(s, &rec->u.sample);
 		return 0;
 	case REC_KSYM:
@@ -671,49 +701,206 @@ static int build_routes(struct session *s)
 	return 0;
 }
 
+/* What rounds a replay follows whatever the file says: a day of them, and
+ * an hour more for each record read (a corrupt file can hold several wild
+ * times alike, which a file's own times cannot tell from real ones). */
+#define ROUNDS_FLOOR (86400ULL * 10)
+#define ROUNDS_PER_RECORD (3600ULL * 10)
+
+/* Slack past the last record's time: a PROC's time is when /proc was
+ * read, a little after the events the ordered queue delivers next. */
+#define END_SLACK_NS 1000000000ULL
+/* And past the time passed here since the run started: the recording
+ * machine's clocks against this one's. */
+#define CLOCK_SLACK_NS (86400ULL * 1000000000ULL)
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Read a regular file once ahead: the time of its last timed record, and
+ * where it was cut.  That last time is not taken when it is more than a
+ * day after every other and after the start (a corrupt last record: a
+ * real run that was quiet for a day before it ended costs 864,000 empty
+ * rounds, milliseconds).  A
+ * file that is corrupt (a reader error, or a META or EVENT among the
+ * records, which apply() refuses) makes the replay fail where it is: its
+ * times are not looked at (no rounds), the error is said. */
+static void prescan(struct replay *rp, uint64_t start)
+{
+	struct recreader *r = NULL;
+	uint64_t before = start, t, whole = 0;
+	bool head = true;
+	struct stat st;
+	struct rec rec;
+	int ret;
+
+	if (stat(rp->path, &st) || !S_ISREG(st.st_mode) || recreader__open(rp->path, &r, NULL))
+		return;
+	while ((ret = recreader__next(r, &rec, NULL)) == 1) {
+		if (rec.type != REC_META && rec.type != REC_EVENT)
+			head = false;
+		else if (!head)
+			break;
+		if ((t = record_time(&rec))) {
+			if (rp->last_ns > before)
+				before = rp->last_ns;
+			rp->last_ns = t;
+		}
+	}
+	if (recreader__cut(r, &whole, &rp->cut_bytes)) {
+		rp->cut = true;
+		rp->cut_ns = rp->last_ns;
+	} else if (ret != 0) {
+		rp->corrupt = true;
+	}
+	if (before && rp->last_ns > add_sat(before, CLOCK_SLACK_NS))
+		rp->last_ns = before;
+	recreader__free(r);
+}
+
+static uint64_t time_bound(const struct session *s)
+{
+	const struct replay *rp = s->replay;
+	uint64_t wall = clock__ns(CLOCK_REALTIME), bound = UINT64_MAX;
+
+	if (s->start_real_ns && wall > s->start_real_ns)
+		bound = add_sat(add_sat(s->start_mono_ns, wall - s->start_real_ns), CLOCK_SLACK_NS);
+	if (rp->last_ns && add_sat(rp->last_ns, END_SLACK_NS) < bound)
+		bound = add_sat(rp->last_ns, END_SLACK_NS);
+	return bound;
+}
+
+static void warn_cut(struct session *s)
+{
+	struct replay *rp = s->replay;
+	char msg[256];
+
+	if (!rp->cut || rp->cut_told || !rp->warn)
+		return;
+	rp->cut_told = true;
+	snprintf(msg, sizeof(msg), "the recording ends early at %.3f s (%" PRIu64 " bytes of a "
+		 "record cut off): no END record", session__elapsed(s, rp->cut_ns), rp->cut_bytes);
+	rp->warn(rp->warn_ctx, msg);
+}
+
+static void warn_bad_times(struct session *s)
+{
+	struct replay *rp = s->replay;
+	char msg[512];
+
+	if (!rp->bad_times || !rp->warn)
+		return;
+	snprintf(msg, sizeof(msg), "%" PRIu64 " malformed record%s skipped: timed after the "
+		 "recording's end (%.3f s); the first at offset %" PRIu64 ", %.3f s", rp->bad_times,
+		 rp->bad_times == 1 ? "" : "s", session__elapsed(s, rp->last_ns ? rp->last_ns :
+								  s->now_ns),
+		 rp->bad_off, session__elapsed(s, rp->bad_ns));
+	rp->warn(rp->warn_ctx, msg);
+}
+
+/* One record: the rounds before it, then the record; a record timed past
+ * the recording's end is skipped. */
+static int replay_one(struct session *s, const struct session_hooks *hooks, uint64_t *next_round,
+		      const struct rec *rec, struct errbuf *eb)
+{
+	struct replay *rp = s->replay;
+	uint64_t t = record_time(rec), budget;
+
+	budget = add_sat(ROUNDS_FLOOR, (rp->read + rp->bad_times) * ROUNDS_PER_RECORD);
+	if (t > rp->end_ns ||
+	    (hooks && hooks->round && t >= *next_round &&
+	     (t - *next_round) / ROUND_NS >= budget - rp->rounds)) {
+		if (!rp->bad_times++) {
+			rp->bad_off = rec->offset;
+			rp->bad_ns = t;
+		}
+		return 0;
+	}
+	/* The rounds a live run had before this record: at each 100 ms
+	 * boundary, on that boundary's clock, so an interval report
+	 * closes before the first record of the next interval.  (No start
+	 * in the metadata, which a recording always has: from its first
+	 * time.) */
+	if (*next_round == ROUND_NS && t)
+		*next_round = t + ROUND_NS;
+	while (hooks && hooks->round && t >= *next_round && !rp->corrupt &&
+	       !session__stop_requested()) {
+		s->now_ns = *next_round;
+		hooks->round(hooks->ctx);
+		*next_round += ROUND_NS;
+		rp->rounds++;
+	}
+	if (s->opts.duration > 0 && t > s->start_mono_ns &&
+	    t - s->start_mono_ns >= (uint64_t)(s->opts.duration * 1e9)) {
+		s->stop = SESSION_STOP_DURATION;
+		return 0;
+	}
+	rp->read++;
+	return apply(s, rec, eb);
+}
+
 static int replay_run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
 	struct replay *rp = s->replay;
-	uint64_t next_round = s->start_mono_ns + ROUND_NS;
+	uint64_t next_round = s->start_mono_ns + ROUND_NS, whole = 0;
 	struct rec rec;
 	int ret = 1, err = 0;
 
 	if (build_routes(s))
 		return -ENOMEM;
+	prescan(rp, s->start_mono_ns);
+	rp->end_ns = time_bound(s);
+	warn_cut(s);
 	if (hooks && hooks->ready)
 		hooks->ready(hooks->ctx);
 	if (rp->have_first) {
-		err = apply(s, &rp->first, eb);
+		err = replay_one(s, hooks, &next_round, &rp->first, eb);
 		rp->have_first = false;
 	}
 	while (!err && !rp->ended && !s->stop && (ret = recreader__next(rp->r, &rec, eb)) == 1) {
-		uint64_t t = record_time(&rec);
-
 		if (session__stop_requested()) {
 			s->stop = SESSION_STOP_SIGNAL;	/* Ctrl-C, or a tool done early */
 			break;
 		}
-		/* The rounds a live run had before this record: at each 100 ms
-		 * boundary, on that boundary's clock, so an interval report
-		 * closes before the first record of the next interval. */
-		while (hooks && hooks->round && t >= next_round) {
-			s->now_ns = next_round;
-			hooks->round(hooks->ctx);
-			next_round += ROUND_NS;
-		}
-		if (s->opts.duration > 0 && t > s->start_mono_ns &&
-		    t - s->start_mono_ns >= (uint64_t)(s->opts.duration * 1e9)) {
-			s->stop = SESSION_STOP_DURATION;
-			break;
-		}
-		rp->read++;
-		err = apply(s, &rec, eb);
+		err = replay_one(s, hooks, &next_round, &rec, eb);
 	}
-	if (!err && ret < 0)
+	if (!err && session__stop_requested())
+		s->stop = SESSION_STOP_SIGNAL;
+	if (!err && ret == -ENODATA && recreader__cut(rp->r, &whole, &rp->cut_bytes)) {
+		/* Cut short: what it holds, and no END's totals but ours. */
+		if (!rp->cut) {
+			rp->cut = true;
+			rp->cut_ns = s->now_ns;
+		}
+		s->samples = rp->samples;
+		/* Why it stopped, as END would have said: the target's exit
+		 * when it was read, else the recorder's end (a signal). */
+		if (!s->stop)
+			s->stop = s->rec_is_cmd && rp->target_exited ? SESSION_STOP_TARGET_EXIT :
+								       SESSION_STOP_SIGNAL;
+		ret = 0;
+		warn_cut(s);
+	} else if (!err && ret < 0) {
 		err = read_error(rp, ret, eb);
+	}
+	s->bad += rp->bad_times;
+	warn_bad_times(s);
 	if (!err && hooks && hooks->round)
 		hooks->round(hooks->ctx);
 	return err;
+}
+
+bool session__replay_cut(const struct session *s, double *at, uint64_t *bytes)
+{
+	if (!s->replay || !s->replay->cut)
+		return false;
+	if (at)
+		*at = session__elapsed(s, s->replay->cut_ns);
+	if (bytes)
+		*bytes = s->replay->cut_bytes;
+	return true;
 }
 
 static uint64_t replay_now(const struct session *s)

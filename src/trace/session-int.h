@@ -199,6 +199,10 @@ struct session_observer {
 	void (*lost)(struct session *s, uint64_t time, uint64_t count);
 	/* A memory-indicator sample (session__add_memstat()). */
 	void (*memstat)(struct session *s, const struct mem_sample *ms);
+	/* Every event enabled and the target released: tracing has begun. */
+	int (*tracing)(struct session *s, struct errbuf *eb);
+	/* After each round's events (at least every 100 ms). */
+	void (*round)(struct session *s);
 	int (*finish)(struct session *s, struct errbuf *eb);	/* after the last event */
 	void (*free)(struct session *s);
 };
@@ -207,6 +211,10 @@ struct session_observer {
  * recording's events, a PMU uprobe's built payloads). */
 int session__filter_here(struct session *s, struct evsel *e, const char *filter,
 			 struct errbuf *eb);
+
+/* recorder.c: write what the recording holds in memory, as it is, from a
+ * fatal signal's handler (async-signal-safe: one write(2)). */
+void session__record_flush_in_signal(struct session *s);
 
 /* session.c: Ctrl-C/SIGTERM stop a run (a replay's too), and fatal
  * signals tear down what the session holds. */

@@ -96,8 +96,13 @@ static const struct session_source live_source;
  * signals are lib/stopsig's, as for the loops without a session. */
 static struct session *volatile emergency;
 
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-static struct sigaction old_fatal[5];
+/* The signals raised by the instruction being run (and abort()'s): the
+ * process cannot go on, so it removes its probes and dies of the signal
+ * (status 128 + N in a shell).  Every other fatal-by-default signal is a
+ * stop request (lib/stopsig.c). */
+static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
+#define NFATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
+static struct sigaction old_fatal[NFATAL];
 
 static void write_all(const char *path, const char *text)
 {
@@ -124,16 +129,50 @@ static void write_all(const char *path, const char *text)
 	close(fd);
 }
 
+static void say(const char *text)
+{
+	if (write(STDERR_FILENO, text, strlen(text)) < 0) {
+		/* nowhere else to say it */
+	}
+}
+
+static const char *fatal_name(int sig)
+{
+	switch (sig) {
+	case SIGSEGV:
+		return "SIGSEGV";
+	case SIGBUS:
+		return "SIGBUS";
+	case SIGILL:
+		return "SIGILL";
+	case SIGFPE:
+		return "SIGFPE";
+	case SIGABRT:
+		return "SIGABRT";
+	case SIGTRAP:
+		return "SIGTRAP";
+	default:
+		return "SIGSYS";
+	}
+}
+
 /*
  * Async-signal-safe teardown of kernel state for a dying process: close
  * every perf fd (a probe in use cannot be removed), then remove the probes
- * by writing "-:group/event" lines.  No malloc, no stdio.
+ * by writing "-:group/event" lines; what the recording holds in memory is
+ * written out as it is (the file then ends inside a record, which report
+ * reads up to).  One line on stderr says so.  No malloc, no stdio.
  */
 static void on_fatal_signal(int sig)
 {
 	struct session *s = emergency;
 	size_t i;
 
+	say("faultline: fatal signal ");
+	say(fatal_name(sig));
+	say(s ? ": probes removed" : "");
+	say(s && s->rec ? ", the recording left unfinished (report reads it up to its last "
+			   "whole record)\n" : "\n");
 	if (s) {
 		emergency = NULL;
 		/* A mapped ring holds its event alive past close(): unmap
@@ -149,8 +188,10 @@ static void on_fatal_signal(int sig)
 			write_all(s->uprobe_events_path, probe_group__removal_lines(s->probes, false));
 			write_all(s->kprobe_events_path, probe_group__removal_lines(s->probes, true));
 		}
+		if (s->rec)
+			session__record_flush_in_signal(s);
 	}
-	for (i = 0; i < sizeof(fatal_signals) / sizeof(fatal_signals[0]); i++)
+	for (i = 0; i < NFATAL; i++)
 		if (fatal_signals[i] == sig)
 			sigaction(sig, &old_fatal[i], NULL);
 	raise(sig);
@@ -165,7 +206,7 @@ static void signals_install(struct session *s)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = on_fatal_signal;
 	sa.sa_flags = SA_RESETHAND;
-	for (size_t i = 0; i < 5; i++)
+	for (size_t i = 0; i < NFATAL; i++)
 		sigaction(fatal_signals[i], &sa, &old_fatal[i]);
 	emergency = s;
 }
@@ -186,7 +227,7 @@ static void signals_restore(void)
 {
 	emergency = NULL;
 	stopsig__release();
-	for (size_t i = 0; i < 5; i++)
+	for (size_t i = 0; i < NFATAL; i++)
 		sigaction(fatal_signals[i], &old_fatal[i], NULL);
 }
 
@@ -1776,6 +1817,8 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	if (s->opts.duration > 0)
 		deadline = s->start_mono_ns + (uint64_t)(s->opts.duration * 1e9);
 	session__memstat_tick(s, true);
+	if (s->obs && s->obs->tracing && (err = s->obs->tracing(s, eb)))
+		goto out;
 	if (hooks && hooks->ready)
 		hooks->ready(hooks->ctx);
 
@@ -1807,6 +1850,8 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 			goto out;
 		}
 		session__memstat_tick(s, false);
+		if (s->obs && s->obs->round)
+			s->obs->round(s);
 		if (hooks && hooks->round)
 			hooks->round(hooks->ctx);
 		if (target__exited(s->target))

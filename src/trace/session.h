@@ -211,6 +211,11 @@ struct session_hooks {
  * -errno of the file (detail in eb).
  */
 int session__record(struct session *s, const char *path, struct errbuf *eb);
+/* Records reach the file at most this long after they were written
+ * (RECORD_FLUSH_NS by default; rounds are every 100 ms at most), or once
+ * 1 MiB of them is buffered, whichever is first. */
+#define RECORD_FLUSH_NS 1000000000ULL
+void session__record_flush_every(struct session *s, uint64_t ns);
 /* A key/value the recording keeps (tool and rung chosen, options). */
 int session__record_meta(struct session *s, const char *key, const char *value);
 /* Bytes written to the recording so far (0 when not recording). */
@@ -240,6 +245,12 @@ struct replay_opts {
 int session__new_replay(const struct session_opts *o, const struct replay_opts *ro,
 			struct session **out, struct errbuf *eb);
 bool session__replaying(const struct session *s);
+/* A replay of a recording cut short (no END: its recorder was killed or
+ * its disk filled), replayed up to its last whole record: true, with the
+ * seconds from the start of its last record and the bytes of the record
+ * cut off.  Known when the run starts for a regular file, at its end for
+ * a pipe. */
+bool session__replay_cut(const struct session *s, double *at, uint64_t *bytes);
 /* The recording's events (faultline report script dumps them all): how
  * many, the name and flags of the i-th, and adding it with a handler. */
 size_t session__recorded_events(const struct session *s);

@@ -86,11 +86,29 @@ static int entry_of(struct tp_catalog *cat, struct tep_event *tev, const char *s
 	return 0;
 }
 
+/* A tracefs format file is printable ASCII, tabs and newlines; libtraceevent
+ * 1.7's parser crashed (a NULL strcmp) on a recording's format text with
+ * other bytes in a field's type (tests/fuzz/fuzz-recfile's replay found
+ * it), so those are refused before it sees them. */
+static bool format_text_ok(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if ((c < 0x20 && c != '\n' && c != '\t') || c > 0x7e)
+			return false;
+	}
+	return true;
+}
+
 int tp_catalog__load_text(struct tp_catalog *cat, const char *system, const char *event,
 			  const char *text, size_t len, struct tp_event **out, struct errbuf *eb)
 {
 	struct tep_event *tev = tep_find_event_by_name(cat->tep, system, event);
 
+	if (!tev && !format_text_ok(text, len))
+		return errbuf__set(eb, -EINVAL, "the format of '%s:%s' is not a tracefs format "
+				   "text (bytes other than printable ASCII)", system, event);
 	if (!tev) {
 		if (tep_parse_event(cat->tep, text, len, system) != TEP_ERRNO__SUCCESS)
 			return errbuf__set(eb, -EINVAL, "cannot parse the format of '%s:%s'", system,

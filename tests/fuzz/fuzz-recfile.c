@@ -19,10 +19,18 @@
  * given as arguments, runs each as is, then runs mutants of them (bit
  * flips, byte sets, truncations, length and count fields set to boundary
  * values, records deleted, duplicated, swapped and spliced) until the time
- * is up.  It exits 0 unless the reader misbehaved; the failing input is
- * saved to fuzz-recfile-crash.bin, and `fuzz-recfile -t 0 FILE` replays it.
+ * is up, or -n of them; mutants also set the records' time fields to
+ * boundaries (0, 2^56, 2^64 - 1, far past the others).  Each input is
+ * also replayed, as `faultline report` would (session__new_replay() on
+ * it, every event added, rounds on): a replay follows the recorded times
+ * with its 100 ms rounds, and one corrupt time once made it loop for
+ * hours, so each input has a wall-clock budget (-b, 2 s; a watchdog thread
+ * saves the input and aborts past it).  It exits 0 unless the reader or
+ * the replay misbehaved; the failing input is saved to
+ * fuzz-recfile-crash.bin, and `fuzz-recfile -t 0 FILE` replays it.
  *
- *   fuzz-recfile [-t SECONDS] [-s RNG_SEED] [-v] [-w DIR] [SEED_FILE...]
+ *   fuzz-recfile [-t SECONDS | -n INPUTS] [-b BUDGET] [-s RNG_SEED] [-v] [-w DIR]
+ *                [SEED_FILE...]
  * (-v lists the distinct error messages reached, numbers blanked; -w DIR
  * writes the built seeds there, a corpus for libFuzzer, and exits.)
  *
@@ -39,6 +47,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -50,8 +59,21 @@
 #include <unistd.h>
 
 #include "trace/recfile.h"
+#ifndef FUZZ_LIBFUZZER
+#include "trace/session.h"
+#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* LeakSanitizer's built-in suppressions: libtraceevent 1.7 leaks what it
+ * had parsed of an event's format when the rest of it fails to parse (the
+ * replay hands it the fuzzed format texts); the leak is the library's, a
+ * few dozen bytes per malformed format. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libtraceevent.so\n";
+}
 
 /* Inputs of at most this size, so a mutant stays cheap to read. */
 #define FUZZ_MAX_INPUT (1u << 20)
@@ -443,6 +465,9 @@ static int seed_full(struct buf *out, unsigned int variant)
 		goto out;
 	recwriter__meta(w, "kernel", "6.18.0");
 	recwriter__meta(w, "tools", "leak=uprobe,faults=tracepoint");
+	/* A recording's start, which the replay's rounds count from. */
+	recwriter__meta(w, "start_mono_ns", "50");
+	recwriter__meta(w, "start_real_ns", "1780000000000000000");
 	recwriter__event(w, &(struct rec_event){ 0, REC_EVENT_TRACEPOINT, 1, 0,
 		"exceptions:page_fault_user", "",
 		"name: page_fault_user\nID: 1\nformat:\n\tfield:unsigned long address;\toffset:8;\tsize:8;\tsigned:0;\n" });
@@ -492,6 +517,38 @@ static void put32(uint8_t *p, uint32_t v)
 static uint32_t get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* Where a record type's time is in its payload (docs/record-format.md),
+ * or -1: none. */
+static int time_offset(uint32_t type)
+{
+	switch (type) {
+	case REC_PROC:
+	case REC_MMAP:
+		return 4;
+	case REC_COMM:
+		return 8;
+	case REC_FORK:
+	case REC_EXIT:
+	case REC_SAMPLE:
+		return 16;
+	case REC_LOST:
+		return 0;
+	default:
+		return -1;
+	}
 }
 
 /* Insert n bytes of src at offset at of b (capacity: FUZZ_MAX_INPUT). */
@@ -586,7 +643,7 @@ static void mutate(struct buf *b, const struct buf *seeds, size_t nseeds)
 	if (!b->n)
 		return;
 	nrec = record_offsets(b, offs, 512);
-	switch (rnd_below(12)) {
+	switch (rnd_below(13)) {
 	case 0:	/* bit flip */
 		at = rnd_below(b->n);
 		b->b[at] ^= (uint8_t)(1u << rnd_below(8));
@@ -682,6 +739,24 @@ static void mutate(struct buf *b, const struct buf *seeds, size_t nseeds)
 		insert(b, nrec ? offs[rnd_below(nrec)] : b->n, tmp, len);
 		break;
 	}
+	case 12: {	/* a record's time to a boundary */
+		static const uint64_t times[] = { 0, 1, 1ull << 56, UINT64_MAX, UINT64_MAX - 1,
+						  1ull << 63, 1000000000ull * 3600 * 24 * 365 };
+		int off;
+
+		if (!nrec)
+			break;
+		at = offs[rnd_below(nrec)];
+		off = time_offset(get32(b->b + at));
+		if (off < 0 || at + 8 + (size_t)off + 8 > b->n)
+			break;
+		at += 8 + (size_t)off;
+		if (rnd_below(2))
+			put64(b->b + at, times[rnd_below(sizeof(times) / sizeof(times[0]))]);
+		else	/* ahead by up to a few hours */
+			put64(b->b + at, get64(b->b + at) + (rnd() % (1ull << 44)));
+		break;
+	}
 	case 10:	/* garbage appended */
 		len = 1 + rnd_below(16);
 		for (size_t i = 0; i < len; i++)
@@ -696,6 +771,74 @@ static void mutate(struct buf *b, const struct buf *seeds, size_t nseeds)
 	}
 }
 
+/* ---- the replay, under a wall-clock budget ---- */
+
+static int replay_fd = -1;
+static uint64_t rounds;
+
+static void on_round(void *ctx)
+{
+	(void)ctx;
+	rounds++;
+}
+
+static void on_sample(struct session *s, const struct sample *smp, void *ctx)
+{
+	(void)s;
+	(void)ctx;
+	touch(smp->raw, smp->raw_size);
+}
+
+/* Replay the input as a report would: errors are fine, time is not. */
+static void replay(const uint8_t *data, size_t size)
+{
+	struct replay_opts ro = { 0 };
+	struct errbuf eb = { { 0 } };
+	struct session *s = NULL;
+	char path[64];
+
+	if (replay_fd < 0 && (replay_fd = memfd_create("fuzz-replay", MFD_CLOEXEC)) < 0)
+		return;
+	if (ftruncate(replay_fd, 0) || pwrite(replay_fd, data, size, 0) != (ssize_t)size)
+		return;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", replay_fd);
+	ro.path = path;
+	if (session__new_replay(&(struct session_opts){ 0 }, &ro, &s, &eb))
+		return;
+	for (size_t i = 0; i < session__recorded_events(s); i++)
+		if (session__add_recorded(s, i, on_sample, NULL, NULL, &eb))
+			break;
+	session__run(s, &(struct session_hooks){ .round = on_round }, &eb);
+	session__free(s);
+}
+
+/* The watchdog: the start of the input being run (CLOCK_MONOTONIC ns, 0:
+ * none) against the budget. */
+static uint64_t budget_ns = 2000000000ull;
+static volatile uint64_t input_start;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *watchdog(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		uint64_t t0 = __atomic_load_n(&input_start, __ATOMIC_ACQUIRE);
+
+		if (t0 && mono_ns() - t0 > budget_ns)
+			misbehaved("an input over its time budget (ms)", budget_ns / 1000000,
+				   "the replay does not end");
+		nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+	}
+	return NULL;
+}
+
 static void run_one(const uint8_t *data, size_t size)
 {
 	/* An exact-size heap copy: ASan sees any read past its end. */
@@ -706,7 +849,10 @@ static void run_one(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	cur_data = copy;
 	cur_size = size;
+	__atomic_store_n(&input_start, mono_ns(), __ATOMIC_RELEASE);
 	LLVMFuzzerTestOneInput(copy, size);
+	replay(copy, size);
+	__atomic_store_n(&input_start, 0, __ATOMIC_RELEASE);
 	cur_data = NULL;
 	free(copy);
 }
@@ -763,13 +909,21 @@ int main(int argc, char **argv)
 	struct buf seeds[64], cur = { 0 };
 	size_t nseeds = 0, nbuilt;
 	double seconds = 10, start, elapsed;
-	uint64_t execs = 0, rng_seed = 0;
+	uint64_t execs = 0, rng_seed = 0, inputs = 0;
+	pthread_t dog;
 	const char *seed_dir = NULL;
 	bool verbose = false;
 	int opt, ret = 0;
 
-	while ((opt = getopt(argc, argv, "t:s:vw:")) != -1) {
+	while ((opt = getopt(argc, argv, "t:n:b:s:vw:")) != -1) {
 		switch (opt) {
+		case 'n':
+			inputs = strtoull(optarg, NULL, 0);
+			seconds = 1e9;
+			break;
+		case 'b':
+			budget_ns = (uint64_t)(strtod(optarg, NULL) * 1e9);
+			break;
 		case 'w':
 			seed_dir = optarg;
 			break;
@@ -783,7 +937,8 @@ int main(int argc, char **argv)
 			rng_seed = strtoull(optarg, NULL, 0);
 			break;
 		default:
-			fprintf(stderr, "usage: fuzz-recfile [-t SECONDS] [-s RNG_SEED] [-v] [-w DIR] [SEED_FILE...]\n");
+			fprintf(stderr, "usage: fuzz-recfile [-t SECONDS | -n INPUTS] [-b BUDGET] "
+				"[-s RNG_SEED] [-v] [-w DIR] [SEED_FILE...]\n");
 			return 2;
 		}
 	}
@@ -835,9 +990,18 @@ int main(int argc, char **argv)
 			b.n = FUZZ_MAX_INPUT;
 		seeds[nseeds++] = b;
 	}
-	printf("fuzz-recfile: %zu seeds (%zu built), %.0f s, rng seed %llu\n", nseeds, nbuilt,
-	       seconds, (unsigned long long)rng_seed);
+	if (inputs)
+		printf("fuzz-recfile: %zu seeds (%zu built), %llu inputs, rng seed %llu\n", nseeds,
+		       nbuilt, (unsigned long long)inputs, (unsigned long long)rng_seed);
+	else
+		printf("fuzz-recfile: %zu seeds (%zu built), %.0f s, rng seed %llu\n", nseeds,
+		       nbuilt, seconds, (unsigned long long)rng_seed);
 	fflush(stdout);
+	if (pthread_create(&dog, NULL, watchdog, NULL) || pthread_detach(dog)) {
+		fprintf(stderr, "fuzz-recfile: cannot start the watchdog thread\n");
+		ret = 2;
+		goto out;
+	}
 
 	start = now_s();
 	for (size_t i = 0; i < nseeds; i++, execs++)
@@ -846,7 +1010,8 @@ int main(int argc, char **argv)
 	if (!cur.b)
 		abort();
 	for (;;) {
-		if (seconds <= 0 || (execs % 256 == 0 && now_s() - start >= seconds))
+		if (seconds <= 0 || (execs % 256 == 0 && now_s() - start >= seconds) ||
+		    (inputs && execs >= inputs + nseeds))
 			break;
 		const struct buf *s = &seeds[rnd_below(nseeds)];
 		unsigned int n = 1 + (unsigned int)rnd_below(4);
@@ -859,8 +1024,9 @@ int main(int argc, char **argv)
 		execs++;
 	}
 	elapsed = now_s() - start;
-	printf("fuzz-recfile: %llu executions in %.1f s (%.0f/s), no misbehaviour\n",
-	       (unsigned long long)execs, elapsed, elapsed > 0 ? execs / elapsed : 0.0);
+	printf("fuzz-recfile: %llu executions in %.1f s (%.0f/s), %llu replay rounds, "
+	       "no misbehaviour\n", (unsigned long long)execs, elapsed,
+	       elapsed > 0 ? execs / elapsed : 0.0, (unsigned long long)rounds);
 	printf("fuzz-recfile: %llu read cleanly, %llu refused at open, %llu refused later; "
 	       "%u distinct error messages\n", (unsigned long long)n_clean,
 	       (unsigned long long)n_open_err, (unsigned long long)n_read_err, n_kinds);
@@ -872,6 +1038,8 @@ out:
 		free(seeds[i].b);
 	if (reenc_fd >= 0)
 		close(reenc_fd);
+	if (replay_fd >= 0)
+		close(replay_fd);
 	free(reenc_buf);
 	return ret;
 }

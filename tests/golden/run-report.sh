@@ -6,7 +6,8 @@
 # (expected/NAME.out; NAME.err when the report prints on stderr, NAME.data
 # for a file it writes); a mismatch fails with the `diff -u` shown.  Bad
 # recordings committed here (data/bad-*) must give one line on stderr,
-# the one expected, nothing on stdout and exit 1.
+# the one expected, nothing on stdout and exit 1; truncated ones are
+# reported up to their cut, which is said first.
 #
 # Machine independence.  The expected text must be the same on any host
 # (CI is a fresh machine with another libc), so nothing here depends on
@@ -271,9 +272,14 @@ ok compact-json compact compact --json
 # ---- bad input: refused with one line.
 bad bad-magic bad-magic leak
 bad bad-version bad-version faults
-bad bad-cut-record bad-cut-record faults
-bad bad-no-end bad-no-end leak
-bad bad-diff-old alloc-b diff bad-no-end.rec
+
+# ---- recordings cut short (their recorder killed, their disk full): the
+# records before the cut are reported, after one line saying where it is,
+# on stderr and in the output (text, JSON).
+ok bad-cut-record bad-cut-record faults
+ok bad-cut-record-json bad-cut-record faults --json
+ok bad-no-end bad-no-end leak
+ok bad-diff-old alloc-b diff bad-no-end.rec
 
 [ -n "$REGEN" ] && { echo "run-report.sh: expected outputs written to $E"; exit 0; }
 exit $failed

@@ -37,3 +37,18 @@ stop_live() {
 	wait_exit "$1" "$2"
 	expect_eq "$rc" 0 "$2: live exit status"
 }
+# oom_cg NAME: a cgroup v1 memory group NAME.$$ with a 32 MiB limit below
+# faultline's own ($CG its directory, $CGNAME its path in the hierarchy),
+# removed at exit; skip (77) where there is no v1 memory controller.
+oom_cg() {
+	CG=
+	V1ROOT=$(memcg_v1_root)
+	V1OWN=$(memcg_v1_own)
+	[ -n "$V1ROOT" ] && [ -e "$V1ROOT$V1OWN/memory.limit_in_bytes" ] ||
+		skip "no cgroup v1 memory controller"
+	trap 'st=$?; empty_cg "$CG"; (exit $st); _fl_exit' EXIT
+	CGNAME=$V1OWN/$1.$$
+	CG=$V1ROOT$CGNAME
+	mkdir "$CG" || skip "cannot create a memory cgroup at $CG"
+	echo $((32 << 20)) >"$CG/memory.limit_in_bytes"
+}

@@ -15,16 +15,7 @@ need_root
 
 OT=$(target oom-target)
 [ -x "$OT" ] || fail "no target at $OT"
-CG=
-V1ROOT=$(memcg_v1_root)
-V1OWN=$(memcg_v1_own)
-[ -n "$V1ROOT" ] && [ -e "$V1ROOT$V1OWN/memory.limit_in_bytes" ] ||
-	skip "no cgroup v1 memory controller"
-trap 'st=$?; empty_cg "$CG"; (exit $st); _fl_exit' EXIT
-
-CG=$V1ROOT$V1OWN/faultline-record-kernel.$$
-mkdir "$CG" || skip "cannot create a memory cgroup at $CG"
-echo $((32 << 20)) >"$CG/memory.limit_in_bytes"
+oom_cg faultline-record-kernel
 SWAP_KB=$(awk '$1 == "SwapTotal:" { print $2 }' /proc/meminfo)
 PAGES=$(((32 * 1024 + SWAP_KB) / ($(getconf PAGESIZE) / 1024)))
 spawn live-oom "$FAULTLINE" oom --json

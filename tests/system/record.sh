@@ -194,15 +194,36 @@ rm "$T/symfs$T/bin/ft"
 run_fl report -i "$T/moved/sym.rec" --symfs "$T/symfs" faults --folded
 expect_line ';run_fault_scenario;touch_big 99$' "$T/out"
 
-# 6. Truncated and corrupted recordings: one line, exit 1, the offset.
+# 6. Truncated recordings (a recorder killed, a disk full): reported up to
+# their last whole record, said first on stderr and on stdout; cut inside
+# the file header or the events' definitions before them, nothing to
+# report: one line, exit 1.  Cut inside END only, the
+# report's rows are the whole recording's.  Corrupted ones: one line, exit 1,
+# the offset.
 size=$(stat -c %s "$T/brk.rec")
-for cut in 10 100 $((size / 2)) $((size - 1)); do
+run_fl report -i "$T/brk.rec" brk
+grep -v '^[0-9]* samples, ' "$T/out" >"$T/whole.out"
+for cut in 10 100; do
 	head -c "$cut" "$T/brk.rec" >"$T/cut.rec"
 	run_fl report -i "$T/cut.rec" brk
 	expect_eq "$rc" 1 "truncated at $cut: status"
 	expect_eq "$(grep -c . "$T/err")" 1 "truncated at $cut: one line"
-	expect_line "truncated|shorter than its header|offset [0-9]+" "$T/err"
+	expect_line "ends inside its header|is truncated .*offset [0-9]+" "$T/err"
 done
+for cut in $((size / 2)) $((size - 1)); do
+	head -c "$cut" "$T/brk.rec" >"$T/cut.rec"
+	n=$(python3 "$top_srcdir/tests/system/rec-edit.py" "$T/brk.rec" cut "$cut")
+	run_fl report -i "$T/cut.rec" brk
+	expect_eq "$rc" 0 "truncated at $cut: status"
+	expect_eq "$(grep -c . "$T/err")" 1 "truncated at $cut: one line"
+	expect_line "^faultline report: warning: the recording ends early at [0-9]+\.[0-9]{3} s \($n bytes of a record cut off\): no END record$" "$T/err"
+	expect_eq "$(head -n 1 "$T/out")" "WARNING: $(sed 's/^faultline report: warning: //' "$T/err")" \
+		"truncated at $cut: the first line of the report"
+done
+sed 1d "$T/out" | grep -v '^[0-9]* samples, ' | diff -u "$T/whole.out" - ||
+	fail "cut inside END: the report differs from the whole recording's"
+run_fl report -i "$T/cut.rec" brk --json
+expect_line '^\{"type":"truncated","ends_at_s":[0-9.]+,"cut_bytes":'"$n"',"message":"the recording ends early at ' "$T/out"
 # 1 KiB of 0xff mid-file: it spans a record header, whose length then
 # overruns the file.
 cp "$T/brk.rec" "$T/bad.rec"

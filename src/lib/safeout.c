@@ -1,0 +1,181 @@
+/*
+ * safeout: an output file made safely.  See safeout.h.
+ *
+ * Found as root with fs.protected_symlinks=0: a symlink another user left
+ * in a world-writable directory made `record -o` overwrite its target; an
+ * existing file kept its 0644; the file was truncated before tracing
+ * started, so a run that then failed left a 20-byte header where the old
+ * recording was; two records to one path both exited 0, one lost.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/safeout.h"
+
+struct safe_out {
+	char *path, *tmp, *lock;
+	int lock_fd;
+	bool committed;
+};
+
+/* DIR/.NAME.SUFFIX for DIR/NAME (NAME: the part after the last '/'). */
+static char *sibling(const char *path, const char *suffix)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+	char *s = NULL;
+
+	if (asprintf(&s, "%.*s.%s.%s", (int)dir, path, path + dir, suffix) < 0)
+		return NULL;
+	return s;
+}
+
+/* Take @so->lock: created if need be (never through a symlink, never a
+ * FIFO's open that blocks), flock()ed, and still the file at that name
+ * once locked (a holder that just ended unlinks it). */
+static int take_lock(struct safe_out *so, struct errbuf *eb)
+{
+	struct stat fst, pst;
+
+	for (int tries = 0; tries < 8; tries++) {
+		int fd = open(so->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+
+		if (fd < 0)
+			return errbuf__set(eb, -errno, "cannot create the lock '%s': %s", so->lock,
+					   strerror(errno));
+		if (fstat(fd, &fst) || !S_ISREG(fst.st_mode)) {
+			close(fd);
+			return errbuf__set(eb, -EEXIST, "the lock '%s' is not a regular file",
+					   so->lock);
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int err = errno;
+
+			close(fd);
+			if (err == EWOULDBLOCK)
+				return errbuf__set(eb, -EBUSY, "'%s' is being written by another "
+						   "faultline (it holds '%s')", so->path, so->lock);
+			return errbuf__set(eb, -err, "cannot lock '%s': %s", so->lock,
+					   strerror(err));
+		}
+		if (!lstat(so->lock, &pst) && pst.st_dev == fst.st_dev && pst.st_ino == fst.st_ino) {
+			so->lock_fd = fd;
+			return 0;
+		}
+		close(fd);	/* unlinked by its last holder meanwhile: again */
+	}
+	return errbuf__set(eb, -EBUSY, "cannot take the lock '%s'", so->lock);
+}
+
+/* The temporary: a new name each try, created exclusively. */
+static int make_tmp(struct safe_out *so, mode_t mode, int *fd, struct errbuf *eb)
+{
+	for (int tries = 0; tries < 16; tries++) {
+		unsigned char r[6];
+		char suffix[16];
+
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return errbuf__set(eb, -EIO, "no random bytes for a temporary name");
+		snprintf(suffix, sizeof(suffix), "%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3],
+			 r[4], r[5]);
+		free(so->tmp);
+		so->tmp = sibling(so->path, suffix);
+		if (!so->tmp)
+			return -ENOMEM;
+		*fd = open(so->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (*fd >= 0) {
+			int err;
+
+			/* The umask does not narrow a recording's mode. */
+			if (fchmod(*fd, mode) == 0)
+				return 0;
+			err = errno;
+			close(*fd);
+			*fd = -1;
+			unlink(so->tmp);
+			return errbuf__set(eb, -err, "cannot set the mode of '%s': %s", so->tmp,
+					   strerror(err));
+		}
+		if (errno != EEXIST)
+			return errbuf__set(eb, -errno, "cannot create '%s': %s", so->tmp,
+					   strerror(errno));
+	}
+	return errbuf__set(eb, -EEXIST, "cannot create a temporary next to '%s'", so->path);
+}
+
+int safe_out__open(const char *path, mode_t mode, struct safe_out **out, int *fd,
+		   struct errbuf *eb)
+{
+	struct safe_out *so = calloc(1, sizeof(*so));
+	struct stat st;
+	int err;
+
+	*out = NULL;
+	*fd = -1;
+	if (!so)
+		return -ENOMEM;
+	so->lock_fd = -1;
+	so->path = strdup(path);
+	so->lock = sibling(path, "lock");
+	if (!so->path || !so->lock) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* A device or a FIFO (/dev/null, a reader's pipe) is written as it
+	 * is: never replaced by a file. */
+	if (!lstat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		*fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (*fd < 0) {
+			err = errbuf__set(eb, -errno, "cannot open '%s': %s", path, strerror(errno));
+			goto fail;
+		}
+		so->committed = true;
+		*out = so;
+		return 0;
+	}
+	err = take_lock(so, eb);
+	if (!err)
+		err = make_tmp(so, mode, fd, eb);
+	if (err)
+		goto fail;
+	*out = so;
+	return 0;
+fail:
+	safe_out__free(so);
+	return err;
+}
+
+int safe_out__commit(struct safe_out *so, struct errbuf *eb)
+{
+	if (so->committed)
+		return 0;
+	if (rename(so->tmp, so->path))
+		return errbuf__set(eb, -errno, "cannot rename '%s' to '%s': %s", so->tmp, so->path,
+				   strerror(errno));
+	so->committed = true;
+	return 0;
+}
+
+void safe_out__free(struct safe_out *so)
+{
+	if (!so)
+		return;
+	if (so->tmp && !so->committed)
+		unlink(so->tmp);
+	if (so->lock_fd >= 0) {
+		unlink(so->lock);	/* while held: the next holder checks the name */
+		close(so->lock_fd);
+	}
+	free(so->path);
+	free(so->tmp);
+	free(so->lock);
+	free(so);
+}

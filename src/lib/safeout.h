@@ -1,0 +1,48 @@
+/*
+ * safeout: an output file made safely, for a tool that runs as root and
+ * writes where a user said (faultline record -o FILE).
+ *
+ * The bytes go to a new temporary file in FILE's directory (".NAME.XXXXXX",
+ * O_CREAT | O_EXCL | O_NOFOLLOW, the mode asked for), which is renamed over
+ * FILE only when the caller commits: a symlink or a file that another user
+ * left at FILE or at the temporary's name is never followed, written or
+ * chmod-ed (rename replaces the directory entry itself), the result has the
+ * mode asked for whatever FILE had, and a run that fails before it commits
+ * leaves the old FILE as it was.  For the whole run, FILE's lock
+ * (".NAME.lock" in the same directory, flock(2)ed, removed at the end) is
+ * held: a second writer of the same FILE at once is refused (-EBUSY).
+ * A FILE that is a character device or a FIFO (/dev/null, a reader's
+ * pipe) is opened and written as it is, never replaced.
+ */
+#ifndef FAULTLINE_SAFEOUT_H
+#define FAULTLINE_SAFEOUT_H
+
+#include <sys/types.h>
+
+#include "lib/errbuf.h"
+
+struct safe_out;
+
+/*
+ * safe_out__open() - lock @path and create its temporary
+ * @path: the file to make in the end
+ * @mode: the new file's mode (0600 for a recording)
+ * @out:  out; finish with safe_out__free()
+ * @fd:   out: the temporary, open for writing (O_CLOEXEC); the caller's to
+ *        close (before safe_out__free(), so that close(2)'s errors are its)
+ * @eb:   detail of a failure
+ *
+ * Return: 0; -EBUSY when another process holds @path's lock; -errno of
+ * open(2) (detail in @eb); -ENOMEM.
+ */
+int safe_out__open(const char *path, mode_t mode, struct safe_out **out, int *fd,
+		   struct errbuf *eb);
+/* Rename the temporary over the file: from now on it is the file (its
+ * descriptor still writes to it).  Once only; 0 or -errno of rename(2),
+ * in @eb. */
+int safe_out__commit(struct safe_out *so, struct errbuf *eb);
+/* Remove the temporary when it was not committed; release and remove the
+ * lock.  NULL is fine. */
+void safe_out__free(struct safe_out *so);
+
+#endif

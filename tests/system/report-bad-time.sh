@@ -1,0 +1,55 @@
+#!/bin/sh
+# report-bad-time.sh: a recording whose 100th sample's time is 2^56 ns (2.3
+# years after its start; the rest of it lasts 0.3 s) is replayed up to its
+# real end, not in 720 million empty 100 ms rounds: report leak, heap and
+# flamegraph each print exactly what they print for the same recording
+# with that sample removed, plus one line on stderr naming the malformed
+# record, and the footer counts it.  The recording is the golden alloc-a
+# (tests/golden/data; no root needed).
+# Env: FAULTLINE, top_srcdir, top_builddir. Exit 0 pass, 1 fail, 77 skip.
+
+. "$top_srcdir/tests/system/lib.sh"
+command -v python3 >/dev/null || skip "no python3"
+EDIT=$top_srcdir/tests/system/rec-edit.py
+
+gzip -dc "$top_srcdir/tests/golden/data/alloc-a.rec.gz" >"$T/a.rec" || fail "alloc-a.rec.gz"
+python3 "$EDIT" "$T/a.rec" "$T/time.rec" time 100 72057594037927936 || fail "rec-edit time"
+python3 "$EDIT" "$T/a.rec" "$T/drop.rec" drop 100 || fail "rec-edit drop"
+off=$(python3 - "$T/a.rec" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, k = struct.unpack_from("<I", d, 16)[0], 0
+while True:
+    t, l = struct.unpack_from("<II", d, off)
+    k += t == 9
+    if k == 100:
+        print(off)
+        break
+    off += 8 + l
+PY
+)
+
+for what in leak heap "flamegraph -o @"; do
+	name=${what%% *}
+	for rec in time drop; do
+		# (timeout: before the fix this ran for hours, past SIGTERM)
+		FL_TIMEOUT=20 run_fl report -i "$T/$rec.rec" $(echo "$what" | sed "s|@|$T/$name-$rec.html|")
+		expect_eq "$rc" 0 "$name of $rec.rec: exit status"
+		cp "$T/out" "$T/$name-$rec.out"
+		cp "$T/err" "$T/$name-$rec.err"
+	done
+	expect_eq "$(grep -c . "$T/$name-time.err")" 1 "$name: lines on stderr"
+	expect_line "^faultline report: warning: 1 malformed record skipped: timed after the recording's end \(0\.303 s\); the first at offset $off, 72035842\.[0-9]+ s$" "$T/$name-time.err"
+	[ -s "$T/$name-drop.err" ] && fail "$name of drop.rec: stderr: $(cat "$T/$name-drop.err")"
+	# The same report, but for the footer's "some records malformed".
+	sed 's/, some records malformed//' "$T/$name-time.out" | diff -u "$T/$name-drop.out" - ||
+		fail "$name: the report with the bad time is not the one without the sample"
+	[ "$name" = flamegraph ] && { cmp -s "$T/$name-time.html" "$T/$name-drop.html" ||
+		fail "flamegraph: the pages differ"; }
+done
+expect_line '^[0-9]+ samples, lost 0 events, [0-9]+ unknown frames of [0-9]+, some records malformed' "$T/leak-time.out"
+
+# --json counts it with the bad records.
+run_fl report -i "$T/time.rec" heap --json
+expect_line '"type":"summary".*"bad_records":1,' "$T/out"
+pass_or_fail
