@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc/nspid.h"
 #include "trace/target.h"
 #include "cmd/commands.h"
 #include "cmd/tool-opts.h"
@@ -433,7 +434,13 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 
 void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
 {
-	if (o->sess.pid > 0)
+	long ns = o->sess.pid > 0 ? nspid__read(o->sess.pid) : -1;
+
+	/* A process in a container has another pid in there: both, so that
+	 * its own logs and ps(1) inside can be matched. */
+	if (ns > 0 && ns != o->sess.pid)
+		snprintf(buf, n, "PID %d (pid %ld in its namespace)", (int)o->sess.pid, ns);
+	else if (o->sess.pid > 0)
 		snprintf(buf, n, "PID %d", (int)o->sess.pid);
 	else if (o->sess.cmd)
 		snprintf(buf, n, "'%s'", o->sess.cmd);
