@@ -54,6 +54,8 @@ static bool power_of_two(unsigned long v)
 /* --srcline's getopt value: no letter, so a tool's own -S (leak's
  * --symbols-prefix, as libbpf-tools memleak spells it) leaves it alone. */
 #define OPT_SRCLINE 0x80
+/* --no-realtime: the drain thread keeps the normal scheduling class. */
+#define OPT_NO_REALTIME 0x81
 
 /* The TOOL_OPT_NO_* bit that refuses the shared option of getopt value c. */
 static unsigned int refuse_bit(int c)
@@ -249,6 +251,7 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "unwinder", required_argument, NULL, 'U' },
 		{ "srcline", no_argument, NULL, OPT_SRCLINE },
+		{ "no-realtime", no_argument, NULL, OPT_NO_REALTIME },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -381,6 +384,9 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 		}
 		case OPT_SRCLINE:
 			o->srcline = true;
+			break;
+		case OPT_NO_REALTIME:
+			o->sess.no_realtime = true;
 			break;
 		case 'U':
 			if (strcmp(optarg, "libdw") && strcmp(optarg, "libdw-walk") &&

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,8 @@ struct drain {
 	int busy_reader;	/* atomic: the reader is, in drain__catch_up() */
 	long tid;		/* atomic: the thread's, for the signal path */
 	bool full;		/* atomic: the last pass left a ring for lack of room */
+	int rt_prio;		/* SCHED_FIFO priority asked for the thread; 0: none */
+	int rt_got;		/* atomic: 1 once the thread has it, -1 refused */
 	bool nomem;		/* the last pass could not get a chunk */
 };
 
@@ -220,6 +223,14 @@ static void *drain_main(void *arg)
 	struct drain *d = arg;
 	uint64_t v;
 
+	if (d->rt_prio > 0) {
+		struct sched_param sp = { .sched_priority = d->rt_prio };
+
+		/* Refused (no CAP_SYS_NICE, an RLIMIT_RTPRIO of 0, a cgroup
+		 * without RT runtime): the thread runs as before. */
+		__atomic_store_n(&d->rt_got, pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) ? -1 : 1,
+				 __ATOMIC_SEQ_CST);
+	}
 	__atomic_store_n(&d->tid, (long)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
 	for (;;) {
 		/* A ring left full for lack of room is looked at again soon. */
@@ -303,6 +314,16 @@ int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, str
 fail:
 	drain__free(d);
 	return err;
+}
+
+void drain__set_realtime(struct drain *d, int prio)
+{
+	d->rt_prio = prio;
+}
+
+int drain__realtime(const struct drain *d)
+{
+	return __atomic_load_n(&d->rt_got, __ATOMIC_SEQ_CST);
 }
 
 int drain__start(struct drain *d)
