@@ -74,6 +74,9 @@ static const char help[] =
 	"               at the end, also write a flame graph page (HTML) of the malloc\n"
 	"               family's blocks: leaked, peak, allocations, temporary\n"
 	"  -m PAGES     ring buffer pages per CPU\n"
+	"  --no-realtime\n"
+	"               the ring-draining thread in the normal scheduling class, not\n"
+	"               SCHED_FIFO 1\n"
 	TOOL_OPTS_STACK_HELP
 	"  interval     print a report every interval seconds (default 5)\n"
 	"  count        stop after count reports\n";

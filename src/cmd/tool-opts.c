@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc/nspid.h"
 #include "trace/target.h"
 #include "cmd/commands.h"
 #include "cmd/tool-opts.h"
@@ -53,6 +54,8 @@ static bool power_of_two(unsigned long v)
 /* --srcline's getopt value: no letter, so a tool's own -S (leak's
  * --symbols-prefix, as libbpf-tools memleak spells it) leaves it alone. */
 #define OPT_SRCLINE 0x80
+/* --no-realtime: the drain thread keeps the normal scheduling class. */
+#define OPT_NO_REALTIME 0x81
 
 /* The TOOL_OPT_NO_* bit that refuses the shared option of getopt value c. */
 static unsigned int refuse_bit(int c)
@@ -248,6 +251,7 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "unwinder", required_argument, NULL, 'U' },
 		{ "srcline", no_argument, NULL, OPT_SRCLINE },
+		{ "no-realtime", no_argument, NULL, OPT_NO_REALTIME },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -261,7 +265,6 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 
 	memset(o, 0, sizeof(*o));
 	o->mode = mode ? mode : &live_mode;
-	o->sess.no_realtime = getenv("FAULTLINE_NO_REALTIME") != NULL;
 	/* The tool's options first: getopt takes the first match. */
 	snprintf(shortopts, sizeof(shortopts), "%s%s", accepts & TOOL_OPT_ANY_ORDER ? "" : "+",
 		 own);
@@ -382,6 +385,9 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 		case OPT_SRCLINE:
 			o->srcline = true;
 			break;
+		case OPT_NO_REALTIME:
+			o->sess.no_realtime = true;
+			break;
 		case 'U':
 			if (strcmp(optarg, "libdw") && strcmp(optarg, "libdw-walk") &&
 			    strcmp(optarg, "libunwind"))
@@ -434,7 +440,13 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 
 void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
 {
-	if (o->sess.pid > 0)
+	long ns = o->sess.pid > 0 ? nspid__read(o->sess.pid) : -1;
+
+	/* A process in a container has another pid in there: both, so that
+	 * its own logs and ps(1) inside can be matched. */
+	if (ns > 0 && ns != o->sess.pid)
+		snprintf(buf, n, "PID %d (pid %ld in its namespace)", (int)o->sess.pid, ns);
+	else if (o->sess.pid > 0)
 		snprintf(buf, n, "PID %d", (int)o->sess.pid);
 	else if (o->sess.cmd)
 		snprintf(buf, n, "'%s'", o->sess.cmd);

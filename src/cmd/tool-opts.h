@@ -193,7 +193,8 @@ const char *tool_opts__no_positional(int argc, char **argv, const char **arg, vo
  * ctx is the struct tool_interval to fill. */
 const char *tool_opts__interval_positional(int argc, char **argv, const char **arg, void *ctx);
 
-/* "PID 123 (\"comm\")", "command 'cmd'", "all processes" for messages. */
+/* "PID 123", "PID 4242 (pid 1 in its namespace)" (a process in another
+ * PID namespace), "'cmd'", "all processes" for messages. */
 void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n);
 
 

@@ -54,17 +54,22 @@ static uint64_t file_key(const struct map *m)
 
 /*
  * A deleted executable can only be opened through /proc/PID/map_files while
- * its process lives; samples are read (and unwound, and named) a little
- * later, possibly after it exited.  Take a descriptor now and keep it.
+ * its process lives, and so can one whose path names another file here, or
+ * none (a container's, in a mount namespace whose files we cannot reach by
+ * path: its root is gone with its last process); samples are read (and
+ * unwound, and named) a little later, possibly after it exited.  Take a
+ * descriptor now and keep it.
  */
-static void keep_deleted(struct addrspaces *as, pid_t pid, const struct map *m)
+static void keep_unreachable(struct addrspaces *as, pid_t pid, const struct map *m)
 {
 	char path[96];
 	struct stat st;
 	int fd;
 
-	if (!m->deleted || !m->path || !(m->prot & PROT_EXEC) || !m->ino ||
+	if (!m->path || m->path[0] != '/' || !(m->prot & PROT_EXEC) || !m->ino ||
 	    as->nkept >= MAX_KEPT || hashmap__get(as->kept, file_key(m), NULL))
+		return;
+	if (!m->deleted && stat(m->path, &st) == 0 && st.st_ino == m->ino)
 		return;
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
 		 m->start, m->end);
@@ -391,7 +396,7 @@ int addrspaces__load_pid(struct addrspaces *as, pid_t pid, const char *procfs)
 			err = -ENOMEM;
 			goto out;
 		}
-		keep_deleted(as, pid, &m);
+		keep_unreachable(as, pid, &m);
 		p->maps[p->nr++] = m;
 	}
 	if (ferror(fp)) {
@@ -432,7 +437,7 @@ int addrspaces__add(struct addrspaces *as, pid_t pid, const struct map *m)
 		err = -ENOMEM;
 		goto out;
 	}
-	keep_deleted(as, pid, &nm);
+	keep_unreachable(as, pid, &nm);
 	if (!p) {
 		fresh = calloc(1, sizeof(*fresh));
 		if (!fresh) {

@@ -162,9 +162,10 @@ bool addrspaces__known(const struct addrspaces *as, pid_t pid);
 
 
 /*
- * A descriptor of the file behind m when it is a deleted executable that
- * faultline opened while a process mapping it lived (at load or MMAP2
- * time), else -1.  Owned by as: do not close; open "/proc/self/fd/N" for a
+ * A descriptor of the file behind m when it is an executable mapping that
+ * is deleted, or whose path names another file here or none (a
+ * container's), that faultline opened while a process mapping it lived (at
+ * load or MMAP2 time), else -1.  Owned by as: do not close; open "/proc/self/fd/N" for a
  * description of your own.
  */
 int addrspaces__kept_fd(const struct addrspaces *as, const struct map *m);

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "lib/file.h"
 #include "stack/addrspace.h"
 #include "stack/elf-sym.h"
+#include "stack/mapped-file.h"
 
 struct elf_file {
 	int fd;
@@ -360,11 +362,52 @@ static int copy_out(char *out, size_t n, const char *s, struct errbuf *eb)
 	return 0;
 }
 
+/* Whether @path is the file @id names (device and inode), or, with no
+ * @id, a file with the mapping's inode. */
+static bool names_file(const char *path, const struct stat *id, const struct map *m)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	return id ? st.st_dev == id->st_dev && st.st_ino == id->st_ino : !m->ino || st.st_ino == m->ino;
+}
+
+/*
+ * The path that names @m's file for a uprobe: the plain path (readable
+ * output) when it is that very file, else the path through the process's
+ * root, else its /proc/PID/map_files entry.  The file is known by device
+ * and inode from map_files (the mapped file itself, also on overlayfs,
+ * whose paths name another inode that no uprobe on it would see), or, when
+ * that cannot be read, from the root path with the mapping's inode.  So a
+ * library in a container is never confused with a file of the same path
+ * on the host.
+ */
+static int mapped_path(pid_t pid, const struct map *m, char *out, size_t n, struct errbuf *eb)
+{
+	char rooted[PATH_MAX + 32], mf[96];
+	struct stat id;
+	bool have_id;
+
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
+		 m->end);
+	mapped_file__rooted(pid, m->path, rooted, sizeof(rooted));
+	have_id = (stat(mf, &id) == 0 && (!m->ino || id.st_ino == m->ino)) ||
+		  (names_file(rooted, NULL, m) && stat(rooted, &id) == 0);
+	if (names_file(m->path, have_id ? &id : NULL, m))
+		return copy_out(out, n, m->path, eb);
+	if (names_file(rooted, have_id ? &id : NULL, m))
+		return copy_out(out, n, rooted, eb);
+	if (have_id && names_file(mf, &id, m))
+		return copy_out(out, n, mf, eb);
+	return -ENOENT;
+}
+
 /* Search the mappings of @pid.  0 and *out set when found, -ENOENT when the
  * process maps no such library (or is gone), -errno on other errors. */
 static int resolve_in_maps(pid_t pid, const char *name, char *out, size_t n, struct errbuf *eb)
 {
-	char file[64], rooted[PATH_MAX + 32];
+	char file[64];
 	struct map m = { 0 };
 	char *line = NULL;
 	size_t cap = 0;
@@ -380,9 +423,7 @@ static int resolve_in_maps(pid_t pid, const char *name, char *out, size_t n, str
 		goto out;
 	}
 	while (getline(&line, &cap, fp) > 0) {
-		struct stat st_root, st_plain;
 		const char *base;
-		bool root_ok, plain_ok;
 
 		map__clear(&m);
 		if (map__parse_line(line, &m) || !m.path || m.path[0] != '/' || m.deleted)
@@ -390,20 +431,9 @@ static int resolve_in_maps(pid_t pid, const char *name, char *out, size_t n, str
 		base = strrchr(m.path, '/') + 1;
 		if (!library_name_matches(base, name))
 			continue;
-		/* The process may live in another mount namespace: its file is
-		 * what /proc/PID/root shows; prefer the plain path only when it
-		 * is the very same inode, for readable output. */
-		snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", (int)pid, m.path);
-		root_ok = stat(rooted, &st_root) == 0 && (!m.ino || st_root.st_ino == m.ino);
-		plain_ok = stat(m.path, &st_plain) == 0 && (!m.ino || st_plain.st_ino == m.ino);
-		if (plain_ok && (!root_ok || (st_root.st_dev == st_plain.st_dev &&
-					      st_root.st_ino == st_plain.st_ino)))
-			err = copy_out(out, n, m.path, eb);
-		else if (root_ok)
-			err = copy_out(out, n, rooted, eb);
-		else
-			continue;
-		goto out;
+		err = mapped_path(pid, &m, out, n, eb);
+		if (err != -ENOENT)
+			goto out;
 	}
 	err = -ENOENT;
 out:

@@ -64,9 +64,10 @@ int elf_sym__build_id(const char *path, char *buf, size_t n, struct errbuf *eb);
  * mappings of @pid are searched for a file whose basename is @name or
  * lib@name, optionally followed by ".so..." or "-<digit>..." (so "c" matches
  * libc.so.6 and the older libc-2.31.so, never libcrypto.so).  A library
- * found there that is not the same file outside the process's root (a
- * container) is returned as "/proc/PID/root/...", which is what the kernel
- * needs to place a uprobe on the right inode.  Without @pid, or when the
+ * found there whose path names another file here, or none (a container),
+ * is returned as "/proc/PID/root/..." (its path inside the process's
+ * root), else as "/proc/PID/map_files/START-END": what the kernel needs to
+ * place a uprobe on the inode the process maps.  Without @pid, or when the
  * process does not map it, the standard library directories are scanned for
  * such a name that is an ELF file (so the libc.so linker script of -dev
  * packages is skipped), shortest name first.

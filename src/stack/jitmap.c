@@ -15,6 +15,7 @@
 #include "lib/file.h"
 #include "lib/grow.h"
 #include "lib/sorted.h"
+#include "proc/nspid.h"
 #include "stack/jitmap.h"
 
 struct jitsym {
@@ -120,27 +121,13 @@ static int jitmap__read(struct jitmap *j)
  * under its own pid there.  "" when neither exists. */
 static void jitmap_path(pid_t pid, char *path, size_t n)
 {
-	char status[64], *buf = NULL, *ns;
-	long nspid = 0;
+	long nspid;
 
 	snprintf(path, n, "/tmp/perf-%d.map", (int)pid);
 	if (access(path, R_OK) == 0)
 		return;
 	path[0] = '\0';
-	snprintf(status, sizeof(status), "/proc/%d/status", (int)pid);
-	if (read_file(status, 1 << 16, &buf, NULL) != 0)
-		return;
-	ns = strstr(buf, "\nNSpid:");
-	if (ns) {
-		char *end = ns + 7 + strcspn(ns + 7, "\n");
-
-		while (end > ns && (end[-1] < '0' || end[-1] > '9'))
-			end--;
-		while (end > ns && end[-1] >= '0' && end[-1] <= '9')
-			end--;
-		nspid = strtol(end, NULL, 10);
-	}
-	free(buf);
+	nspid = nspid__read(pid);
 	if (nspid > 0) {
 		snprintf(path, n, "/proc/%d/root/tmp/perf-%ld.map", (int)pid, nspid);
 		if (access(path, R_OK) != 0)

@@ -3,7 +3,9 @@
  */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +27,21 @@ static int open_if_same(const char *path, const struct map *m)
 	return -1;
 }
 
+void mapped_file__rooted(pid_t pid, const char *path, char *buf, size_t n)
+{
+	char link[64], root[PATH_MAX];
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
+	len = readlink(link, root, sizeof(root) - 1);
+	if (len > 1) {
+		root[len] = '\0';
+		if (strncmp(path, root, (size_t)len) == 0 && path[len] == '/')
+			path += len;
+	}
+	snprintf(buf, n, "%s%s", link, path);
+}
+
 int mapped_file__open(const struct addrspaces *as, pid_t pid, const struct map *m, char *opened,
 		  size_t n)
 {
@@ -34,7 +51,7 @@ int mapped_file__open(const struct addrspaces *as, pid_t pid, const struct map *
 	if (!m->path || !m->path[0] || m->path[0] == '[')
 		return -1;
 	if (pid > 0 && !m->deleted) {
-		snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, m->path);
+		mapped_file__rooted(pid, m->path, buf, sizeof(buf));
 		fd = open_if_same(buf, m);
 	}
 	if (fd < 0 && pid > 0) {

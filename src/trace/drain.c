@@ -77,9 +77,9 @@ struct drain {
 	int busy_reader;	/* atomic: the reader is, in drain__catch_up() */
 	long tid;		/* atomic: the thread's, for the signal path */
 	bool full;		/* atomic: the last pass left a ring for lack of room */
+	int rt_prio;		/* SCHED_FIFO priority asked for the thread; 0: none */
+	int rt_got;		/* atomic: 1 once the thread has it, -1 refused */
 	bool nomem;		/* the last pass could not get a chunk */
-	int rt_prio;		/* SCHED_FIFO priority asked for; 0: none */
-	int rt_got;		/* atomic: what the thread got (drain_stats) */
 };
 
 /* Mapped whole and populated: one system call for the chunk's 256 pages,
@@ -223,15 +223,15 @@ static void *drain_main(void *arg)
 	struct drain *d = arg;
 	uint64_t v;
 
-	__atomic_store_n(&d->tid, (long)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
 	if (d->rt_prio > 0) {
 		struct sched_param sp = { .sched_priority = d->rt_prio };
 
-		/* This thread only (pid 0 is the caller's tid here). */
-		__atomic_store_n(&d->rt_got,
-				 sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &sp) ?
-				 -errno : d->rt_prio, __ATOMIC_RELAXED);
+		/* Refused (no CAP_SYS_NICE, an RLIMIT_RTPRIO of 0, a cgroup
+		 * without RT runtime): the thread runs as before. */
+		__atomic_store_n(&d->rt_got, pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) ? -1 : 1,
+				 __ATOMIC_SEQ_CST);
 	}
+	__atomic_store_n(&d->tid, (long)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
 	for (;;) {
 		/* A ring left full for lack of room is looked at again soon. */
 		int timeout = __atomic_load_n(&d->full, __ATOMIC_RELAXED) ? 5 : 100;
@@ -318,7 +318,12 @@ fail:
 
 void drain__set_realtime(struct drain *d, int prio)
 {
-	d->rt_prio = prio > 0 && prio <= 99 ? prio : 0;
+	d->rt_prio = prio;
+}
+
+int drain__realtime(const struct drain *d)
+{
+	return __atomic_load_n(&d->rt_got, __ATOMIC_SEQ_CST);
 }
 
 int drain__start(struct drain *d)
@@ -463,7 +468,6 @@ void drain__stats(const struct drain *d, struct drain_stats *out)
 		if (sp->peak > out->peak)
 			out->peak = sp->peak;
 	}
-	out->realtime = __atomic_load_n(&d->rt_got, __ATOMIC_RELAXED);
 }
 
 void drain__quiesce_in_signal(struct drain *d)

@@ -39,8 +39,6 @@ struct drain_stats {
 	uint64_t torn;		/* corrupt or torn records dropped */
 	uint64_t ring_peak;	/* the most bytes one pass found in a ring */
 	uint64_t passes;	/* ring passes with records */
-	int realtime;		/* the thread's SCHED_FIFO priority; 0: none;
-				 * -errno: asked for and refused */
 };
 
 /*
@@ -54,12 +52,20 @@ struct drain_stats {
  */
 int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, struct drain **out);
 /*
- * Run the thread at real-time priority @prio (SCHED_FIFO, 1-99; 0: the
- * caller's policy, the default), as `perf record -r` offers; set before
- * drain__start().  Best effort: a refusal (no CAP_SYS_NICE, RLIMIT_RTPRIO)
- * leaves it as it was, and drain__stats() says which it got.
+ * drain__set_realtime() - run the thread under SCHED_FIFO at @prio (1-99;
+ * 0: no, the default), as `perf record -r` runs its reader, from the next
+ * drain__start()
+ *
+ * It only copies and sleeps, so a real-time class costs the machine little
+ * (and the kernel's RT throttling bounds it), and it is then never kept
+ * waiting behind the CPU hogs of a busy host while a ring fills.  The
+ * class is the thread's own: it ends with the thread.  Refused (no
+ * CAP_SYS_NICE, no RT budget in the cgroup), the thread runs unchanged.
  */
 void drain__set_realtime(struct drain *d, int prio);
+/* 1 when the running (or stopped) thread got SCHED_FIFO, -1 when it was
+ * refused, 0 when not asked or not started yet. */
+int drain__realtime(const struct drain *d);
 /* Start the thread, with every signal blocked in it (the caller's thread
  * keeps receiving them).  0 / -errno. */
 int drain__start(struct drain *d);

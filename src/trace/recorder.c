@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 #include "stack/addrspace.h"
 #include "stack/elf-sym.h"
+#include "stack/mapped-file.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
 #include "trace/memstat.h"
@@ -296,20 +298,27 @@ static int hexval(char c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* The build-id of a mapped file, read once per (device, inode). */
-static struct build_id build_id_of(struct recorder *r, const struct map *m)
+/* The build-id of a mapped file, read once per (device, inode), from the
+ * file as its process sees it: in a container, the path its maps give may
+ * name another file here (the host's library of that name), or none. */
+static struct build_id build_id_of(struct session *s, pid_t pid, const struct map *m)
 {
+	struct recorder *r = s->rec;
 	uint64_t k[3] = { m->maj, m->min, m->ino }, idx;
 	struct build_id b = { 0 };
-	char hex[2 * REC_BUILD_ID_MAX + 1];
+	char hex[2 * REC_BUILD_ID_MAX + 1], opened[PATH_MAX + 64];
 	uint64_t h = hash_bytes(k, sizeof(k));
 	struct build_id *nv;
+	int fd;
 
 	if (!m->path || m->path[0] != '/' || !m->ino)
 		return b;
 	if (hashmap__get(r->bid_idx, h, &idx))
 		return r->bids[idx - 1];
-	if (!elf_sym__build_id(m->path, hex, sizeof(hex), NULL)) {
+	fd = mapped_file__open(s->as, pid, m, opened, sizeof(opened));
+	if (fd >= 0)
+		close(fd);
+	if (fd >= 0 && !elf_sym__build_id(opened, hex, sizeof(hex), NULL)) {
 		for (size_t i = 0; hex[2 * i] && hex[2 * i + 1] && i < REC_BUILD_ID_MAX; i++) {
 			int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
 
@@ -339,7 +348,7 @@ static void rec_mmap(struct session *s, pid_t pid, const struct map *m, uint64_t
 
 	if (!r->started || m->end <= m->start)
 		return;
-	b = build_id_of(r, m);
+	b = build_id_of(s, pid, m);
 	rm.build_id_size = b.size;
 	memcpy(rm.build_id, b.id, b.size);
 	latch(r, recwriter__mmap(r->w, &rm));

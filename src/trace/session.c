@@ -77,15 +77,14 @@
 #define MIN_DEFAULT_PAGES 64
 #define MAX_DEFAULT_RING_BYTES (64u << 20)
 #define READER_NICE (-10)
-/*
- * The drain thread's SCHED_FIFO priority, the lowest: above every normal
- * task, so it runs the moment a ring wakes it.  nice -10 was not enough on
- * a busy host: malloc-churn's 1,000,000 pairs beside two `yes` hogs lost
- * 8,481 and 2,496 events in two runs, every one with the ring found full
- * (16 MiB) while the spools never held more than 44 MB (the reader kept
- * up: the drain thread was not scheduled in time).  It only copies and
- * sleeps in poll, and the kernel's RT throttling bounds it anyway.
- */
+/* The drain thread's SCHED_FIFO priority: the lowest, as `perf record -r 1`
+ * (drain__set_realtime()).  bench/busy-loss, 8 runs each after dropping
+ * the page cache, two `yes` hogs beside it on 2 CPUs: with --no-realtime
+ * perl's 40,000-key hash lost events in 2 runs (7,488 in all) and
+ * malloc-churn's 1,000,000 pairs in 4 (39,246); in SCHED_FIFO, none.  At
+ * nice -10 every lossy pass found the 16 MiB ring full while the spools
+ * never held more than 44 MB: the reader kept up, the drain thread was
+ * not scheduled in time. */
 #define DRAIN_RT_PRIO 1
 
 

@@ -58,8 +58,8 @@ struct session_opts {
 	 * at its start; with no_maps only the names: no event's stacks or
 	 * addresses are user addresses to place (cache, reclaim, oom...). */
 	bool no_maps;
-	/* --no-realtime: the drain thread stays at the reader's nice level
-	 * instead of SCHED_FIFO (live_run()). */
+	/* --no-realtime: the drain thread (drain.h) stays in the normal
+	 * scheduling class; by default it asks for SCHED_FIFO 1. */
 	bool no_realtime;
 };
 

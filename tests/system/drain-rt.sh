@@ -2,7 +2,7 @@
 # drain-rt.sh: the thread that empties the rings runs SCHED_FIFO (priority
 # 1), so a busy host cannot delay it until a ring is full; the reader and
 # the traced command do not (SCHED_RESET_ON_FORK, and the command is forked
-# before the thread starts); FAULTLINE_NO_REALTIME keeps it at nice -10.
+# before the thread starts); --no-realtime keeps it in the normal class.
 # Read from /proc/PID/task/TID/stat (policy, field 41; rt_priority, 40)
 # while faultline traces a target held on a FIFO.
 . "$top_srcdir/tests/system/lib.sh"
@@ -17,12 +17,12 @@ policies() {
 	done
 }
 
-# traced NAME [ENV=VALUE]: leak -c of a target waiting on a FIFO; the
+# traced NAME [OPTION]: leak [OPTION] -c of a target waiting on a FIFO; the
 # threads' policies of faultline and of the target in $T/NAME.fl / .tg.
 traced() {
 	local name=$1 fl tg
 	go_fifo "$name"
-	spawn "fl-$name" env $2 "$FAULTLINE" leak -c "$LT leaks --go $fifo"
+	spawn "fl-$name" "$FAULTLINE" leak $2 -c "$LT leaks --go $fifo"
 	fl=$spawned
 	# -c's banner comes once tracing is live, the drain thread started.
 	wait_until "$FL_READY_TIMEOUT" grep -q "^Executing '" "$T/fl-$name.err" ||
@@ -43,6 +43,6 @@ expect_eq "$(awk '$2 != 0' "$T/rt.tg" | wc -l)" 0 "the target's threads not real
 expect_eq "$(wc -l <"$T/rt.fl")" 2 "faultline's threads: the reader and the drain"
 expect_eq "$(awk '$2 == 0' "$T/rt.fl" | wc -l)" 1 "the reader's policy is SCHED_OTHER"
 
-traced nort FAULTLINE_NO_REALTIME=1
-expect_eq "$(awk '$2 != 0' "$T/nort.fl" | wc -l)" 0 "FAULTLINE_NO_REALTIME: no real-time thread"
+traced nort --no-realtime
+expect_eq "$(awk '$2 != 0' "$T/nort.fl" | wc -l)" 0 "--no-realtime: no real-time thread"
 pass_or_fail

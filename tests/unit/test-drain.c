@@ -37,7 +37,9 @@
  *     a drain of no rings starts and stops;
  *   - drain__free(NULL); drain__free of a running drain with unread
  *     records over several chunks stops it (the ring is left alone after);
- *     drain__quiesce_in_signal makes the thread leave the rings alone.
+ *     drain__quiesce_in_signal makes the thread leave the rings alone;
+ *   - drain__set_realtime: SCHED_FIFO for the thread while it runs, when
+ *     granted (root), its normal class when refused.
  * Waits are bounded by LIMIT seconds only as a safety net: passing one
  * fails the test; no outcome depends on timing.  Run under ASan/UBSan in
  * the sanitizer build as well.
@@ -45,6 +47,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE		/* memfd_create */
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -751,6 +754,45 @@ static void test_null_rings(void)
 	fake_free(&f);
 }
 
+/* Threads of this process in SCHED_FIFO now. */
+static int fifo_threads(void)
+{
+	DIR *dir = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	while (dir && (de = readdir(dir)))
+		if (de->d_name[0] != '.' && sched_getscheduler(atoi(de->d_name)) == SCHED_FIFO)
+			n++;
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* drain__set_realtime: the thread is in SCHED_FIFO while it runs when it
+ * says it got it (as root), in its normal class when refused (not root)
+ * or not asked, and nothing is left in SCHED_FIFO once it stopped. */
+static void test_realtime(void)
+{
+	struct drain *d;
+	double deadline = now() + LIMIT;
+
+	CHECK_EQ_U64(drain__new(NULL, 0, 0, 0, &d), 0);
+	CHECK_EQ_U64(drain__start(d), 0);
+	CHECK_EQ_U64(drain__realtime(d), 0);
+	CHECK_EQ_U64(fifo_threads(), 0);
+	drain__stop(d);
+	drain__set_realtime(d, 1);
+	CHECK_EQ_U64(drain__start(d), 0);
+	while (drain__realtime(d) == 0 && now() < deadline)
+		sched_yield();
+	CHECK(drain__realtime(d) != 0);
+	CHECK_EQ_U64(fifo_threads(), drain__realtime(d) > 0 ? 1 : 0);
+	drain__stop(d);
+	CHECK_EQ_U64(fifo_threads(), 0);
+	drain__free(d);
+}
+
 /* drain__free of nothing, and of a running drain with records unread in
  * several chunks and chunks read kept; drain__quiesce_in_signal. */
 static void test_free(void)
@@ -825,6 +867,7 @@ int main(void)
 	test_catch_up();
 	test_null_rings();
 	test_free();
+	test_realtime();
 	fprintf(stderr, "test-drain: %.2f s\n", now() - t0);
 	return check_done("test-drain");
 }

@@ -1,12 +1,14 @@
 /*
  * test-procstat: /proc/meminfo keys (and /proc/PID/io, the same shape),
  * PSI files (the system's with both lines; a 4.20 CPU file without
- * "full"), PSI trigger specs with the kernel's window limits, and one
- * live sample of every indicator.  (vmstat lookups: test-vmstat.)
+ * "full"), PSI trigger specs with the kernel's window limits, one
+ * live sample of every indicator, and the NSpid line of a status file.  (vmstat lookups: test-vmstat.)
  */
 #include <errno.h>
 #include <stdint.h>
+#include <unistd.h>
 
+#include "proc/nspid.h"
 #include "proc/procstat.h"
 #include "check.h"
 
@@ -93,11 +95,23 @@ static void test_sample(void)
 	CHECK(mem_ind__gauge(MI_MEMAVAIL_KB) && !mem_ind__gauge(MI_PSWPIN));
 }
 
+static void test_nspid(void)
+{
+	CHECK_EQ_U64(nspid__parse("Name:\tx\nPid:\t4242\nNSpid:\t4242\t17\t1\nNSpgid:\t4242\t17\t1\n"), 1);
+	CHECK_EQ_U64(nspid__parse("NSpid:\t4242\n"), 4242);
+	CHECK_EQ_U64(nspid__parse("Pid:\t1\nNSpid:\t77 9"), 9);
+	CHECK(nspid__parse("Pid:\t4242\nNSpgid:\t4242\t1\n") == -ENOENT);
+	CHECK(nspid__parse("NSpid:\t\nPid:\t3\n") == -ENOENT);
+	CHECK(nspid__parse("NSpid:\t0\n") == -ENOENT);
+	CHECK(nspid__read(getpid()) == getpid());
+}
+
 int main(void)
 {
 	test_meminfo();
 	test_psi();
 	test_trigger();
 	test_sample();
+	test_nspid();
 	return check_done("test-procstat");
 }
