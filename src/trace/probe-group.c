@@ -34,6 +34,7 @@ struct probe_group {
 	bool *is_kprobe;
 	size_t n;
 	char *removal[2];	/* [0] uprobes, [1] kprobes */
+	bool no_hex_types;	/* a probe refused with x types was taken with u types */
 };
 
 int probe_group__new(struct probe_group **out)
@@ -149,28 +150,84 @@ static int probe_path(const char *path, char *out, size_t n, int *fd, struct err
 	return 0;
 }
 
+/* What one probe is: a uprobe at @path (already fit for a line) and
+ * @offset, or a kprobe on @func. */
+struct probe_what {
+	const char *event, *where, *path, *func;
+	uint64_t offset;
+	bool kprobe, retprobe;
+};
+
+/* Check its line, describe it to libtracefs and create it with @args. */
+static int attempt(struct probe_group *g, const struct probe_what *w, const char *args,
+		   struct errbuf *eb)
+{
+	char cmd[PROBE_LINE_MAX + 1];
+	struct tracefs_dynevent *ev;
+	int err;
+
+	if (w->kprobe)
+		err = probe_line__kprobe(cmd, sizeof(cmd), g->name, w->event, w->func, w->retprobe,
+					 args, eb);
+	else
+		err = probe_line__uprobe(cmd, sizeof(cmd), g->name, w->event, w->path, w->offset,
+					 w->retprobe, args, eb);
+	if (err)
+		return err;
+	errno = 0;
+	if (w->kprobe && w->retprobe)
+		ev = tracefs_kretprobe_alloc(g->name, w->event, w->func, args, 0);
+	else if (w->kprobe)
+		ev = tracefs_kprobe_alloc(g->name, w->event, w->func, args);
+	else if (w->retprobe)
+		ev = tracefs_uretprobe_alloc(g->name, w->event, w->path, w->offset, args);
+	else
+		ev = tracefs_uprobe_alloc(g->name, w->event, w->path, w->offset, args);
+	return create(g, ev, w->event, w->where, cmd, w->kprobe, eb);
+}
+
+/*
+ * A kernel without the x fetch types (3.10: RHEL 7) refuses the whole
+ * probe with EINVAL and has no error_log to say why; the same probe with
+ * u types of the same widths is then tried, and once one is accepted so,
+ * the group writes u types from the start.  A kernel that has them never
+ * sees a second line.
+ */
+static int add(struct probe_group *g, const struct probe_what *w, const char *fetchargs,
+	       struct errbuf *eb)
+{
+	char alt[PROBE_LINE_MAX + 1];
+	bool hex = probe_line__unhex(fetchargs, alt, sizeof(alt));
+	int err;
+
+	if (hex && g->no_hex_types)
+		return attempt(g, w, alt, eb);
+	err = attempt(g, w, fetchargs, eb);
+	if (err != -EINVAL || !hex)
+		return err;
+	if (attempt(g, w, alt, NULL))
+		return err;
+	g->no_hex_types = true;
+	errbuf__clear(eb);
+	return 0;
+}
+
 int probe_group__add_uprobe(struct probe_group *g, const char *event, const char *path,
 			    uint64_t offset, bool retprobe, const char *fetchargs,
 			    struct errbuf *eb)
 {
-	char where[4200], target[64 + PROBE_LINE_PATH_MAX], cmd[PROBE_LINE_MAX + 1];
-	struct tracefs_dynevent *ev;
+	char where[4200], target[64 + PROBE_LINE_PATH_MAX];
+	struct probe_what w = {
+		.event = event, .where = where, .path = target, .offset = offset,
+		.retprobe = retprobe,
+	};
 	int err, fd;
 
 	snprintf(where, sizeof(where), "%s:0x%llx", path, (unsigned long long)offset);
 	err = probe_path(path, target, sizeof(target), &fd, eb);
 	if (err)
 		return err;
-	err = probe_line__uprobe(cmd, sizeof(cmd), g->name, event, target, offset, retprobe,
-				 fetchargs, eb);
-	if (!err) {
-		errno = 0;
-		if (retprobe)
-			ev = tracefs_uretprobe_alloc(g->name, event, target, offset, fetchargs);
-		else
-			ev = tracefs_uprobe_alloc(g->name, event, target, offset, fetchargs);
-		err = create(g, ev, event, where, cmd, false, eb);
-	}
+	err = add(g, &w, fetchargs, eb);
 	if (fd >= 0)
 		close(fd);
 	return err;
@@ -179,19 +236,11 @@ int probe_group__add_uprobe(struct probe_group *g, const char *event, const char
 int probe_group__add_kprobe(struct probe_group *g, const char *event, const char *func,
 			    bool retprobe, const char *fetchargs, struct errbuf *eb)
 {
-	char cmd[PROBE_LINE_MAX + 1];
-	struct tracefs_dynevent *ev;
-	int err;
+	struct probe_what w = {
+		.event = event, .where = func, .func = func, .kprobe = true, .retprobe = retprobe,
+	};
 
-	err = probe_line__kprobe(cmd, sizeof(cmd), g->name, event, func, retprobe, fetchargs, eb);
-	if (err)
-		return err;
-	errno = 0;
-	if (retprobe)
-		ev = tracefs_kretprobe_alloc(g->name, event, func, fetchargs, 0);
-	else
-		ev = tracefs_kprobe_alloc(g->name, event, func, fetchargs);
-	return create(g, ev, event, func, cmd, true, eb);
+	return add(g, &w, fetchargs, eb);
 }
 
 const char *probe_group__removal_lines(const struct probe_group *g, bool kprobes)
