@@ -8,7 +8,8 @@
  * space splits the line) is probed as /proc/<our pid>/fd/N of the file
  * opened here.  The kernel resolves a uprobe's path to its inode when the
  * probe is created (kern_path in trace_uprobe_create), so the fd is closed
- * right after: measured on 6.18, a probe so made on a copy of libc under
+ * right after (see enable_check for the one thing checked before that):
+ * measured on 6.18, a probe so made on a copy of libc under
  * "sp ace" fired 1,043 times in a process mapping the copy, none in one
  * mapping the original, after the fd was closed.
  */
@@ -17,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <tracefs/tracefs.h>
@@ -34,6 +37,8 @@ struct probe_group {
 	bool *is_kprobe;
 	size_t n;
 	char *removal[2];	/* [0] uprobes, [1] kprobes */
+	bool no_hex_types;	/* a probe refused with x types was taken with u types */
+	bool tmpfs_ok;		/* a uprobe on a tmpfs file was enabled */
 };
 
 int probe_group__new(struct probe_group **out)
@@ -149,28 +154,135 @@ static int probe_path(const char *path, char *out, size_t n, int *fd, struct err
 	return 0;
 }
 
+/* What one probe is: a uprobe at @path (already fit for a line) and
+ * @offset, or a kprobe on @func. */
+struct probe_what {
+	const char *event, *where, *path, *func;
+	uint64_t offset;
+	bool kprobe, retprobe;
+};
+
+/* Check its line, describe it to libtracefs and create it with @args. */
+static int attempt(struct probe_group *g, const struct probe_what *w, const char *args,
+		   struct errbuf *eb)
+{
+	char cmd[PROBE_LINE_MAX + 1];
+	struct tracefs_dynevent *ev;
+	int err;
+
+	if (w->kprobe)
+		err = probe_line__kprobe(cmd, sizeof(cmd), g->name, w->event, w->func, w->retprobe,
+					 args, eb);
+	else
+		err = probe_line__uprobe(cmd, sizeof(cmd), g->name, w->event, w->path, w->offset,
+					 w->retprobe, args, eb);
+	if (err)
+		return err;
+	errno = 0;
+	if (w->kprobe && w->retprobe)
+		ev = tracefs_kretprobe_alloc(g->name, w->event, w->func, args, 0);
+	else if (w->kprobe)
+		ev = tracefs_kprobe_alloc(g->name, w->event, w->func, args);
+	else if (w->retprobe)
+		ev = tracefs_uretprobe_alloc(g->name, w->event, w->path, w->offset, args);
+	else
+		ev = tracefs_uprobe_alloc(g->name, w->event, w->path, w->offset, args);
+	return create(g, ev, w->event, w->where, cmd, w->kprobe, eb);
+}
+
+/*
+ * A kernel without the x fetch types (3.10: RHEL 7) refuses the whole
+ * probe with EINVAL and has no error_log to say why; the same probe with
+ * u types of the same widths is then tried, and once one is accepted so,
+ * the group writes u types from the start.  A kernel that has them never
+ * sees a second line.
+ */
+static int add(struct probe_group *g, const struct probe_what *w, const char *fetchargs,
+	       struct errbuf *eb)
+{
+	char alt[PROBE_LINE_MAX + 1];
+	bool hex = probe_line__unhex(fetchargs, alt, sizeof(alt));
+	int err;
+
+	if (hex && g->no_hex_types)
+		return attempt(g, w, alt, eb);
+	err = attempt(g, w, fetchargs, eb);
+	if (err != -EINVAL || !hex)
+		return err;
+	if (attempt(g, w, alt, NULL))
+		return err;
+	g->no_hex_types = true;
+	errbuf__clear(eb);
+	return 0;
+}
+
+#define TMPFS_MAGIC_NR 0x01021994	/* linux/magic.h TMPFS_MAGIC */
+
+/*
+ * 3.10 (RHEL 7) cannot place a uprobe in a file on tmpfs: it reads the
+ * probed instruction through the file's readpage, which tmpfs lacks, and
+ * fails with EIO; but only when a process maps the file, and perf's open
+ * of the event ignores that failure (uprobe_perf_open drops the return of
+ * uprobe_apply): the probe would never fire and faultline would report
+ * nothing, measured in the el7 guest (leak -p of a process using a libc
+ * copied to /tmp: "Tracing", then 0 allocations).  The tracing "enable"
+ * file does report it.  So for a file on tmpfs, the first time in a group,
+ * the event is enabled and disabled at once through it while this process
+ * maps the page; a kernel that can (6.x) passes, and is not asked again.
+ */
+static int enable_check(struct probe_group *g, const char *event, const char *path,
+			uint64_t offset, const char *where, struct errbuf *eb)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct statfs sf;
+	void *map;
+	int fd, err = 0;
+
+	if (g->tmpfs_ok || page <= 0 || statfs(path, &sf) || sf.f_type != TMPFS_MAGIC_NR)
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	map = mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE, fd,
+		   (off_t)(offset & ~((uint64_t)page - 1)));
+	close(fd);
+	if (map == MAP_FAILED)
+		return 0;
+	errno = 0;
+	if (tracefs_event_enable(NULL, g->name, event) < 0) {
+		err = -(errno ? errno : EIO);
+	} else {
+		tracefs_event_disable(NULL, g->name, event);
+		g->tmpfs_ok = true;
+	}
+	munmap(map, (size_t)page);
+	if (err != -EIO)
+		return 0;	/* not the tmpfs case: perf's open will say */
+	return errbuf__set(eb, -EIO,
+			   "cannot place probe '%s/%s' at '%s': this kernel cannot probe a file "
+			   "on tmpfs (it reads the instruction through the file's readpage, which "
+			   "tmpfs lacks); copy the program and its libraries to a disk filesystem "
+			   "(or ramfs) and run it from there", g->name, event, where);
+}
+
 int probe_group__add_uprobe(struct probe_group *g, const char *event, const char *path,
 			    uint64_t offset, bool retprobe, const char *fetchargs,
 			    struct errbuf *eb)
 {
-	char where[4200], target[64 + PROBE_LINE_PATH_MAX], cmd[PROBE_LINE_MAX + 1];
-	struct tracefs_dynevent *ev;
+	char where[4200], target[64 + PROBE_LINE_PATH_MAX];
+	struct probe_what w = {
+		.event = event, .where = where, .path = target, .offset = offset,
+		.retprobe = retprobe,
+	};
 	int err, fd;
 
 	snprintf(where, sizeof(where), "%s:0x%llx", path, (unsigned long long)offset);
 	err = probe_path(path, target, sizeof(target), &fd, eb);
 	if (err)
 		return err;
-	err = probe_line__uprobe(cmd, sizeof(cmd), g->name, event, target, offset, retprobe,
-				 fetchargs, eb);
-	if (!err) {
-		errno = 0;
-		if (retprobe)
-			ev = tracefs_uretprobe_alloc(g->name, event, target, offset, fetchargs);
-		else
-			ev = tracefs_uprobe_alloc(g->name, event, target, offset, fetchargs);
-		err = create(g, ev, event, where, cmd, false, eb);
-	}
+	err = add(g, &w, fetchargs, eb);
+	if (!err)
+		err = enable_check(g, event, target, offset, where, eb);
 	if (fd >= 0)
 		close(fd);
 	return err;
@@ -179,19 +291,11 @@ int probe_group__add_uprobe(struct probe_group *g, const char *event, const char
 int probe_group__add_kprobe(struct probe_group *g, const char *event, const char *func,
 			    bool retprobe, const char *fetchargs, struct errbuf *eb)
 {
-	char cmd[PROBE_LINE_MAX + 1];
-	struct tracefs_dynevent *ev;
-	int err;
+	struct probe_what w = {
+		.event = event, .where = func, .func = func, .kprobe = true, .retprobe = retprobe,
+	};
 
-	err = probe_line__kprobe(cmd, sizeof(cmd), g->name, event, func, retprobe, fetchargs, eb);
-	if (err)
-		return err;
-	errno = 0;
-	if (retprobe)
-		ev = tracefs_kretprobe_alloc(g->name, event, func, fetchargs, 0);
-	else
-		ev = tracefs_kprobe_alloc(g->name, event, func, fetchargs);
-	return create(g, ev, event, func, cmd, true, eb);
+	return add(g, &w, fetchargs, eb);
 }
 
 const char *probe_group__removal_lines(const struct probe_group *g, bool kprobes)

@@ -117,6 +117,36 @@ int probe_line__kprobe(char *buf, size_t n, const char *group, const char *event
 		      eb);
 }
 
+bool probe_line__unhex(const char *args, char *out, size_t n)
+{
+	size_t len = args ? strlen(args) : 0;
+	bool any = false;
+
+	if (!n)
+		return false;
+	out[0] = '\0';
+	if (len >= n)
+		return false;
+	memcpy(out, args ? args : "", len + 1);
+	for (size_t i = 1; i + 1 < len; i++) {
+		const char *w = out + i + 1;
+		size_t d = strspn(w + 1, "0123456789");
+
+		/* ":x" then the width, at the end of the token. */
+		if (out[i] != ':' || *w != 'x' || !d || (w[1 + d] && w[1 + d] != ' '))
+			continue;
+		if (!(d == 1 && w[1] == '8') &&
+		    !(d == 2 && (!memcmp(w + 1, "16", 2) || !memcmp(w + 1, "32", 2) ||
+				 !memcmp(w + 1, "64", 2))))
+			continue;
+		out[i + 1] = 'u';
+		any = true;
+	}
+	if (!any)
+		out[0] = '\0';
+	return any;
+}
+
 /*
  * error_log entries (tracing_log_err):
  *   [ 7106.666040] trace_uprobe: error: Invalid register name

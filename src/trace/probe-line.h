@@ -49,6 +49,17 @@ int probe_line__kprobe(char *buf, size_t n, const char *group, const char *event
 		       const char *func, bool retprobe, const char *fetchargs, struct errbuf *eb);
 
 /*
+ * probe_line__unhex() - @args with every hexadecimal fetch type (":x8",
+ * ":x16", ":x32", ":x64") turned into the unsigned type of its width
+ * (":u8" ...), into @out of @n bytes.  The x types came with Linux 4.x;
+ * 3.10 (RHEL 7) refuses a probe that uses one (EINVAL), while the u types
+ * record the same bytes (a u64 field either way in the event's format).
+ * Return: true when @args had one (then @out is the rewrite), false when
+ * there was none or @out is too small (@out is then "").
+ */
+bool probe_line__unhex(const char *args, char *out, size_t n);
+
+/*
  * probe_line__kernel_error() - the kernel's word on command @cmd: in @log
  * (the text of tracefs's error_log), the message of the last entry whose
  * "Command:" is @cmd, without its timestamp ("trace_uprobe: error: Invalid

@@ -159,12 +159,8 @@ check_fixture 6.1-kprobes "" "kprobes folio_mark_accessed, filemap_add_folio, __
 check_fixture 6.18-kprobes "" "kprobes folio_mark_accessed, filemap_add_folio, __folio_mark_dirty, mark_buffer_dirty"
 check_fixture 6.18-kprobes kprobes "tracepoints filemap:mm_filemap_get_pages"
 check_fixture 6.18-kprobes 'kprobes,filemap:*' "/proc/vmstat pgpgin"
-# RHEL 7 has the page names; its tree lists them only if someone needed them.
-if grep -qw account_page_dirtied "$FIX/rhel7-3.10/proc/kallsyms" 2>/dev/null; then
-	check_fixture rhel7-3.10 "" "kprobes mark_page_accessed"
-else
-	check_fixture rhel7-3.10 "" "/proc/vmstat pgpgin"
-fi
+# RHEL 7 has the page names (its kallsyms as the el7 guest's).
+check_fixture rhel7-3.10 "" "kprobes mark_page_accessed, add_to_page_cache_lru, account_page_dirtied, mark_buffer_dirty"
 # 6.18 keeps mark_page_accessed/add_to_page_cache_lru as wrappers only: the
 # page rung must not be chosen there even with the folio ones refused.
 "$FAULTLINE" features --root "$FIX/6.18-kprobes" >"$T/f618"

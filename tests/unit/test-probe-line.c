@@ -2,8 +2,9 @@
  * test-probe-line: the probe command builder refuses every part the
  * kernel's dynamic_events parser could misread (a newline starts another
  * command, whitespace splits one, '#' ends it, ':' starts the offset on
- * 3.10), builds the line libtracefs writes for good parts, and the error
- * log is quoted only for the command that failed.
+ * 3.10), builds the line libtracefs writes for good parts, the error
+ * log is quoted only for the command that failed, and 3.10's fetchargs
+ * (no x types) are rewritten token by token.
  */
 #include <errno.h>
 #include <string.h>
@@ -93,5 +94,20 @@ int main(void)
 	CHECK(!probe_line__kernel_error(log, "p:g/x /nonexist:0x10", msg, sizeof(msg)));
 	CHECK(!probe_line__kernel_error("", "p:g/x", msg, sizeof(msg)));
 	CHECK(!probe_line__kernel_error(NULL, "p:g/x", msg, sizeof(msg)));
+
+	/* 3.10's types: every x width becomes u, nothing else changes. */
+	CHECK(probe_line__unhex("ret=$retval:x64 sp=%sp:x64", msg, sizeof(msg)));
+	CHECK_STR(msg, "ret=$retval:u64 sp=%sp:u64");
+	CHECK(probe_line__unhex("key=%di:x64 size=%si:u64 shmflg=%dx:x32", msg, sizeof(msg)));
+	CHECK_STR(msg, "key=%di:u64 size=%si:u64 shmflg=%dx:u32");
+	CHECK(probe_line__unhex("a=%ax:x8 b=%bx:x16", msg, sizeof(msg)));
+	CHECK_STR(msg, "a=%ax:u8 b=%bx:u16");
+	CHECK(!probe_line__unhex("size=%di:u64 sp=%sp:u64", msg, sizeof(msg)));
+	CHECK_STR(msg, "");
+	CHECK(!probe_line__unhex("a=%di:x1 b=%si:x640 c=%dx:xx64 x64=%cx", msg, sizeof(msg)));
+	CHECK(!probe_line__unhex(NULL, msg, sizeof(msg)));
+	CHECK(!probe_line__unhex("", msg, sizeof(msg)));
+	CHECK(!probe_line__unhex("a=%di:x64", msg, 5));
+	CHECK_STR(msg, "");
 	return check_done("test-probe-line");
 }

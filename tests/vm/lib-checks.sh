@@ -77,16 +77,24 @@ check_calls() {
 	echo "RESULT mmap $what: $n calls of the target each found with its address and length; $(grep -E "^$pid +mmap-target" "$T/out" | tail -n 1)"
 }
 
-# pmu_tools WHAT: leak (DWARF and fp), brk and mmap on the perf uprobe
-# PMU rung (locked down, or tracefs masked), each against its target.
-pmu_tools() {
+# leak_c_both WHAT ERR_REGEX: `leak -T 100 -c "leak-target leaks"` with
+# DWARF and with frame-pointer stacks, each naming its source (ERR_REGEX in
+# its stderr) and checked by check_sites.
+leak_c_both() {
 	run_fl leak -T 100 -c "$(target leak-target) leaks"
 	expect_eq "$rc" 0 "$1: leak -c status (the target's own checks included)"
-	expect_line '^faultline leak: falling back to perf uprobe PMU on the allocator' "$T/err"
+	expect_line "$2" "$T/err"
 	check_sites "$1, dwarf"
 	run_fl leak -T 100 --call-graph fp -c "$(target leak-target) leaks"
 	expect_eq "$rc" 0 "$1: leak -c fp status"
+	expect_line "$2" "$T/err"
 	check_sites "$1, fp"
+}
+
+# pmu_tools WHAT: leak (DWARF and fp), brk and mmap on the perf uprobe
+# PMU rung (locked down, or tracefs masked), each against its target.
+pmu_tools() {
+	leak_c_both "$1" '^faultline leak: falling back to perf uprobe PMU on the allocator'
 	run_fl brk -c "$(target brk-target) --libc --count 5 --step 8192"
 	expect_eq "$rc" 0 "$1: brk status"
 	expect_line 'falling back to perf uprobe PMU on libc brk' "$T/err"
