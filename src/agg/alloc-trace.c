@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 
 #include "stack/addrspace.h"
+#include "stack/alloc-find.h"
 #include "agg/alloc-trace.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
@@ -93,6 +94,11 @@ struct alloc_trace {
 	pid_t filter_pid;		/* kernel mode with a target: its allocations */
 	struct alloc_trace_stats st;
 	bool posix_memalign_untracked;
+	char obj[PATH_MAX];		/* the allocator found, when opts gave none */
+	char found[96];			/* what it is: "static glibc", "jemalloc, preloaded" */
+	char probed[256];		/* roles probed: "malloc, calloc, ..., free" */
+	char probed_path[PATH_MAX];	/* in this file */
+	char line[PATH_MAX + 400];	/* alloc_trace__probed()'s */
 	char warning[1100];		/* errbuf message + what it means */
 	int err;
 };
@@ -539,8 +545,9 @@ static const struct role *role_of(const char *probe, int *kind)
 	return NULL;
 }
 
-/* Which probe spec: --probes, else by the -O library's name. */
-static const char *spec_name(const struct alloc_trace_opts *lo)
+/* Which probe spec: --probes, else by the -O library's name, else the
+ * one of the allocator found (@found), else glibc's. */
+static const char *spec_name(const struct alloc_trace_opts *lo, const char *found)
 {
 	if (lo->probes)
 		return lo->probes;
@@ -550,7 +557,67 @@ static const char *spec_name(const struct alloc_trace_opts *lo)
 		return "tcmalloc";
 	if (lo->obj && strstr(lo->obj, "mimalloc"))
 		return "mimalloc";
-	return "glibc";
+	return found ? found : "glibc";
+}
+
+/*
+ * Without -O and --probes: the object that provides the target's malloc
+ * (alloc-find.h), for a command before it runs, for a process from its
+ * maps; a replay takes the spec the recording was made with.  0 and
+ * *spec NULL: nothing to find (every process, or a file we cannot read),
+ * the spec's library by name as before; -ENOENT: the target has no
+ * allocator, said in @eb.
+ */
+static int find_allocator(struct alloc_trace *at, struct allocator *al, const char **spec,
+			  struct errbuf *eb)
+{
+	const char *exe = session__target_exe(at->s);
+	pid_t pid = session__target_pid(at->s);
+	struct errbuf why = { "" };
+	int err;
+
+	*spec = NULL;
+	if (at->o.obj || at->o.probes)
+		return 0;
+	if (session__replaying(at->s)) {
+		*spec = session__meta(at->s, "alloc.spec");
+		return 0;
+	}
+	if (exe)
+		err = allocator__find_exec(exe, getenv("LD_PRELOAD"), getenv("LD_LIBRARY_PATH"), al,
+					   &why);
+	else if (pid > 0)
+		err = allocator__find_pid(pid, al, &why);
+	else
+		return 0;
+	if (err == -ENOENT)
+		return errbuf__set(eb, err, "no allocator to probe: %s (-O names one)", why.msg);
+	if (err)
+		return 0;
+	*spec = al->spec;
+	snprintf(at->obj, sizeof(at->obj), "%s", al->path);
+	at->o.obj = at->obj;
+	if (!strcmp(al->where, "static"))
+		snprintf(at->found, sizeof(at->found), "static %s", al->name);
+	else if (!strcmp(al->where, "library"))
+		snprintf(at->found, sizeof(at->found), "%s", al->name);
+	else
+		snprintf(at->found, sizeof(at->found), "%s, %s", al->name, al->where);
+	return 0;
+}
+
+/* "malloc, calloc, ..." grows by the role of a probe placed. */
+static void note_probed(struct alloc_trace *at, const struct role *role)
+{
+	size_t len = strlen(at->probed);
+	char *hit = strstr(at->probed, role->name);
+
+	while (hit && ((hit > at->probed && hit[-1] != ' ') ||
+		       (hit[strlen(role->name)] && hit[strlen(role->name)] != ',')))
+		hit = strstr(hit + 1, role->name);
+	if (!hit)
+		snprintf(at->probed + len, sizeof(at->probed) - len, "%s%s", len ? ", " : "",
+			 role->name);
 }
 
 struct placed {
@@ -563,11 +630,18 @@ static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
 {
 	struct probe_set *set = NULL;
 	struct placed *placed = NULL;
-	const char *name = spec_name(&at->o);
+	struct allocator al;
+	const char *name, *found;
 	size_t nplaced = 0;
 	bool have_malloc = false, have_free = false;
 	int err;
 
+	err = find_allocator(at, &al, &found, eb);
+	if (err)
+		return err;
+	name = spec_name(&at->o, found);
+	if (session__recording(at->s))
+		session__record_meta(at->s, "alloc.spec", name);
 	if (strchr(name, '/'))
 		err = probe_set__load(name, &set, eb);
 	else
@@ -625,6 +699,10 @@ static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
 		if (dup)
 			continue;	/* one function, two names */
 		nplaced++;
+		if (!at->probed_path[0])
+			snprintf(at->probed_path, sizeof(at->probed_path), "%s", pl->path);
+		if (spec->kind == PROBE_ENTRY)
+			note_probed(at, role);
 		pc = new_ctx(at, kind);
 		if (!pc) {
 			err = -ENOMEM;
@@ -921,6 +999,15 @@ struct alloc_track *alloc_trace__track(const struct alloc_trace *at)
 const struct alloc_trace_stats *alloc_trace__stats(const struct alloc_trace *at)
 {
 	return &at->st;
+}
+
+const char *alloc_trace__probed(struct alloc_trace *at)
+{
+	if (!at->probed[0] || session__replaying(at->s))
+		return NULL;
+	snprintf(at->line, sizeof(at->line), "probing %s in %s%s%s%s", at->probed,
+		 at->probed_path, at->found[0] ? " (" : "", at->found, at->found[0] ? ")" : "");
+	return at->line;
 }
 
 const char *alloc_trace__warning(const struct alloc_trace *at)

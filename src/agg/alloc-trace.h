@@ -102,6 +102,10 @@ void alloc_trace__free(struct alloc_trace *at);
 /* The table of outstanding blocks and regions (owned by the tracer). */
 struct alloc_track *alloc_trace__track(const struct alloc_trace *at);
 const struct alloc_trace_stats *alloc_trace__stats(const struct alloc_trace *at);
+/* "probing malloc, calloc, ..., free in PATH (static glibc)": the
+ * allocator's functions probed and where, for the tool to tell first;
+ * NULL in a replay or kernel mode.  Owned by @at. */
+const char *alloc_trace__probed(struct alloc_trace *at);
 /* What was left untraced at setup and why, for the tool to tell the user,
  * or NULL. */
 const char *alloc_trace__warning(const struct alloc_trace *at);

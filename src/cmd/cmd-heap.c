@@ -799,8 +799,8 @@ static int heap_add_events(void *ctx, struct session *s, const char *rung, const
 							       .probes = h->ho.probes },
 			       &(struct alloc_trace_hooks){ .made = on_made, .freed = on_freed, .ctx = h },
 			       &h->at, eb);
-	if (!err && alloc_trace__warning(h->at))
-		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(h->at));
+	if (!err)
+		tool__alloc_notes(TOOL, h->at);
 	return err;
 }
 

@@ -683,8 +683,7 @@ static int leak_add_events(void *ctx, struct session *s, const char *rung, const
 	if (err)
 		return err;
 	lk->track = alloc_trace__track(lk->at);
-	if (alloc_trace__warning(lk->at))
-		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(lk->at));
+	tool__alloc_notes(TOOL, lk->at);
 	return 0;
 }
 

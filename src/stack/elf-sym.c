@@ -360,11 +360,32 @@ static int copy_out(char *out, size_t n, const char *s, struct errbuf *eb)
 	return 0;
 }
 
+int elf_sym__mapped_file(pid_t pid, const char *path, uint64_t ino, char *out, size_t n,
+			 struct errbuf *eb)
+{
+	char rooted[PATH_MAX + 32];
+	struct stat st_root, st_plain;
+	bool root_ok, plain_ok;
+
+	/* The process may live in another mount namespace: its file is what
+	 * /proc/PID/root shows; prefer the plain path only when it is the
+	 * very same inode, for readable output. */
+	snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", (int)pid, path);
+	root_ok = stat(rooted, &st_root) == 0 && (!ino || st_root.st_ino == ino);
+	plain_ok = stat(path, &st_plain) == 0 && (!ino || st_plain.st_ino == ino);
+	if (plain_ok && (!root_ok || (st_root.st_dev == st_plain.st_dev &&
+				      st_root.st_ino == st_plain.st_ino)))
+		return copy_out(out, n, path, eb);
+	if (root_ok)
+		return copy_out(out, n, rooted, eb);
+	return -ENOENT;
+}
+
 /* Search the mappings of @pid.  0 and *out set when found, -ENOENT when the
  * process maps no such library (or is gone), -errno on other errors. */
 static int resolve_in_maps(pid_t pid, const char *name, char *out, size_t n, struct errbuf *eb)
 {
-	char file[64], rooted[PATH_MAX + 32];
+	char file[64];
 	struct map m = { 0 };
 	char *line = NULL;
 	size_t cap = 0;
@@ -380,9 +401,7 @@ static int resolve_in_maps(pid_t pid, const char *name, char *out, size_t n, str
 		goto out;
 	}
 	while (getline(&line, &cap, fp) > 0) {
-		struct stat st_root, st_plain;
 		const char *base;
-		bool root_ok, plain_ok;
 
 		map__clear(&m);
 		if (map__parse_line(line, &m) || !m.path || m.path[0] != '/' || m.deleted)
@@ -390,18 +409,8 @@ static int resolve_in_maps(pid_t pid, const char *name, char *out, size_t n, str
 		base = strrchr(m.path, '/') + 1;
 		if (!library_name_matches(base, name))
 			continue;
-		/* The process may live in another mount namespace: its file is
-		 * what /proc/PID/root shows; prefer the plain path only when it
-		 * is the very same inode, for readable output. */
-		snprintf(rooted, sizeof(rooted), "/proc/%d/root%s", (int)pid, m.path);
-		root_ok = stat(rooted, &st_root) == 0 && (!m.ino || st_root.st_ino == m.ino);
-		plain_ok = stat(m.path, &st_plain) == 0 && (!m.ino || st_plain.st_ino == m.ino);
-		if (plain_ok && (!root_ok || (st_root.st_dev == st_plain.st_dev &&
-					      st_root.st_ino == st_plain.st_ino)))
-			err = copy_out(out, n, m.path, eb);
-		else if (root_ok)
-			err = copy_out(out, n, rooted, eb);
-		else
+		err = elf_sym__mapped_file(pid, m.path, m.ino, out, n, eb);
+		if (err == -ENOENT)
 			continue;
 		goto out;
 	}

@@ -76,4 +76,16 @@ int elf_sym__build_id(const char *path, char *buf, size_t n, struct errbuf *eb);
  */
 int elf_sym__resolve_library(pid_t pid, const char *name, char *out, size_t n, struct errbuf *eb);
 
+/**
+ * elf_sym__mapped_file() - a path the kernel opens for a file @pid maps
+ * @path: the path in /proc/PID/maps (as the process sees it)
+ * @ino:  the inode there (0: not checked)
+ * @out:  out: @path when it names the same inode here, else
+ *        "/proc/PID/root@path" (a process in another mount namespace)
+ *
+ * Return: 0; -ENOENT when neither is that file; -ENAMETOOLONG.
+ */
+int elf_sym__mapped_file(pid_t pid, const char *path, uint64_t ino, char *out, size_t n,
+			 struct errbuf *eb);
+
 #endif
