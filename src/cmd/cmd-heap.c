@@ -66,7 +66,8 @@ static const char help[] =
 	"                        reached its highest in the last quarter of the run)\n"
 	"  --interval-calls N    the same, an interval every N allocation calls (it ends\n"
 	"                        just before the call that starts the next)\n"
-	"  -O, --obj LIB         the allocator library (default libc)\n"
+	"  -O, --obj LIB         the allocator library (default: the one the program's\n"
+	"                        malloc calls, as for faultline leak)\n"
 	"  --symbols-prefix P    its symbols' prefix (jemalloc: je_)\n"
 	"  --probes SPEC         probe spec name or file\n"
 	TOOL_OPTS_HELP

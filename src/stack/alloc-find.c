@@ -384,7 +384,9 @@ int allocator__find_exec(const char *exe, const char *preload, const char *libpa
 		goto out;
 	}
 	if (err) {
-		err = errbuf__set(eb, err, "cannot read '%s': %s", path, strerror(-err));
+		/* -ENOENT is "no allocator" to callers. */
+		err = errbuf__set(eb, err == -ENOENT ? -ENXIO : err, "cannot read '%s': %s", path,
+				  strerror(-err));
 		goto out;
 	}
 	if (eo.malloc) {

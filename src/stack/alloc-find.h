@@ -59,7 +59,7 @@ int allocator__find_pid(pid_t pid, struct allocator *out, struct errbuf *eb);
  *
  * Return: 0; -ENOENT when none of its objects defines malloc (a static
  * program without one); -ENOEXEC when @exe is neither ELF nor a script;
- * other -errno.
+ * -ENXIO when it does not exist; other -errno.
  */
 int allocator__find_exec(const char *exe, const char *preload, const char *libpath,
 			 struct allocator *out, struct errbuf *eb);
