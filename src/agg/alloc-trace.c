@@ -14,9 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "stack/addrspace.h"
 #include "stack/alloc-find.h"
+#include "stack/elf-sym.h"
 #include "agg/alloc-trace.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
@@ -94,6 +97,12 @@ struct alloc_trace {
 	pid_t filter_pid;		/* kernel mode with a target: its allocations */
 	struct alloc_trace_stats st;
 	bool posix_memalign_untracked;
+	/* A static glibc's start-up functions (file offsets in its
+	 * executable, device and inode): blocks made there are left out. */
+	struct { uint64_t off, end; } startup[3];
+	size_t nstartup;
+	uint64_t startup_ino;
+	uint32_t startup_maj, startup_min;
 	char obj[PATH_MAX];		/* the allocator found, when opts gave none */
 	char found[96];			/* what it is: "static glibc", "jemalloc, preloaded" */
 	char probed[256];		/* roles probed: "malloc, calloc, ..., free" */
@@ -170,6 +179,35 @@ static bool loader_own(struct alloc_trace *at, pid_t pid, uint32_t stack)
 	return nr > 0;
 }
 
+/*
+ * A block or region a static glibc's start-up made for itself, before
+ * main: _dl_non_dynamic_init (the paths, link map and origin its built-in
+ * loader keeps: 5 blocks, ~1.8 KB) and __libc_setup_tls (the TLS block, by
+ * brk).  In a dynamic program ld.so makes them with its own minimal
+ * malloc, which is not probed; counted, they made every static program
+ * look as if it leaked them.  Looked for in the innermost frames only.
+ */
+static bool startup_own(struct alloc_trace *at, pid_t pid, uint32_t stack)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(at->s), stack, &nr);
+
+	for (uint32_t i = 0; i < nr && i < 6; i++) {
+		uint64_t ip = ips[i] - (i > 0);	/* a return address: the call is before */
+		const struct map *m = addrspaces__find(session__addrspaces(at->s), pid, ip);
+		uint64_t off;
+
+		if (!m || m->ino != at->startup_ino || m->maj != at->startup_maj ||
+		    m->min != at->startup_min)
+			continue;
+		off = ip - m->start + m->pgoff;
+		for (size_t k = 0; k < at->nstartup; k++)
+			if (off >= at->startup[k].off && off < at->startup[k].end)
+				return true;
+	}
+	return false;
+}
+
 /* Keep @r (its stack still to take) if the options want it; true when
  * it was kept. */
 static bool keep(struct alloc_trace *at, const struct sample *smp, struct alloc_rec *r,
@@ -184,6 +222,10 @@ static bool keep(struct alloc_trace *at, const struct sample *smp, struct alloc_
 		       session__user_stack(at->s, smp, &r->stack);
 	if (!err && r->region && !kernel && loader_own(at, r->pid, r->stack)) {
 		at->st.loader_regions++;
+		return false;
+	}
+	if (!err && !kernel && at->nstartup && startup_own(at, r->pid, r->stack)) {
+		at->st.startup_blocks++;
 		return false;
 	}
 	if (!err)
@@ -560,6 +602,63 @@ static const char *spec_name(const struct alloc_trace_opts *lo, const char *foun
 	return found ? found : "glibc";
 }
 
+/* A static glibc's start-up functions in @path (startup_own), kept in a
+ * recording's meta "alloc.startup" as "INO MAJ MIN OFF-END..." for its
+ * replay.  Missing functions are no error: there is less to leave out. */
+static void startup_find(struct alloc_trace *at, const char *path)
+{
+	static const char *const fns[] = { "_dl_non_dynamic_init", "__libc_setup_tls",
+					   "__libc_init_first" };
+	char meta[256];
+	struct stat st;
+	size_t used;
+
+	if (stat(path, &st))
+		return;
+	at->startup_ino = st.st_ino;
+	at->startup_maj = major(st.st_dev);
+	at->startup_min = minor(st.st_dev);
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		uint64_t off, size;
+
+		if (elf_sym__function(path, fns[i], &off, &size, NULL) || !size)
+			continue;
+		at->startup[at->nstartup].off = off;
+		at->startup[at->nstartup++].end = off + size;
+	}
+	if (!at->nstartup || !session__recording(at->s))
+		return;
+	used = (size_t)snprintf(meta, sizeof(meta), "%" PRIu64 " %u %u", at->startup_ino,
+				at->startup_maj, at->startup_min);
+	for (size_t k = 0; k < at->nstartup && used < sizeof(meta); k++)
+		used += (size_t)snprintf(meta + used, sizeof(meta) - used, " %" PRIu64 "-%" PRIu64,
+					 at->startup[k].off, at->startup[k].end);
+	session__record_meta(at->s, "alloc.startup", meta);
+}
+
+/* The same from a recording's meta. */
+static void startup_replay(struct alloc_trace *at, const char *meta)
+{
+	const char *s = meta;
+	char *end;
+
+	if (!s || sscanf(s, "%" SCNu64 " %u %u", &at->startup_ino, &at->startup_maj,
+			 &at->startup_min) != 3)
+		return;
+	for (int f = 0; f < 3 && s; f++)
+		s = strchr(s + 1, ' ');
+	while (s && at->nstartup < sizeof(at->startup) / sizeof(at->startup[0])) {
+		uint64_t off = strtoull(s + 1, &end, 10), e;
+
+		if (*end != '-')
+			break;
+		e = strtoull(end + 1, &end, 10);
+		at->startup[at->nstartup].off = off;
+		at->startup[at->nstartup++].end = e;
+		s = *end == ' ' ? end : NULL;
+	}
+}
+
 /*
  * Without -O and --probes: the object that provides the target's malloc
  * (alloc-find.h), for a command before it runs, for a process from its
@@ -581,6 +680,7 @@ static int find_allocator(struct alloc_trace *at, struct allocator *al, const ch
 		return 0;
 	if (session__replaying(at->s)) {
 		*spec = session__meta(at->s, "alloc.spec");
+		startup_replay(at, session__meta(at->s, "alloc.startup"));
 		return 0;
 	}
 	if (exe)
@@ -597,6 +697,8 @@ static int find_allocator(struct alloc_trace *at, struct allocator *al, const ch
 	*spec = al->spec;
 	snprintf(at->obj, sizeof(at->obj), "%s", al->path);
 	at->o.obj = at->obj;
+	if (!strcmp(al->where, "static") && !strcmp(al->spec, "glibc"))
+		startup_find(at, al->path);
 	if (!strcmp(al->where, "static"))
 		snprintf(at->found, sizeof(at->found), "static %s", al->name);
 	else if (!strcmp(al->where, "library"))

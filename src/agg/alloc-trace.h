@@ -79,6 +79,7 @@ struct alloc_trace_stats {
 	uint64_t failed;		/* calls that failed (nothing allocated) */
 	uint64_t dropped_exec;		/* outstanding when their process exec'd */
 	uint64_t loader_regions;	/* the dynamic loader's own start-up regions, left out */
+	uint64_t startup_blocks;	/* a static glibc's start-up blocks and regions, left out */
 	uint64_t inherited;		/* copied to fork children (opts.inherit) */
 };
 

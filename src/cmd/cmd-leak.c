@@ -437,10 +437,11 @@ static void print_totals(struct leak *lk, const struct gather *g)
 		       ",\"traced_frees\":%" PRIu64 ",\"untracked_frees\":%" PRIu64
 		       ",\"failed\":%" PRIu64 ",\"dropped_at_exec\":%" PRIu64
 		       ",\"replaced\":%" PRIu64 ",\"loader_regions\":%" PRIu64
-		       ",\"peak_bytes\":%" PRIu64 ",\"peak_time_s\":%.6f}\n",
+		       ",\"peak_bytes\":%" PRIu64 ",\"peak_time_s\":%.6f"
+		       ",\"startup_blocks\":%" PRIu64 "}\n",
 		       g->scale, st->allocs, st->frees, st->unknown_frees, st->failed,
 		       st->dropped_exec, alloc_track__replaced(lk->track), st->loader_regions,
-		       peak, peak_at);
+		       peak, peak_at, st->startup_blocks);
 		return;
 	}
 	printf("%" PRIu64 " bytes in %" PRIu64 " allocations outstanding from %zu stacks", bytes,
@@ -465,6 +466,9 @@ static void print_totals(struct leak *lk, const struct gather *g)
 	if (st->loader_regions)
 		printf(", %" PRIu64 " regions of the dynamic loader's own left out",
 		       st->loader_regions);
+	if (st->startup_blocks)
+		printf(", %" PRIu64 " of the static C library's start-up left out",
+		       st->startup_blocks);
 	if (alloc_track__replaced(lk->track))
 		printf(", %" PRIu64 " reused addresses whose free was missed",
 		       alloc_track__replaced(lk->track));

@@ -223,6 +223,14 @@ static int vaddr_to_offset(Elf *elf, const GElf_Sym *sym, uint64_t *off)
 
 int elf_sym__offset(const char *path, const char *symbol, uint64_t *file_offset, struct errbuf *eb)
 {
+	uint64_t size;
+
+	return elf_sym__function(path, symbol, file_offset, &size, eb);
+}
+
+int elf_sym__function(const char *path, const char *symbol, uint64_t *file_offset,
+		      uint64_t *size, struct errbuf *eb)
+{
 	struct elf_file f = { .fd = -1 };
 	Elf_Scn *symtab = NULL, *dynsym = NULL, *scn = NULL;
 	GElf_Sym sym;
@@ -252,6 +260,7 @@ int elf_sym__offset(const char *path, const char *symbol, uint64_t *file_offset,
 		goto out;
 	}
 	err = vaddr_to_offset(f.elf, &sym, file_offset);
+	*size = sym.st_size;
 	if (err)
 		errbuf__set(eb, err, "symbol '%s' at 0x%llx is in no loadable segment of '%s'",
 			    symbol, (unsigned long long)sym.st_value, path);

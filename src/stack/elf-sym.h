@@ -40,6 +40,11 @@
  */
 int elf_sym__offset(const char *path, const char *symbol, uint64_t *file_offset, struct errbuf *eb);
 
+/* elf_sym__offset() that also gives the function's size in bytes
+ * (st_size: 0 when the symbol table does not say). */
+int elf_sym__function(const char *path, const char *symbol, uint64_t *file_offset,
+		      uint64_t *size, struct errbuf *eb);
+
 /**
  * elf_sym__build_id() - GNU build-id note as lowercase hex
  * @path: ELF file

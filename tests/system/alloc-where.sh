@@ -6,11 +6,15 @@
 #
 # alloc-where keeps 100 blocks of 4096 B and 50 of 128 B and frees the
 # rest (calloc, realloc, aligned_alloc, malloc), then prints its own
-# "outstanding BYTES COUNT".  Leak's blocks whose stack runs through
-# alloc-where's main must be exactly that; any other outstanding block
-# come from before main (the runtime's start-up: static glibc's
-# _dl_non_dynamic_init, libstdc++'s emergency pool under jemalloc and
-# tcmalloc); the allocator's own mmap regions are not blocks.  The first stderr line names the object and
+# "outstanding BYTES COUNT".  Leak's malloc-family total must be exactly
+# that for static glibc (whose start-up blocks, _dl_non_dynamic_init's,
+# are left out as ld.so's are in a dynamic program), static musl, jemalloc
+# linked in, and jemalloc preloaded under -p; under tcmalloc linked in and
+# jemalloc preloaded under -c, libstdc++ is loaded and its emergency pool
+# (a 72704 B malloc in its constructor, before main) is the process's
+# block too, so there the blocks whose stack runs through main must be
+# exactly the target's, and every other one must come from before main.
+# The allocator's own mmap regions are not blocks.  The first stderr line names the object and
 # the kind of allocator probed.
 #
 # The static glibc and no-allocator builds come from Makefile.am; the musl,
@@ -75,6 +79,19 @@ PY
 # 1. Static glibc: malloc is __libc_malloc (one address, one probe).
 run_fl leak --json -T 1000 -c "$(target alloc-where-static)"
 check "static glibc" "static glibc"
+expect_eq "$(leak_nums "$T/out" bytes blocks)" "416000 150" "static glibc: totals"
+python3 -c 'import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{\"type\":\"leak_summary")]
+sys.exit(0 if s and s[-1]["startup_blocks"] > 0 else 1)' "$T/out" ||
+	fail "static glibc: no start-up block counted as left out"
+
+# A recording of it reports the same: the spec and the start-up functions
+# found at record time are the recording's (meta alloc.spec, alloc.startup).
+run_fl record -e leak -o "$T/static.rec" -c "$(target alloc-where-static)"
+expect_eq "$rc" 0 "static glibc: record status"
+expect_line "^faultline leak: probing malloc, .* \(static glibc\)\$" "$T/err"
+run_fl report -i "$T/static.rec" leak --json
+expect_eq "$(leak_nums "$T/out" bytes blocks)" "416000 150" "static glibc, recorded: totals"
 
 # 2. Static musl.
 if command -v musl-gcc >/dev/null 2>&1; then
@@ -92,6 +109,7 @@ lib=$(ls /usr/lib/*/libjemalloc_pic.a 2>/dev/null | head -n 1)
 if [ -n "$lib" ] && $CC $COPTS -o "$T/aw-je" "$SRC" "$lib" -lpthread -ldl -lm -lstdc++; then
 	run_fl leak --json -T 1000 -c "$T/aw-je"
 	check "static jemalloc" "jemalloc, linked in"
+	expect_eq "$(leak_nums "$T/out" bytes blocks)" "416000 150" "static jemalloc: totals"
 else
 	fail "no libjemalloc_pic.a to link (libjemalloc-dev: scripts/install-deps)"
 fi
@@ -117,6 +135,7 @@ if path=$(preload_lib libjemalloc.so.2); then
 	cat "$T/aw.out" >>"$T/out"
 	rc=0
 	check "preloaded jemalloc (-p)" "jemalloc, preloaded"
+	expect_eq "$(leak_nums "$T/out" bytes blocks)" "416000 150" "preloaded jemalloc (-p): totals"
 else
 	fail "libjemalloc.so.2 not installed (scripts/install-deps)"
 fi

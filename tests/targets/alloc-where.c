@@ -31,6 +31,9 @@
 #define SMALL_SIZE 128
 
 static void *kept[BIG + SMALL];
+/* Every block passes here: under -O2 (the user's CFLAGS come after the
+ * targets' -O0) gcc drops a malloc whose block is only freed. */
+static void *volatile sink;
 
 /* Each call in its own function, not inlined: stacks name them. */
 __attribute__((noinline)) static void *make(size_t n)
@@ -46,8 +49,14 @@ __attribute__((noinline)) static void churn(void)
 		void *a = aligned_alloc(64, 256);
 		void *m = malloc(100);
 
+		sink = c;
+		sink = a;
+		sink = m;
+		sink = r;
 		r = realloc(r, 1000);
+		sink = r;
 		r = realloc(r, 5000);
+		sink = r;
 		free(c);
 		free(r);
 		free(a);
