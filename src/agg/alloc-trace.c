@@ -150,12 +150,15 @@ static void release(struct alloc_trace *at, const struct sample *smp, pid_t pid,
 }
 
 /* Whether a path is a dynamic loader: ld-linux-x86-64.so.2, ld-2.17.so,
- * ld-musl-x86_64.so.1, whatever the directory. */
+ * ld-musl-x86_64.so.1, whatever the directory; or musl's libc.so, which is
+ * its loader (/lib/ld-musl-x86_64.so.1 links to it, and maps show the
+ * file: its start-up brk of 8 KiB came out as a leak). */
 static bool loader_path(const char *path)
 {
 	const char *base = path ? path_base(path) : NULL;
 
-	return base && !strncmp(base, "ld-", 3) && strstr(base, ".so");
+	return base && ((!strncmp(base, "ld-", 3) && strstr(base, ".so")) ||
+			(!strcmp(base, "libc.so") && strstr(path, "musl")));
 }
 
 /*

@@ -55,6 +55,7 @@ struct obj {
 	char **needed;			/* DT_NEEDED, in order */
 	size_t nneeded, cap;
 	char *rpath, *runpath;		/* DT_RPATH, DT_RUNPATH */
+	char interp[PATH_MAX];		/* PT_INTERP, "" if none */
 };
 
 static void obj_clear(struct obj *o)
@@ -154,8 +155,13 @@ static int obj_read(const char *path, bool exe, struct obj *o)
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
 
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_DYNAMIC)
-				o->dynamic = true;
+			if (!gelf_getphdr(elf, (int)i, &ph))
+				continue;
+			o->dynamic |= ph.p_type == PT_DYNAMIC;
+			if (ph.p_type == PT_INTERP && ph.p_filesz < sizeof(o->interp) &&
+			    pread(fd, o->interp, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz)
+				o->interp[0] = '\0';
+			o->interp[sizeof(o->interp) - 1] = '\0';
 		}
 	}
 	while (!err && (scn = elf_nextscn(elf, scn))) {
@@ -417,6 +423,10 @@ int allocator__find_exec(const char *exe, const char *preload, const char *libpa
 		if (search(eo.needed[i], path, &eo, path, &eo, libpath, found, sizeof(found)) &&
 		    (err = enqueue(&w, found)))
 			goto out;
+	/* Then the dynamic linker: musl's is its libc (the "libc.so" of its
+	 * programs' DT_NEEDED); glibc's defines no malloc. */
+	if (eo.interp[0] && (err = enqueue(&w, eo.interp)))
+		goto out;
 	for (size_t i = 0; i < w.n; i++) {
 		char here[PATH_MAX];
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # faultline leak finds the allocator where the program has it, without -O:
-# in a static glibc executable, a static musl one, jemalloc and tcmalloc
+# in a static glibc executable, a static and a dynamic musl one, jemalloc and tcmalloc
 # linked into the executable, jemalloc preloaded (-c and -p); and says in
 # one line, exit 1, that a program without malloc has nothing to probe.
 #
@@ -100,6 +100,14 @@ if command -v musl-gcc >/dev/null 2>&1; then
 	check "static musl" "static musl"
 	# All of musl's blocks are main's: nothing before main allocates.
 	expect_eq "$(leak_nums "$T/out" bytes blocks)" "416000 150" "musl: totals"
+	# Dynamic musl: its dynamic linker is its libc ("libc.so" in DT_NEEDED).
+	if musl-gcc $COPTS -o "$T/aw-musl-dyn" "$SRC" && "$T/aw-musl-dyn" >/dev/null; then
+		run_fl leak --json -T 1000 -c "$T/aw-musl-dyn"
+		check "dynamic musl" "musl"
+		expect_eq "$(leak_nums "$T/out" bytes blocks)" "416000 150" "dynamic musl: totals"
+	else
+		fail "musl-gcc built no dynamic program that runs"
+	fi
 else
 	fail "musl-gcc missing (musl-tools: scripts/install-deps)"
 fi
