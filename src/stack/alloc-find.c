@@ -323,6 +323,21 @@ static bool search(const char *name, const char *from, const struct obj *o, cons
 	       try_cache(name, buf, n) || try_list(defaults, name, from, buf, n);
 }
 
+#define PRELOAD_SEP ": \t\n"
+
+/* /etc/ld.so.preload, which ld.so reads after LD_PRELOAD, into @buf ("" if
+ * none; '#' comments are not allowed there). */
+static void etc_preload(char *buf, size_t n)
+{
+	char *text = NULL;
+
+	buf[0] = '\0';
+	if (read_file("/etc/ld.so.preload", n - 1, &text, NULL))
+		return;
+	snprintf(buf, n, "%s", text);
+	free(text);
+}
+
 /* A "#!" script's interpreter into @buf: 0, or -ENOEXEC when @path is no
  * script. */
 static int interpreter(const char *path, char *buf, size_t n)
@@ -375,7 +390,7 @@ static int enqueue(struct walk *w, const char *path)
 int allocator__find_exec(const char *exe, const char *preload, const char *libpath,
 			 struct allocator *out, struct errbuf *eb)
 {
-	char path[PATH_MAX], found[PATH_MAX];
+	char path[PATH_MAX], found[PATH_MAX], etc[4096];
 	struct obj eo = { 0 }, o = { 0 };
 	struct walk w = { 0 };
 	size_t first_lib;
@@ -404,19 +419,23 @@ int allocator__find_exec(const char *exe, const char *preload, const char *libpa
 		err = errbuf__set(eb, -ENOENT, "'%s' is a static executable without malloc", path);
 		goto out;
 	}
-	/* LD_PRELOAD: blank or ':' separated, searched as needed names. */
-	while (preload && *preload) {
-		size_t len = strcspn(preload, ": \t");
-		char name[PATH_MAX];
+	/* LD_PRELOAD, then /etc/ld.so.preload: names separated by blanks or
+	 * ':' (newlines in the file), searched as needed names. */
+	etc_preload(etc, sizeof(etc));
+	for (int list = 0; list < 2; list++) {
+		for (const char *p = list ? etc : preload; p && *p;) {
+			size_t len = strcspn(p, PRELOAD_SEP);
+			char name[PATH_MAX];
 
-		if (len && len < sizeof(name)) {
-			memcpy(name, preload, len);
-			name[len] = '\0';
-			if (search(name, path, &eo, path, &eo, libpath, found, sizeof(found)) &&
-			    (err = enqueue(&w, found)))
-				goto out;
+			if (len && len < sizeof(name)) {
+				memcpy(name, p, len);
+				name[len] = '\0';
+				if (search(name, path, &eo, path, &eo, libpath, found, sizeof(found)) &&
+				    (err = enqueue(&w, found)))
+					goto out;
+			}
+			p += len + (p[len] != '\0');
 		}
-		preload += len + (preload[len] != '\0');
 	}
 	first_lib = w.n;
 	for (size_t i = 0; i < eo.nneeded; i++)
@@ -560,7 +579,7 @@ static struct mapped *by_name(struct mapped *v, size_t n, const char *name, size
 
 int allocator__find_pid(pid_t pid, struct allocator *out, struct errbuf *eb)
 {
-	char file[64], preload[4096];
+	char file[64], preload[4096], etc[4096];
 	struct mapped *v = NULL, *m;
 	struct stat st_exe;
 	struct obj eo = { 0 };
@@ -586,13 +605,16 @@ int allocator__find_pid(pid_t pid, struct allocator *out, struct errbuf *eb)
 		}
 	}
 	pid_preload(pid, preload, sizeof(preload));
-	for (const char *p = preload; *p;) {
-		size_t len = strcspn(p, ": \t");
+	etc_preload(etc, sizeof(etc));
+	for (int list = 0; list < 2; list++) {
+		for (const char *p = list ? etc : preload; *p;) {
+			size_t len = strcspn(p, PRELOAD_SEP);
 
-		m = len ? by_name(v, n, p, len) : NULL;
-		if (m && provides(m, false, "preloaded", out))
-			goto found;
-		p += len + (p[len] != '\0');
+			m = len ? by_name(v, n, p, len) : NULL;
+			if (m && provides(m, false, "preloaded", out))
+				goto found;
+			p += len + (p[len] != '\0');
+		}
 	}
 	/* The executable's own libraries first (its DT_NEEDED, in order),
 	 * then whatever else it maps, in address order. */

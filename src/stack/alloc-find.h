@@ -9,8 +9,9 @@
  * Probing libc.so.6 by name, as leak did, traced nothing of a `gcc
  * -static` program (it never maps libc.so.6) and nothing of a preloaded
  * jemalloc; this module walks that order instead, for a running process
- * (its maps, its LD_PRELOAD) or for a command about to be executed (its
- * ELF file, the LD_PRELOAD and LD_LIBRARY_PATH it inherits, RPATH and
+ * (its maps, its LD_PRELOAD, /etc/ld.so.preload) or for a command about to
+ * be executed (its ELF file, the LD_PRELOAD and LD_LIBRARY_PATH it
+ * inherits, /etc/ld.so.preload, RPATH and
  * RUNPATH, /etc/ld.so.cache and the default directories, as ld.so
  * searches them).
  *
