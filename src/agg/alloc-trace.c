@@ -14,8 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "stack/addrspace.h"
+#include "stack/alloc-find.h"
+#include "stack/elf-sym.h"
 #include "agg/alloc-trace.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
@@ -93,6 +97,17 @@ struct alloc_trace {
 	pid_t filter_pid;		/* kernel mode with a target: its allocations */
 	struct alloc_trace_stats st;
 	bool posix_memalign_untracked;
+	/* A static glibc's start-up functions (file offsets in its
+	 * executable, device and inode): blocks made there are left out. */
+	struct { uint64_t off, end; } startup[3];
+	size_t nstartup;
+	uint64_t startup_ino;
+	uint32_t startup_maj, startup_min;
+	char obj[PATH_MAX];		/* the allocator found, when opts gave none */
+	char found[96];			/* what it is: "static glibc", "jemalloc, preloaded" */
+	char probed[256];		/* roles probed: "malloc, calloc, ..., free" */
+	char probed_path[PATH_MAX];	/* in this file */
+	char line[PATH_MAX + 400];	/* alloc_trace__probed()'s */
 	char warning[1100];		/* errbuf message + what it means */
 	int err;
 };
@@ -135,12 +150,15 @@ static void release(struct alloc_trace *at, const struct sample *smp, pid_t pid,
 }
 
 /* Whether a path is a dynamic loader: ld-linux-x86-64.so.2, ld-2.17.so,
- * ld-musl-x86_64.so.1, whatever the directory. */
+ * ld-musl-x86_64.so.1, whatever the directory; or musl's libc.so, which is
+ * its loader (/lib/ld-musl-x86_64.so.1 links to it, and maps show the
+ * file: its start-up brk of 8 KiB came out as a leak). */
 static bool loader_path(const char *path)
 {
 	const char *base = path ? path_base(path) : NULL;
 
-	return base && !strncmp(base, "ld-", 3) && strstr(base, ".so");
+	return base && ((!strncmp(base, "ld-", 3) && strstr(base, ".so")) ||
+			(!strcmp(base, "libc.so") && strstr(path, "musl")));
 }
 
 /*
@@ -164,6 +182,35 @@ static bool loader_own(struct alloc_trace *at, pid_t pid, uint32_t stack)
 	return nr > 0;
 }
 
+/*
+ * A block or region a static glibc's start-up made for itself, before
+ * main: _dl_non_dynamic_init (the paths, link map and origin its built-in
+ * loader keeps: 5 blocks, ~1.8 KB) and __libc_setup_tls (the TLS block, by
+ * brk).  In a dynamic program ld.so makes them with its own minimal
+ * malloc, which is not probed; counted, they made every static program
+ * look as if it leaked them.  Looked for in the innermost frames only.
+ */
+static bool startup_own(struct alloc_trace *at, pid_t pid, uint32_t stack)
+{
+	uint32_t nr = 0;
+	const uint64_t *ips = stackdb__get(session__stackdb(at->s), stack, &nr);
+
+	for (uint32_t i = 0; i < nr && i < 6; i++) {
+		uint64_t ip = ips[i] - (i > 0);	/* a return address: the call is before */
+		const struct map *m = addrspaces__find(session__addrspaces(at->s), pid, ip);
+		uint64_t off;
+
+		if (!m || m->ino != at->startup_ino || m->maj != at->startup_maj ||
+		    m->min != at->startup_min)
+			continue;
+		off = ip - m->start + m->pgoff;
+		for (size_t k = 0; k < at->nstartup; k++)
+			if (off >= at->startup[k].off && off < at->startup[k].end)
+				return true;
+	}
+	return false;
+}
+
 /* Keep @r (its stack still to take) if the options want it; true when
  * it was kept. */
 static bool keep(struct alloc_trace *at, const struct sample *smp, struct alloc_rec *r,
@@ -178,6 +225,10 @@ static bool keep(struct alloc_trace *at, const struct sample *smp, struct alloc_
 		       session__user_stack(at->s, smp, &r->stack);
 	if (!err && r->region && !kernel && loader_own(at, r->pid, r->stack)) {
 		at->st.loader_regions++;
+		return false;
+	}
+	if (!err && !kernel && at->nstartup && startup_own(at, r->pid, r->stack)) {
+		at->st.startup_blocks++;
 		return false;
 	}
 	if (!err)
@@ -539,8 +590,9 @@ static const struct role *role_of(const char *probe, int *kind)
 	return NULL;
 }
 
-/* Which probe spec: --probes, else by the -O library's name. */
-static const char *spec_name(const struct alloc_trace_opts *lo)
+/* Which probe spec: --probes, else by the -O library's name, else the
+ * one of the allocator found (@found), else glibc's. */
+static const char *spec_name(const struct alloc_trace_opts *lo, const char *found)
 {
 	if (lo->probes)
 		return lo->probes;
@@ -550,7 +602,127 @@ static const char *spec_name(const struct alloc_trace_opts *lo)
 		return "tcmalloc";
 	if (lo->obj && strstr(lo->obj, "mimalloc"))
 		return "mimalloc";
-	return "glibc";
+	return found ? found : "glibc";
+}
+
+/* A static glibc's start-up functions in @path (startup_own), kept in a
+ * recording's meta "alloc.startup" as "INO MAJ MIN OFF-END..." for its
+ * replay.  Missing functions are no error: there is less to leave out. */
+static void startup_find(struct alloc_trace *at, const char *path)
+{
+	static const char *const fns[] = { "_dl_non_dynamic_init", "__libc_setup_tls",
+					   "__libc_init_first" };
+	char meta[256];
+	struct stat st;
+	size_t used;
+
+	if (stat(path, &st))
+		return;
+	at->startup_ino = st.st_ino;
+	at->startup_maj = major(st.st_dev);
+	at->startup_min = minor(st.st_dev);
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		uint64_t off, size;
+
+		if (elf_sym__function(path, fns[i], &off, &size, NULL) || !size)
+			continue;
+		at->startup[at->nstartup].off = off;
+		at->startup[at->nstartup++].end = off + size;
+	}
+	if (!at->nstartup || !session__recording(at->s))
+		return;
+	used = (size_t)snprintf(meta, sizeof(meta), "%" PRIu64 " %u %u", at->startup_ino,
+				at->startup_maj, at->startup_min);
+	for (size_t k = 0; k < at->nstartup && used < sizeof(meta); k++)
+		used += (size_t)snprintf(meta + used, sizeof(meta) - used, " %" PRIu64 "-%" PRIu64,
+					 at->startup[k].off, at->startup[k].end);
+	session__record_meta(at->s, "alloc.startup", meta);
+}
+
+/* The same from a recording's meta. */
+static void startup_replay(struct alloc_trace *at, const char *meta)
+{
+	const char *s = meta;
+	char *end;
+
+	if (!s || sscanf(s, "%" SCNu64 " %u %u", &at->startup_ino, &at->startup_maj,
+			 &at->startup_min) != 3)
+		return;
+	for (int f = 0; f < 3 && s; f++)
+		s = strchr(s + 1, ' ');
+	while (s && at->nstartup < sizeof(at->startup) / sizeof(at->startup[0])) {
+		uint64_t off = strtoull(s + 1, &end, 10), e;
+
+		if (*end != '-')
+			break;
+		e = strtoull(end + 1, &end, 10);
+		at->startup[at->nstartup].off = off;
+		at->startup[at->nstartup++].end = e;
+		s = *end == ' ' ? end : NULL;
+	}
+}
+
+/*
+ * Without -O and --probes: the object that provides the target's malloc
+ * (alloc-find.h), for a command before it runs, for a process from its
+ * maps; a replay takes the spec the recording was made with.  0 and
+ * *spec NULL: nothing to find (every process, or a file we cannot read),
+ * the spec's library by name as before; -ENOENT: the target has no
+ * allocator, said in @eb.
+ */
+static int find_allocator(struct alloc_trace *at, struct allocator *al, const char **spec,
+			  struct errbuf *eb)
+{
+	const char *exe = session__target_exe(at->s);
+	pid_t pid = session__target_pid(at->s);
+	struct errbuf why = { "" };
+	int err;
+
+	*spec = NULL;
+	if (at->o.obj || at->o.probes)
+		return 0;
+	if (session__replaying(at->s)) {
+		*spec = session__meta(at->s, "alloc.spec");
+		startup_replay(at, session__meta(at->s, "alloc.startup"));
+		return 0;
+	}
+	if (exe)
+		err = allocator__find_exec(exe, getenv("LD_PRELOAD"), getenv("LD_LIBRARY_PATH"), al,
+					   &why);
+	else if (pid > 0)
+		err = allocator__find_pid(pid, al, &why);
+	else
+		return 0;
+	if (err == -ENOENT)
+		return errbuf__set(eb, err, "no allocator to probe: %s (-O names one)", why.msg);
+	if (err)
+		return 0;
+	*spec = al->spec;
+	snprintf(at->obj, sizeof(at->obj), "%s", al->path);
+	at->o.obj = at->obj;
+	if (!strcmp(al->where, "static") && !strcmp(al->spec, "glibc"))
+		startup_find(at, al->path);
+	if (!strcmp(al->where, "static"))
+		snprintf(at->found, sizeof(at->found), "static %s", al->name);
+	else if (!strcmp(al->where, "library"))
+		snprintf(at->found, sizeof(at->found), "%s", al->name);
+	else
+		snprintf(at->found, sizeof(at->found), "%s, %s", al->name, al->where);
+	return 0;
+}
+
+/* "malloc, calloc, ..." grows by the role of a probe placed. */
+static void note_probed(struct alloc_trace *at, const struct role *role)
+{
+	size_t len = strlen(at->probed);
+	char *hit = strstr(at->probed, role->name);
+
+	while (hit && ((hit > at->probed && hit[-1] != ' ') ||
+		       (hit[strlen(role->name)] && hit[strlen(role->name)] != ',')))
+		hit = strstr(hit + 1, role->name);
+	if (!hit)
+		snprintf(at->probed + len, sizeof(at->probed) - len, "%s%s", len ? ", " : "",
+			 role->name);
 }
 
 struct placed {
@@ -563,11 +735,18 @@ static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
 {
 	struct probe_set *set = NULL;
 	struct placed *placed = NULL;
-	const char *name = spec_name(&at->o);
+	struct allocator al;
+	const char *name, *found;
 	size_t nplaced = 0;
 	bool have_malloc = false, have_free = false;
 	int err;
 
+	err = find_allocator(at, &al, &found, eb);
+	if (err)
+		return err;
+	name = spec_name(&at->o, found);
+	if (session__recording(at->s))
+		session__record_meta(at->s, "alloc.spec", name);
 	if (strchr(name, '/'))
 		err = probe_set__load(name, &set, eb);
 	else
@@ -625,6 +804,10 @@ static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
 		if (dup)
 			continue;	/* one function, two names */
 		nplaced++;
+		if (!at->probed_path[0])
+			snprintf(at->probed_path, sizeof(at->probed_path), "%s", pl->path);
+		if (spec->kind == PROBE_ENTRY)
+			note_probed(at, role);
 		pc = new_ctx(at, kind);
 		if (!pc) {
 			err = -ENOMEM;
@@ -921,6 +1104,15 @@ struct alloc_track *alloc_trace__track(const struct alloc_trace *at)
 const struct alloc_trace_stats *alloc_trace__stats(const struct alloc_trace *at)
 {
 	return &at->st;
+}
+
+const char *alloc_trace__probed(struct alloc_trace *at)
+{
+	if (!at->probed[0] || session__replaying(at->s))
+		return NULL;
+	snprintf(at->line, sizeof(at->line), "probing %s in %s%s%s%s", at->probed,
+		 at->probed_path, at->found[0] ? " (" : "", at->found, at->found[0] ? ")" : "");
+	return at->line;
 }
 
 const char *alloc_trace__warning(const struct alloc_trace *at)

@@ -79,6 +79,7 @@ struct alloc_trace_stats {
 	uint64_t failed;		/* calls that failed (nothing allocated) */
 	uint64_t dropped_exec;		/* outstanding when their process exec'd */
 	uint64_t loader_regions;	/* the dynamic loader's own start-up regions, left out */
+	uint64_t startup_blocks;	/* a static glibc's start-up blocks and regions, left out */
 	uint64_t inherited;		/* copied to fork children (opts.inherit) */
 };
 
@@ -102,6 +103,10 @@ void alloc_trace__free(struct alloc_trace *at);
 /* The table of outstanding blocks and regions (owned by the tracer). */
 struct alloc_track *alloc_trace__track(const struct alloc_trace *at);
 const struct alloc_trace_stats *alloc_trace__stats(const struct alloc_trace *at);
+/* "probing malloc, calloc, ..., free in PATH (static glibc)": the
+ * allocator's functions probed and where, for the tool to tell first;
+ * NULL in a replay or kernel mode.  Owned by @at. */
+const char *alloc_trace__probed(struct alloc_trace *at);
 /* What was left untraced at setup and why, for the tool to tell the user,
  * or NULL. */
 const char *alloc_trace__warning(const struct alloc_trace *at);

@@ -729,8 +729,7 @@ static int add_events(void *ctx, struct session *s, const char *rung, const char
 		if (err)
 			return err;
 		st->track = alloc_trace__track(st->at);
-		if (alloc_trace__warning(st->at))
-			fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(st->at));
+		tool__alloc_notes(TOOL, st->at);
 		err = fault_attrib__new(st->track, place, st, &st->fa);
 		if (err)
 			return errbuf__set(eb, err, "out of memory");

@@ -66,7 +66,8 @@ static const char help[] =
 	"                        reached its highest in the last quarter of the run)\n"
 	"  --interval-calls N    the same, an interval every N allocation calls (it ends\n"
 	"                        just before the call that starts the next)\n"
-	"  -O, --obj LIB         the allocator library (default libc)\n"
+	"  -O, --obj LIB         the allocator library (default: the one the program's\n"
+	"                        malloc calls, as for faultline leak)\n"
 	"  --symbols-prefix P    its symbols' prefix (jemalloc: je_)\n"
 	"  --probes SPEC         probe spec name or file\n"
 	TOOL_OPTS_HELP
@@ -799,8 +800,8 @@ static int heap_add_events(void *ctx, struct session *s, const char *rung, const
 							       .probes = h->ho.probes },
 			       &(struct alloc_trace_hooks){ .made = on_made, .freed = on_freed, .ctx = h },
 			       &h->at, eb);
-	if (!err && alloc_trace__warning(h->at))
-		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(h->at));
+	if (!err)
+		tool__alloc_notes(TOOL, h->at);
 	return err;
 }
 

@@ -54,8 +54,9 @@ static const char help[] =
 	"  -z, --min-size B / -Z, --max-size B\n"
 	"               only allocations of at least / at most B bytes\n"
 	"  -O, --obj LIB\n"
-	"               the allocator's library (default libc; a jemalloc or tcmalloc\n"
-	"               library selects its probe spec)\n"
+	"               the allocator's library (default: the object the program's malloc\n"
+	"               calls, found in the executable, LD_PRELOAD or its libraries; a\n"
+	"               jemalloc or tcmalloc library selects its probe spec)\n"
 	"  -S, --symbols-prefix P\n"
 	"               prefix of the allocator's symbols (je_ for some jemalloc builds)\n"
 	"  --probes SPEC\n"
@@ -439,10 +440,11 @@ static void print_totals(struct leak *lk, const struct gather *g)
 		       ",\"traced_frees\":%" PRIu64 ",\"untracked_frees\":%" PRIu64
 		       ",\"failed\":%" PRIu64 ",\"dropped_at_exec\":%" PRIu64
 		       ",\"replaced\":%" PRIu64 ",\"loader_regions\":%" PRIu64
-		       ",\"peak_bytes\":%" PRIu64 ",\"peak_time_s\":%.6f}\n",
+		       ",\"peak_bytes\":%" PRIu64 ",\"peak_time_s\":%.6f"
+		       ",\"startup_blocks\":%" PRIu64 "}\n",
 		       g->scale, st->allocs, st->frees, st->unknown_frees, st->failed,
 		       st->dropped_exec, alloc_track__replaced(lk->track), st->loader_regions,
-		       peak, peak_at);
+		       peak, peak_at, st->startup_blocks);
 		return;
 	}
 	printf("%" PRIu64 " bytes in %" PRIu64 " allocations outstanding from %zu stacks", bytes,
@@ -467,6 +469,9 @@ static void print_totals(struct leak *lk, const struct gather *g)
 	if (st->loader_regions)
 		printf(", %" PRIu64 " regions of the dynamic loader's own left out",
 		       st->loader_regions);
+	if (st->startup_blocks)
+		printf(", %" PRIu64 " of the static C library's start-up left out",
+		       st->startup_blocks);
 	if (alloc_track__replaced(lk->track))
 		printf(", %" PRIu64 " reused addresses whose free was missed",
 		       alloc_track__replaced(lk->track));
@@ -686,8 +691,7 @@ static int leak_add_events(void *ctx, struct session *s, const char *rung, const
 	if (err)
 		return err;
 	lk->track = alloc_trace__track(lk->at);
-	if (alloc_trace__warning(lk->at))
-		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(lk->at));
+	tool__alloc_notes(TOOL, lk->at);
 	return 0;
 }
 

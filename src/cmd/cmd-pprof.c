@@ -341,8 +341,8 @@ static int run(const struct replay_opts *ro, const char *out, bool want_faults)
 	err = session__new_replay(&(struct session_opts){ 0 }, ro, &pp.s, &eb);
 	if (!err)
 		err = add_events(&pp, want_faults, &eb);
-	if (!err && pp.at && alloc_trace__warning(pp.at))
-		fprintf(stderr, "faultline " TOOL ": warning: %s\n", alloc_trace__warning(pp.at));
+	if (!err)
+		tool__alloc_notes(TOOL, pp.at);
 	if (!err)
 		err = session__run(pp.s, NULL, &eb);
 	if (!err && !pp.err && pp.hp)

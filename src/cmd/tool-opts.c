@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agg/alloc-trace.h"
 #include "proc/nspid.h"
 #include "trace/target.h"
 #include "cmd/commands.h"
@@ -509,6 +510,14 @@ static struct session *start_recording(struct session *rec, const char *tool, co
 	snprintf(key, sizeof(key), "rung.%s", tool);
 	session__record_meta(rec, key, *rung_key);
 	return session__ref(rec);
+}
+
+void tool__alloc_notes(const char *tool, struct alloc_trace *at)
+{
+	if (at && alloc_trace__probed(at))
+		fprintf(stderr, "faultline %s: %s\n", tool, alloc_trace__probed(at));
+	if (at && alloc_trace__warning(at))
+		fprintf(stderr, "faultline %s: warning: %s\n", tool, alloc_trace__warning(at));
 }
 
 int tool__fail(const char *tool, const struct errbuf *eb, int err)

@@ -271,6 +271,11 @@ int tool__run_with(struct session *s, const struct tool_opts *o, const char *too
  * events, so no line is ever split. */
 void tool__event_done(void);
 
+struct alloc_trace;
+/* What an allocation tracer set up: "faultline TOOL: probing ... in PATH
+ * (static glibc)" and its warning, if any, on stderr. */
+void tool__alloc_notes(const char *tool, struct alloc_trace *at);
+
 /* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
 int tool__fail(const char *tool, const struct errbuf *eb, int err);
 

@@ -225,6 +225,14 @@ static int vaddr_to_offset(Elf *elf, const GElf_Sym *sym, uint64_t *off)
 
 int elf_sym__offset(const char *path, const char *symbol, uint64_t *file_offset, struct errbuf *eb)
 {
+	uint64_t size;
+
+	return elf_sym__function(path, symbol, file_offset, &size, eb);
+}
+
+int elf_sym__function(const char *path, const char *symbol, uint64_t *file_offset,
+		      uint64_t *size, struct errbuf *eb)
+{
 	struct elf_file f = { .fd = -1 };
 	Elf_Scn *symtab = NULL, *dynsym = NULL, *scn = NULL;
 	GElf_Sym sym;
@@ -254,6 +262,7 @@ int elf_sym__offset(const char *path, const char *symbol, uint64_t *file_offset,
 		goto out;
 	}
 	err = vaddr_to_offset(f.elf, &sym, file_offset);
+	*size = sym.st_size;
 	if (err)
 		errbuf__set(eb, err, "symbol '%s' at 0x%llx is in no loadable segment of '%s'",
 			    symbol, (unsigned long long)sym.st_value, path);
@@ -383,7 +392,7 @@ static bool names_file(const char *path, const struct stat *id, const struct map
  * library in a container is never confused with a file of the same path
  * on the host.
  */
-static int mapped_path(pid_t pid, const struct map *m, char *out, size_t n, struct errbuf *eb)
+int elf_sym__mapped_file(pid_t pid, const struct map *m, char *out, size_t n, struct errbuf *eb)
 {
 	char rooted[PATH_MAX + 32], mf[96];
 	struct stat id;
@@ -431,7 +440,7 @@ static int resolve_in_maps(pid_t pid, const char *name, char *out, size_t n, str
 		base = strrchr(m.path, '/') + 1;
 		if (!library_name_matches(base, name))
 			continue;
-		err = mapped_path(pid, &m, out, n, eb);
+		err = elf_sym__mapped_file(pid, &m, out, n, eb);
 		if (err != -ENOENT)
 			goto out;
 	}

@@ -40,6 +40,11 @@
  */
 int elf_sym__offset(const char *path, const char *symbol, uint64_t *file_offset, struct errbuf *eb);
 
+/* elf_sym__offset() that also gives the function's size in bytes
+ * (st_size: 0 when the symbol table does not say). */
+int elf_sym__function(const char *path, const char *symbol, uint64_t *file_offset,
+		      uint64_t *size, struct errbuf *eb);
+
 /**
  * elf_sym__build_id() - GNU build-id note as lowercase hex
  * @path: ELF file
@@ -76,5 +81,19 @@ int elf_sym__build_id(const char *path, char *buf, size_t n, struct errbuf *eb);
  * small; other -errno on I/O errors.
  */
 int elf_sym__resolve_library(pid_t pid, const char *name, char *out, size_t n, struct errbuf *eb);
+
+struct map;
+/**
+ * elf_sym__mapped_file() - the path that names the file of @pid's mapping
+ * @m for a uprobe or a read: the plain path when it is that very file, else
+ * the path through the process's root (a chroot's prefix dropped), else its
+ * /proc/PID/map_files entry.  The file is known by device and inode from
+ * map_files, or from the root path with the mapping's inode, so a library
+ * in a container is never confused with a file of the same path on the
+ * host.
+ *
+ * Return: 0; -ENOENT when none is that file; -ENAMETOOLONG.
+ */
+int elf_sym__mapped_file(pid_t pid, const struct map *m, char *out, size_t n, struct errbuf *eb);
 
 #endif

@@ -2088,6 +2088,11 @@ pid_t session__target_pid(const struct session *s)
 	return s->src->target_pid(s);
 }
 
+const char *session__target_exe(const struct session *s)
+{
+	return session__replaying(s) ? NULL : target__exe(s->target);
+}
+
 static pid_t live_target_pid(const struct session *s)
 {
 	return target__pid(s->target);

@@ -299,6 +299,8 @@ uint32_t session__exec_count(const struct session *s, pid_t pid);
 const char *session__comm(struct session *s, pid_t pid);
 /* Target description for messages: "PID 123 (\"comm\")", "all processes"... */
 pid_t session__target_pid(const struct session *s);
+/* The file a live command target (-c, --) will execute; NULL otherwise. */
+const char *session__target_exe(const struct session *s);
 /*
  * session__hold_exit - hold the -p/-c process at its exit, its memory
  * intact, until the session is freed (after the report)

@@ -22,6 +22,7 @@ struct target {
 	enum target_kind kind;
 	pid_t pid;
 	char *cmdline;
+	char *exe;	/* a command's file, as execvp finds it */
 	int go_fd;	/* write end: closing or writing releases the child */
 	int err_fd;	/* read end: child's exec errno, EOF on successful exec */
 	bool released;
@@ -95,22 +96,28 @@ int target__new_pid(pid_t pid, struct target **out, struct errbuf *eb)
  * so a typo is one clear error, not a traced child that dies at once.
  * 0, or -errno of the most telling failure (EACCES beats ENOENT, as execvp).
  */
-static int check_executable(const char *argv0)
+static int check_executable(const char *argv0, char **found)
 {
 	const char *path = getenv("PATH");
 	char buf[4096];
 	int err = -ENOENT;
 
-	if (strchr(argv0, '/'))
-		return access(argv0, X_OK) == 0 ? 0 : -errno;
+	if (strchr(argv0, '/')) {
+		if (access(argv0, X_OK))
+			return -errno;
+		*found = strdup(argv0);
+		return *found ? 0 : -ENOMEM;
+	}
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		size_t len = strcspn(path, ":");
 
 		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, path, len ? "/" : "", argv0);
-		if (access(buf, X_OK) == 0)
-			return 0;
+		if (access(buf, X_OK) == 0) {
+			*found = strdup(buf);
+			return *found ? 0 : -ENOMEM;
+		}
 		if (errno == EACCES)
 			err = -EACCES;
 		path += len + (path[len] == ':');
@@ -149,19 +156,22 @@ static int new_cmd(char *const *argv, const char *cmdline, struct target **out,
 {
 	int go[2] = { -1, -1 }, er[2] = { -1, -1 };
 	struct target *t = NULL;
+	char *exe = NULL;
 	int err;
 	pid_t pid;
 
 	if (!argv[0] || !argv[0][0])
 		return errbuf__set(eb, -EINVAL, "empty command");
-	err = check_executable(argv[0]);
+	err = check_executable(argv[0], &exe);
 	if (err)
 		return errbuf__set(eb, err, "cannot execute '%s': %s", argv[0], strerror(-err));
 	t = alloc_target(TARGET_CMD);
 	if (!t || !(t->cmdline = strdup(cmdline))) {
+		free(exe);
 		err = -ENOMEM;
 		goto out;
 	}
+	t->exe = exe;
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(er, O_CLOEXEC) < 0) {
 		err = errbuf__set(eb, -errno, "cannot create pipe: %s", strerror(errno));
 		goto out;
@@ -284,6 +294,11 @@ enum target_kind target__kind(const struct target *t)
 pid_t target__pid(const struct target *t)
 {
 	return t->pid;
+}
+
+const char *target__exe(const struct target *t)
+{
+	return t ? t->exe : NULL;
 }
 
 const char *target__cmdline(const struct target *t)
@@ -462,5 +477,6 @@ void target__free(struct target *t)
 	}
 	exit_hold__free(t->hold);
 	free(t->cmdline);
+	free(t->exe);
 	free(t);
 }

@@ -49,6 +49,9 @@ enum target_kind target__kind(const struct target *t);
 /* The pid traced (-p) or started (-c); -1 for -a. */
 pid_t target__pid(const struct target *t);
 const char *target__cmdline(const struct target *t);
+/* A command's file as execvp finds it on PATH (argv[0] when it has a
+ * '/'); NULL for -p and -a. */
+const char *target__exe(const struct target *t);
 
 /* Let a held command exec.  -errno with "cannot execute 'X': ..." when exec
  * failed (the child has then exited and been reaped). */
