@@ -528,7 +528,16 @@ int elf_sym__resolve_library(pid_t pid, const char *name, char *out, size_t n, s
 		goto out;
 	}
 	if (strchr(name, '/')) {
-		/* A path: uprobes need it absolute, and it must exist now. */
+		/* A path: uprobes need it absolute, and it must exist now.
+		 * An absolute one is only checked: realpath() would follow
+		 * /proc/PID/root as the text of its link, which names another
+		 * mount namespace's directory (a container's) or nothing. */
+		struct stat st;
+
+		if (name[0] == '/' && stat(name, &st) == 0) {
+			err = copy_out(out, n, name, eb);
+			goto out;
+		}
 		real = realpath(name, NULL);
 		if (!real) {
 			err = -errno;
