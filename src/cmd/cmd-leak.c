@@ -36,7 +36,7 @@ static const char usage[] =
 static const char help[] =
 	"  -p PID       trace the allocations of this process\n"
 	"  -c CMD       run CMD and trace it; when it exits, print what it still had\n"
-	"               allocated and exit 0\n"
+	"               allocated and exit with CMD's status\n"
 	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
 	"               parsing); after every other option\n"
 	"  -k, --kernel kernel allocations (kmalloc, kmem_cache, pages): the default\n"

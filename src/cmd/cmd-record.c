@@ -187,8 +187,9 @@ int cmd_record(int argc, char **argv)
 	fprintf(stderr, "faultline " TOOL ": %" PRIu64 " samples (%" PRIu64 " lost) of %s in %s, "
 		"%" PRIu64 " bytes\n", session__samples(s), session__lost(s), recorded, ro.out,
 		session__recorded_bytes(s));
-	ret = EXIT_OK;
+	ret = tool__output_status(EXIT_OK);
 out:
+	ret = tool__exit_status(&o, s, ret);
 	free(list);
 	while (rt.n)
 		tool_run__free(rt.run[--rt.n]);

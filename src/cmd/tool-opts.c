@@ -498,6 +498,39 @@ static struct session *start_recording(struct session *rec, const char *tool, co
 	return session__ref(rec);
 }
 
+int tool__output_status(int status)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	if (status != EXIT_OK)
+		return status;	/* the command said what went wrong */
+	if (errno)
+		fprintf(stderr, "faultline: cannot write the output: %s\n", strerror(errno));
+	else
+		fprintf(stderr, "faultline: cannot write the output\n");
+	return EXIT_FAIL;
+}
+
+int tool__exit_status(const struct tool_opts *o, const struct session *s, int own)
+{
+	int st;
+
+	/* A recording's command ran long ago: report's status is its own. */
+	if (!o->sess.cmd || (o->mode && (o->mode->replay || o->mode->record)))
+		return own;
+	if (own == EXIT_FAIL)
+		return EXIT_CMD_FAIL;
+	st = own == EXIT_OK && s ? session__cmd_status(s) : -1;
+	if (st == -1)
+		return own;	/* -h, usage, or tracing ended before the command */
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return own;
+}
+
 int tool__fail(const char *tool, const struct errbuf *eb, int err)
 {
 	fprintf(stderr, "faultline %s: %s\n", tool, errbuf__str(eb, err));

@@ -270,6 +270,27 @@ int tool__run_with(struct session *s, const struct tool_opts *o, const char *too
  * events, so no line is ever split. */
 void tool__event_done(void);
 
+/*
+ * tool__output_status() - @status, unless stdout cannot take what is left
+ * in it: a report that could not be written is no report (a full disk, a
+ * closed pipe under `faultline leak ... >FILE` must not exit 0).  Flushes
+ * stdout and checks the stream.
+ *
+ * Return: @status; EXIT_FAIL, after one line saying why, when it was
+ * EXIT_OK and the output failed.
+ */
+int tool__output_status(int status);
+
+/*
+ * tool__exit_status() - the exit status of a run whose own is @own
+ * (EXIT_OK, EXIT_FAIL or EXIT_USAGE): with a command (-c, --), live, the
+ * command's status (128+N when signal N killed it) when faultline did its
+ * part, EXIT_CMD_FAIL when it failed; @own otherwise (-p, -a, a report,
+ * or a command still running when tracing ended).  @s may be NULL (no
+ * session yet, or a bare rung).
+ */
+int tool__exit_status(const struct tool_opts *o, const struct session *s, int own);
+
 /* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
 int tool__fail(const char *tool, const struct errbuf *eb, int err);
 

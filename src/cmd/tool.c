@@ -70,7 +70,7 @@ int tool__setup(const struct tool *t, const struct tool_mode *mode, int argc, ch
 {
 	struct errbuf eb = { "" };
 	struct tool_run *r;
-	int err;
+	int err, ret = EXIT_FAIL;
 
 	*run = NULL;
 	r = calloc(1, sizeof(*r));
@@ -84,14 +84,15 @@ int tool__setup(const struct tool *t, const struct tool_mode *mode, int argc, ch
 	r->t = t;
 	err = t->init(r->st, &r->o, mode, argc, argv);
 	if (err) {
-		tool_run__free(r);
 		if (err == 1)
-			return EXIT_OK;
-		if (err == -EINVAL)
-			return EXIT_USAGE;
-		if (err == TOOL_INIT_FAILED)
-			return EXIT_FAIL;
-		return tool__fail(t->name, NULL, err);
+			ret = EXIT_OK;
+		else if (err == -EINVAL)
+			ret = EXIT_USAGE;
+		else if (err == TOOL_INIT_FAILED)
+			ret = EXIT_FAIL;
+		else
+			ret = tool__fail(t->name, NULL, err);
+		goto fail;
 	}
 	if (start(r) || counters_refused(r))
 		goto fail;
@@ -104,8 +105,9 @@ int tool__setup(const struct tool *t, const struct tool_mode *mode, int argc, ch
 	*run = r;
 	return EXIT_OK;
 fail:
+	ret = tool__exit_status(&r->o, NULL, ret);
 	tool_run__free(r);
-	return EXIT_FAIL;
+	return ret;
 }
 
 /* Tracing is live: the tool's ready hook, then the line that says so. */
@@ -178,7 +180,8 @@ int tool__main(const struct tool *t, const struct tool_mode *mode, int argc, cha
 	if (!r)
 		return ret;
 	ret = tool__drive(r);
-	fflush(stdout);
+	/* Checked before the command's status takes its place. */
+	ret = tool__exit_status(&r->o, r->s, tool__output_status(ret));
 	tool_run__free(r);
 	return ret;
 }
