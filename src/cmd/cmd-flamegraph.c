@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/lost.h"
 #include "cmd/commands.h"
 #include "cmd/flamegraph.h"
 #include "cmd/heap-flame.h"
@@ -151,9 +152,8 @@ static int heap_graph(struct fg *g, struct session *s)
 	if (err)
 		return tool__fail(TOOL, NULL, err);
 	if (session__lost(s))
-		fprintf(stderr, "faultline " TOOL ": warning: lost %llu events: allocations and frees "
-			"were missed, the graph is short of what happened\n",
-			(unsigned long long)session__lost(s));
+		lost__warn(s, TOOL, session__lost(s), "allocations and frees were missed, the graph "
+			   "is short of what happened");
 	snprintf(title, sizeof(title), "faultline heap: %s",
 		 session__meta(s, "command") ? session__meta(s, "command") :
 		 g->o->sess.cmd ? g->o->sess.cmd : "allocations");
@@ -199,9 +199,8 @@ static int faults_graph(struct fg *g, struct session *s)
 	int err;
 
 	if (session__lost(s))
-		fprintf(stderr, "faultline " TOOL ": warning: lost %llu events: page faults were "
-			"missed, the graph is short of what happened\n",
-			(unsigned long long)session__lost(s));
+		lost__warn(s, TOOL, session__lost(s), "page faults were missed, the graph is short "
+			   "of what happened");
 	err = flamegraph__new("faultline faults", weights, 2, &fg);
 	if (err) {
 		errbuf__set(&eb, err, "out of memory");

@@ -736,7 +736,7 @@ static void leak_fini(void *ctx)
 const struct tool leak_tool = {
 	.name = TOOL,
 	.what = "allocations",
-	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
+	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS | TOOL_SAMPLES,
 	.size = sizeof(struct leak),
 	.init = leak_init,
 	.variant = leak_variant,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/lost.h"
 #include "cmd/tool.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
@@ -139,7 +140,7 @@ int cmd_record(int argc, char **argv)
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
 	struct recorded_tools rt = { .n = 0 };
-	char *list = NULL, *save = NULL, *t, recorded[512] = "", defaults[512];
+	char *list = NULL, *save = NULL, *t, recorded[512] = "", defaults[512], pages[16];
 	const struct command *c;
 	int ret, err;
 
@@ -182,11 +183,17 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	session__record_meta(s, "tools", recorded);
+	/* For a report's loss warning: what -m to record with next time. */
+	snprintf(pages, sizeof(pages), "%u", session__mmap_pages(s));
+	session__record_meta(s, "mmap_pages", pages);
 	if (tool__run(s, &o, TOOL, "memory events", recorded))
 		goto out;
 	fprintf(stderr, "faultline " TOOL ": %" PRIu64 " samples (%" PRIu64 " lost) of %s in %s, "
 		"%" PRIu64 " bytes\n", session__samples(s), session__lost(s), recorded, ro.out,
 		session__recorded_bytes(s));
+	if (session__lost(s))
+		lost__warn(s, TOOL, session__lost(s), "the recording is short of them, and so is "
+			   "every report of it");
 	ret = tool__output_status(EXIT_OK);
 out:
 	ret = tool__exit_status(&o, s, ret);

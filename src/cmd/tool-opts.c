@@ -336,9 +336,12 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 
 			errno = 0;
 			pages = strtoul(optarg, &end, 10);
-			if (errno || *end || !power_of_two(pages) || pages > (1u << 20))
+			if (errno || *end || !power_of_two(pages))
 				return bad(tool, "-m wants a power of two number of pages, not",
 					   optarg);
+			if (pages > TOOL_MAX_MMAP_PAGES)
+				return bad(tool, "-m takes at most " TOOL_MAX_MMAP_PAGES_S
+					   " pages a CPU, not", optarg);
 			o->sess.mmap_pages = (unsigned int)pages;
 			break;
 		}

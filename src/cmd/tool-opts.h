@@ -52,6 +52,12 @@ struct tool_opts {
 	char fallback[4096];
 };
 
+/* -m's limit, said as such (16777216 is a power of two too): 2^20 pages
+ * are a 4 GiB ring a CPU, far beyond what the drain needs, as the spools
+ * take a slow reader's backlog. */
+#define TOOL_MAX_MMAP_PAGES	(1u << 20)
+#define TOOL_MAX_MMAP_PAGES_S	"1048576"
+
 /* Help lines of the options every tracing tool takes. */
 #define TOOL_OPTS_HELP \
 	"  -p PID       trace this process (all its threads, and threads it creates)\n" \

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/lost.h"
 #include "cmd/tool.h"
+#include "cmd/tool-opts.h"
 #include "ladder.h"
 #include "lib/errbuf.h"
 #include "trace/session.h"
@@ -134,10 +136,8 @@ static void say_lost(struct tool_run *r)
 
 	if (lost <= r->lost_said || (r->lost_said && now - r->lost_said_ns < 1000000000ULL))
 		return;
-	fflush(stdout);
-	fprintf(stderr, "faultline %s: warning: %" PRIu64 " event%s lost so far (the ring buffer "
-		"was full): what is printed from here on is short of them\n", r->t->name, lost,
-		lost == 1 ? "" : "s");
+	lost__warn(r->s, r->t->name, lost, "so far, a ring buffer was full, and what is printed "
+		   "from here on is short of them");
 	r->lost_said = lost;
 	r->lost_said_ns = now;
 }

@@ -1889,6 +1889,24 @@ bool session__dwarf(const struct session *s)
 	return s->src->dwarf(s);
 }
 
+bool session__user_stacks(const struct session *s)
+{
+	for (size_t i = 0; i < s->nevsels; i++)
+		if (s->evsels[i].flags & SESSION_USER_STACK)
+			return true;
+	return false;
+}
+
+unsigned int session__mmap_pages(const struct session *s)
+{
+	const char *m;
+
+	if (!session__replaying(s))
+		return s->opts.mmap_pages;
+	m = session__meta(s, "mmap_pages");
+	return m ? (unsigned int)strtoul(m, NULL, 10) : 0;
+}
+
 static bool live_dwarf(const struct session *s)
 {
 	return s->unwinder != NULL;

@@ -31,6 +31,11 @@ one_line_error "empty command" 125 "empty command"
 # Usage errors.
 run_fl brk -m 3
 one_line_error "-m not a power of two" 2 "power of two"
+# 2^24 is a power of two too: the limit is said as such.
+run_fl brk -m 16777216
+one_line_error "-m above the limit" 2 "^faultline brk: -m takes at most 1048576 pages a CPU, not '16777216'"
+run_fl brk -m 1048576 -p 4194303
+one_line_error "-m at the limit is accepted" 1 "^faultline brk: no process with pid 4194303$"
 run_fl brk -p 1 -c true
 one_line_error "-p with -c" 2 "choose one of -p, -c and -a"
 run_fl brk 0
