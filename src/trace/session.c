@@ -1647,6 +1647,15 @@ int session__run(struct session *s, const struct session_hooks *hooks, struct er
  * up to this in all (drain__new()). */
 #define SPOOL_RESERVE_BYTES (64ull << 20)
 
+/* Events that need the target's user space: user stacks or uprobes. */
+static bool wants_user_space(const struct session *s)
+{
+	for (size_t i = 0; i < s->nevsels; i++)
+		if ((s->evsels[i].flags & SESSION_USER_STACK) || s->evsels[i].kind == EVSEL_UPROBE)
+			return true;
+	return false;
+}
+
 static int live_run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
 	uint64_t ring_bytes = (uint64_t)s->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
@@ -1656,6 +1665,10 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	uint64_t deadline = 0;
 	int err = 0;
 
+	/* Accepted by its pid, traced to nothing: say so instead. */
+	if (target__kernel_thread(s->target) && wants_user_space(s))
+		return errbuf__set(eb, -EINVAL, "pid %d is a kernel thread: no user space to trace",
+				   (int)target__pid(s->target));
 	err = drain__new(s->rings, s->ncpus, cap > ring_bytes ? cap : ring_bytes,
 			 reserve < 2 * ring_bytes ? reserve : 2 * ring_bytes, &s->drain);
 	if (err)
