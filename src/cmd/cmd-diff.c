@@ -417,6 +417,8 @@ int report_diff(const struct replay_opts *ro, int argc, char **argv)
 		return ret;
 	ret = EXIT_FAIL;
 	d.path[OLD] = a.old;
+	if (tool__check_recording(TOOL, d.path[OLD]))
+		return EXIT_FAIL;
 	d.idx = hashmap__new();
 	if (!d.idx) {
 		err = -ENOMEM;

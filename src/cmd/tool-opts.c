@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <stdio_ext.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/file.h"
 #include "trace/target.h"
 #include "cmd/commands.h"
 #include "cmd/tool-opts.h"
@@ -532,6 +534,40 @@ int tool__exit_status(const struct tool_opts *o, const struct session *s, int ow
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return own;
+}
+
+/* What a path that is not a regular file is, for the message. */
+static const char *file_kind(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return "not a regular file";
+	if (S_ISFIFO(st.st_mode))
+		return "a FIFO";
+	if (S_ISDIR(st.st_mode))
+		return "a directory";
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		return "a device";
+	if (S_ISSOCK(st.st_mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+int tool__check_recording(const char *tool, const char *path)
+{
+	int fd = open_regular(path, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (fd == -EINVAL)
+		fprintf(stderr, "faultline %s: cannot read '%s': it is %s, and a recording is read "
+			"from a regular file (save it to one first)\n", tool, path, file_kind(path));
+	else
+		fprintf(stderr, "faultline %s: cannot open '%s': %s\n", tool, path, strerror(-fd));
+	return -1;
 }
 
 int tool__fail(const char *tool, const struct errbuf *eb, int err)

@@ -297,6 +297,16 @@ int tool__output_status(int status);
  */
 int tool__exit_status(const struct tool_opts *o, const struct session *s, int own);
 
+/*
+ * tool__check_recording() - @path, given to report -i, is a regular file
+ * (checked without opening a device or waiting on a FIFO: open_regular):
+ * a report reads its recording more than once (the recorded target, then
+ * the tool's run), which a pipe cannot give.  0, or -1 after one line
+ * "faultline TOOL: cannot read 'PATH': it is a FIFO, ..." (or the open's
+ * error).
+ */
+int tool__check_recording(const char *tool, const char *path);
+
 /* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
 int tool__fail(const char *tool, const struct errbuf *eb, int err);
 
