@@ -717,7 +717,8 @@ static int leak_report(void *ctx, struct session *s)
 
 		snprintf(title, sizeof(title), "faultline leak: %s",
 			 lk->o->sess.cmd ? lk->o->sess.cmd : session__comm(s, lk->o->sess.pid));
-		err = heap_flame__write(s, lk->hp, lk->o->srcline, title, lk->lo.flamegraph, &eb);
+		err = heap_flame__write(s, lk->hp, lk->o->srcline, title, lk->lo.flamegraph, -1,
+					&eb);
 		if (err)
 			return tool__fail(TOOL, &eb, err);
 	}

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/commands.h"
 #include "cmd/lost.h"
@@ -33,7 +34,8 @@ static const char help[] =
 	"               mmap, oom, cache, reclaim, swapin (default: all of them that this\n"
 	"               kernel serves; a tool named here that it cannot serve is an error),\n"
 	"               and shm, slab and compact, recorded only when named\n"
-	"  -o FILE      the recording (default faultline.rec; created mode 0600)\n"
+	"  -o FILE      the recording (default faultline.rec; created mode 0600);\n"
+	"               - for stdout (the command's own output then goes to stderr)\n"
 	"  -p PID       record this process (all its threads, and threads it creates)\n"
 	"  -c CMD       run CMD and record it from its first instruction\n"
 	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
@@ -141,8 +143,9 @@ int cmd_record(int argc, char **argv)
 	struct session *s = NULL;
 	struct recorded_tools rt = { .n = 0 };
 	char *list = NULL, *save = NULL, *t, recorded[512] = "", defaults[512], pages[16];
+	char out_path[64];
 	const struct command *c;
-	int ret, err;
+	int ret, err, out_fd = -1;
 
 	commands__list(TOOL_RECORD_DEFAULT, defaults, sizeof(defaults));
 	ro.tools = defaults;
@@ -151,10 +154,27 @@ int cmd_record(int argc, char **argv)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	if (check_tools(ro.tools))
 		return EXIT_USAGE;
+	if (!strcmp(ro.out, "-") && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "faultline " TOOL ": -o - would write the recording to a terminal: "
+			"redirect stdout, or give -o FILE\n");
+		return EXIT_USAGE;
+	}
 	ret = EXIT_FAIL;
+	/* -o -: the recording goes to stdout, and nothing else does (the
+	 * command's output goes to stderr); the writer opens it by its
+	 * /proc/self/fd name, which keeps this out of the file layer. */
+	if (!strcmp(ro.out, "-")) {
+		out_fd = tool__stdout_aside();
+		if (out_fd < 0) {
+			fprintf(stderr, "faultline " TOOL ": cannot write to stdout: %s\n",
+				strerror(-out_fd));
+			goto out;
+		}
+		snprintf(out_path, sizeof(out_path), "/proc/self/fd/%d", out_fd);
+	}
 	err = session__new(&o.sess, &s, &eb);
 	if (!err)
-		err = session__record(s, ro.out, &eb);
+		err = session__record(s, out_fd >= 0 ? out_path : ro.out, &eb);
 	if (err) {
 		tool__fail(TOOL, &eb, err);
 		goto out;
@@ -189,7 +209,8 @@ int cmd_record(int argc, char **argv)
 	if (tool__run(s, &o, TOOL, "memory events", recorded))
 		goto out;
 	fprintf(stderr, "faultline " TOOL ": %" PRIu64 " samples (%" PRIu64 " lost) of %s in %s, "
-		"%" PRIu64 " bytes\n", session__samples(s), session__lost(s), recorded, ro.out,
+		"%" PRIu64 " bytes\n", session__samples(s), session__lost(s), recorded,
+		out_fd >= 0 ? "stdout" : ro.out,
 		session__recorded_bytes(s));
 	if (session__lost(s))
 		lost__warn(s, TOOL, session__lost(s), "the recording is short of them, and so is "
@@ -202,5 +223,7 @@ out:
 		tool_run__free(rt.run[--rt.n]);
 	free(rt.run);
 	session__free(s);
+	if (out_fd >= 0)
+		close(out_fd);
 	return ret;
 }

@@ -2,6 +2,7 @@
  * tool-opts: shared option parsing for the tracing tools.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/file.h"
+#include "lib/ostream.h"
 #include "trace/target.h"
 #include "cmd/commands.h"
 #include "cmd/tool-opts.h"
@@ -534,6 +536,45 @@ int tool__exit_status(const struct tool_opts *o, const struct session *s, int ow
 	if (WIFSIGNALED(st))
 		return 128 + WTERMSIG(st);
 	return own;
+}
+
+int tool__stdout_aside(void)
+{
+	int fd;
+
+	fflush(stdout);
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int output_error(const char *path, int err, struct errbuf *eb)
+{
+	return errbuf__set(eb, err, "cannot write '%s': %s", strcmp(path, "-") ? path : "stdout",
+			   strerror(-err));
+}
+
+int tool__output_open(const char *path, int fd, struct ostream **os, struct errbuf *eb)
+{
+	int err = fd >= 0 ? ostream__fdopen(fd, os) : ostream__open(path, os);
+
+	return err ? output_error(path, err, eb) : 0;
+}
+
+int tool__output_close(const char *path, struct ostream *os, int err, struct errbuf *eb)
+{
+	int cerr = ostream__close(os);
+
+	if (cerr)
+		err = cerr;	/* the write's own errno, over ferror's -EIO */
+	return err ? output_error(path, err, eb) : 0;
 }
 
 /* What a path that is not a regular file is, for the message. */

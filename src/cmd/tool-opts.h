@@ -14,6 +14,8 @@
 
 #include "trace/session.h"
 
+struct ostream;
+
 /*
  * How a tool runs (cmd/tool.h drives it): live (the command line's own
  * run), or for record and report:
@@ -296,6 +298,25 @@ int tool__output_status(int status);
  * session yet, or a bare rung).
  */
 int tool__exit_status(const struct tool_opts *o, const struct session *s, int own);
+
+/*
+ * tool__stdout_aside() - for -o -: a close-on-exec duplicate of stdout,
+ * which the output is then written to, and stdout itself pointed at
+ * stderr, so that nothing else (the -c command's output, a line of
+ * faultline's) lands in the page or the recording.  Call it before the
+ * command starts.  Return: the fd (the caller's), or -errno.
+ */
+int tool__stdout_aside(void);
+
+/*
+ * tool__output_open() - the stream to write an output file to: @fd when
+ * it is >= 0 (tool__stdout_aside's, owned by the stream from here), else
+ * @path created or truncated.  tool__output_close() closes it and gives
+ * the first failed write's errno (ENOSPC, not stdio's EIO) over @err.
+ * Both set "cannot write 'PATH': REASON" ("stdout" for "-") in @eb.
+ */
+int tool__output_open(const char *path, int fd, struct ostream **os, struct errbuf *eb);
+int tool__output_close(const char *path, struct ostream *os, int err, struct errbuf *eb);
 
 /*
  * tool__check_recording() - @path, given to report -i, is a regular file
