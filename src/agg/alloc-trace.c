@@ -695,6 +695,8 @@ static int find_allocator(struct alloc_trace *at, struct allocator *al, const ch
 		return 0;
 	if (err == -ENOENT)
 		return errbuf__set(eb, err, "no allocator to probe: %s (-O names one)", why.msg);
+	if (err == -EINVAL && pid > 0)
+		return errbuf__set(eb, err, "%s", why.msg);	/* a kernel thread */
 	if (err)
 		return 0;
 	*spec = al->spec;

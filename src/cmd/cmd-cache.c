@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "agg/cachestat.h"
+#include "cmd/lost.h"
 #include "cmd/commands.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
@@ -180,8 +181,7 @@ static int cache_report(void *ctx, struct session *s)
 	if (c->err)
 		return tool__fail(TOOL, NULL, c->err);
 	if (s && session__lost(s))
-		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " events: counts are low\n",
-			session__lost(s));
+		lost__warn(s, TOOL, session__lost(s), NULL);
 	if (cache_source__bad_records(c->run.cs))
 		fprintf(stderr, "faultline " TOOL ": %" PRIu64 " records without the expected fields\n",
 			cache_source__bad_records(c->run.cs));

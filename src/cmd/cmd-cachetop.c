@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "agg/cachestat.h"
+#include "cmd/lost.h"
 #include "cmd/commands.h"
 #include "lib/file.h"
 #include "lib/keyed.h"
@@ -458,8 +459,7 @@ static int top_report(void *ctx, struct session *s)
 	if (t->err)
 		return tool__fail(TOOL, NULL, t->err);
 	if (s && session__lost(s))
-		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " events: counts are low\n",
-			session__lost(s));
+		lost__warn(s, TOOL, session__lost(s), NULL);
 	return EXIT_OK;
 }
 

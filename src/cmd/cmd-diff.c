@@ -30,6 +30,7 @@
 #include "lib/json.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
+#include "cmd/lost.h"
 #include "cmd/commands.h"
 #include "agg/heap-profile.h"
 #include "lib/file.h"
@@ -74,6 +75,7 @@ struct diff {
 	struct hashmap *idx;		/* hash of key (probed on) -> index + 1 */
 	struct heap_totals t[2];
 	uint64_t lost[2];
+	char remedy[2][512];		/* lost__remedy of each recording */
 	const char *path[2];
 };
 
@@ -185,6 +187,7 @@ static int load(struct diff *d, int which, const struct replay_opts *base, struc
 	if (!err) {
 		d->t[which] = *heap_profile__totals(hp);
 		d->lost[which] = session__lost(s);
+		lost__remedy(s, "heap", d->remedy[which], sizeof(d->remedy[which]));
 	}
 	free(key);
 	free(sites);
@@ -285,13 +288,15 @@ static void print_diff(const struct diff *d, size_t limit, bool all, bool json, 
 		if (json) {
 			printf("{\"type\":\"lost\",\"lost\":%" PRIu64 ",\"recording\":", d->lost[w]);
 			json__str(stdout, d->path[w]);
+			printf(",\"remedy\":");
+			json__str(stdout, d->remedy[w]);
 			printf("}\n");
 		} else {
 			printf("WARNING: lost %" PRIu64 " events in %s: its calls, peak and leaks are "
-			       "short of what happened\n", d->lost[w], d->path[w]);
+			       "short of what happened; %s\n", d->lost[w], d->path[w], d->remedy[w]);
 		}
-		fprintf(stderr, "faultline " TOOL ": warning: lost %" PRIu64 " events in %s\n",
-			d->lost[w], d->path[w]);
+		fprintf(stderr, "faultline " TOOL ": warning: lost %" PRIu64 " events in %s; %s\n",
+			d->lost[w], d->path[w], d->remedy[w]);
 	}
 	if (!json)
 		printf("HEAP CHANGES from %s (old) to %s (new), by stack\n", d->path[OLD],
@@ -412,6 +417,8 @@ int report_diff(const struct replay_opts *ro, int argc, char **argv)
 		return ret;
 	ret = EXIT_FAIL;
 	d.path[OLD] = a.old;
+	if (tool__check_recording(TOOL, d.path[OLD]))
+		return EXIT_FAIL;
 	d.idx = hashmap__new();
 	if (!d.idx) {
 		err = -ENOMEM;

@@ -21,7 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "lib/ostream.h"
+#include "cmd/lost.h"
 #include "cmd/commands.h"
 #include "cmd/flamegraph.h"
 #include "cmd/heap-flame.h"
@@ -43,7 +46,8 @@ static const char help[] =
 	"button switches its weight, a click zooms on a frame, a search box\n"
 	"highlights the frames it matches, and the graph turns into an icicle.\n"
 	"\n"
-	"  -o, --output FILE     the page to write\n"
+	"  -o, --output FILE     the page to write (- for stdout; the command's own\n"
+	"                        output then goes to stderr)\n"
 	"  -e, --event leak|faults\n"
 	"                        leak (default): allocations, weighted by leaked\n"
 	"                        bytes, peak bytes, allocations or temporary\n"
@@ -68,6 +72,7 @@ struct fg {
 	const struct tool *sub;		/* heap_tool (-e leak) or faults_tool */
 	void *st;			/* its state */
 	struct tool_opts sub_o;		/* its options */
+	int out_fd;			/* -o -: stdout, set aside; else -1 */
 };
 
 static const char *fg_opt(int c, const char *arg, void *ctx)
@@ -151,13 +156,13 @@ static int heap_graph(struct fg *g, struct session *s)
 	if (err)
 		return tool__fail(TOOL, NULL, err);
 	if (session__lost(s))
-		fprintf(stderr, "faultline " TOOL ": warning: lost %llu events: allocations and frees "
-			"were missed, the graph is short of what happened\n",
-			(unsigned long long)session__lost(s));
+		lost__warn(s, TOOL, session__lost(s), "allocations and frees were missed, the graph "
+			   "is short of what happened");
 	snprintf(title, sizeof(title), "faultline heap: %s",
 		 session__meta(s, "command") ? session__meta(s, "command") :
 		 g->o->sess.cmd ? g->o->sess.cmd : "allocations");
-	err = heap_flame__write(s, hp, g->o->srcline, title, g->fo.output, &eb);
+	err = heap_flame__write(s, hp, g->o->srcline, title, g->fo.output, g->out_fd, &eb);
+	g->out_fd = -1;
 	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
 }
 
@@ -195,13 +200,12 @@ static int faults_graph(struct fg *g, struct session *s)
 	};
 	struct flamegraph *fg = NULL;
 	struct errbuf eb = { "" };
-	FILE *out = NULL;
+	struct ostream *os = NULL;
 	int err;
 
 	if (session__lost(s))
-		fprintf(stderr, "faultline " TOOL ": warning: lost %llu events: page faults were "
-			"missed, the graph is short of what happened\n",
-			(unsigned long long)session__lost(s));
+		lost__warn(s, TOOL, session__lost(s), "page faults were missed, the graph is short "
+			   "of what happened");
 	err = flamegraph__new("faultline faults", weights, 2, &fg);
 	if (err) {
 		errbuf__set(&eb, err, "out of memory");
@@ -212,12 +216,11 @@ static int faults_graph(struct fg *g, struct session *s)
 		err = faults_into(g, s, fg, true, 1, &eb);
 	if (err)
 		goto out;
-	out = fopen(g->fo.output, "w");
-	err = out ? flamegraph__write(fg, out) : -errno;
-	if (out && fclose(out) && !err)
-		err = -errno;
-	if (err)
-		errbuf__set(&eb, err, "cannot write '%s': %s", g->fo.output, strerror(-err));
+	err = tool__output_open(g->fo.output, g->out_fd, &os, &eb);
+	g->out_fd = -1;
+	if (!err)
+		err = tool__output_close(g->fo.output, os, flamegraph__write(fg, ostream__file(os)),
+					 &eb);
 out:
 	flamegraph__free(fg);
 	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
@@ -238,6 +241,7 @@ static int fg_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode,
 	int ret;
 
 	g->fo.threshold = 1;
+	g->out_fd = -1;
 	ret = tool_opts__parse_ext(o, mode, TOOL, 0, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret;
@@ -254,6 +258,15 @@ static int fg_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode,
 	if (!g->fo.faults && !o->sess.pid && !o->sess.cmd && !tool__replaying(o)) {
 		fprintf(stderr, "faultline " TOOL ": which program? -p PID or -c CMD\n");
 		return -EINVAL;
+	}
+	/* -o -: the page goes to stdout, and from now on nothing else does. */
+	if (!strcmp(g->fo.output, "-")) {
+		g->out_fd = tool__stdout_aside();
+		if (g->out_fd < 0) {
+			fprintf(stderr, "faultline " TOOL ": cannot write to stdout: %s\n",
+				strerror(-g->out_fd));
+			return TOOL_INIT_FAILED;
+		}
 	}
 	return sub_init(g, mode);
 }
@@ -286,6 +299,8 @@ static void fg_fini(void *ctx)
 	if (g->st && g->sub->fini)
 		g->sub->fini(g->st);
 	free(g->st);
+	if (g->out_fd > STDERR_FILENO)	/* never written: the run failed */
+		close(g->out_fd);
 }
 
 const struct tool flamegraph_tool = {

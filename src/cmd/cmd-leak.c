@@ -36,7 +36,7 @@ static const char usage[] =
 static const char help[] =
 	"  -p PID       trace the allocations of this process\n"
 	"  -c CMD       run CMD and trace it; when it exits, print what it still had\n"
-	"               allocated and exit 0\n"
+	"               allocated and exit with CMD's status\n"
 	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
 	"               parsing); after every other option\n"
 	"  -k, --kernel kernel allocations (kmalloc, kmem_cache, pages): the default\n"
@@ -724,7 +724,8 @@ static int leak_report(void *ctx, struct session *s)
 
 		snprintf(title, sizeof(title), "faultline leak: %s",
 			 lk->o->sess.cmd ? lk->o->sess.cmd : session__comm(s, lk->o->sess.pid));
-		err = heap_flame__write(s, lk->hp, lk->o->srcline, title, lk->lo.flamegraph, &eb);
+		err = heap_flame__write(s, lk->hp, lk->o->srcline, title, lk->lo.flamegraph, -1,
+					&eb);
 		if (err)
 			return tool__fail(TOOL, &eb, err);
 	}
@@ -743,7 +744,7 @@ static void leak_fini(void *ctx)
 const struct tool leak_tool = {
 	.name = TOOL,
 	.what = "allocations",
-	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
+	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS | TOOL_SAMPLES,
 	.size = sizeof(struct leak),
 	.init = leak_init,
 	.variant = leak_variant,

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "lib/json.h"
+#include "cmd/lost.h"
 #include "cmd/commands.h"
 #include "lib/file.h"
 #include "agg/mem-series.h"
@@ -517,8 +518,7 @@ static int pressure_report(void *ctx, struct session *s)
 	if (st->err)
 		return tool__fail(TOOL, NULL, st->err);
 	if (session__lost(s))
-		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " reclaim events: reclaim counts are "
-			"low\n", session__lost(s));
+		lost__warn(s, TOOL, session__lost(s), "the reclaim counts are low");
 	return EXIT_OK;
 }
 

@@ -16,8 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/commands.h"
+#include "cmd/lost.h"
 #include "cmd/tool.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
@@ -34,7 +36,8 @@ static const char help[] =
 	"               kernel serves; a tool named here that it cannot serve is an error),\n"
 	"               and shm, slab and compact, recorded only when named\n"
 	"  -o FILE      the recording (default faultline.rec; mode 0600; replaced once\n"
-	"               tracing has started, never through a symlink)\n"
+	"               tracing has started, never through a symlink); - for stdout\n"
+	"               (the command's own output then goes to stderr)\n"
 	"  --flush-every SECS\n"
 	"               write the records to the file at least this often (default 1,\n"
 	"               and whenever 1 MiB is buffered): what a killed recorder leaves\n"
@@ -157,9 +160,9 @@ int cmd_record(int argc, char **argv)
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
 	struct recorded_tools rt = { .n = 0 };
-	char *list = NULL, *save = NULL, *t, recorded[512] = "", defaults[512];
+	char *list = NULL, *save = NULL, *t, recorded[512] = "", defaults[512], pages[16];
 	const struct command *c;
-	int ret, err;
+	int ret, err, out_fd = -1;
 
 	commands__list(TOOL_RECORD_DEFAULT, defaults, sizeof(defaults));
 	ro.tools = defaults;
@@ -168,10 +171,26 @@ int cmd_record(int argc, char **argv)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	if (check_tools(ro.tools))
 		return EXIT_USAGE;
+	if (!strcmp(ro.out, "-") && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "faultline " TOOL ": -o - would write the recording to a terminal: "
+			"redirect stdout, or give -o FILE\n");
+		return EXIT_USAGE;
+	}
 	ret = EXIT_FAIL;
+	/* -o -: the recording goes to stdout, and nothing else does (the
+	 * command's output goes to stderr). */
+	if (!strcmp(ro.out, "-")) {
+		out_fd = tool__stdout_aside();
+		if (out_fd < 0) {
+			fprintf(stderr, "faultline " TOOL ": cannot write to stdout: %s\n",
+				strerror(-out_fd));
+			goto out;
+		}
+	}
 	err = session__new(&o.sess, &s, &eb);
 	if (!err)
-		err = session__record(s, ro.out, &eb);
+		err = out_fd >= 0 ? session__record_fd(s, out_fd, "stdout", &eb) :
+				    session__record(s, ro.out, &eb);
 	if (err) {
 		tool__fail(TOOL, &eb, err);
 		goto out;
@@ -201,17 +220,27 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	session__record_meta(s, "tools", recorded);
+	/* For a report's loss warning: what -m to record with next time. */
+	snprintf(pages, sizeof(pages), "%u", session__mmap_pages(s));
+	session__record_meta(s, "mmap_pages", pages);
 	if (tool__run(s, &o, TOOL, "memory events", recorded))
 		goto out;
 	fprintf(stderr, "faultline " TOOL ": %" PRIu64 " samples (%" PRIu64 " lost) of %s in %s, "
-		"%" PRIu64 " bytes\n", session__samples(s), session__lost(s), recorded, ro.out,
+		"%" PRIu64 " bytes\n", session__samples(s), session__lost(s), recorded,
+		out_fd >= 0 ? "stdout" : ro.out,
 		session__recorded_bytes(s));
-	ret = EXIT_OK;
+	if (session__lost(s))
+		lost__warn(s, TOOL, session__lost(s), "the recording is short of them, and so is "
+			   "every report of it");
+	ret = tool__output_status(EXIT_OK);
 out:
+	ret = tool__exit_status(&o, s, ret);
 	free(list);
 	while (rt.n)
 		tool_run__free(rt.run[--rt.n]);
 	free(rt.run);
 	session__free(s);
+	if (out_fd >= 0)
+		close(out_fd);
 	return ret;
 }

@@ -268,6 +268,8 @@ int cmd_report(int argc, char **argv)
 	if (ro.until > 0 && ro.until <= ro.since)
 		return tool__usage_error(TOOL, "--until must be after --since, not",
 					 argv[optind - 1]);
+	if (tool__check_recording(TOOL, ro.path))
+		return EXIT_FAIL;
 	if (!strcmp(argv[optind], "info"))
 		return info(&ro);
 	if (!strcmp(argv[optind], "script"))

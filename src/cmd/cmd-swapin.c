@@ -31,6 +31,7 @@
 
 #include "lib/json.h"
 #include "stack/addrspace.h"
+#include "cmd/lost.h"
 #include "cmd/commands.h"
 #include "lib/hashmap.h"
 #include "cmd/report.h"
@@ -291,7 +292,7 @@ static int swapin_report(void *ctx, struct session *s)
 		printf("{\"type\":\"summary\",\"swapins\":%" PRIu64 ",\"other_major_faults\":%" PRIu64
 		       ",\"lost\":%" PRIu64 "}\n", st->total, st->skipped, session__lost(s));
 	else if (session__lost(s))
-		fprintf(stderr, "faultline " TOOL ": lost %" PRIu64 " events\n", session__lost(s));
+		lost__warn(s, TOOL, session__lost(s), "the swap-in counts are low");
 	return EXIT_OK;
 }
 

@@ -8,11 +8,14 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
 #include "agg/alloc-trace.h"
+#include "cmd/tool-opts.h"
+#include "lib/ostream.h"
 #include "cmd/flamegraph.h"
 #include "cmd/heap-flame.h"
 #include "agg/heap-profile.h"
@@ -30,14 +33,15 @@ static const struct flamegraph_weight heap_weights[] = {
 };
 
 int heap_flame__write(struct session *s, const struct heap_profile *hp, bool srcline,
-		      const char *title, const char *path, struct errbuf *eb)
+		      const char *title, const char *path, int fd, struct errbuf *eb)
 {
 	struct flamegraph *fg = NULL;
 	struct heap_site *sites = NULL;
 	struct report r = { 0 };
 	size_t n = 0, len = 0;
 	char *buf = NULL, full[768];
-	FILE *mem = NULL, *out = NULL;
+	struct ostream *os = NULL;
+	FILE *mem = NULL;
 	int err;
 
 	/* What the command warned of goes on the page too: it outlives the
@@ -82,17 +86,14 @@ int heap_flame__write(struct session *s, const struct heap_profile *hp, bool src
 	}
 	if (err)
 		goto out;
-	out = fopen(path, "w");
-	if (!out) {
-		err = errbuf__set(eb, -errno, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	err = flamegraph__write(fg, out);
-	if (fclose(out) && !err)
-		err = -errno;
+	err = tool__output_open(path, fd, &os, eb);
+	fd = -1;
 	if (err)
-		errbuf__set(eb, err, "cannot write '%s': %s", path, strerror(-err));
+		goto out;
+	err = tool__output_close(path, os, flamegraph__write(fg, ostream__file(os)), eb);
 out:
+	if (fd >= 0)
+		close(fd);
 	report__fini(&r);
 	if (mem)
 		fclose(mem);

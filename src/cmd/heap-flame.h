@@ -22,9 +22,11 @@ struct session;
  * @s:       the session whose stacks and address spaces the sites name
  * @srcline: frames with file:line (--srcline)
  * @title:   the page's title (lost events, if any, are said after it)
+ * @fd:      where to write it (tool__stdout_aside's, for -o -; taken), or -1:
+ *           @path is created
  * 0 or -errno (detail in @eb).  A page is written even with no site.
  */
 int heap_flame__write(struct session *s, const struct heap_profile *hp, bool srcline,
-		      const char *title, const char *path, struct errbuf *eb);
+		      const char *title, const char *path, int fd, struct errbuf *eb);
 
 #endif

@@ -3,13 +3,13 @@
  * faults it in, without BPF.  This file only dispatches, on the command
  * table of commands.c; each subcommand lives in cmd-<name>.c.
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/commands.h"
 #include "cmd/tool.h"
+#include "cmd/tool-opts.h"
 #include "lib/stopsig.h"
 
 static void usage(FILE *out)
@@ -21,25 +21,6 @@ static void usage(FILE *out)
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "  %-11s %s\n", c[i].name, c[i].summary);
 	fprintf(out, "\n'faultline <command> -h' shows a command's options.\n");
-}
-
-/*
- * A report that could not be written is no report: a full disk or a closed
- * pipe under `faultline leak ... >FILE` must not exit 0.  Flush what the
- * command left buffered and check the stream once, here, for every command.
- */
-static int output_status(int status)
-{
-	errno = 0;
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return status;
-	if (status != EXIT_OK)
-		return status;	/* the command said what went wrong */
-	if (errno)
-		fprintf(stderr, "faultline: cannot write the output: %s\n", strerror(errno));
-	else
-		fprintf(stderr, "faultline: cannot write the output\n");
-	return EXIT_FAIL;
 }
 
 /*
@@ -74,16 +55,16 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return output_status(EXIT_OK);
+		return tool__output_status(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("faultline %s\n", PACKAGE_VERSION);
-		return output_status(EXIT_OK);
+		return tool__output_status(EXIT_OK);
 	}
 	c = commands__find(argv[1]);
 	if (c)
-		return signal_status(output_status(c->cmd ? c->cmd(argc - 1, argv + 1) :
-						   tool__main(c->tool, NULL, argc - 1, argv + 1)));
+		return signal_status(tool__output_status(c->cmd ? c->cmd(argc - 1, argv + 1) :
+							 tool__main(c->tool, NULL, argc - 1, argv + 1)));
 	fprintf(stderr, "faultline: '%s' is not a faultline command (see 'faultline --help')\n",
 		argv[1]);
 	return EXIT_USAGE;

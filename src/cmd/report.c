@@ -9,6 +9,7 @@
 #include "lib/json.h"
 #include "stack/addrspace.h"
 #include "lib/hashmap.h"
+#include "cmd/lost.h"
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "stack/stackdb.h"
@@ -320,21 +321,24 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 	/* What stderr was last told, for every report of this process. */
 	static uint64_t warned;
 	uint64_t lost = session__lost(r->s);
+	char remedy[512];
 
 	if (!lost)
 		return 0;
+	lost__remedy(r->s, tool, remedy, sizeof(remedy));
 	if (json) {
 		fprintf(r->out, "{\"type\":\"lost\",\"lost\":%" PRIu64 ",\"message\":", lost);
 		json__str(r->out, meaning);
+		fprintf(r->out, ",\"remedy\":");
+		json__str(r->out, remedy);
 		fprintf(r->out, "}\n");
 	} else if (!folded) {
-		fprintf(r->out, "WARNING: lost %" PRIu64 " events: %s\n", lost, meaning);
+		fprintf(r->out, "WARNING: lost %" PRIu64 " events: %s; %s\n", lost, meaning, remedy);
 	}
 	if (lost != warned) {
 		/* Before the report it precedes, where both go to a terminal. */
 		fflush(r->out);
-		fprintf(stderr, "faultline %s: warning: lost %" PRIu64 " events: %s\n", tool, lost,
-			meaning);
+		lost__warn(r->s, tool, lost, meaning);
 		warned = lost;
 	}
 	return lost;

@@ -51,10 +51,11 @@ void report__clock(const struct session *s, uint64_t sample_time, char *buf, siz
  *           missed: some blocks shown may have been freed, and some
  *           allocations are missing"
  *
- * When the session lost events: text "WARNING: lost N events: MEANING";
- * json a first object {"type":"lost","lost":N,"message":"MEANING"};
+ * When the session lost events: text "WARNING: lost N events: MEANING;
+ * REMEDY" (lost__remedy: the options that would have lost none); json a
+ * first object {"type":"lost","lost":N,"message":"MEANING","remedy":...};
  * folded nothing on the output (its lines are FlameGraph's input).  And
- * "faultline TOOL: warning: lost N events: MEANING" on stderr, once per
+ * "faultline TOOL: warning: lost N events: MEANING; REMEDY" on stderr, once per
  * count: a tool reporting every interval repeats it only when more were
  * lost.  Nothing when none was lost.  Returns the number lost.
  */

@@ -2,17 +2,21 @@
  * tool-opts: shared option parsing for the tracing tools.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <stdio_ext.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "agg/alloc-trace.h"
 #include "proc/nspid.h"
+#include "lib/file.h"
+#include "lib/ostream.h"
 #include "trace/target.h"
 #include "cmd/commands.h"
 #include "cmd/tool-opts.h"
@@ -341,9 +345,12 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 
 			errno = 0;
 			pages = strtoul(optarg, &end, 10);
-			if (errno || *end || !power_of_two(pages) || pages > (1u << 20))
+			if (errno || *end || !power_of_two(pages))
 				return bad(tool, "-m wants a power of two number of pages, not",
 					   optarg);
+			if (pages > TOOL_MAX_MMAP_PAGES)
+				return bad(tool, "-m takes at most " TOOL_MAX_MMAP_PAGES_S
+					   " pages a CPU, not", optarg);
 			o->sess.mmap_pages = (unsigned int)pages;
 			break;
 		}
@@ -518,6 +525,112 @@ void tool__alloc_notes(const char *tool, struct alloc_trace *at)
 		fprintf(stderr, "faultline %s: %s\n", tool, alloc_trace__probed(at));
 	if (at && alloc_trace__warning(at))
 		fprintf(stderr, "faultline %s: warning: %s\n", tool, alloc_trace__warning(at));
+}
+
+int tool__output_status(int status)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	if (status != EXIT_OK)
+		return status;	/* the command said what went wrong */
+	if (errno)
+		fprintf(stderr, "faultline: cannot write the output: %s\n", strerror(errno));
+	else
+		fprintf(stderr, "faultline: cannot write the output\n");
+	return EXIT_FAIL;
+}
+
+int tool__exit_status(const struct tool_opts *o, const struct session *s, int own)
+{
+	int st;
+
+	/* A recording's command ran long ago: report's status is its own. */
+	if (!o->sess.cmd || (o->mode && (o->mode->replay || o->mode->record)))
+		return own;
+	if (own == EXIT_FAIL)
+		return EXIT_CMD_FAIL;
+	st = own == EXIT_OK && s ? session__cmd_status(s) : -1;
+	if (st == -1)
+		return own;	/* -h, usage, or tracing ended before the command */
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return own;
+}
+
+int tool__stdout_aside(void)
+{
+	int fd;
+
+	fflush(stdout);
+	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int output_error(const char *path, int err, struct errbuf *eb)
+{
+	return errbuf__set(eb, err, "cannot write '%s': %s", strcmp(path, "-") ? path : "stdout",
+			   strerror(-err));
+}
+
+int tool__output_open(const char *path, int fd, struct ostream **os, struct errbuf *eb)
+{
+	int err = fd >= 0 ? ostream__fdopen(fd, os) : ostream__open(path, os);
+
+	return err ? output_error(path, err, eb) : 0;
+}
+
+int tool__output_close(const char *path, struct ostream *os, int err, struct errbuf *eb)
+{
+	int cerr = ostream__close(os);
+
+	if (cerr)
+		err = cerr;	/* the write's own errno, over ferror's -EIO */
+	return err ? output_error(path, err, eb) : 0;
+}
+
+/* What a path that is not a regular file is, for the message. */
+static const char *file_kind(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return "not a regular file";
+	if (S_ISFIFO(st.st_mode))
+		return "a FIFO";
+	if (S_ISDIR(st.st_mode))
+		return "a directory";
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		return "a device";
+	if (S_ISSOCK(st.st_mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+int tool__check_recording(const char *tool, const char *path)
+{
+	int fd = open_regular(path, 0);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (fd == -EINVAL)
+		fprintf(stderr, "faultline %s: cannot read '%s': it is %s, and a recording is read "
+			"from a regular file (save it to one first)\n", tool, path, file_kind(path));
+	else
+		fprintf(stderr, "faultline %s: cannot open '%s': %s\n", tool, path, strerror(-fd));
+	return -1;
 }
 
 int tool__fail(const char *tool, const struct errbuf *eb, int err)

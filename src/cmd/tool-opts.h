@@ -14,6 +14,8 @@
 
 #include "trace/session.h"
 
+struct ostream;
+
 /*
  * How a tool runs (cmd/tool.h drives it): live (the command line's own
  * run), or for record and report:
@@ -51,6 +53,12 @@ struct tool_opts {
 	 * for the label, the loss and the 8 reasons of 256 the ladder gives. */
 	char fallback[4096];
 };
+
+/* -m's limit, said as such (16777216 is a power of two too): 2^20 pages
+ * are a 4 GiB ring a CPU, far beyond what the drain needs, as the spools
+ * take a slow reader's backlog. */
+#define TOOL_MAX_MMAP_PAGES	(1u << 20)
+#define TOOL_MAX_MMAP_PAGES_S	"1048576"
 
 /* Help lines of the options every tracing tool takes. */
 #define TOOL_OPTS_HELP \
@@ -275,6 +283,55 @@ struct alloc_trace;
 /* What an allocation tracer set up: "faultline TOOL: probing ... in PATH
  * (static glibc)" and its warning, if any, on stderr. */
 void tool__alloc_notes(const char *tool, struct alloc_trace *at);
+/*
+ * tool__output_status() - @status, unless stdout cannot take what is left
+ * in it: a report that could not be written is no report (a full disk, a
+ * closed pipe under `faultline leak ... >FILE` must not exit 0).  Flushes
+ * stdout and checks the stream.
+ *
+ * Return: @status; EXIT_FAIL, after one line saying why, when it was
+ * EXIT_OK and the output failed.
+ */
+int tool__output_status(int status);
+
+/*
+ * tool__exit_status() - the exit status of a run whose own is @own
+ * (EXIT_OK, EXIT_FAIL or EXIT_USAGE): with a command (-c, --), live, the
+ * command's status (128+N when signal N killed it) when faultline did its
+ * part, EXIT_CMD_FAIL when it failed; @own otherwise (-p, -a, a report,
+ * or a command still running when tracing ended).  @s may be NULL (no
+ * session yet, or a bare rung).
+ */
+int tool__exit_status(const struct tool_opts *o, const struct session *s, int own);
+
+/*
+ * tool__stdout_aside() - for -o -: a close-on-exec duplicate of stdout,
+ * which the output is then written to, and stdout itself pointed at
+ * stderr, so that nothing else (the -c command's output, a line of
+ * faultline's) lands in the page or the recording.  Call it before the
+ * command starts.  Return: the fd (the caller's), or -errno.
+ */
+int tool__stdout_aside(void);
+
+/*
+ * tool__output_open() - the stream to write an output file to: @fd when
+ * it is >= 0 (tool__stdout_aside's, owned by the stream from here), else
+ * @path created or truncated.  tool__output_close() closes it and gives
+ * the first failed write's errno (ENOSPC, not stdio's EIO) over @err.
+ * Both set "cannot write 'PATH': REASON" ("stdout" for "-") in @eb.
+ */
+int tool__output_open(const char *path, int fd, struct ostream **os, struct errbuf *eb);
+int tool__output_close(const char *path, struct ostream *os, int err, struct errbuf *eb);
+
+/*
+ * tool__check_recording() - @path, given to report -i, is a regular file
+ * (checked without opening a device or waiting on a FIFO: open_regular):
+ * a report reads its recording more than once (the recorded target, then
+ * the tool's run), which a pipe cannot give.  0, or -1 after one line
+ * "faultline TOOL: cannot read 'PATH': it is a FIFO, ..." (or the open's
+ * error).
+ */
+int tool__check_recording(const char *tool, const char *path);
 
 /* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
 int tool__fail(const char *tool, const struct errbuf *eb, int err);

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "cmd/lost.h"
 #include "cmd/tool.h"
+#include "cmd/tool-opts.h"
 #include "ladder.h"
 #include "lib/errbuf.h"
 #include "trace/session.h"
@@ -71,7 +73,7 @@ int tool__setup(const struct tool *t, const struct tool_mode *mode, int argc, ch
 {
 	struct errbuf eb = { "" };
 	struct tool_run *r;
-	int err;
+	int err, ret = EXIT_FAIL;
 
 	*run = NULL;
 	r = calloc(1, sizeof(*r));
@@ -85,14 +87,15 @@ int tool__setup(const struct tool *t, const struct tool_mode *mode, int argc, ch
 	r->t = t;
 	err = t->init(r->st, &r->o, mode, argc, argv);
 	if (err) {
-		tool_run__free(r);
 		if (err == 1)
-			return EXIT_OK;
-		if (err == -EINVAL)
-			return EXIT_USAGE;
-		if (err == TOOL_INIT_FAILED)
-			return EXIT_FAIL;
-		return tool__fail(t->name, NULL, err);
+			ret = EXIT_OK;
+		else if (err == -EINVAL)
+			ret = EXIT_USAGE;
+		else if (err == TOOL_INIT_FAILED)
+			ret = EXIT_FAIL;
+		else
+			ret = tool__fail(t->name, NULL, err);
+		goto fail;
 	}
 	if (start(r) || counters_refused(r))
 		goto fail;
@@ -105,8 +108,9 @@ int tool__setup(const struct tool *t, const struct tool_mode *mode, int argc, ch
 	*run = r;
 	return EXIT_OK;
 fail:
+	ret = tool__exit_status(&r->o, NULL, ret);
 	tool_run__free(r);
-	return EXIT_FAIL;
+	return ret;
 }
 
 /*
@@ -157,10 +161,8 @@ static void say_lost(struct tool_run *r)
 
 	if (lost <= r->lost_said || (r->lost_said && now - r->lost_said_ns < 1000000000ULL))
 		return;
-	fflush(stdout);
-	fprintf(stderr, "faultline %s: warning: %" PRIu64 " event%s lost so far (the ring buffer "
-		"was full): what is printed from here on is short of them\n", r->t->name, lost,
-		lost == 1 ? "" : "s");
+	lost__warn(r->s, r->t->name, lost, "so far, a ring buffer was full, and what is printed "
+		   "from here on is short of them");
 	r->lost_said = lost;
 	r->lost_said_ns = now;
 }
@@ -205,7 +207,8 @@ int tool__main(const struct tool *t, const struct tool_mode *mode, int argc, cha
 	if (!r)
 		return ret;
 	ret = tool__drive(r);
-	fflush(stdout);
+	/* Checked before the command's status takes its place. */
+	ret = tool__exit_status(&r->o, r->s, tool__output_status(ret));
 	tool_run__free(r);
 	return ret;
 }

@@ -37,6 +37,8 @@ struct session;
 /* A tool of the whole system, taking neither -p nor -c: its "Tracing"
  * line names no target (tool__banner). */
 #define TOOL_NO_TARGET		(1u << 3)
+/* Its -s N samples the events: a remedy for lost ones (lost.c). */
+#define TOOL_SAMPLES		(1u << 4)
 
 /*
  * A rung that reads system-wide counters instead of events (/proc/vmstat,

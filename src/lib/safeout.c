@@ -153,6 +153,27 @@ fail:
 	return err;
 }
 
+int safe_out__adopt(int src, struct safe_out **out, int *fd)
+{
+	struct safe_out *so = calloc(1, sizeof(*so));
+
+	*out = NULL;
+	*fd = -1;
+	if (!so)
+		return -ENOMEM;
+	so->lock_fd = -1;
+	so->committed = true;
+	*fd = fcntl(src, F_DUPFD_CLOEXEC, 3);
+	if (*fd < 0) {
+		int err = -errno;
+
+		free(so);
+		return err;
+	}
+	*out = so;
+	return 0;
+}
+
 int safe_out__commit(struct safe_out *so, struct errbuf *eb)
 {
 	if (so->committed)

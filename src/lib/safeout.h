@@ -37,6 +37,14 @@ struct safe_out;
  */
 int safe_out__open(const char *path, mode_t mode, struct safe_out **out, int *fd,
 		   struct errbuf *eb);
+/*
+ * safe_out__adopt() - the same for a descriptor the caller opened itself
+ * (`record -o -`: stdout): nothing to lock, create or rename; *@fd is a
+ * duplicate of @src (O_CLOEXEC), the caller's to close as above.
+ *
+ * Return: 0; -errno of fcntl(2); -ENOMEM.
+ */
+int safe_out__adopt(int src, struct safe_out **out, int *fd);
 /* Rename the temporary over the file: from now on it is the file (its
  * descriptor still writes to it).  Once only; 0 or -errno of rename(2),
  * in @eb. */

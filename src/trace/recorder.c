@@ -75,7 +75,9 @@ static void latch(struct recorder *r, int err)
 		r->err = err;
 }
 
-int session__record(struct session *s, const char *path, struct errbuf *eb)
+/* Record to @path, or to a duplicate of @src_fd when it is >= 0 (@path
+ * then only names it). */
+static int record_to(struct session *s, const char *path, int src_fd, struct errbuf *eb)
 {
 	struct recorder *r = calloc(1, sizeof(*r));
 	int err, fd = -1;
@@ -92,8 +94,13 @@ int session__record(struct session *s, const char *path, struct errbuf *eb)
 		free(r);
 		return -ENOMEM;
 	}
-	/* (-o - is stdout: another change's, at the command.) */
-	err = safe_out__open(path, 0600, &r->out, &fd, eb);
+	if (src_fd >= 0) {
+		err = safe_out__adopt(src_fd, &r->out, &fd);
+		if (err)
+			errbuf__set(eb, err, "cannot write to %s: %s", path, strerror(-err));
+	} else {
+		err = safe_out__open(path, 0600, &r->out, &fd, eb);
+	}
 	if (!err)
 		err = recwriter__open_fd(fd, path, &r->w, eb);
 	if (err) {
@@ -103,6 +110,16 @@ int session__record(struct session *s, const char *path, struct errbuf *eb)
 	s->rec = r;
 	s->obs = &recorder_observer;
 	return 0;
+}
+
+int session__record(struct session *s, const char *path, struct errbuf *eb)
+{
+	return record_to(s, path, -1, eb);
+}
+
+int session__record_fd(struct session *s, int fd, const char *name, struct errbuf *eb)
+{
+	return record_to(s, name, fd, eb);
 }
 
 void session__record_flush_every(struct session *s, uint64_t ns)

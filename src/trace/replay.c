@@ -59,6 +59,7 @@ struct replay {
 	char path[4096];
 	struct rec first;		/* the first record after the head */
 	bool have_first, ended;
+	bool end_read;			/* the END record was applied */
 	void (*warn)(void *ctx, const char *msg);	/* replay_opts' */
 	void *warn_ctx;
 	struct rev *evs;
@@ -179,6 +180,18 @@ static int read_error(struct replay *rp, int err, struct errbuf *eb)
 		return errbuf__set(eb, err, "%s is truncated (a run that did not end cleanly?): "
 				   "%s", rp->path, msg);
 	return errbuf__set(eb, err, "%s: %s", rp->path, msg);
+}
+
+/* Nothing may follow END (docs/record-format.md): a file that goes on is
+ * two recordings glued together or a damaged one, whatever its head. */
+static int check_tail(struct replay *rp, struct errbuf *eb)
+{
+	struct rec rec;
+	int ret = recreader__next(rp->r, &rec, eb);
+
+	if (ret == 0)
+		return 0;
+	return read_error(rp, ret < 0 ? ret : -EBADMSG, eb);
 }
 
 static int read_head(struct replay *rp, struct errbuf *eb)
@@ -633,6 +646,7 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 			s->task.lost(s, rec->u.lost.count, s->task.ctx);
 		return 0;
 	case REC_END:
+		s->replay->end_read = true;
 		s->stop = (enum session_stop)rec->u.end.stop;
 		s->rec_cmd_status = rec->u.end.status;
 		s->samples = rec->u.end.samples;
@@ -885,6 +899,8 @@ static int replay_run(struct session *s, const struct session_hooks *hooks, stru
 	} else if (!err && ret < 0) {
 		err = read_error(rp, ret, eb);
 	}
+	if (!err && rp->end_read)
+		err = check_tail(rp, eb);
 	s->bad += rp->bad_times;
 	warn_bad_times(s);
 	if (!err && hooks && hooks->round)

@@ -1768,6 +1768,15 @@ int session__run(struct session *s, const struct session_hooks *hooks, struct er
  * up to this in all (drain__new()). */
 #define SPOOL_RESERVE_BYTES (64ull << 20)
 
+/* Events that need the target's user space: user stacks or uprobes. */
+static bool wants_user_space(const struct session *s)
+{
+	for (size_t i = 0; i < s->nevsels; i++)
+		if ((s->evsels[i].flags & SESSION_USER_STACK) || s->evsels[i].kind == EVSEL_UPROBE)
+			return true;
+	return false;
+}
+
 static int live_run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
 	uint64_t ring_bytes = (uint64_t)s->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
@@ -1777,6 +1786,10 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	uint64_t deadline = 0;
 	int err = 0;
 
+	/* Accepted by its pid, traced to nothing: say so instead. */
+	if (target__kernel_thread(s->target) && wants_user_space(s))
+		return errbuf__set(eb, -EINVAL, "pid %d is a kernel thread: no user space to trace",
+				   (int)target__pid(s->target));
 	err = drain__new(s->rings, s->ncpus, cap > ring_bytes ? cap : ring_bytes,
 			 reserve < 2 * ring_bytes ? reserve : 2 * ring_bytes, &s->drain);
 	if (err)
@@ -2014,6 +2027,24 @@ static int live_stack(struct session *s, const struct sample *smp, bool user, ui
 bool session__dwarf(const struct session *s)
 {
 	return s->src->dwarf(s);
+}
+
+bool session__user_stacks(const struct session *s)
+{
+	for (size_t i = 0; i < s->nevsels; i++)
+		if (s->evsels[i].flags & SESSION_USER_STACK)
+			return true;
+	return false;
+}
+
+unsigned int session__mmap_pages(const struct session *s)
+{
+	const char *m;
+
+	if (!session__replaying(s))
+		return s->opts.mmap_pages;
+	m = session__meta(s, "mmap_pages");
+	return m ? (unsigned int)strtoul(m, NULL, 10) : 0;
 }
 
 static bool live_dwarf(const struct session *s)

@@ -211,6 +211,9 @@ struct session_hooks {
  * -errno of the file (detail in eb).
  */
 int session__record(struct session *s, const char *path, struct errbuf *eb);
+/* The same to @fd, open for writing and left the caller's (a duplicate is
+ * written): `record -o -`'s stdout; @name names it in messages. */
+int session__record_fd(struct session *s, int fd, const char *name, struct errbuf *eb);
 /* Records reach the file at most this long after they were written
  * (RECORD_FLUSH_NS by default; rounds are every 100 ms at most), or once
  * 1 MiB of them is buffered, whichever is first. */
@@ -291,6 +294,11 @@ int session__kernel_stack(struct session *s, const struct sample *smp, uint32_t 
  * footer; NULL-safe index < UNWIND__COUNT. */
 uint64_t session__unwind_stops(const struct session *s, int reason);
 bool session__dwarf(const struct session *s);
+/* An event of the session takes user stacks (SESSION_USER_STACK). */
+bool session__user_stacks(const struct session *s);
+/* Data pages of each ring: -m, or the default chosen; in a replay the
+ * recording's ("mmap_pages" of its metadata), 0 when it does not say. */
+unsigned int session__mmap_pages(const struct session *s);
 
 /* How many times pid has exec'd since tracing began: a new image, a new
  * heap and new mappings. */

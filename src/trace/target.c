@@ -16,6 +16,7 @@
 
 #include "trace/exit-hold.h"
 #include "trace/target.h"
+#include "lib/file.h"
 #include "lib/grow.h"
 
 struct target {
@@ -69,6 +70,28 @@ static bool proc_gone(pid_t pid)
 	}
 	fclose(f);
 	return gone;
+}
+
+/* include/linux/sched.h */
+#define PF_KTHREAD 0x00200000ul
+
+bool target__kernel_thread(const struct target *t)
+{
+	char path[64], *text = NULL, *p;
+	unsigned long flags = 0;
+
+	if (t->kind != TARGET_PID)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
+	if (read_file(path, 4096, &text, NULL))
+		return false;
+	/* After "(comm) ": state, ppid, pgrp, session, tty_nr, tpgid, flags;
+	 * the comm may hold ") ", its last one ends it. */
+	p = strrchr(text, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		flags = 0;
+	free(text);
+	return flags & PF_KTHREAD;
 }
 
 int target__new_pid(pid_t pid, struct target **out, struct errbuf *eb)

@@ -80,6 +80,9 @@ void target__let_exit(struct target *t);
 /* Has the traced process ended (or reached its exit, held)?  For a command, reaps it (non-blocking) and
  * records its exit status. */
 bool target__exited(struct target *t);
+/* A -p target that is a kernel thread (PF_KTHREAD in /proc/PID/stat):
+ * no user space, no maps, no executable.  False for -c and -a. */
+bool target__kernel_thread(const struct target *t);
 /* Exit status of a reaped command (as from waitpid), or -1. */
 int target__status(const struct target *t);
 

@@ -150,7 +150,7 @@ fi
 
 # 5. No allocator: one line, exit 1, for -c and for -p.
 run_fl leak -c "$NM"
-expect_eq "$rc" 1 "no allocator (-c): status"
+expect_eq "$rc" 125 "no allocator (-c): status (faultline failed, a command given)"
 expect_eq "$(wc -l <"$T/err")" 1 "no allocator (-c): stderr lines"
 expect_line "^faultline leak: no allocator to probe: '.*no-malloc' is a static executable without malloc" "$T/err"
 expect_eq "$(wc -c <"$T/out")" 0 "no allocator (-c): stdout bytes"

@@ -19,17 +19,23 @@ one_line_error "bad pid" 2 "invalid pid"
 run_fl brk -p 4194303
 one_line_error "nonexistent pid" 1 "^faultline brk: no process with pid 4194303$"
 
-# A command that cannot be executed.
+# A command that cannot be executed: faultline's own failure with a
+# command given is 125 (exit-status.sh).
 run_fl mmap -c /nonexistent/program
-one_line_error "missing command" 1 "cannot execute '/nonexistent/program': No such file or directory"
+one_line_error "missing command" 125 "cannot execute '/nonexistent/program': No such file or directory"
 run_fl brk -c "$top_srcdir/README.md"
-one_line_error "non-executable command" 1 "cannot execute .*: Permission denied"
+one_line_error "non-executable command" 125 "cannot execute .*: Permission denied"
 run_fl brk -c ""
-one_line_error "empty command" 1 "empty command"
+one_line_error "empty command" 125 "empty command"
 
 # Usage errors.
 run_fl brk -m 3
 one_line_error "-m not a power of two" 2 "power of two"
+# 2^24 is a power of two too: the limit is said as such.
+run_fl brk -m 16777216
+one_line_error "-m above the limit" 2 "^faultline brk: -m takes at most 1048576 pages a CPU, not '16777216'"
+run_fl brk -m 1048576 -p 4194303
+one_line_error "-m at the limit is accepted" 1 "^faultline brk: no process with pid 4194303$"
 run_fl brk -p 1 -c true
 one_line_error "-p with -c" 2 "choose one of -p, -c and -a"
 run_fl brk 0
@@ -75,15 +81,15 @@ run_fl_go "$fifo" brk -p "$spawned"
 expect_eq "$rc" 0 "pid exiting while traced: exit status"
 expect_line "lost 0 events" "$T/out"
 
-# A report that cannot be written is an error: exit 1, one line.  stdout
-# is /dev/full; the "Executing ..." and "probing ..." lines on stderr are
-# the tool's own.
+# A report that cannot be written is an error: exit 125 (a command was
+# given: exit-status.sh), one line.  stdout is /dev/full; the
+# "Executing ..." and "probing ..." lines on stderr are the tool's own.
 if [ -w /dev/full ]; then
 	rc=0
 	"$FAULTLINE" leak -c "$(target demo)" >/dev/full 2>"$T/err" || rc=$?
 	grep -v -e '^Executing ' -e '^faultline leak: probing ' "$T/err" >"$T/err2" || :
 	mv "$T/err2" "$T/err"
-	one_line_error "output to a full device" 1 "cannot write the output"
+	one_line_error "output to a full device" 125 "cannot write the output"
 	rc=0
 	"$FAULTLINE" --version >/dev/full 2>"$T/err" || rc=$?
 	one_line_error "--version to a full device" 1 "cannot write the output"

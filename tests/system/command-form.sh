@@ -80,12 +80,12 @@ one_line_error "-p and --" 2 "^faultline brk: choose one of -p, -c and -a"
 run_fl cache -- /bin/true
 one_line_error "cache takes no command" 2 "^faultline cache: runs no command"
 run_fl brk -- /nonexistent/program 'a;b'
-one_line_error "-- missing program" 1 "cannot execute '/nonexistent/program': No such file"
+one_line_error "-- missing program" 125 "cannot execute '/nonexistent/program': No such file"
 run_fl brk -c '/bin/echo $(id -u)'
-one_line_error "-c with a command substitution" 1 "cannot parse command .*pass it after '--'"
+one_line_error "-c with a command substitution" 125 "cannot parse command .*pass it after '--'"
 # An option's value may be "--": -c gets it as its command.
 run_fl brk -c --
-one_line_error "-c --" 1 "cannot execute '--'"
+one_line_error "-c --" 125 "cannot execute '--'"
 "$FAULTLINE" report -i "$T/rec" brk -- /bin/true >"$T/out" 2>"$T/err" && rc=0 || rc=$?
 one_line_error "report -- CMD" 2 "^faultline brk: a report reads a recording"
 pass_or_fail

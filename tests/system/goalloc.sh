@@ -86,7 +86,7 @@ expect_line '^go-target;.*main\.sliceSite;runtime\.makeslice;runtime\.mallocgc 4
 
 # 4. Not a Go program; no target; -a.
 run_fl goalloc -c /bin/true
-expect_eq "$rc" 1 "not Go: status"
+expect_eq "$rc" 125 "not Go: status (faultline failed, a command given)"
 expect_line "^faultline goalloc: '/.*true' has no runtime.mallocgc: not a Go program, or stripped of its symbol table$" "$T/err"
 run_fl goalloc
 expect_eq "$rc" 2 "no target: status"

@@ -167,7 +167,7 @@ expect_eq "$(grep -c '"type":"process"' "$T/out")" 1 "-T 1: process lines"
 
 # 6. Nothing left: one line, exit 1, the target never started.
 FAULTLINE_MASK='exceptions:page_fault_user,perf_events' run_fl hfaults -c "$HT"
-expect_eq "$rc" 1 "no source: status"
+expect_eq "$rc" 125 "no source: status (faultline failed, a command given)"
 expect_eq "$(wc -l <"$T/err" | tr -d ' ')" 1 "no source: stderr lines"
 expect_line '^faultline hfaults: this kernel offers no event source for it: kprobes .*perf_events absent \(masked by FAULTLINE_MASK\)' "$T/err"
 expect_no_line 'pid=' "$T/out"

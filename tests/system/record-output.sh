@@ -38,7 +38,7 @@ expect_eq "$(stat -c %a "$D/old.rec")" 600 "record over a 0644 file: mode"
 # A run that fails before tracing keeps the old file.
 echo old >"$D/keep.rec"
 FAULTLINE_MASK='syscalls:*,uprobes,uprobe_pmu' run_fl record -e brk -o "$D/keep.rec" -c true
-expect_eq "$rc" 1 "record without an event source: status"
+expect_eq "$rc" 125 "record without an event source: status (faultline failed, a command given)"
 expect_eq "$(cat "$D/keep.rec")" old "the old file after a run that failed"
 
 # Two records to one FILE at once: the second is refused.

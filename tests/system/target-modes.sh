@@ -42,9 +42,10 @@ run_fl brk -a 1
 expect_eq "$rc" 0 "-a 1 exit status"
 expect_line "^[0-9]+ samples, lost [0-9]+ events" "$T/out"
 
-# 3. A command's failure is reported, faultline still reports and exits 0.
+# 3. A command's failure is reported, faultline still reports and exits
+#    with the command's status (exit-status.sh has the rest).
 run_fl brk -c "$BT --count 0 --bogus-option"
-expect_eq "$rc" 0 "exit status when the command fails"
+expect_eq "$rc" 2 "exit status when the command fails (the command's)"
 expect_line "exited with status 2$" "$T/err"
 
 # 4. No tracefs mounted: faultline mounts it (private mount namespace, so

@@ -29,7 +29,7 @@ echo $((32 << 20)) >"$CG/memory.limit_in_bytes" || skip "cannot set memory.limit
 run_fl record -e leak,faults,oom --call-graph dwarf,2048 -o "$T/oom.rec" -c "sh -c 'echo \$\$ >$CG/cgroup.procs && exec $OT --mode self'"
 cp "$T/out" "$T/oom.truth"
 cp "$T/err" "$T/oom-record.err"
-expect_eq "$rc" 0 "record oom-target status"
+expect_eq "$rc" 137 "record oom-target status (the command's: the OOM killer's SIGKILL)"
 expect_line '^faultline record: [0-9]+ samples \(0 lost\)' "$T/err"
 vict=$(sed -n 's/^mode=self pid=\([0-9]*\).*/\1/p' "$T/oom.truth")
 [ -n "$vict" ] || { fail "no truth from oom-target: $(cat "$T/oom.truth")"; pass_or_fail; }
