@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/ostream.h"
 #include "lib/json.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
@@ -550,22 +551,19 @@ static int write_histogram(struct heap *h)
 {
 	uint64_t *sizes = NULL, *counts = NULL;
 	size_t n = 0;
+	struct ostream *os;
 	FILE *f;
 	int err = heap_profile__histogram(h->hp, &sizes, &counts, &n);
 
 	if (err)
 		return err;
-	f = fopen(h->ho.histogram, "w");
-	if (!f) {
-		err = -errno;
+	err = ostream__open(h->ho.histogram, &os);
+	if (err)
 		goto out;
-	}
+	f = ostream__file(os);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%" PRIu64 "\t%" PRIu64 "\n", sizes[i], counts[i]);
-	if (ferror(f))
-		err = -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
+	err = ostream__close(os);	/* the first failed write's errno */
 out:
 	free(sizes);
 	free(counts);

@@ -45,6 +45,7 @@
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
 #include "cmd/tool-opts.h"
+#include "lib/ostream.h"
 #ifdef HAVE_PPROF
 #include "cmd/pprof.h"
 #endif
@@ -317,16 +318,20 @@ static int build(struct pp *pp)
 
 static int write_out(const char *path, const void *buf, size_t len, struct errbuf *eb)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+	struct ostream *os;
 	int err = 0;
 
-	if (!f)
-		return errbuf__set(eb, -errno, "cannot create '%s': %s", path, strerror(errno));
-	if (fwrite(buf, 1, len, f) != len || fflush(f))
-		err = errbuf__set(eb, -EIO, "cannot write '%s': %s", path, strerror(errno));
-	if (f != stdout && fclose(f) && !err)
-		err = errbuf__set(eb, -EIO, "cannot write '%s': %s", path, strerror(errno));
-	return err;
+	if (!strcmp(path, "-")) {
+		if (fwrite(buf, 1, len, stdout) != len || fflush(stdout))
+			err = errbuf__set(eb, -EIO, "cannot write to stdout: %s", strerror(errno));
+		return err;
+	}
+	err = tool__output_open(path, -1, &os, eb);
+	if (err)
+		return err;
+	if (fwrite(buf, 1, len, ostream__file(os)) != len)
+		err = -EIO;
+	return tool__output_close(path, os, err, eb);
 }
 
 static int run(const struct replay_opts *ro, const char *out, bool want_faults)

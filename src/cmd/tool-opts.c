@@ -587,6 +587,8 @@ int tool__output_open(const char *path, int fd, struct ostream **os, struct errb
 {
 	int err = fd >= 0 ? ostream__fdopen(fd, os) : ostream__open(path, os);
 
+	if (err && fd < 0)
+		return errbuf__set(eb, err, "cannot create '%s': %s", path, strerror(-err));
 	return err ? output_error(path, err, eb) : 0;
 }
 

@@ -5,14 +5,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/ostream.h"
+#include "lib/safeout.h"
 
 struct ostream {
 	FILE *f;
 	int fd;
 	int err;	/* -errno of the first failed write or of close */
+	struct safe_out *so;	/* ostream__open()'s: renamed at close */
 };
 
 static ssize_t os_write(void *cookie, const char *buf, size_t n)
@@ -65,12 +68,23 @@ int ostream__fdopen(int fd, struct ostream **out)
 
 int ostream__open(const char *path, struct ostream **out)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	mode_t mask = umask(0);
+	struct safe_out *so;
+	int fd, err;
 
+	umask(mask);
 	*out = NULL;
-	if (fd < 0)
-		return -errno;
-	return ostream__fdopen(fd, out);
+	err = safe_out__open(path, 0666 & ~mask, &so, &fd, NULL);
+	if (err)
+		return err;
+	err = ostream__fdopen(fd, out);
+	if (err) {
+		close(fd);
+		safe_out__free(so);
+		return err;
+	}
+	(*out)->so = so;
+	return 0;
 }
 
 FILE *ostream__file(const struct ostream *o)
@@ -86,6 +100,9 @@ int ostream__close(struct ostream *o)
 		return 0;
 	fclose(o->f);	/* flushes through os_write, then os_close */
 	err = o->err;
+	if (o->so && !err)
+		err = safe_out__commit(o->so, NULL);
+	safe_out__free(o->so);	/* an uncommitted temporary is removed */
 	free(o);
 	return err;
 }

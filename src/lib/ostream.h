@@ -11,8 +11,11 @@
 
 struct ostream;
 
-/* Create or truncate @path (mode 0666 less the umask, as fopen's "w").
- * 0, or -errno of open(2). */
+/* A new file at @path (mode 0666 less the umask, as fopen's "w"), made
+ * as safe_out makes it (safeout.h): written to a new temporary beside it,
+ * never through a symlink, and renamed over @path by ostream__close() only
+ * when every write succeeded (a failed run keeps the old file); a device
+ * or a FIFO at @path is written as it is.  0, or -errno. */
 int ostream__open(const char *path, struct ostream **out);
 /* The same on @fd, which the stream owns from here (closed by close). */
 int ostream__fdopen(int fd, struct ostream **out);

@@ -175,7 +175,7 @@ one_line "no -o" 2 '^faultline flamegraph: where to\? -o FILE is missing$'
 run_fl report -i "$T/f.rec" flamegraph -e bogus -o "$T/x.html"
 one_line "-e bogus" 2 "^faultline flamegraph: -e is leak or faults, not 'bogus'"
 run_fl report -i "$T/f.rec" flamegraph -o "$T/none/x.html"
-one_line "unwritable -o" 1 "^faultline flamegraph: cannot write '$T/none/x.html': No such file or directory$"
+one_line "unwritable -o" 1 "^faultline flamegraph: cannot create '$T/none/x.html': No such file or directory$"
 run_fl report -i "$T/faults.rec" flamegraph -o "$T/x.html"
 one_line "-e leak on a faults recording" 1 'holds no events for it \(recorded: faults\)$'
 run_fl leak -s 10 --flamegraph "$T/x.html" -c "$FT"

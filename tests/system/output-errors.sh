@@ -26,6 +26,27 @@ one_line "flamegraph -o /dev/full" "^faultline flamegraph: cannot write '/dev/fu
 run_fl report -i "$T/r.rec" flamegraph -e faults -o /dev/full
 one_line "flamegraph -e faults -o /dev/full" "^faultline flamegraph: cannot write '/dev/full': No space left on device$"
 
+# Every output file is made as a recording is: a new temporary beside it,
+# renamed over it once written (never through a symlink: the symlink is
+# replaced, its target untouched), mode 0666 less the umask, nothing left
+# beside it.  For flamegraph, pprof and heap's histogram.
+mkdir "$T/safe" || exit 99
+echo victim >"$T/victim"
+for what in flamegraph pprof; do
+	ln -s "$T/victim" "$T/safe/$what.out"
+	(umask 027 && exec "$FAULTLINE" report -i "$T/r.rec" "$what" -o "$T/safe/$what.out") \
+		>"$T/$what.o" 2>&1 || fail "$what -o over a symlink: $(cat "$T/$what.o")"
+	[ -L "$T/safe/$what.out" ] && fail "$what -o: the symlink is still there"
+	expect_eq "$(stat -c %a "$T/safe/$what.out")" 640 "$what -o: mode under umask 027"
+done
+grep -q '<!DOCTYPE html>' "$T/safe/flamegraph.out" || fail "flamegraph -o over a symlink: no page"
+expect_eq "$(cat "$T/victim")" victim "the symlink's target, after -o over it"
+run_fl report -i "$T/r.rec" heap -H "$T/safe/hist.out"
+expect_eq "$rc" 0 "heap -H FILE: status"
+[ -s "$T/safe/hist.out" ] || fail "heap -H FILE: no histogram"
+expect_eq "$(ls -A "$T/safe" | sort | tr '\n' ' ')" "flamegraph.out hist.out pprof.out " \
+	"what the outputs' directory holds"
+
 # -o -: the page on stdout, the same page as -o FILE.
 run_fl report -i "$T/r.rec" flamegraph -o "$T/page.html"
 expect_eq "$rc" 0 "flamegraph -o FILE: status"
