@@ -4,7 +4,8 @@
 # real end, not in 720 million empty 100 ms rounds: report leak, heap and
 # flamegraph each print exactly what they print for the same recording
 # with that sample removed, plus one line on stderr naming the malformed
-# record, and the footer counts it.  The recording is the golden alloc-a
+# record, and the footer counts it; a long replay (20 hours of rounds)
+# stops at SIGINT or SIGTERM.  The recording is the golden alloc-a
 # (tests/golden/data; no root needed).
 # Env: FAULTLINE, top_srcdir, top_builddir. Exit 0 pass, 1 fail, 77 skip.
 
@@ -48,6 +49,39 @@ for what in leak heap "flamegraph -o @"; do
 		fail "flamegraph: the pages differ"; }
 done
 expect_line '^[0-9]+ samples, lost 0 events, [0-9]+ unknown frames of [0-9]+, some records malformed' "$T/leak-time.out"
+
+# A long replay stops at SIGINT and SIGTERM, as a live run does, its report
+# printed.  long.rec is alloc-a with its last timed record (an EXIT) 20
+# hours after its last sample: within the bounds (a day between records),
+# so `leak 0.1` has 720,000 interval reports to print.  The signal goes
+# once the first is out; the replay must end long before the last.
+python3 - "$T/a.rec" "$T/long.rec" <<'PY' || fail "making long.rec"
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+off, last, tmax = struct.unpack_from("<I", d, 16)[0], None, 0
+while off + 8 <= len(d):
+    t, l = struct.unpack_from("<II", d, off)
+    if t == 9:
+        tmax = max(tmax, struct.unpack_from("<Q", d, off + 24)[0])
+    if t == 7:
+        last = off
+    off += 8 + l
+struct.pack_into("<Q", d, last + 24, tmax + 20 * 3600 * 10**9)
+open(sys.argv[2], "wb").write(d)
+PY
+for sig in INT TERM; do
+	spawn "long-$sig" "$FAULTLINE" report -i "$T/long.rec" leak 0.1
+	p=$spawned
+	wait_until "$FL_READY_TIMEOUT" grep -q '^\[.*\] Top ' "$T/long-$sig.out" ||
+		fail "SIG$sig: no interval report from the long replay"
+	kill -"$sig" "$p"
+	wait_exit "$p" "report of long.rec, SIG$sig"
+	expect_eq "$rc" 0 "SIG$sig during a replay: exit status"
+	n=$(grep -c '^\[.*\] Top ' "$T/long-$sig.out")
+	echo "SIG$sig: the replay stopped after $n of 720,001 interval reports"
+	[ "$n" -lt 720001 ] || fail "SIG$sig: the replay ran to its end ($n reports)"
+	expect_line '^[0-9]+ samples, lost 0 events' "$T/long-$sig.out"
+done
 
 # --json counts it with the bad records.
 run_fl report -i "$T/time.rec" heap --json
