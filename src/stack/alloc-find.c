@@ -563,18 +563,24 @@ static bool provides(struct mapped *m, bool exe, const char *where, struct alloc
 	return yes;
 }
 
-/* The mapping named @name: a path, or a basename. */
+/* The mapping named @name: a path, or a basename.  A soname matches the
+ * file it names too (maps shows where the link led: DT_NEEDED's
+ * libasan.so.8 is mapped as libasan.so.8.0.0). */
 static struct mapped *by_name(struct mapped *v, size_t n, const char *name, size_t len)
 {
 	bool path = memchr(name, '/', len) != NULL;
+	struct mapped *versioned = NULL;
 
 	for (size_t i = 0; i < n; i++) {
 		const char *p = path ? v[i].path : path_base(v[i].path);
+		size_t plen = strlen(p);
 
-		if (strlen(p) == len && !memcmp(p, name, len))
+		if (plen == len && !memcmp(p, name, len))
 			return &v[i];
+		if (!path && !versioned && plen > len && !memcmp(p, name, len) && p[len] == '.')
+			versioned = &v[i];
 	}
-	return NULL;
+	return versioned;
 }
 
 int allocator__find_pid(pid_t pid, struct allocator *out, struct errbuf *eb)

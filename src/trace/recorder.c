@@ -332,9 +332,13 @@ static struct build_id build_id_of(struct session *s, pid_t pid, const struct ma
 		return b;
 	if (hashmap__get(r->bid_idx, h, &idx))
 		return r->bids[idx - 1];
-	fd = mapped_file__open(s->as, pid, m, opened, sizeof(opened));
+	/* Read through the descriptor, not the path it was opened by: a
+	 * /proc/PID/... path dies with the process, and a short-lived one is
+	 * gone by now more often than not (record.sh's --symfs case found no
+	 * build-id recorded for its `ft`, once in a fresh-clone check). */
+	fd = mapped_file__open(s->as, pid, m, NULL, 0);
 	if (fd >= 0)
-		close(fd);
+		snprintf(opened, sizeof(opened), "/proc/self/fd/%d", fd);
 	if (fd >= 0 && !elf_sym__build_id(opened, hex, sizeof(hex), NULL)) {
 		for (size_t i = 0; hex[2 * i] && hex[2 * i + 1] && i < REC_BUILD_ID_MAX; i++) {
 			int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
@@ -344,6 +348,8 @@ static struct build_id build_id_of(struct session *s, pid_t pid, const struct ma
 			b.id[b.size++] = (uint8_t)(hi << 4 | lo);
 		}
 	}
+	if (fd >= 0)
+		close(fd);
 	nv = realloc(r->bids, (r->nbids + 1) * sizeof(*nv));
 	if (nv) {
 		r->bids = nv;
