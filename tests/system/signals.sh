@@ -48,6 +48,11 @@ for sig in QUIT USR1 USR2 ALRM XCPU VTALRM PROF; do
 done
 signalled XFSZ "^faultline: file size limit reached \(SIGXFSZ\): stopped, probes removed$"
 ulimit -c 0
+# In the sanitizer build ASan's own handlers of SEGV, BUS and FPE would
+# take the re-raised signal and exit 1 with their report: left to the
+# signal's default there, as in the normal build.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0:handle_sigfpe=0"
+export ASAN_OPTIONS
 for sig in SEGV BUS ILL FPE ABRT TRAP SYS; do
 	signalled "$sig" "^faultline: fatal signal SIG$sig: probes removed$"
 done
