@@ -11,17 +11,23 @@ TD=$(tracing_dir) || skip "no tracefs"
 group_present() { grep -q ":faultline_$1/" "$TD/uprobe_events"; }
 export FAULTLINE_MASK='syscalls:*'	# the uprobe rung, so there are probes
 
-for sig in INT TERM HUP; do
+# signalled SIG STATUS STREAM LINE: brk -a stopped by SIG once tracing
+# (every probe made, the signals caught): exit STATUS, LINE in its STREAM
+# (out or err), its probes gone.
+signalled() {
+	local sig=$1 status=$2 stream=$3 line=$4
 	spawn "fl-$sig" "$FAULTLINE" brk -a 60
 	pid=$spawned
-	# Tracing (every probe made, the signals caught), then the signal.
 	wait_ready "$T/fl-$sig.err" "SIG$sig"
 	group_present "$pid" || fail "SIG$sig: no probes created"
 	kill -"$sig" "$pid"
 	wait_exit "$pid" "SIG$sig"
-	expect_eq "$rc" 0 "exit status after SIG$sig"
-	expect_line "lost [0-9]+ events" "$T/fl-$sig.out"
+	expect_eq "$rc" "$status" "exit status after SIG$sig"
+	expect_line "$line" "$T/fl-$sig.$stream"
 	group_present "$pid" && fail "SIG$sig left probes of $pid"
+}
+for sig in INT TERM HUP; do
+	signalled "$sig" 0 out "lost [0-9]+ events"
 done
 
 # Every other signal that ends a process by default, sent to stop it: the
@@ -29,24 +35,11 @@ done
 # signal, and the status is 128 + its number.  The faults (and abort()'s):
 # the process dies of the signal (128 + N), but its probes go first, said
 # in one line (async-signal-safe removal).
-# signalled SIG LINE: brk -a stopped by SIG, its status, LINE on stderr.
-signalled() {
-	local sig=$1 line=$2
-	spawn "fl-$sig" "$FAULTLINE" brk -a 60
-	pid=$spawned
-	wait_ready "$T/fl-$sig.err" "SIG$sig"
-	group_present "$pid" || fail "SIG$sig: no probes created"
-	kill -"$sig" "$pid"
-	wait_exit "$pid" "SIG$sig"
-	expect_eq "$rc" $((128 + $(kill -l "$sig"))) "exit status after SIG$sig"
-	expect_line "$line" "$T/fl-$sig.err"
-	group_present "$pid" && fail "SIG$sig left probes of $pid"
-}
 for sig in QUIT USR1 USR2 ALRM XCPU VTALRM PROF; do
-	signalled "$sig" "^faultline: stopped by SIG$sig: probes removed$"
+	signalled "$sig" $((128 + $(kill -l "$sig"))) err "^faultline: stopped by SIG$sig: probes removed$"
 	expect_line "lost [0-9]+ events" "$T/fl-$sig.out"
 done
-signalled XFSZ "^faultline: file size limit reached \(SIGXFSZ\): stopped, probes removed$"
+signalled XFSZ $((128 + $(kill -l XFSZ))) err "^faultline: file size limit reached \(SIGXFSZ\): stopped, probes removed$"
 ulimit -c 0
 # In the sanitizer build ASan's own handlers of SEGV, BUS and FPE would
 # take the re-raised signal and exit 1 with their report: left to the
@@ -54,7 +47,7 @@ ulimit -c 0
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0:handle_sigfpe=0"
 export ASAN_OPTIONS
 for sig in SEGV BUS ILL FPE ABRT TRAP SYS; do
-	signalled "$sig" "^faultline: fatal signal SIG$sig: probes removed$"
+	signalled "$sig" $((128 + $(kill -l "$sig"))) err "^faultline: fatal signal SIG$sig: probes removed$"
 done
 
 # The file size limit (ulimit -f) reached by a recording: the write fails
