@@ -28,10 +28,8 @@
 #define MAX_OBJS 512
 
 #if defined(__x86_64__)
-#define MULTIARCH "x86_64-linux-gnu"
 #define CACHE_FLAGS 0x0303	/* FLAG_ELF_LIBC6 | FLAG_X8664_LIB64 */
 #elif defined(__aarch64__)
-#define MULTIARCH "aarch64-linux-gnu"
 #define CACHE_FLAGS 0x0a03	/* FLAG_ELF_LIBC6 | FLAG_AARCH64_LIB64 */
 #endif
 
@@ -302,12 +300,6 @@ out:
 static bool search(const char *name, const char *from, const struct obj *o, const char *exe,
 		   const struct obj *eo, const char *libpath, char *buf, size_t n)
 {
-	static const char defaults[] =
-#ifdef MULTIARCH
-		"/lib/" MULTIARCH ":/usr/lib/" MULTIARCH ":"
-#endif
-		"/lib64:/usr/lib64:/lib:/usr/lib";
-
 	if (strchr(name, '/')) {
 		struct obj x;
 
@@ -320,7 +312,7 @@ static bool search(const char *name, const char *from, const struct obj *o, cons
 			    (!eo->runpath && try_list(eo->rpath, name, exe, buf, n))))
 		return true;
 	return try_list(libpath, name, from, buf, n) || try_list(o->runpath, name, from, buf, n) ||
-	       try_cache(name, buf, n) || try_list(defaults, name, from, buf, n);
+	       try_cache(name, buf, n) || try_list(ELF_SYM_LIB_DIRS, name, from, buf, n);
 }
 
 #define PRELOAD_SEP ": \t\n"

@@ -466,36 +466,20 @@ static bool is_elf(const char *path)
 	return ok;
 }
 
-#if defined(__x86_64__)
-#define MULTIARCH "x86_64-linux-gnu"
-#elif defined(__aarch64__)
-#define MULTIARCH "aarch64-linux-gnu"
-#elif defined(__i386__)
-#define MULTIARCH "i386-linux-gnu"
-#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define MULTIARCH "powerpc64le-linux-gnu"
-#elif defined(__s390x__)
-#define MULTIARCH "s390x-linux-gnu"
-#endif
 
 /* Scan the standard directories: within the first directory that has a
  * match, the shortest matching ELF name wins (libc.so.6 over libc.so.6.x). */
 static int resolve_in_dirs(const char *name, char *out, size_t n, struct errbuf *eb)
 {
-	static const char *const dirs[] = {
-#ifdef MULTIARCH
-		"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH,
-#endif
-		"/lib64", "/usr/lib64", "/lib", "/usr/lib",
-	};
-	char path[PATH_MAX], best[PATH_MAX];
+	char path[PATH_MAX], best[PATH_MAX], dirname[PATH_MAX];
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		size_t best_len = SIZE_MAX;
+	for (const char *d = ELF_SYM_LIB_DIRS; *d; d += strcspn(d, ":"), d += *d == ':') {
+		size_t best_len = SIZE_MAX, dlen = strcspn(d, ":");
 		struct dirent *de;
 		DIR *dir;
 
-		if (!(dir = opendir(dirs[i])))
+		snprintf(dirname, sizeof(dirname), "%.*s", (int)dlen, d);
+		if (!(dir = opendir(dirname)))
 			continue;
 		while ((de = readdir(dir))) {
 			size_t len = strlen(de->d_name);
@@ -504,7 +488,7 @@ static int resolve_in_dirs(const char *name, char *out, size_t n, struct errbuf 
 				continue;
 			if (len > best_len || (len == best_len && strcmp(de->d_name, strrchr(best, '/') + 1) >= 0))
 				continue;
-			if ((size_t)snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name) >= sizeof(path))
+			if ((size_t)snprintf(path, sizeof(path), "%s/%s", dirname, de->d_name) >= sizeof(path))
 				continue;
 			if (!is_elf(path))
 				continue;

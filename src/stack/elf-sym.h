@@ -82,6 +82,25 @@ int elf_sym__build_id(const char *path, char *buf, size_t n, struct errbuf *eb);
  */
 int elf_sym__resolve_library(pid_t pid, const char *name, char *out, size_t n, struct errbuf *eb);
 
+/* The standard library directories, as ld.so searches them last, ':'
+ * separated (the Debian multiarch one first where there is one). */
+#if defined(__x86_64__)
+#define MULTIARCH "x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH "aarch64-linux-gnu"
+#elif defined(__i386__)
+#define MULTIARCH "i386-linux-gnu"
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define MULTIARCH "powerpc64le-linux-gnu"
+#elif defined(__s390x__)
+#define MULTIARCH "s390x-linux-gnu"
+#endif
+#ifdef MULTIARCH
+#define ELF_SYM_LIB_DIRS "/lib/" MULTIARCH ":/usr/lib/" MULTIARCH ":/lib64:/usr/lib64:/lib:/usr/lib"
+#else
+#define ELF_SYM_LIB_DIRS "/lib64:/usr/lib64:/lib:/usr/lib"
+#endif
+
 struct map;
 /**
  * elf_sym__mapped_file() - the path that names the file of @pid's mapping
