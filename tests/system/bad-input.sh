@@ -52,7 +52,7 @@ one_line_error "record -e features" 2 "^faultline record: 'features' is not a to
 # Not root (perf_event_paranoid cannot grant tracefs): run as nobody.
 if command -v setpriv >/dev/null 2>&1; then
 	rc=0
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$FAULTLINE" brk -a 1 \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$FAULTLINE_BIN" brk -a 1 \
 		>"$T/out" 2>"$T/err" || rc=$?
 	one_line_error "not root" 1 "must run as root"
 fi

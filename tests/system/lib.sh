@@ -20,7 +20,13 @@
 #   tracing_dir                print the tracefs directory (status 1: none)
 #   faultline_probes           lines of faultline probe groups in tracefs
 #   assert_no_probes_of PID    fail if group faultline_PID exists
-#   assert_no_stale_probes     fail if a faultline_N group's N is not alive
+#   assert_no_stale_probes     fail if a group of a faultline this test ran
+#                              (faultline_PID, PID in $T/.fl-pids) is left
+#                              by a process that is gone
+#   fl_wrap BINARY             make $FAULTLINE a wrapper of BINARY that
+#                              logs each run's pid (done at start for the
+#                              build's binary; $FAULTLINE_BIN is the real
+#                              file, for readelf, cp and non-root runs)
 #   run_fl ARGS...             run "$FAULTLINE" ARGS, stdout in $T/out,
 #                              stderr in $T/err, status in $rc (a run is
 #                              killed after $FL_TIMEOUT seconds, default 120)
@@ -93,6 +99,7 @@ rc=0
 spawned=
 # tracefs-clean.sh clears it: its own check is stricter.
 fl_exit_probe_check=1
+fl_suite_pids=$top_builddir/tests/system/faultline-pids.log
 _fl_self_cmdline=$(tr '\0' ' ' </proc/$$/cmdline)
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/faultline-${fl_test%.sh}.XXXXXX") || {
@@ -180,20 +187,43 @@ assert_no_probes_of() {
 	return 0
 }
 
-# A group whose name is not faultline_<pid> has no owner that could remove
-# it, so it counts as stale too.
+# A test's probe groups are those of the faultline processes it ran (the
+# pids fl_wrap's wrapper logged): the kernel is the whole machine's, and a
+# faultline that another user, another test run or a killed session left
+# behind is `faultline cleanup`'s business, not a failure of this test.  A
+# logged pid that is a faultline again is a live one (pids wrap): left alone.
 assert_no_stale_probes() {
 	local g pid
+	[ -s "$T/.fl-pids" ] || return 0
 	for g in $(_fl_groups); do
 		pid=${g#faultline_}
 		case $pid in
-		'' | *[!0-9]*) ;;
-		*) [ -d "/proc/$pid" ] && continue ;;
+		'' | *[!0-9]*) continue ;;
 		esac
+		grep -qx "$pid" "$T/.fl-pids" || continue
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = faultline ] && continue
 		fail "stale faultline probe group '$g' left in tracefs:"
 		faultline_probes | grep -F ":$g/" | sed 's/^/  /'
 	done
 	return 0
+}
+
+# A path as one single-quoted shell word (a ' in it closed, escaped, reopened).
+_fl_sq() {
+	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
+# exec keeps the pid: the one logged is the faultline's, whatever runs it
+# (timeout, setarch, env, unshare -m).
+fl_wrap() {
+	FAULTLINE_BIN=$1
+	mkdir -p "$T/.fl" || return 1
+	{
+		echo '#!/bin/sh'
+		echo "echo \$\$ >>$(_fl_sq "$T/.fl-pids") 2>/dev/null"
+		echo "exec $(_fl_sq "$1") \"\$@\""
+	} >"$T/.fl/faultline" && chmod 755 "$T/.fl/faultline" || return 1
+	FAULTLINE=$T/.fl/faultline
 }
 
 run_fl() {
@@ -481,8 +511,16 @@ _fl_exit() {
 			echo "${_fl_msgs#?}"
 		fi
 	fi
+	# For tracefs-clean.sh, which runs last: the suite's faultline pids.
+	[ -s "$T/.fl-pids" ] && mkdir -p "$top_builddir/tests/system" &&
+		cat "$T/.fl-pids" >>"$fl_suite_pids"
 	rm -rf "$T"
 	exit "$st"
+}
+
+fl_wrap "$FAULTLINE" || {
+	echo "$fl_test: cannot write the faultline wrapper in $T" >&2
+	exit 99
 }
 
 trap _fl_exit EXIT

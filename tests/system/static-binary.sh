@@ -9,13 +9,13 @@
 [ "${FAULTLINE_STATIC:-no}" = yes ] || skip "not a --enable-static-binary build"
 command -v readelf >/dev/null 2>&1 || skip "no readelf (binutils)"
 
-readelf -dW "$FAULTLINE" >"$T/dynamic" 2>&1
+readelf -dW "$FAULTLINE_BIN" >"$T/dynamic" 2>&1
 expect_no_line 'NEEDED' "$T/dynamic"
 expect_line 'There is no dynamic section' "$T/dynamic"
-readelf -lW "$FAULTLINE" >"$T/segments" 2>&1
+readelf -lW "$FAULTLINE_BIN" >"$T/segments" 2>&1
 expect_no_line 'INTERP|Requesting program interpreter' "$T/segments"
 if command -v file >/dev/null 2>&1; then
-	file -b "$FAULTLINE" >"$T/file"
+	file -b "$FAULTLINE_BIN" >"$T/file"
 	expect_line 'statically linked' "$T/file"
 fi
 
@@ -27,8 +27,8 @@ for f in glibc libc-syscalls; do
 		skip "$FAULTLINE_PKGDATADIR/probes/$f.probes is installed: the built-in specs cannot be told apart"
 done
 mkdir "$T/host"
-cp "$FAULTLINE" "$T/host/faultline"
-FAULTLINE=$T/host/faultline
+cp "$FAULTLINE_BIN" "$T/host/faultline"
+fl_wrap "$T/host/faultline"
 unset FAULTLINE_PROBES_DIR
 cd "$T/host" || exit 99
 

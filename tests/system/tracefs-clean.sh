@@ -3,10 +3,14 @@
 #
 # Listed last in Makefile.am's SYSTEM_TESTS, so with the serial harness it
 # runs after every test that created probes. Stricter than the check each
-# test makes at exit: a faultline_* group, or events/faultline_* directory,
-# may exist only while its pid is a live faultline process (/proc/PID/comm);
-# any other group is a leak, because nothing would ever remove it and its
-# uprobes would keep firing in every process that maps the probed file.
+# test makes at exit: it sees what a test's exit missed (a process that
+# outlived its test), and the event directories too.  A group of a
+# faultline the suite ran (faultline_PID, PID in the pids lib.sh gathered
+# in $fl_suite_pids) may exist only while PID is a live faultline process
+# (/proc/PID/comm); any other is a leak, because nothing would ever remove
+# it and its uprobes would keep firing in every process that maps the
+# probed file.  Groups of faultline processes the suite did not run
+# (another user's, a killed session's) are not the suite's to judge.
 
 . "$top_srcdir/tests/system/lib.sh"
 
@@ -32,8 +36,17 @@ owner_live() {
 	[ "$comm" = faultline ]
 }
 
+# The suite's pids, then a fresh log for the next run.
+ours=$T/suite-pids
+sort -u "$fl_suite_pids" >"$ours" 2>/dev/null || : >"$ours"
+rm -f "$fl_suite_pids"
+echo "$(wc -l <"$ours") faultline runs in the suite"
+[ -s "$ours" ] || skip "no faultline run logged before this test (it checks what the suite left: run it last)"
+by_suite() { grep -qx "${1#faultline_}" "$ours"; }
+
 reported=
 for g in $(_fl_groups); do
+	by_suite "$g" || continue
 	if owner_live "$g"; then
 		echo "group '$g' belongs to a running faultline: allowed"
 		continue
@@ -48,6 +61,7 @@ done
 for e in "$dir"/events/faultline*; do
 	[ -d "$e" ] || continue
 	g=${e##*/}
+	by_suite "$g" || continue
 	case $reported in *" $g "*) continue ;; esac
 	owner_live "$g" || fail "event directory 'events/$g' left in tracefs"
 done
