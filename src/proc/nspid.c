@@ -1,10 +1,12 @@
 /*
  * nspid: the NSpid line of /proc/PID/status.  See nspid.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/file.h"
 #include "proc/nspid.h"
@@ -47,4 +49,48 @@ long nspid__read(pid_t pid)
 	v = nspid__parse(buf);
 	free(buf);
 	return v;
+}
+
+int nspid__ns(pid_t pid, unsigned long *ino)
+{
+	char path[64], link[64], *end;
+	ssize_t n;
+
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/ns/pid");
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return -errno;
+	link[n] = '\0';
+	if (strncmp(link, "pid:[", 5) || link[5] < '0' || link[5] > '9')
+		return -EINVAL;
+	*ino = strtoul(link + 5, &end, 10);
+	return strcmp(end, "]") ? -EINVAL : 0;
+}
+
+long nspid__find(unsigned long ns, long inner)
+{
+	long found = -ENOENT;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return -errno;
+	while (found == -ENOENT && (de = readdir(d))) {
+		unsigned long ino;
+		char *end;
+		long pid = strtol(de->d_name, &end, 10), v;
+
+		if (*end || pid <= 0 || nspid__ns((pid_t)pid, &ino) || ino != ns)
+			continue;
+		v = nspid__read((pid_t)pid);
+		if (v == -ENOENT && nspid__read(getpid()) == -ENOENT)
+			found = -ENOSYS;
+		else if (v == inner)
+			found = pid;
+	}
+	closedir(d);
+	return found;
 }

@@ -28,4 +28,28 @@ long nspid__parse(const char *status);
  */
 long nspid__read(pid_t pid);
 
+/* The initial PID namespace's inode (PROC_PID_INIT_INO, fixed since 3.8). */
+#define NSPID_INIT_NS 4026531836UL
+
+/*
+ * nspid__ns() - the inode of @pid's PID namespace (0: faultline's own), from
+ * the /proc/PID/ns/pid link ("pid:[4026531836]")
+ *
+ * Return: 0 with *@ino set; -errno of reading the link, -EINVAL for a link
+ * of another form.
+ */
+int nspid__ns(pid_t pid, unsigned long *ino);
+
+/*
+ * nspid__find() - the process that is pid @inner in the PID namespace @ns
+ *
+ * Scans /proc: it finds the process only where faultline's namespace is
+ * @ns or an ancestor of it.
+ *
+ * Return: its pid as faultline sees it (> 0); -ENOENT when no process
+ * visible here is pid @inner of @ns; -ENOSYS when the kernel has no NSpid
+ * line (before 4.1) to tell a namespace's pids.
+ */
+long nspid__find(unsigned long ns, long inner);
+
 #endif

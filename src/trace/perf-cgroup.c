@@ -15,6 +15,7 @@
 #include "lib/file.h"
 #include "proc/procstat.h"
 #include "trace/perf-cgroup.h"
+#include "trace/probe-group.h"
 
 #define NAME_PREFIX "faultline_"
 
@@ -107,7 +108,7 @@ static int empty_and_remove(const char *dir, const char *parent)
 
 int perf_cgroup__new(pid_t pid, struct perf_cgroup **out, struct errbuf *eb)
 {
-	char mnt[4096], rel[4096];
+	char mnt[4096], rel[4096], name[64];
 	struct perf_cgroup *cg;
 	int err;
 
@@ -123,7 +124,8 @@ int perf_cgroup__new(pid_t pid, struct perf_cgroup **out, struct errbuf *eb)
 		cg->parent = NULL;
 		goto nomem;
 	}
-	if (asprintf(&cg->path, "%s/" NAME_PREFIX "%d", cg->parent, (int)getpid()) < 0) {
+	probe_group__owner_name(name, sizeof(name));
+	if (asprintf(&cg->path, "%s/%s", cg->parent, name) < 0) {
 		cg->path = NULL;
 		goto nomem;
 	}
@@ -179,7 +181,7 @@ void perf_cgroup__free(struct perf_cgroup *cg)
 }
 
 /* Look for faultline_<pid> directories below @dir, to @depth levels. */
-static size_t stale_below(const char *dir, int depth, bool (*alive)(pid_t), bool dry,
+static size_t stale_below(const char *dir, int depth, bool (*alive)(const char *name), bool dry,
 			  char **names, size_t *nlen)
 {
 	size_t found = 0;
@@ -189,8 +191,7 @@ static size_t stale_below(const char *dir, int depth, bool (*alive)(pid_t), bool
 	if (depth < 0 || !(d = opendir(dir)))
 		return 0;
 	while ((de = readdir(d))) {
-		char path[4200], *end;
-		long pid;
+		char path[4200];
 
 		if (de->d_type != DT_DIR || de->d_name[0] == '.')
 			continue;
@@ -200,8 +201,7 @@ static size_t stale_below(const char *dir, int depth, bool (*alive)(pid_t), bool
 			found += stale_below(path, depth - 1, alive, dry, names, nlen);
 			continue;
 		}
-		pid = strtol(de->d_name + strlen(NAME_PREFIX), &end, 10);
-		if (*end || pid <= 0 || alive((pid_t)pid))
+		if (alive(de->d_name))
 			continue;
 		if (!dry && empty_and_remove(path, dir))
 			continue;
@@ -223,7 +223,7 @@ static size_t stale_below(const char *dir, int depth, bool (*alive)(pid_t), bool
 	return found;
 }
 
-size_t perf_cgroup__remove_stale(bool (*alive)(pid_t pid), bool dry, char **names)
+size_t perf_cgroup__remove_stale(bool (*alive)(const char *name), bool dry, char **names)
 {
 	char mnt[4096];
 	size_t nlen = 0;

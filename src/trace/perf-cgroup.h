@@ -43,10 +43,10 @@ const char *perf_cgroup__path(const struct perf_cgroup *cg);
 void perf_cgroup__free(struct perf_cgroup *cg);
 
 /* Remove the faultline_<pid> cgroups of faultline processes that are gone
- * (their processes moved to the parent first).  @alive says whether a pid
- * is a live faultline; @dry only counts.  Returns how many (were) removed;
+ * (their processes moved to the parent first).  @alive says whether the
+ * owner of such a name may still be there; @dry only counts.  Returns how many (were) removed;
  * each path in @names (NULL: not wanted) as a malloc'ed '\n'-separated
  * list. */
-size_t perf_cgroup__remove_stale(bool (*alive)(pid_t pid), bool dry, char **names);
+size_t perf_cgroup__remove_stale(bool (*alive)(const char *name), bool dry, char **names);
 
 #endif

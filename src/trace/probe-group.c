@@ -25,6 +25,7 @@
 #include <tracefs/tracefs.h>
 
 #include "lib/file.h"
+#include "proc/nspid.h"
 #include "trace/probe-group.h"
 #include "trace/probe-line.h"
 
@@ -47,7 +48,7 @@ int probe_group__new(struct probe_group **out)
 
 	if (!g)
 		return -ENOMEM;
-	snprintf(g->name, sizeof(g->name), PROBE_GROUP_PREFIX "%d", (int)getpid());
+	probe_group__owner_name(g->name, sizeof(g->name));
 	*out = g;
 	return 0;
 }
@@ -331,30 +332,64 @@ void probe_group__free(struct probe_group *g)
 	free(g);
 }
 
-pid_t probe_group__parse_pid(const char *group)
+/* faultline's own PID namespace; the initial one where it cannot be read
+ * (a kernel before 3.8 has but the one). */
+static unsigned long own_ns(void)
+{
+	unsigned long ns;
+
+	return nspid__ns(0, &ns) ? NSPID_INIT_NS : ns;
+}
+
+void probe_group__owner_name(char *buf, size_t len)
+{
+	unsigned long ns = own_ns();
+
+	if (ns == NSPID_INIT_NS)
+		snprintf(buf, len, PROBE_GROUP_PREFIX "%d", (int)getpid());
+	else
+		snprintf(buf, len, PROBE_GROUP_PREFIX "%d_%lu", (int)getpid(), ns);
+}
+
+int probe_group__parse_owner(const char *group, pid_t *pid, unsigned long *ns)
 {
 	size_t plen = strlen(PROBE_GROUP_PREFIX);
 	char *end;
-	long pid;
+	long v;
 
 	if (strncmp(group, PROBE_GROUP_PREFIX, plen) != 0)
-		return -1;
+		return -EINVAL;
 	group += plen;
 	if (*group < '0' || *group > '9')
-		return -1;
-	pid = strtol(group, &end, 10);
-	if (*end || pid <= 0 || pid > 0x7fffffff)
-		return -1;
-	return (pid_t)pid;
+		return -EINVAL;
+	errno = 0;
+	v = strtol(group, &end, 10);
+	if (errno || v <= 0 || v > 0x7fffffff)
+		return -EINVAL;
+	*pid = (pid_t)v;
+	*ns = NSPID_INIT_NS;
+	if (!*end)
+		return 0;
+	if (*end != '_' || end[1] < '0' || end[1] > '9')
+		return -EINVAL;
+	errno = 0;
+	*ns = strtoul(end + 1, &end, 10);
+	return errno || *end || *ns == NSPID_INIT_NS ? -EINVAL : 0;
 }
 
-bool probe_group__owner_alive(pid_t pid)
+pid_t probe_group__parse_pid(const char *group)
+{
+	unsigned long ns;
+	pid_t pid;
+
+	return probe_group__parse_owner(group, &pid, &ns) ? -1 : pid;
+}
+
+static bool is_faultline(pid_t pid)
 {
 	char path[64], comm[64] = "";
 	FILE *f;
 
-	if (pid == getpid())
-		return true;
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
@@ -364,6 +399,33 @@ bool probe_group__owner_alive(pid_t pid)
 	fclose(f);
 	comm[strcspn(comm, "\n")] = '\0';
 	return strcmp(comm, "faultline") == 0;
+}
+
+/*
+ * A group's pid is its owner's in the owner's PID namespace, named in the
+ * group when it is not the initial one.  One of faultline's own namespace
+ * is judged by /proc.  One of another namespace is judged only from the
+ * initial one, which sees every process: there the namespace's processes
+ * are found by their NSpid, and the owner is dead when none is its pid.
+ * From inside a container, a group of the host or of a sibling cannot be
+ * told dead: it is left alone, as a live one.
+ */
+bool probe_group__owner_alive(const char *group)
+{
+	unsigned long ns, mine = own_ns();
+	pid_t pid;
+	long host;
+
+	if (probe_group__parse_owner(group, &pid, &ns))
+		return true;
+	if (ns == mine)
+		return pid == getpid() || is_faultline(pid);
+	if (mine != NSPID_INIT_NS)
+		return true;
+	host = nspid__find(ns, pid);
+	if (host < 0)
+		return host != -ENOENT;
+	return is_faultline((pid_t)host);
 }
 
 int probe_groups__find_stale(struct stale_group **out, size_t *n, struct errbuf *eb)
@@ -397,7 +459,7 @@ int probe_groups__find_stale(struct stale_group **out, size_t *n, struct errbuf 
 			free(kn);
 		}
 		free(name);
-		if (pid < 0 || dup || probe_group__owner_alive(pid)) {
+		if (pid < 0 || dup || probe_group__owner_alive(sys)) {
 			free(sys);
 			continue;
 		}

@@ -66,10 +66,20 @@ struct stale_group {
 int probe_groups__find_stale(struct stale_group **out, size_t *n, struct errbuf *eb);
 /* Remove every dynamic event of one group. */
 int probe_groups__remove(const char *group, struct errbuf *eb);
-/* Whether @pid is a live faultline process (not a reused pid): the owner
- * of a faultline_<pid> group, or cgroup (perf-cgroup.h), still there. */
-bool probe_group__owner_alive(pid_t pid);
-/* Pure: pid of a group name "faultline_<pid>", or -1. */
+/* Whether the owner of @group (a faultline probe group or cgroup name,
+ * perf-cgroup.h) may still be there: a live faultline process, or one in
+ * a PID namespace faultline cannot see into.  False only for an owner
+ * known gone (or whose pid is another program's now). */
+bool probe_group__owner_alive(const char *group);
+/* The name of this process's group: "faultline_<pid>", with "_<pidns>"
+ * appended outside the initial PID namespace (a container's pid 1 is not
+ * the host's). */
+void probe_group__owner_name(char *buf, size_t len);
+/* Pure: the owner of a group name "faultline_<pid>[_<pidns inode>]":
+ * 0 with *@pid and *@ns set (the initial namespace's inode when the name
+ * has none), or -EINVAL. */
+int probe_group__parse_owner(const char *group, pid_t *pid, unsigned long *ns);
+/* Pure: the pid of such a group name, or -1. */
 pid_t probe_group__parse_pid(const char *group);
 
 #endif

@@ -4,12 +4,15 @@
  * command, whitespace splits one, '#' ends it, ':' starts the offset on
  * 3.10), builds the line libtracefs writes for good parts, the error
  * log is quoted only for the command that failed, and 3.10's fetchargs
- * (no x types) are rewritten token by token.
+ * (no x types) are rewritten token by token; a group name gives its
+ * owner's pid and PID namespace, and nothing else parses as one.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "check.h"
+#include "proc/nspid.h"
+#include "trace/probe-group.h"
 #include "trace/probe-line.h"
 
 static int up(const char *group, const char *event, const char *path, const char *args)
@@ -109,5 +112,30 @@ int main(void)
 	CHECK(!probe_line__unhex("", msg, sizeof(msg)));
 	CHECK(!probe_line__unhex("a=%di:x64", msg, 5));
 	CHECK_STR(msg, "");
+	{
+		unsigned long ns = 0;
+		pid_t pid = 0;
+
+		CHECK_EQ_U64(probe_group__parse_owner("faultline_4242", &pid, &ns), 0);
+		CHECK_EQ_U64(pid, 4242);
+		CHECK_EQ_U64(ns, NSPID_INIT_NS);
+		CHECK_EQ_U64(probe_group__parse_owner("faultline_1_4026532179", &pid, &ns), 0);
+		CHECK_EQ_U64(pid, 1);
+		CHECK_EQ_U64(ns, 4026532179UL);
+		CHECK_EQ_U64(probe_group__parse_pid("faultline_1_4026532179"), 1);
+		/* The initial namespace is never spelled out: one name per owner. */
+		CHECK_EQ_U64((uint64_t)probe_group__parse_owner("faultline_7_4026531836", &pid, &ns),
+			     (uint64_t)-EINVAL);
+		static const char *const bad[] = {
+			"faultline_", "faultline_0", "faultline_-3", "faultline_12x", "faultline_12_",
+			"faultline_12__5", "faultline_12_5x", "faultline_99999999999", "faultline_a_1",
+			"faultline_12_-5", "perf_12", "faultlin_12",
+		};
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			CHECK_EQ_U64((uint64_t)probe_group__parse_owner(bad[i], &pid, &ns),
+				     (uint64_t)-EINVAL);
+			CHECK_EQ_U64((uint64_t)probe_group__parse_pid(bad[i]), (uint64_t)-1);
+		}
+	}
 	return check_done("test-probe-line");
 }
