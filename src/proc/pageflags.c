@@ -69,15 +69,30 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The PMD THP size, 0 when sysfs has none (CONFIG_TRANSPARENT_HUGEPAGE=n). */
-static uint64_t read_thp_size(const char *sysfs)
+/*
+ * The PMD THP size from sysfs's hpage_pmd_size; 0 when there is no THP
+ * (CONFIG_TRANSPARENT_HUGEPAGE=n: no transparent_hugepage directory).
+ * Kernels older than that file (RHEL 7's 3.10) have the directory
+ * without it: there the PMD's span is computed where it is known, one
+ * page-table page of 8-byte entries each mapping a page (x86-64; arm64
+ * with 4 KiB pages), and 0 elsewhere.
+ */
+static uint64_t read_thp_size(const char *sysfs, uint64_t page_size)
 {
 	char path[PATH_MAX], *text = NULL, *end;
 	unsigned long long v;
 
 	snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/hpage_pmd_size", sysfs);
-	if (read_file(path, 64, &text, NULL))
+	if (read_file(path, 64, &text, NULL)) {
+#if defined(__x86_64__) || defined(__aarch64__)
+		snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/enabled", sysfs);
+		if (page_size == 4096 && access(path, F_OK) == 0)
+			return page_size * (page_size / 8);
+#else
+		(void)page_size;
+#endif
 		return 0;
+	}
 	errno = 0;
 	v = strtoull(text, &end, 10);
 	if (errno || end == text || (*end && *end != '\n'))
@@ -142,7 +157,7 @@ int pageflags__new(const char *procfs, const char *sysfs, struct pageflags **out
 		err = errbuf__set(eb, -errno, "cannot open '%s': %s", path, strerror(errno));
 		goto fail;
 	}
-	pf->thp_size = read_thp_size(sysfs);
+	pf->thp_size = read_thp_size(sysfs, pf->page_size);
 	/* A THP size that is not a power-of-two multiple of the page cannot
 	 * be checked by rounding: treat the kernel as having no THP. */
 	if (pf->thp_size < pf->page_size || (pf->thp_size & (pf->thp_size - 1)) ||

@@ -45,7 +45,9 @@ struct pageflags;
  * pageflags__new() - open /proc/kpageflags and learn the huge page sizes
  * @procfs: procfs root, NULL for "/proc"
  * @sysfs:  sysfs root, NULL for "/sys": the PMD THP size comes from
- *          kernel/mm/transparent_hugepage/hpage_pmd_size (absent: no THP),
+ *          kernel/mm/transparent_hugepage/hpage_pmd_size (absent, as on
+ *          3.10, with that directory present: a page-table page's span
+ *          on x86-64 and 4 KiB arm64; else no THP),
  *          the hugetlb sizes from kernel/mm/hugepages/hugepages-<N>kB
  * @out:    receives the reader, owned by the caller (pageflags__free)
  * @eb:     detail on failure

@@ -7,7 +7,8 @@
  * What it does, in order:
  *   1. Warm-up: checks that pages are 4 KiB, learns the default hugetlb
  *      page size (/proc/meminfo Hugepagesize) and the THP size
- *      (/sys/kernel/mm/transparent_hugepage/hpage_pmd_size), and writes
+ *      (/sys/kernel/mm/transparent_hugepage/hpage_pmd_size; on kernels
+ *      without it, such as 3.10, the span of a page-table page), and writes
  *      every static it uses later, so none of them faults in the phase.
  *   2. Sleeps --delay-ms N (default 0), then waits for --go FIFO (truth.h),
  *      so a tracer attaching with -p is ready.
@@ -31,7 +32,9 @@
  *                             the THP faults an exact tool counts (under
  *                             THP "always" the stack or data may have some)
  *        hugetlb_pages=N      Private_Hugetlb + Shared_Hugetlb of the whole
- *                             process, in hugetlb pages: 3, or 0 with
+ *                             process, in hugetlb pages (before 4.4, whose
+ *                             smaps lacks them: the drop of /proc/meminfo
+ *                             HugePages_Free over the touches): 3, or 0 with
  *        reason=WHY           mmap-ENOMEM (no free pool pages) or the like
  *        small_pages=64
  *        thp_size_kb=, hugetlb_size_kb=, pid=
@@ -135,6 +138,34 @@ static void learn_sizes(void)
 		hugetlb_size = value_of(p + 1, "Hugepagesize") * 1024;
 	if (slurp("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size") > 0)
 		thp_size = strtoul(text, NULL, 10);
+	else if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0)
+		/* No hpage_pmd_size (3.10 has none): a THP spans one page-table
+		 * page of 8-byte entries, each mapping a 4 KiB page. */
+		thp_size = PAGE * (PAGE / sizeof(uint64_t));
+}
+
+/* Whether /proc/self/smaps has KEY (Private_Hugetlb: 4.4+). */
+static int smaps_has(const char *key)
+{
+	char want[64];
+
+	if (slurp("/proc/self/smaps") < 0)
+		return 0;
+	want[0] = '\n';
+	strncpy(want + 1, key, sizeof(want) - 3);
+	want[sizeof(want) - 2] = '\0';
+	strcat(want, ":");
+	return strstr(text, want) != NULL;
+}
+
+/* /proc/meminfo's HugePages_Free. */
+static unsigned long hugetlb_free(void)
+{
+	char *p;
+
+	if (slurp("/proc/meminfo") < 0 || !(p = strstr(text, "\nHugePages_Free:")))
+		return 0;
+	return value_of(p + 1, "HugePages_Free");
 }
 
 static const char *errno_name(int e)
@@ -213,7 +244,7 @@ static void fault_small(void)
 
 int main(int argc, char **argv)
 {
-	unsigned long delay_ms = 0, hold_ms = 0, thp_kb;
+	unsigned long delay_ms = 0, hold_ms = 0, thp_kb, free_before, free_after;
 	int a;
 
 	for (a = 1; a < argc; a++) {
@@ -235,7 +266,9 @@ int main(int argc, char **argv)
 	wait_go(delay_ms);
 
 	fault_thp();
+	free_before = hugetlb_free();
 	fault_hugetlb();
+	free_after = hugetlb_free();
 	fault_small();
 
 	thp_kb = thp_size / 1024;
@@ -248,9 +281,13 @@ int main(int argc, char **argv)
 		out_str(&o, "reason=");
 		out_str(&o, errno_name(hugetlb_errno));
 		out_str(&o, "\n");
-	} else {
+	} else if (smaps_has("Private_Hugetlb")) {
 		out_kv(&o, "hugetlb_pages", (smaps_kb("Private_Hugetlb", 0) +
 					     smaps_kb("Shared_Hugetlb", 0)) / (hugetlb_size / 1024), 10);
+	} else {
+		/* Before 4.4 smaps has no hugetlb fields: the pool pages the
+		 * touches took (a quiet machine: nothing else takes any). */
+		out_kv(&o, "hugetlb_pages", free_before - free_after, 10);
 	}
 	out_kv(&o, "small_pages", SMALL_TOUCH, 10);
 	out_kv(&o, "thp_size_kb", thp_kb, 10);

@@ -15,7 +15,12 @@
  *     all-zero pages out of swap since 6.12: they would never be read
  *     back), asks MADV_PAGEOUT for all, and counts from /proc/self/pagemap
  *     how many are now in swap (what the kernel moved: MADV_PAGEOUT is
- *     best effort, some pages may stay).  Prints those two counts, then
+ *     best effort, some pages may stay; a kernel before 5.4 has no
+ *     MADV_PAGEOUT: there the pages in swap are those that the limit of a
+ *     memory cgroup the caller put it in pushed out during the writes).
+ *     With --mlock, everything mapped before the region is locked first
+ *     (mlockall MCL_CURRENT), so that such a limit takes none of it.
+ *     Prints those two counts, then
  *     sleeps --gap-ms N (default 0) and waits for --go FIFO: a tracer
  *     attaches meanwhile.  Then reads one byte of every page (each
  *     swapped page is one swap-in, by one major fault), checks the pattern,
@@ -27,6 +32,7 @@
  * sleep --hold-ms N and wait for --end FIFO.  --go FIFO comes after
  * --delay-ms: before the work of --file, before the swap-ins of --pageout.  Exit 2 on usage errors, 1 when a call fails.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -35,7 +41,7 @@
 
 #define TRUTH_PROG "reclaim-target"
 #define TRUTH_USAGE \
-	"usage: reclaim-target (--file PATH --mb N [--passes P] | --pageout PAGES [--gap-ms N])\n" \
+	"usage: reclaim-target (--file PATH --mb N [--passes P] | --pageout PAGES [--gap-ms N] [--mlock])\n" \
 	"                      [--delay-ms N] [--hold-ms N] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
 
@@ -109,21 +115,28 @@ static long majflt(void)
 	return ru.ru_majflt;
 }
 
-static void run_pageout(unsigned long pages, unsigned long gap_ms)
+static void run_pageout(unsigned long pages, unsigned long gap_ms, int lock_rest)
 {
-	unsigned char *p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned char *p;
 	unsigned long out_n, left, bad = 0;
 	volatile unsigned char sink = 0;
 	long before;
 
+	/* --mlock: everything mapped so far (stack, data, libc) stays in
+	 * memory, so that a cgroup limit pushes out the region's pages only
+	 * (the region, mapped next, is not locked: no MCL_FUTURE). */
+	if (lock_rest && mlockall(MCL_CURRENT))
+		fail_call("mlockall(MCL_CURRENT)");
+	p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		fail_call("mmap");
 	if (madvise(p, pages * PAGE, MADV_NOHUGEPAGE))
 		fail_call("madvise(MADV_NOHUGEPAGE)");
 	for (unsigned long i = 0; i < pages; i++)
 		memset(p + i * PAGE, (int)(i % 251) + 1, PAGE);
-	if (madvise(p, pages * PAGE, MADV_PAGEOUT))
+	/* Before 5.4 no MADV_PAGEOUT (EINVAL): what went to swap is what a
+	 * memory cgroup limit below PAGES pushed out during the writes. */
+	if (madvise(p, pages * PAGE, MADV_PAGEOUT) && errno != EINVAL)
 		fail_call("madvise(MADV_PAGEOUT)");
 	out_n = count_swapped(p, pages);
 	out_kv(&out, "pages", pages, 10);
@@ -154,6 +167,7 @@ int main(int argc, char **argv)
 {
 	unsigned long delay_ms = 0, hold_ms = 0, mb = 0, passes = 2, pageout = 0, gap_ms = 0;
 	const char *file = NULL;
+	int lock_rest = 0;
 
 	for (int a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--file") == 0) {
@@ -166,6 +180,8 @@ int main(int argc, char **argv)
 			passes = parse_num(argv[++a], "--passes needs a number");
 		} else if (strcmp(argv[a], "--pageout") == 0) {
 			pageout = parse_num(argv[++a], "--pageout needs a number");
+		} else if (strcmp(argv[a], "--mlock") == 0) {
+			lock_rest = 1;
 		} else if (strcmp(argv[a], "--gap-ms") == 0) {
 			gap_ms = parse_num(argv[++a], "--gap-ms needs a number");
 		} else {
@@ -181,7 +197,7 @@ int main(int argc, char **argv)
 		wait_go(0);
 		run_file(file, mb, passes);
 	} else {
-		run_pageout(pageout, gap_ms);
+		run_pageout(pageout, gap_ms, lock_rest);
 	}
 	out_flush(&out);
 	wait_end(hold_ms);

@@ -14,7 +14,8 @@
  *      of each region (Linux 6.1+), a synchronous collapse into one THP.
  *   4. Prints, measured: collapsed=N (calls that returned 0), and
  *      anon_huge_kb=K, the AnonHugePages of the whole process in
- *      /proc/self/smaps_rollup after the collapses; or collapse=unsupported
+ *      /proc/self/smaps_rollup (summed over smaps where there is none)
+ *      after the collapses; or collapse=unsupported
  *      when this kernel has no MADV_COLLAPSE (EINVAL on the first call).
  *      Then pid=P, waits for --end FIFO and exits 0 (1 on another error).
  *
@@ -27,6 +28,7 @@
  * that finds no free 2 MiB block compacts directly) and prints
  * faulted=N, anon_huge_kb=K as above, pid=P; waits for --end.
  */
+#include <errno.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -59,24 +61,31 @@ __attribute__((noinline)) static void collapse_regions(void)
 	}
 }
 
-/* AnonHugePages of smaps_rollup, in kB. */
+/* AnonHugePages of smaps_rollup, in kB; summed over smaps where there is
+ * no smaps_rollup (before 4.14: RHEL 7's 3.10). */
 static unsigned long anon_huge_kb(void)
 {
-	static char buf[8192];
+	static char buf[1 << 20];
 	const char *key = "AnonHugePages:";
+	unsigned long kb = 0;
+	size_t len = 0;
 	ssize_t n;
 	char *p;
 	int fd = open("/proc/self/smaps_rollup", O_RDONLY | O_CLOEXEC);
 
+	if (fd < 0 && errno == ENOENT)
+		fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		die_errno("open smaps_rollup");
-	n = read(fd, buf, sizeof(buf) - 1);
+	while (len < sizeof(buf) - 1 && (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)n;
 	close(fd);
-	if (n <= 0)
+	if (!len)
 		die_errno("read smaps_rollup");
-	buf[n] = '\0';
-	p = strstr(buf, key);
-	return p ? strtoul(p + strlen(key), NULL, 10) : 0;
+	buf[len] = '\0';
+	for (p = buf; (p = strstr(p, key)); p += strlen(key))
+		kb += strtoul(p + strlen(key), NULL, 10);
+	return kb;
 }
 
 /* Whether THP's "enabled" is [always]. */

@@ -69,7 +69,8 @@ static void write_text(const char *path, const char *text)
 }
 
 /* pageflags__new on a made tree: the THP size from hpage_pmd_size, none
- * when it is absent or malformed; no kpageflags is -ENOENT. */
+ * when it is malformed, or absent without transparent_hugepage/enabled
+ * (with it, as on 3.10: the PMD's span); no kpageflags is -ENOENT. */
 static void test_roots(void)
 {
 	char dir[] = "/tmp/test-pageflags.XXXXXX", path[1024], proc[256], sys[256];
@@ -114,6 +115,21 @@ static void test_roots(void)
 	CHECK_EQ_U64(pageflags__thp_size(pf), 0);
 	pageflags__free(pf);
 	pageflags__free(NULL);
+
+	/* 3.10: the directory without hpage_pmd_size, the size computed
+	 * where the PMD's span is known. */
+	unlink(path);
+	CHECK_EQ_U64(pageflags__new(proc, sys, &pf, &eb), 0);
+	CHECK_EQ_U64(pageflags__thp_size(pf), 0);	/* no "enabled" either */
+	pageflags__free(pf);
+	snprintf(path, sizeof(path), "%s/kernel/mm/transparent_hugepage/enabled", sys);
+	write_text(path, "[always] madvise never\n");
+	CHECK_EQ_U64(pageflags__new(proc, sys, &pf, &eb), 0);
+#if defined(__x86_64__) || defined(__aarch64__)
+	if (sysconf(_SC_PAGESIZE) == 4096)
+		CHECK_EQ_U64(pageflags__thp_size(pf), 2 * MIB);
+#endif
+	pageflags__free(pf);
 
 	unlink(path);
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);

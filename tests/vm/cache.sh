@@ -1,7 +1,8 @@
 #!/bin/sh
-# cache.sh (guest): `faultline cache` on 6.1's kprobe rung and, side by
+# cache.sh (guest): `faultline cache` on the kprobe rung (6.1's folio
+# functions, 3.10's page ones) and, side by
 # side, on each lower rung the ladder offers there, against cache-target's
-# truth: a 64 MiB file on ext4 (a brd RAM disk: block-backed) written,
+# truth: a 64 MiB file on ext4 (a RAM disk, brd or zram: block-backed) written,
 # dropped, read cold, then warm, one `faultline cache` per phase stopped
 # with SIGINT once cache-target printed done=PHASE.  Nothing else runs in
 # the guest, and the test starts no process while a phase is counted, so
@@ -113,7 +114,13 @@ if grep -q '\[confidentiality\]' /sys/kernel/security/lockdown 2>/dev/null; then
 	run_rung vmstat-lockdown '^faultline cache: falling back to /proc/vmstat pgpgin, nr_dirtied and /proc/PID/io deltas \(approximation\)' floor
 	pass_or_fail
 fi
-run_rung kprobe '^Tracing page cache of all processes with kprobes folio_mark_accessed, filemap_add_folio, __folio_mark_dirty, mark_buffer_dirty' 1
+# The kernel's own functions: folios on 6.1, pages on RHEL 7's 3.10.
+if grep -q ' folio_mark_accessed$' /proc/kallsyms; then
+	kfuncs='folio_mark_accessed, filemap_add_folio, __folio_mark_dirty, mark_buffer_dirty'
+else
+	kfuncs='mark_page_accessed, add_to_page_cache_lru, account_page_dirtied, mark_buffer_dirty'
+fi
+run_rung kprobe "^Tracing page cache of all processes with kprobes $kfuncs" 1
 # The lowest rung, /proc counters: its HITS are every read(), so 95% is a
 # floor here too.
 FAULTLINE_MASK=kprobes

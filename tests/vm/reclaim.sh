@@ -1,9 +1,11 @@
 #!/bin/sh
 # reclaim.sh (guest): `faultline reclaim` against reclaim-target in a
-# cgroup v2 made here, memory.max 16 MiB, below the file it writes and
+# cgroup made here (v2 memory.max; on RHEL 7's 3.10 v1
+# memory.limit_in_bytes) of 16 MiB, below the file it writes and
 # reads twice (64 MiB, on the brd-backed ext4: clean page cache of a disk
 # file): every MiB beyond the limit is reclaimed by the target itself
-# (memcg reclaim, 6.1's vmscan:mm_vmscan_memcg_reclaim_{begin,end}).
+# (memcg reclaim, vmscan:mm_vmscan_memcg_reclaim_{begin,end}, on 6.1
+# and 3.10 alike; the guest's ext4 is on brd there, on zram here).
 # The host's tests/system/reclaim.sh (cgroup v1), its checks shared
 # (tests/vm/lib-reclaim.sh): -p drsnoop's rows, footer and pages bound;
 # -T; --json (checked with awk: no python3 in the guest), its events
@@ -18,12 +20,18 @@ need_root
 RT=$(target reclaim-target)
 LIMIT_MB=16
 FILE_MB=64
-[ -e /sys/fs/cgroup/cgroup.subtree_control ] || fail "no cgroup v2 at /sys/fs/cgroup"
 block_backed_dir
 DATA=$block_dir/reclaim-target.$$.dat
-CG=/sys/fs/cgroup/faultline-reclaim-$$
+# cgroup v2 (6.1), else the v1 memory controller /init mounts (RHEL 7).
+if [ -e /sys/fs/cgroup/cgroup.subtree_control ]; then
+	CG=/sys/fs/cgroup/faultline-reclaim-$$ limit=memory.max
+elif [ -e /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
+	CG=/sys/fs/cgroup/memory/faultline-reclaim-$$ limit=memory.limit_in_bytes
+else
+	fail "no memory cgroup: neither v2 at /sys/fs/cgroup nor v1 at /sys/fs/cgroup/memory"
+fi
 mkdir "$CG" || fail "cannot create $CG"
-echo $((LIMIT_MB << 20)) >"$CG/memory.max" || fail "cannot set $CG/memory.max"
+echo $((LIMIT_MB << 20)) >"$CG/$limit" || fail "cannot set $CG/$limit"
 trap 'st=$?; empty_cg "$CG"; rm -f "$DATA"; (exit $st); _fl_exit' EXIT
 
 # json_objects FILE: every non-empty line one flat JSON object (no
