@@ -37,6 +37,7 @@
 #include "cmd/lost.h"
 #include "cmd/commands.h"
 #include "lib/file.h"
+#include "lib/newsys.h"
 #include "agg/mem-series.h"
 #include "proc/procstat.h"
 #include "agg/reclaim-watch.h"
@@ -499,8 +500,8 @@ static int pressure_add_events(void *ctx, struct session *s, const char *rung, c
 	if (st->ntrig) {
 		err = pthread_create(&st->thread, NULL, trigger_thread, st);
 		if (err) {
-			fprintf(stderr, "faultline " TOOL ": cannot start the trigger thread: %s\n",
-				strerror(err));
+			fprintf(stderr, "faultline " TOOL ": cannot start the trigger thread: %s%s\n",
+				strerror(err), newsys__thread_refusal(err));
 			return 1;
 		}
 		st->thread_started = true;

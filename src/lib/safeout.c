@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/newsys.h"
 #include "lib/safeout.h"
 
 struct safe_out {
@@ -81,9 +81,11 @@ static int make_tmp(struct safe_out *so, mode_t mode, int *fd, struct errbuf *eb
 	for (int tries = 0; tries < 16; tries++) {
 		unsigned char r[6];
 		char suffix[16];
+		int err = newsys__random(r, sizeof(r));
 
-		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
-			return errbuf__set(eb, -EIO, "no random bytes for a temporary name");
+		if (err)
+			return errbuf__set(eb, err, "no random bytes for a temporary name: %s",
+					   strerror(-err));
 		snprintf(suffix, sizeof(suffix), "%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3],
 			 r[4], r[5]);
 		free(so->tmp);
@@ -92,8 +94,6 @@ static int make_tmp(struct safe_out *so, mode_t mode, int *fd, struct errbuf *eb
 			return -ENOMEM;
 		*fd = open(so->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (*fd >= 0) {
-			int err;
-
 			/* The umask does not narrow a recording's mode. */
 			if (fchmod(*fd, mode) == 0)
 				return 0;

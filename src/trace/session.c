@@ -27,6 +27,7 @@
 #include <tracefs/tracefs.h>
 
 #include "lib/file.h"
+#include "lib/newsys.h"
 #include "lib/clock.h"
 #include "trace/session.h"
 #include "trace/session-int.h"
@@ -1801,7 +1802,8 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 		drain__set_realtime(s->drain, DRAIN_RT_PRIO);
 	err = drain__start(s->drain);
 	if (err) {
-		errbuf__set(eb, err, "cannot start the ring reader thread: %s", strerror(-err));
+		errbuf__set(eb, err, "cannot start the ring reader thread: %s%s", strerror(-err),
+			    newsys__thread_refusal(-err));
 		goto out;
 	}
 	s->start_mono_ns = clock__ns(CLOCK_MONOTONIC);

@@ -23,10 +23,12 @@
 #   assert_no_stale_probes     fail if a group of a faultline this test ran
 #                              (faultline_PID, PID in $T/.fl-pids) is left
 #                              by a process that is gone
-#   fl_wrap BINARY             make $FAULTLINE a wrapper of BINARY that
+#   fl_wrap BINARY [CMD...]    make $FAULTLINE a wrapper of BINARY that
 #                              logs each run's pid (done at start for the
 #                              build's binary; $FAULTLINE_BIN is the real
-#                              file, for readelf, cp and non-root runs)
+#                              file, for readelf, cp and non-root runs);
+#                              with CMD, BINARY runs under it (CMD ARG...
+#                              BINARY ARGS: a CMD that execs keeps the pid)
 #   run_fl ARGS...             run "$FAULTLINE" ARGS, stdout in $T/out,
 #                              stderr in $T/err, status in $rc (a run is
 #                              killed after $FL_TIMEOUT seconds, default 120)
@@ -216,12 +218,17 @@ _fl_sq() {
 # exec keeps the pid: the one logged is the faultline's, whatever runs it
 # (timeout, setarch, env, unshare -m).
 fl_wrap() {
+	local a run=
 	FAULTLINE_BIN=$1
+	shift
+	for a in "$@"; do
+		run="$run$(_fl_sq "$a") "
+	done
 	mkdir -p "$T/.fl" || return 1
 	{
 		echo '#!/bin/sh'
 		echo "echo \$\$ >>$(_fl_sq "$T/.fl-pids") 2>/dev/null"
-		echo "exec $(_fl_sq "$1") \"\$@\""
+		echo "exec $run$(_fl_sq "$FAULTLINE_BIN") \"\$@\""
 	} >"$T/.fl/faultline" && chmod 755 "$T/.fl/faultline" || return 1
 	FAULTLINE=$T/.fl/faultline
 }
