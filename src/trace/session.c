@@ -158,7 +158,8 @@ static const char *fatal_name(int sig)
 /*
  * Async-signal-safe teardown of kernel state for a dying process: close
  * every perf fd (a probe in use cannot be removed), then remove the probes
- * by writing "-:group/event" lines; what the recording holds in memory is
+ * by writing "-:group/event" lines, and the PMU rung's cgroup (the command
+ * moved back to its parent's); what the recording holds in memory is
  * written out as it is (the file then ends inside a record, which report
  * reads up to).  One line on stderr says so.  No malloc, no stdio.
  */
@@ -189,6 +190,7 @@ static void on_fatal_signal(int sig)
 		}
 		if (s->rec)
 			session__record_flush_in_signal(s);
+		perf_cgroup__remove_in_signal(s->pmu_cg);
 	}
 	for (i = 0; i < NFATAL; i++)
 		if (fatal_signals[i] == sig)
