@@ -1871,6 +1871,10 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 		if (target__exited(s->target))
 			s->stop = SESSION_STOP_TARGET_EXIT;
 	}
+	/* Ended by itself (the command's exit first, the duration): a signal
+	 * from now on does not make the exit status 128 + N. */
+	if (s->stop != SESSION_STOP_SIGNAL)
+		stopsig__settle();
 	for (size_t i = 0; i < s->nfds; i++)
 		if (s->fds[i] >= 0)
 			perf_event__disable(s->fds[i]);
