@@ -30,7 +30,8 @@ static void usage(FILE *out)
  * and the status is 128 + its number, as a shell gives for a death by it
  * (perf record does the same).  A signal that came after the run had
  * ended by itself (its command exited, its duration passed) is not what
- * ended it: the status stays the run's own (stopsig__settle()).  SIGXFSZ
+ * ended it: the status stays the run's own (stopsig__settle()), but for
+ * SIGXFSZ and SIGPIPE, which cut the report or recording short.  SIGXFSZ
  * is the file size limit (ulimit -f) reached by a write, which then
  * failed with EFBIG.
  */

@@ -21,15 +21,16 @@ static const int stop_signals[] = {
 /* What a signal handler touches, and what it replaced: the only mutable
  * globals here.  ended: the first signal that ended a run, kept past
  * release for the exit status; settled: the run in progress ended by
- * itself first, so a later signal is not what ended it, but for SIGXFSZ,
- * which the process's own write raises (its output cut short). */
+ * itself first, so a later signal is not what ended it, but for SIGXFSZ
+ * and SIGPIPE, which the process's own write raises (its output cut
+ * short: the file size limit, the reader gone). */
 static volatile sig_atomic_t caught, ended, settled;
 static struct sigaction previous[NSIGS];
 
 static void on_stop(int sig)
 {
 	caught = sig;
-	if (!ended && (!settled || sig == SIGXFSZ))
+	if (!ended && (!settled || sig == SIGXFSZ || sig == SIGPIPE))
 		ended = sig;
 }
 

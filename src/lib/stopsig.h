@@ -17,8 +17,9 @@ void stopsig__catch(void);
 int stopsig__caught(void);
 /* The run ended by itself (its command exited, its duration passed, the
  * tool had what it wanted): a signal caught from now on still asks to
- * stop, but it is not what ended the run; but SIGXFSZ, which a write of
- * the run's own raises (the file size limit reached), always is. */
+ * stop, but it is not what ended the run; but SIGXFSZ and SIGPIPE, which
+ * a write of the run's own raises (the file size limit reached, the
+ * output's reader gone: its report cut short), always are. */
 void stopsig__settle(void);
 /* The first signal caught since the process started that ended a run (not
  * one that came after stopsig__settle()), or 0: the command exits 128 +
