@@ -24,24 +24,25 @@ static void usage(FILE *out)
 }
 
 /*
- * A run that a signal other than INT, TERM, HUP or PIPE ended (QUIT, USR1,
- * ALRM, XCPU, XFSZ...: lib/stopsig.c) ended as those do, its probes
- * removed and its recording finished, but it did not end as asked: one
- * line says which signal, and the status is 128 + its number, as a shell
- * gives for a death by it.  SIGXFSZ is the file size limit (ulimit -f)
- * reached by a write, which then failed with EFBIG.
+ * A run that a signal ended (INT, TERM, HUP, PIPE, QUIT, USR1, ALRM, XCPU,
+ * XFSZ...: lib/stopsig.c) ended cleanly, its report printed, its probes
+ * removed and its recording finished; then one line says which signal,
+ * and the status is 128 + its number, as a shell gives for a death by it
+ * (perf record does the same).  A signal that came after the run had
+ * ended by itself (its command exited, its duration passed) is not what
+ * ended it: the status stays the run's own (stopsig__settle()), but for
+ * SIGXFSZ and SIGPIPE, which cut the report or recording short.  SIGXFSZ
+ * is the file size limit (ulimit -f) reached by a write, which then
+ * failed with EFBIG.
  */
-static int signal_status(int status)
+static int signal_status(const char *cmd, int status)
 {
 	int sig = stopsig__ended_by();
 
 	if (!sig)
 		return status;
-	if (sig == SIGXFSZ)
-		fprintf(stderr, "faultline: file size limit reached (SIGXFSZ): stopped, probes "
-			"removed\n");
-	else
-		fprintf(stderr, "faultline: stopped by SIG%s: probes removed\n", sigabbrev_np(sig));
+	fprintf(stderr, "faultline %s: stopped by SIG%s%s\n", cmd, sigabbrev_np(sig),
+		sig == SIGXFSZ ? " (file size limit reached)" : "");
 	return 128 + sig;
 }
 
@@ -62,9 +63,12 @@ int main(int argc, char **argv)
 		return tool__output_status(EXIT_OK);
 	}
 	c = commands__find(argv[1]);
-	if (c)
-		return signal_status(tool__output_status(c->cmd ? c->cmd(argc - 1, argv + 1) :
-							 tool__main(c->tool, NULL, argc - 1, argv + 1)));
+	if (c) {
+		int st = c->cmd ? c->cmd(argc - 1, argv + 1) :
+				  tool__main(c->tool, NULL, argc - 1, argv + 1);
+
+		return signal_status(argv[1], tool__output_status(st));
+	}
 	fprintf(stderr, "faultline: '%s' is not a faultline command (see 'faultline --help')\n",
 		argv[1]);
 	return EXIT_USAGE;

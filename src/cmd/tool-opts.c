@@ -17,6 +17,7 @@
 #include "proc/nspid.h"
 #include "lib/file.h"
 #include "lib/ostream.h"
+#include "lib/stopsig.h"
 #include "trace/target.h"
 #include "cmd/commands.h"
 #include "cmd/tool-opts.h"
@@ -534,6 +535,8 @@ int tool__output_status(int status)
 		return status;
 	if (status != EXIT_OK)
 		return status;	/* the command said what went wrong */
+	if (stopsig__ended_by() == SIGPIPE)
+		return status;	/* the reader gone: main.c's line says so */
 	if (errno)
 		fprintf(stderr, "faultline: cannot write the output: %s\n", strerror(errno));
 	else

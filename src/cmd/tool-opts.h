@@ -290,7 +290,8 @@ void tool__alloc_notes(const char *tool, struct alloc_trace *at);
  * stdout and checks the stream.
  *
  * Return: @status; EXIT_FAIL, after one line saying why, when it was
- * EXIT_OK and the output failed.
+ * EXIT_OK and the output failed, but for SIGPIPE having ended the run
+ * (the reader gone): main.c's one line says that.
  */
 int tool__output_status(int status);
 

@@ -19,16 +19,18 @@ static const int stop_signals[] = {
 #define NSIGS (sizeof(stop_signals) / sizeof(stop_signals[0]))
 
 /* What a signal handler touches, and what it replaced: the only mutable
- * globals here.  ended: the first signal of the run that a user does not
- * send to end it as asked (not INT, TERM, HUP or PIPE), kept past
- * release for the exit status. */
-static volatile sig_atomic_t caught, ended;
+ * globals here.  ended: the first signal that ended a run, kept past
+ * release for the exit status; settled: the run in progress ended by
+ * itself first, so a later signal is not what ended it, but for SIGXFSZ
+ * and SIGPIPE, which the process's own write raises (its output cut
+ * short: the file size limit, the reader gone). */
+static volatile sig_atomic_t caught, ended, settled;
 static struct sigaction previous[NSIGS];
 
 static void on_stop(int sig)
 {
 	caught = sig;
-	if (!ended && sig != SIGINT && sig != SIGTERM && sig != SIGHUP && sig != SIGPIPE)
+	if (!ended && (!settled || sig == SIGXFSZ || sig == SIGPIPE))
 		ended = sig;
 }
 
@@ -40,6 +42,7 @@ void stopsig__catch(void)
 	sa.sa_handler = on_stop;	/* no SA_RESTART: a poll or sleep wakes */
 	sigemptyset(&sa.sa_mask);
 	caught = 0;
+	settled = 0;
 	for (size_t i = 0; i < NSIGS; i++)
 		sigaction(stop_signals[i], &sa, &previous[i]);
 }
@@ -47,6 +50,11 @@ void stopsig__catch(void)
 int stopsig__caught(void)
 {
 	return caught;
+}
+
+void stopsig__settle(void)
+{
+	settled = 1;
 }
 
 int stopsig__ended_by(void)

@@ -15,9 +15,15 @@
 void stopsig__catch(void);
 /* The signal that asked to stop, or 0. */
 int stopsig__caught(void);
-/* The first signal caught since the process started that is not one a
- * user sends to end a run as asked (INT, TERM, HUP, PIPE), or 0: the
- * command exits 128 + it, saying which (main.c). */
+/* The run ended by itself (its command exited, its duration passed, the
+ * tool had what it wanted): a signal caught from now on still asks to
+ * stop, but it is not what ended the run; but SIGXFSZ and SIGPIPE, which
+ * a write of the run's own raises (the file size limit reached, the
+ * output's reader gone: its report cut short), always are. */
+void stopsig__settle(void);
+/* The first signal caught since the process started that ended a run (not
+ * one that came after stopsig__settle()), or 0: the command exits 128 +
+ * it, saying which (main.c). */
 int stopsig__ended_by(void);
 /* Put the previous handlers back. */
 void stopsig__release(void);

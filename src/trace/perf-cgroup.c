@@ -22,6 +22,8 @@
 struct perf_cgroup {
 	char *path;		/* the cgroup's directory */
 	char *parent;		/* its parent's */
+	char *procs;		/* path/cgroup.procs and parent's, made beforehand */
+	char *parent_procs;	/* for perf_cgroup__remove_in_signal() */
 	int fd;
 };
 
@@ -86,24 +88,62 @@ static int move_pid(const char *dir, pid_t pid)
 	return err;
 }
 
-/* Move every process of @dir to @parent, then remove @dir.  0 / -errno. */
-static int empty_and_remove(const char *dir, const char *parent)
+/* Write each pid listed in the cgroup.procs file @from into the one @to,
+ * one write a pid as the kernel wants.  Async-signal-safe: open, read,
+ * write and close only, no allocation. */
+static void move_procs(const char *from, const char *to)
 {
-	char path[4200], *buf = NULL, *line, *save = NULL;
+	char buf[512], pid[24];
+	size_t len = 0;
+	int in, out;
+	ssize_t n;
 
+	in = open(from, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (in < 0)
+		return;
+	out = open(to, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (out >= 0) {
+		while ((n = read(in, buf, sizeof(buf))) > 0) {
+			for (ssize_t i = 0; i < n; i++) {
+				if (buf[i] != '\n') {
+					if (len < sizeof(pid) - 1)
+						pid[len++] = buf[i];
+					continue;
+				}
+				pid[len++] = '\n';
+				if (write(out, pid, len) < 0) {
+					/* gone already, or not movable: rmdir says */
+				}
+				len = 0;
+			}
+		}
+		close(out);
+	}
+	close(in);
+}
+
+/* Move every process of @dir (its cgroup.procs @procs) to the parent (its
+ * cgroup.procs @to), then remove @dir.  0 / -errno.  Async-signal-safe. */
+static int empty_and_remove_at(const char *dir, const char *procs, const char *to)
+{
 	/* Three rounds: a process forking as it is moved leaves a child. */
 	for (int round = 0; round < 3; round++) {
-		snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-		if (read_file(path, 1 << 20, &buf, NULL))
-			break;
-		for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-			move_pid(parent, (pid_t)strtol(line, NULL, 10));
-		free(buf);
-		buf = NULL;
+		move_procs(procs, to);
 		if (!rmdir(dir) || errno == ENOENT)
 			return 0;
 	}
-	return rmdir(dir) && errno != ENOENT ? -errno : 0;
+	return -errno;
+}
+
+/* Move every process of @dir to @parent, then remove @dir.  0 / -errno. */
+static int empty_and_remove(const char *dir, const char *parent)
+{
+	char procs[4200], to[4200];
+
+	if ((size_t)snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir) >= sizeof(procs) ||
+	    (size_t)snprintf(to, sizeof(to), "%s/cgroup.procs", parent) >= sizeof(to))
+		return -ENAMETOOLONG;
+	return empty_and_remove_at(dir, procs, to);
 }
 
 int perf_cgroup__new(pid_t pid, struct perf_cgroup **out, struct errbuf *eb)
@@ -129,6 +169,14 @@ int perf_cgroup__new(pid_t pid, struct perf_cgroup **out, struct errbuf *eb)
 		cg->path = NULL;
 		goto nomem;
 	}
+	if (asprintf(&cg->procs, "%s/cgroup.procs", cg->path) < 0) {
+		cg->procs = NULL;
+		goto nomem_unmade;
+	}
+	if (asprintf(&cg->parent_procs, "%s/cgroup.procs", cg->parent) < 0) {
+		cg->parent_procs = NULL;
+		goto nomem_unmade;
+	}
 	if (mkdir(cg->path, 0755)) {
 		err = -errno;
 		errbuf__set(eb, err, "cannot make cgroup '%s': %s", cg->path, strerror(-err));
@@ -150,6 +198,9 @@ int perf_cgroup__new(pid_t pid, struct perf_cgroup **out, struct errbuf *eb)
 	}
 	*out = cg;
 	return 0;
+nomem_unmade:
+	free(cg->path);
+	cg->path = NULL;	/* not made: nothing to remove */
 nomem:
 	err = -ENOMEM;
 fail:
@@ -174,10 +225,18 @@ void perf_cgroup__free(struct perf_cgroup *cg)
 	if (cg->fd >= 0)
 		close(cg->fd);
 	if (cg->path && cg->parent)
-		empty_and_remove(cg->path, cg->parent);
+		empty_and_remove_at(cg->path, cg->procs, cg->parent_procs);
 	free(cg->path);
 	free(cg->parent);
+	free(cg->procs);
+	free(cg->parent_procs);
 	free(cg);
+}
+
+void perf_cgroup__remove_in_signal(const struct perf_cgroup *cg)
+{
+	if (cg && cg->path)
+		empty_and_remove_at(cg->path, cg->procs, cg->parent_procs);
 }
 
 /* Look for faultline_<pid> directories below @dir, to @depth levels. */

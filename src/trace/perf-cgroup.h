@@ -41,6 +41,10 @@ const char *perf_cgroup__path(const struct perf_cgroup *cg);
 /* Move the processes still in it to its parent, remove it, free.  NULL is
  * fine. */
 void perf_cgroup__free(struct perf_cgroup *cg);
+/* The same removal (the processes moved to the parent, the directory
+ * removed) from a fatal signal's handler: async-signal-safe, nothing
+ * freed, @cg left as it was.  NULL is fine. */
+void perf_cgroup__remove_in_signal(const struct perf_cgroup *cg);
 
 /* Remove the faultline_<pid> cgroups of faultline processes that are gone
  * (their processes moved to the parent first).  @alive says whether the

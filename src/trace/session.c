@@ -159,7 +159,8 @@ static const char *fatal_name(int sig)
 /*
  * Async-signal-safe teardown of kernel state for a dying process: close
  * every perf fd (a probe in use cannot be removed), then remove the probes
- * by writing "-:group/event" lines; what the recording holds in memory is
+ * by writing "-:group/event" lines, and the PMU rung's cgroup (the command
+ * moved back to its parent's); what the recording holds in memory is
  * written out as it is (the file then ends inside a record, which report
  * reads up to).  One line on stderr says so.  No malloc, no stdio.
  */
@@ -190,6 +191,7 @@ static void on_fatal_signal(int sig)
 		}
 		if (s->rec)
 			session__record_flush_in_signal(s);
+		perf_cgroup__remove_in_signal(s->pmu_cg);
 	}
 	for (i = 0; i < NFATAL; i++)
 		if (fatal_signals[i] == sig)
@@ -1871,6 +1873,10 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 		if (target__exited(s->target))
 			s->stop = SESSION_STOP_TARGET_EXIT;
 	}
+	/* Ended by itself (the command's exit first, the duration): a signal
+	 * from now on does not make the exit status 128 + N. */
+	if (s->stop != SESSION_STOP_SIGNAL)
+		stopsig__settle();
 	for (size_t i = 0; i < s->nfds; i++)
 		if (s->fds[i] >= 0)
 			perf_event__disable(s->fds[i]);

@@ -168,7 +168,10 @@ bg_stop() {
 		printf '%s\n' "$line"
 	done >"$W/$1.log"
 	exec 3<&-
-	wait "$recpid"
+	st=0
+	wait "$recpid" || st=$?
+	[ "$st" = 130 ] && grep -q '^faultline record: stopped by SIGINT$' "$W/$1.log" ||
+		{ echo "regen.sh: $1: status $st: $(cat "$W/$1.log")" >&2; exit 1; }
 	grep -q '^faultline record: [0-9]* samples (0 lost)' "$W/$1.log" ||
 		{ echo "regen.sh: $1: $(cat "$W/$1.log")" >&2; exit 1; }
 }

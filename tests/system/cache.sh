@@ -59,9 +59,9 @@ phase() {
 	kill -USR1 "$tgt"
 	wait_until 60 grep -q "^done=$name\$" "$T/tgt.out" || fail "$rung_name $name: target did not finish"
 	kill -INT "$fl"
-	wait "$fl"
-	st=$?
-	[ "$st" -eq 0 ] || fail "$rung_name $name: faultline cache exited $st"
+	rc=0
+	wait "$fl" || rc=$?
+	expect_stopped INT cache "$T/fl-$name.err" "$rung_name $name: faultline cache"
 	expect_eq "$(tail -n 1 "$T/fl-$name.out")" "Detaching..." "$rung_name $name: last line"
 	expect_eq "$(wc -l <"$T/fl-$name.out" | tr -d ' ')" 3 "$rung_name $name: lines (header, row, Detaching)"
 	sed -n 2p "$T/fl-$name.out" | awk '{ print $1, $2, $3 }' >"$T/row.$name"

@@ -68,9 +68,9 @@ phase() {
 	kill -USR1 "$tgt"
 	wait_until 60 grep -q "^done=$name\$" "$T/tgt.out" || fail "$rung_name $name: target did not finish"
 	kill -INT "$fl"
-	wait "$fl"
-	st=$?
-	[ "$st" -eq 0 ] || fail "$rung_name $name: faultline cachetop exited $st"
+	rc=0
+	wait "$fl" || rc=$?
+	expect_stopped INT cachetop "$T/fl-$name.err" "$rung_name $name: faultline cachetop"
 	check_block "$T/fl-$name.out"
 	awk -v p="$tgt" '$1 == p { n = split($0, f, " "); row = f[n - 4] " " f[n - 3] " " f[n - 2] } END { print row }' \
 		"$T/fl-$name.out" >"$T/row.$name"

@@ -304,7 +304,11 @@ trace_p() {
 		kill -INT "$fl"
 	fi
 	wait_exit "$fl" "$name"
-	expect_eq "$rc" 0 "$name: faultline -p status"
+	if [ "$end" != - ]; then
+		expect_stopped INT "$1" "$T/$name.err" "$name: faultline -p"
+	else
+		expect_eq "$rc" 0 "$name: faultline -p status"
+	fi
 	if [ "$end" != - ]; then
 		release "$end"
 		wait_exit "$tpid" "$name: target"

@@ -29,7 +29,7 @@ expect_eq "$rc" 0 "touch-pages status"
 kill -CONT "$fl"
 kill -INT "$fl"
 wait_exit "$fl" "faults -a"
-expect_eq "$rc" 0 "faults -a status"
+expect_stopped INT faults "$T/fl.err" "faults -a"
 python3 - "$T/fl.out" "$tpid" <<'PY' || fail "the exited target's faults"
 import json, sys
 pid = int(sys.argv[2])

@@ -162,7 +162,7 @@ for older in 600000 0; do
 	fi
 	kill -INT "$fpid"
 	wait_exit "$fpid" "-o $older"
-	expect_eq "$rc" 0 "-o $older: status after SIGINT"
+	expect_stopped INT leak "$T/fl.err" "-o $older"
 	expect_line '"type":"summary"' "$T/fl.out"
 	if [ "$older" = 0 ]; then
 		expect_line 'young_leak\+' "$T/fl.out"
@@ -206,7 +206,7 @@ if wait_ready "$T/fl.err" kernel; then
 fi
 kill -INT "$fpid"
 wait_exit "$fpid" kernel
-expect_eq "$rc" 0 "kernel: status after SIGINT"
+expect_stopped INT leak "$T/fl.err" "kernel"
 expect_line '"type":"summary"' "$T/fl.out"
 python3 - "$T/fl.out" <<'PY' || fail "kernel: pipes"
 import json, sys

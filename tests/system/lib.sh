@@ -53,6 +53,11 @@
 #   expect_eq ACTUAL EXPECTED WHAT
 #   expect_line REGEX FILE     an extended regex matches a line of FILE
 #   expect_no_line REGEX FILE
+#   expect_stopped SIG TOOL FILE WHAT
+#                              a run of TOOL ended by signal SIG (INT,
+#                              TERM...): $rc is 128 + its number and FILE
+#                              (its stderr) says "faultline TOOL: stopped
+#                              by SIGSIG"
 #   expect_json_lines FILE     every non-empty line is a JSON object
 #   target NAME                print $top_builddir/tests/targets/NAME
 #   block_backed_dir           set $block_dir to a directory on a block-
@@ -352,6 +357,11 @@ wait_exit() {
 expect_eq() {
 	[ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
 	return 0
+}
+
+expect_stopped() {
+	expect_eq "$rc" $((128 + $(kill -l "$1"))) "$4: status after SIG$1"
+	expect_line "^faultline $2: stopped by SIG$1\$" "$3"
 }
 
 expect_line() {

@@ -45,7 +45,7 @@ wait_until "$FL_READY_TIMEOUT" grep -q "\"victim_pid\":$vict," "$T/fl.out" ||
 	fail "no kill of PID $vict reported"
 kill -INT "$fl" 2>/dev/null
 wait_exit "$fl" oom
-expect_eq "$rc" 0 "faultline oom exit status"
+expect_stopped INT oom "$T/fl.err" "faultline oom"
 assert_no_probes_of "$fl"
 expect_json_lines "$T/fl.out"
 python3 - "$T/fl.out" "$vict" "$CGPATH" <<'PY' || fail "v2-self: JSON fields"

@@ -54,5 +54,5 @@ expect_line "^faultline_${host}\$" "$T/groups"
 
 kill -INT "$host"
 wait_exit "$host" "host faultline"
-expect_eq "$rc" 0 "host faultline: status after SIGINT"
+expect_stopped INT mmap "$T/host.err" "host faultline"
 pass_or_fail

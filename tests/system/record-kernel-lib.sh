@@ -14,11 +14,15 @@ rec_start() {
 	rec=$spawned
 	wait_ready "$T/rec-$name.err" "$name: faultline record"
 }
-# rec_wait NAME: the recording ended (by itself or by the SIGINT sent
-# before) with status 0 and its summary line.
+# rec_wait NAME [SIG]: the recording ended by itself with status 0, or by
+# the signal SIG sent before (128 + N and its line), and its summary line.
 rec_wait() {
 	wait_exit "$rec" "$1: faultline record"
-	expect_eq "$rc" 0 "$1: faultline record exit status"
+	if [ -n "${2:-}" ]; then
+		expect_stopped "$2" record "$T/rec-$1.err" "$1: faultline record"
+	else
+		expect_eq "$rc" 0 "$1: faultline record exit status"
+	fi
 	expect_line '^faultline record: [0-9]+ samples \(0 lost\) of ' "$T/rec-$1.err"
 	assert_no_probes_of "$rec"
 }
@@ -31,11 +35,12 @@ report() {
 	cp "$T/err" "$T/$name.err"
 	expect_eq "$rc" 0 "report $*: exit status"
 }
-# stop_live PID WHAT: a live tool stopped as a user would, Ctrl-C.
+# stop_live PID TOOL NAME: a live TOOL (spawned as NAME) stopped as a user
+# would, Ctrl-C: 130 and its line.
 stop_live() {
 	kill -INT "$1" 2>/dev/null
 	wait_exit "$1" "$2"
-	expect_eq "$rc" 0 "$2: live exit status"
+	expect_stopped INT "$2" "$T/$3.err" "$2: live"
 }
 # oom_cg NAME: a cgroup v1 memory group NAME.$$ with a 32 MiB limit below
 # faultline's own ($CG its directory, $CGNAME its path in the hierarchy),

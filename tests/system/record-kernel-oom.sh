@@ -32,8 +32,8 @@ wait_until "$FL_READY_TIMEOUT" grep -q "\"victim_pid\":$vict," "$T/live-oom.out"
 # /dev/kmsg: every line of that report is in the recording's ring by now,
 # and the recording's final drain reads it.
 kill -INT "$rec"
-rec_wait oom
-stop_live "$loom" oom
+rec_wait oom INT
+stop_live "$loom" oom live-oom
 report oom -i "$T/oom.rec" oom --json
 expect_json_lines "$T/oom.out"
 expect_line "^faultline oom: a recording does not hold the load average or the victim's /proc entries: not shown$" "$T/oom.err"

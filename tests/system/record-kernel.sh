@@ -58,9 +58,9 @@ kill -USR1 "$tgt"
 wait_until 60 grep -q '^done=cold$' "$T/tgt.out" || fail "cache-target: no cold phase"
 expect_eq "$(truth cold_resident "$T/tgt.out")" 0 "pages cached before the cold read"
 kill -INT "$rec"
-rec_wait cache
-stop_live "$lcache" "cache"
-stop_live "$ltop" "cachetop"
+rec_wait cache INT
+stop_live "$lcache" cache live-cache
+stop_live "$ltop" cachetop live-top
 kill -USR1 "$tgt"
 wait_until 60 grep -q '^done=warm$' "$T/tgt.out" || fail "cache-target: no warm phase"
 kill -USR1 "$tgt"

@@ -51,7 +51,7 @@ expect_eq "$(grep -c . "$T/err")" 1 "a second record to the same file: one line"
 expect_line "^faultline record: '$D/busy.rec' is being written by another faultline \(it holds '$D/\.busy\.rec\.lock'\)$" "$T/err"
 kill -INT "$first"
 wait_exit "$first" "the first record"
-expect_eq "$rc" 0 "the first record: status"
+expect_stopped INT record "$T/first.err" "the first record"
 run_fl report -i "$D/busy.rec" info
 expect_eq "$rc" 0 "report of the first record's file"
 expect_no_line "ends early" "$T/err"

@@ -48,5 +48,6 @@ expect_line "^no stale faultline probes$" "$T/out"
 
 kill -TERM "$live"
 wait_exit "$live" live
+expect_stopped TERM mmap "$T/live.err" "the live faultline"
 group_present "$live" && fail "SIGTERM left the live faultline's probes"
 pass_or_fail

@@ -1,9 +1,10 @@
 #!/bin/sh
-# Every way faultline can be stopped removes its probes: SIGINT, SIGTERM,
-# SIGHUP (report printed, exit 0), SIGPIPE (reader gone), every other
-# signal that ends a process by default (report printed, one line naming
-# it, exit 128 + N), and even a fault such as SIGSEGV (async-signal-safe
-# emergency removal, one line, death by the signal).
+# Every way faultline can be stopped removes its probes: every signal that
+# ends a process by default and is not a fault (INT, TERM, HUP, PIPE, QUIT,
+# USR1, USR2, ALRM, XCPU, XFSZ, VTALRM, PROF) ends the run as asked: report
+# printed, recording finished and readable, then one line naming the
+# signal, exit 128 + N, as perf record does; a fault such as SIGSEGV
+# (async-signal-safe emergency removal, one line, death by the signal).
 . "$top_srcdir/tests/system/lib.sh"
 need_root
 TD=$(tracing_dir) || skip "no tracefs"
@@ -11,12 +12,14 @@ TD=$(tracing_dir) || skip "no tracefs"
 group_present() { grep -q ":faultline_$1/" "$TD/uprobe_events"; }
 export FAULTLINE_MASK='syscalls:*'	# the uprobe rung, so there are probes
 
-# signalled SIG STATUS STREAM LINE: brk -a stopped by SIG once tracing
-# (every probe made, the signals caught): exit STATUS, LINE in its STREAM
-# (out or err), its probes gone.
+# signalled SIG STATUS STREAM LINE [TOOL ARGS...]: TOOL ARGS (brk -a 60)
+# stopped by SIG once tracing (every probe made, the signals caught): exit
+# STATUS, LINE in its STREAM (out or err), its probes gone.
 signalled() {
 	local sig=$1 status=$2 stream=$3 line=$4
-	spawn "fl-$sig" "$FAULTLINE" brk -a 60
+	shift 4
+	[ $# -gt 0 ] || set -- brk -a 60
+	spawn "fl-$sig" "$FAULTLINE" "$@"
 	pid=$spawned
 	wait_ready "$T/fl-$sig.err" "SIG$sig"
 	group_present "$pid" || fail "SIG$sig: no probes created"
@@ -26,20 +29,23 @@ signalled() {
 	expect_line "$line" "$T/fl-$sig.$stream"
 	group_present "$pid" && fail "SIG$sig left probes of $pid"
 }
-for sig in INT TERM HUP; do
-	signalled "$sig" 0 out "lost [0-9]+ events"
-done
 
-# Every other signal that ends a process by default, sent to stop it: the
-# run ends as on SIGINT (report printed, probes removed), one line names the
-# signal, and the status is 128 + its number.  The faults (and abort()'s):
-# the process dies of the signal (128 + N), but its probes go first, said
-# in one line (async-signal-safe removal).
-for sig in QUIT USR1 USR2 ALRM XCPU VTALRM PROF; do
-	signalled "$sig" $((128 + $(kill -l "$sig"))) err "^faultline: stopped by SIG$sig: probes removed$"
+# Every signal that ends a process by default but a fault, sent to stop
+# it: the report printed, probes removed, one line names the signal, and
+# the status is 128 + its number; a recording so stopped is whole.
+for sig in INT TERM HUP PIPE QUIT USR1 USR2 ALRM XCPU XFSZ VTALRM PROF; do
+	why=
+	[ "$sig" = XFSZ ] && why=' \(file size limit reached\)'
+	st=$((128 + $(kill -l "$sig")))
+	signalled "$sig" "$st" err "^faultline brk: stopped by SIG$sig$why\$"
 	expect_line "lost [0-9]+ events" "$T/fl-$sig.out"
+	signalled "$sig" "$st" err "^faultline record: stopped by SIG$sig$why\$" \
+		record -e brk -a -o "$T/$sig.rec"
+	expect_line "^faultline record: [0-9]+ samples \(0 lost\)" "$T/fl-$sig.err"
+	run_fl report -i "$T/$sig.rec" info
+	expect_eq "$rc" 0 "report of the recording stopped by SIG$sig: status"
+	expect_no_line "ends early" "$T/err"
 done
-signalled XFSZ $((128 + $(kill -l XFSZ))) err "^faultline: file size limit reached \(SIGXFSZ\): stopped, probes removed$"
 ulimit -c 0
 # In the sanitizer build ASan's own handlers of SEGV, BUS and FPE would
 # take the re-raised signal and exit 1 with their report: left to the
@@ -66,7 +72,7 @@ sh -c 'ulimit -f "$1"; shift; exec "$@"' - $((limit / unit)) \
 	"$FAULTLINE" record -e leak -o "$T/lim.rec" -c "$LT leaks" >"$T/lim.out" 2>"$T/lim.err"
 expect_eq "$?" $((128 + $(kill -l XFSZ))) "record over ulimit -f: status"
 expect_line "^faultline record: .*lim.rec.*: file size limit reached$" "$T/lim.err"
-expect_line "^faultline: file size limit reached \(SIGXFSZ\): stopped, probes removed$" "$T/lim.err"
+expect_line "^faultline record: stopped by SIGXFSZ \(file size limit reached\)$" "$T/lim.err"
 expect_eq "$(stat -c %s "$T/lim.rec")" "$limit" "record over ulimit -f: the file's size"
 assert_no_stale_probes
 run_fl report -i "$T/lim.rec" leak
@@ -74,10 +80,21 @@ expect_eq "$rc" 0 "report of the recording cut by ulimit -f: status"
 expect_line "^faultline report: warning: the recording ends early at [0-9.]+ s \([0-9]+ bytes of a record cut off\): no END record$" "$T/err"
 expect_line "^[0-9]+ bytes in [0-9]+ allocations outstanding" "$T/out"
 
-# SIGPIPE: the reader of -T output goes away mid-trace.
-"$FAULTLINE" brk -T -c "$(target brk-target) --libc --count 2000 --step 4096" 2>"$T/pipe.err" |
-	head -n 1 >"$T/pipe.out"
+# SIGPIPE for real: the reader of -T output goes away mid-trace, the
+# command still running (held at its --end after 20,000 breaks: 1.2 MB of
+# lines, more than a pipe and head's read hold); faultline's stdout
+# through a FIFO, for its status.
+go_fifo pipe-end
+mkfifo "$T/pipe.fifo"
+"$FAULTLINE" brk -T -c "$(target brk-target) --libc --count 20000 --step 4096 --end $fifo" \
+	>"$T/pipe.fifo" 2>"$T/pipe.err" &
+fl=$!
+head -n 1 <"$T/pipe.fifo" >"$T/pipe.out"
+wait_exit "$fl" "brk -T into a closed pipe"
+expect_eq "$rc" 141 "brk -T into a closed pipe: status"
 expect_line "TIME" "$T/pipe.out"
+expect_line "^faultline brk: stopped by SIGPIPE$" "$T/pipe.err"
+expect_no_line "cannot write the output" "$T/pipe.err"
 grep -q 'AddressSanitizer\|runtime error' "$T/pipe.err" && fail "sanitizer report on SIGPIPE"
 assert_no_stale_probes
 pass_or_fail

@@ -34,7 +34,7 @@ wait_ready "$T/fl.err" "-a"
 pid=$(truth pid "$T/bt.out")
 kill -INT "$fl"
 wait_exit "$fl" "-a"
-expect_eq "$rc" 0 "-a exit status after SIGINT"
+expect_stopped INT brk "$T/fl.err" "-a"
 expect_eq "$(sum_counts "$T/fl.out" "$pid" grow_heap_by_brk)" 5 "-a: grow_heap_by_brk calls of pid $pid"
 
 # 2. -a with a duration: stops by itself.

@@ -89,6 +89,24 @@ expect_line "^removed cgroup $cgdir of a dead faultline process\$" "$T/cleanup.o
 grep -q "/faultline_$fl\$" "/proc/$tg/cgroup" && fail "the command still in the removed cgroup"
 kill "$tg" 2>/dev/null
 
+# A fault (SIGSEGV, sent): the emergency handler removes the cgroup too,
+# async-signal-safe, the command moved back to its parent's first, as
+# `faultline cleanup` would have to after a SIGKILL.  (The sanitizer
+# build's ASan would take the re-raised SIGSEGV: left to its default.)
+ulimit -c 0
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
+export ASAN_OPTIONS
+pmu_cg segv
+cgdir=$mnt$(sed 's/^0:://' "$T/segv.cg")
+[ -d "$cgdir" ] || fail "no $cgdir before the SIGSEGV (the test needs one)"
+kill -SEGV "$fl"
+wait_exit "$fl" "leak -c (cgroup), SIGSEGV"
+expect_eq "$rc" 139 "leak -c (cgroup), SIGSEGV: status (death by the signal)"
+expect_line "^faultline: fatal signal SIGSEGV: probes removed$" "$T/fl-segv.err"
+[ -d "$cgdir" ] && fail "$cgdir left after SIGSEGV"
+grep -q "/faultline_$fl\$" "/proc/$tg/cgroup" && fail "the command still in the removed cgroup after SIGSEGV"
+kill "$tg" 2>/dev/null
+
 # Syscall tracepoints present, tracefs uprobes masked.
 FAULTLINE_MASK=uprobes
 run_fl leak -T 100 -c "$LT leaks"

@@ -43,8 +43,9 @@ oom_run() { # NAME SOURCE_REGEX
 	[ -n "$vict" ] || fail "$name: no truth from oom-target: $(cat "$T/$name.truth" "$T/$name.terr")"
 	wait_until 30 grep -q "OOM kill of PID $vict " "$T/$name.out" || fail "$name: no kill of PID $vict reported"
 	kill -INT "$fl" 2>/dev/null
-	wait "$fl"
-	expect_eq "$?" 0 "$name: faultline oom exit status"
+	rc=0
+	wait "$fl" || rc=$?
+	expect_stopped INT oom "$T/$name.err" "$name: faultline oom"
 	assert_no_probes_of "$fl"
 	expect_line "^$TIME Triggered by PID $trig \(\"oom-target\"\), OOM kill of PID $vict \(\"oom-hog\"\), $PAGES pages, loadavg: " "$T/$name.out"
 	expect_no_line "Triggered by PID [0-9]+ \(\"oom-hog\"\)" "$T/$name.out"

@@ -80,7 +80,7 @@ check_s
 
 start_target t5
 summary_run t5 -s --json -i 0.5
-expect_eq "$rc" 0 "reclaim -s --json status"
+expect_stopped INT reclaim "$T/err" "reclaim -s --json"
 json_objects "$T/out"
 grep '"type":"interval"' "$T/out" >"$T/iv"
 [ -s "$T/iv" ] || fail "-s --json: no interval"
