@@ -686,6 +686,9 @@ static int find_allocator(struct alloc_trace *at, struct allocator *al, const ch
 		startup_replay(at, session__meta(at->s, "alloc.startup"));
 		return 0;
 	}
+	err = session__need_user_space(at->s, eb);
+	if (err)
+		return err;
 	if (exe)
 		err = allocator__find_exec(exe, getenv("LD_PRELOAD"), getenv("LD_LIBRARY_PATH"), al,
 					   &why);
@@ -695,8 +698,6 @@ static int find_allocator(struct alloc_trace *at, struct allocator *al, const ch
 		return 0;
 	if (err == -ENOENT)
 		return errbuf__set(eb, err, "no allocator to probe: %s (-O names one)", why.msg);
-	if (err == -EINVAL && pid > 0)
-		return errbuf__set(eb, err, "%s", why.msg);	/* a kernel thread */
 	if (err)
 		return 0;
 	*spec = al->spec;

@@ -68,13 +68,11 @@ int ostream__fdopen(int fd, struct ostream **out)
 
 int ostream__open(const char *path, struct ostream **out)
 {
-	mode_t mask = umask(0);
 	struct safe_out *so;
 	int fd, err;
 
-	umask(mask);
 	*out = NULL;
-	err = safe_out__open(path, 0666 & ~mask, &so, &fd, NULL);
+	err = safe_out__open(path, 0666, 0, &so, &fd, NULL);
 	if (err)
 		return err;
 	err = ostream__fdopen(fd, out);

@@ -76,7 +76,7 @@ static int take_lock(struct safe_out *so, struct errbuf *eb)
 }
 
 /* The temporary: a new name each try, created exclusively. */
-static int make_tmp(struct safe_out *so, mode_t mode, int *fd, struct errbuf *eb)
+static int make_tmp(struct safe_out *so, mode_t mode, bool exact, int *fd, struct errbuf *eb)
 {
 	for (int tries = 0; tries < 16; tries++) {
 		unsigned char r[6];
@@ -95,7 +95,7 @@ static int make_tmp(struct safe_out *so, mode_t mode, int *fd, struct errbuf *eb
 		*fd = open(so->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 		if (*fd >= 0) {
 			/* The umask does not narrow a recording's mode. */
-			if (fchmod(*fd, mode) == 0)
+			if (!exact || fchmod(*fd, mode) == 0)
 				return 0;
 			err = errno;
 			close(*fd);
@@ -111,7 +111,7 @@ static int make_tmp(struct safe_out *so, mode_t mode, int *fd, struct errbuf *eb
 	return errbuf__set(eb, -EEXIST, "cannot create a temporary next to '%s'", so->path);
 }
 
-int safe_out__open(const char *path, mode_t mode, struct safe_out **out, int *fd,
+int safe_out__open(const char *path, mode_t mode, unsigned int flags, struct safe_out **out, int *fd,
 		   struct errbuf *eb)
 {
 	struct safe_out *so = calloc(1, sizeof(*so));
@@ -143,7 +143,7 @@ int safe_out__open(const char *path, mode_t mode, struct safe_out **out, int *fd
 	}
 	err = take_lock(so, eb);
 	if (!err)
-		err = make_tmp(so, mode, fd, eb);
+		err = make_tmp(so, mode, flags & SAFE_OUT_EXACT_MODE, fd, eb);
 	if (err)
 		goto fail;
 	*out = so;

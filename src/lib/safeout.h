@@ -26,7 +26,11 @@ struct safe_out;
 /*
  * safe_out__open() - lock @path and create its temporary
  * @path: the file to make in the end
- * @mode: the new file's mode (0600 for a recording)
+ * @mode: the new file's mode (0600 for a recording), exactly that with
+ *        SAFE_OUT_EXACT_MODE in @flags, narrowed by the umask otherwise
+ *        (open(2)'s own doing: no umask(2) round trip, which is process
+ *        state another thread could see changed)
+ * @flags: SAFE_OUT_EXACT_MODE or 0
  * @out:  out; finish with safe_out__free()
  * @fd:   out: the temporary, open for writing (O_CLOEXEC); the caller's to
  *        close (before safe_out__free(), so that close(2)'s errors are its)
@@ -35,8 +39,9 @@ struct safe_out;
  * Return: 0; -EBUSY when another process holds @path's lock; -errno of
  * open(2) (detail in @eb); -ENOMEM.
  */
-int safe_out__open(const char *path, mode_t mode, struct safe_out **out, int *fd,
-		   struct errbuf *eb);
+#define SAFE_OUT_EXACT_MODE (1u << 0)
+int safe_out__open(const char *path, mode_t mode, unsigned int flags, struct safe_out **out,
+		   int *fd, struct errbuf *eb);
 /*
  * safe_out__adopt() - the same for a descriptor the caller opened itself
  * (`record -o -`: stdout): nothing to lock, create or rename; *@fd is a

@@ -624,14 +624,8 @@ int allocator__find_pid(pid_t pid, struct allocator *out, struct errbuf *eb)
 	for (size_t i = 0; i < n; i++)
 		if (provides(&v[i], false, "library", out))
 			goto found;
-	if (!n)
-		/* No file mapped at all: a kernel thread (as session.c's
-		 * check would say later). */
-		err = errbuf__set(eb, -EINVAL, "pid %d is a kernel thread: no user space to trace",
-				  (int)pid);
-	else
-		err = errbuf__set(eb, -ENOENT, "none of the %zu files process %d maps defines malloc",
-				  n, (int)pid);
+	err = errbuf__set(eb, -ENOENT, "none of the %zu files process %d maps defines malloc", n,
+			  (int)pid);
 	goto out;
 found:
 	err = 0;

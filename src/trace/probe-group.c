@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tracefs/tracefs.h>
@@ -385,9 +386,20 @@ pid_t probe_group__parse_pid(const char *group)
 	return probe_group__parse_owner(group, &pid, &ns) ? -1 : pid;
 }
 
+/*
+ * Whether process @pid may be a faultline, for the one question whose
+ * wrong answer harms: is a group's owner alive.  Judged generously, as a
+ * live owner's probes must never be removed under it: its name is
+ * "faultline" or begins with it (an install under another name:
+ * faultline-el7, faultline-0.1), or it runs the very executable this
+ * process runs (a symlink's name, "fl", is the comm then).  A stranger
+ * that reuses a dead owner's pid and names itself so keeps a stale group
+ * alive: a leftover, never a removal.
+ */
 static bool is_faultline(pid_t pid)
 {
 	char path[64], comm[64] = "";
+	struct stat me, it;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
@@ -397,8 +409,11 @@ static bool is_faultline(pid_t pid)
 	if (!fgets(comm, sizeof(comm), f))
 		comm[0] = '\0';
 	fclose(f);
-	comm[strcspn(comm, "\n")] = '\0';
-	return strcmp(comm, "faultline") == 0;
+	if (!strncmp(comm, "faultline", 9))
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	return !stat("/proc/self/exe", &me) && !stat(path, &it) && me.st_dev == it.st_dev &&
+	       me.st_ino == it.st_ino;
 }
 
 /*

@@ -99,7 +99,7 @@ static int record_to(struct session *s, const char *path, int src_fd, struct err
 		if (err)
 			errbuf__set(eb, err, "cannot write to %s: %s", path, strerror(-err));
 	} else {
-		err = safe_out__open(path, 0600, &r->out, &fd, eb);
+		err = safe_out__open(path, 0600, SAFE_OUT_EXACT_MODE, &r->out, &fd, eb);
 	}
 	if (!err)
 		err = recwriter__open_fd(fd, path, &r->w, eb);

@@ -1780,6 +1780,14 @@ static bool wants_user_space(const struct session *s)
 	return false;
 }
 
+int session__need_user_space(const struct session *s, struct errbuf *eb)
+{
+	if (s->target && target__kernel_thread(s->target))
+		return errbuf__set(eb, -EINVAL, "pid %d is a kernel thread: no user space to trace",
+				   (int)target__pid(s->target));
+	return 0;
+}
+
 static int live_run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
 	uint64_t ring_bytes = (uint64_t)s->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
@@ -1790,9 +1798,11 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	int err = 0;
 
 	/* Accepted by its pid, traced to nothing: say so instead. */
-	if (target__kernel_thread(s->target) && wants_user_space(s))
-		return errbuf__set(eb, -EINVAL, "pid %d is a kernel thread: no user space to trace",
-				   (int)target__pid(s->target));
+	if (wants_user_space(s)) {
+		err = session__need_user_space(s, eb);
+		if (err)
+			return err;
+	}
 	err = drain__new(s->rings, s->ncpus, cap > ring_bytes ? cap : ring_bytes,
 			 reserve < 2 * ring_bytes ? reserve : 2 * ring_bytes, &s->drain);
 	if (err)

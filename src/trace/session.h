@@ -319,6 +319,11 @@ const char *session__target_exe(const struct session *s);
  */
 int session__hold_exit(struct session *s, struct errbuf *eb);
 bool session__is_cmd(const struct session *s);
+/* -EINVAL, said in @eb, when the -p target is a kernel thread (no user
+ * space: no maps, no allocator, no user stacks); session__run() refuses
+ * one for events that want user space, a tool may ask before (leak, to
+ * say it instead of "no allocator").  0 otherwise, and in a replay. */
+int session__need_user_space(const struct session *s, struct errbuf *eb);
 
 uint64_t session__lost(const struct session *s);
 uint64_t session__samples(const struct session *s);

@@ -11,12 +11,18 @@
 #         --nodeps: Debian's rpm database knows none of the RHEL or Fedora
 #         BuildRequires; the point is that the spec parses and builds), and
 #         rpm -qlp lists bin/faultline, every man page and the completion;
-#         the spec's RHEL 7 branch (static binary) parses too.
+#         the spec's RHEL 7 branch (static binary) parses too, and is
+#         built (rpmbuild --define 'rhel 7'): that rpm's bin/faultline is
+#         statically linked (no PT_INTERP, no NEEDED) and runs
+#         `--version`; with FAULTLINE_PKG_EL7_BINARY=FILE it is also
+#         copied there, for scripts/check-vm to boot in the RHEL 7 guest
+#         (item 5 of issue 23: the binary the RHEL 7 rpm ships is the one
+#         tested on RHEL 7's kernel).
 #
 # Not one of make check's TESTS: it installs a package on this host.
 # scripts/check runs it after the static build.  Run by hand as root:
 # tests/pkg/packages.sh (from any directory).  Missing packaging tools
-# (dpkg-dev, debhelper, rpm, lintian) are installed with apt-get.
+# (dpkg-dev, debhelper, rpm, lintian, cpio) are installed with apt-get.
 # Exit status: 0 pass, 1 fail, 77 skip (not root, not Debian, or the tools
 # cannot be installed).  Refuses (1) to run where faultline is already
 # installed, which its dpkg -i would overwrite and its dpkg -r remove.
@@ -64,7 +70,7 @@ if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; th
 fi
 
 # The packaging tools, and the build dependencies of debian/control.
-tools=(dpkg-dev debhelper rpm lintian)
+tools=(dpkg-dev debhelper rpm lintian cpio)
 missing=()
 for p in "${tools[@]}"; do
 	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] ||
@@ -77,7 +83,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 			apt-get install -y --no-install-recommends "${missing[@]}"; }; } >/dev/null 2>&1 ||
 		skip "cannot install ${missing[*]}"
 fi
-for c in dpkg-buildpackage dh rpmbuild rpmspec rpm lintian; do
+for c in dpkg-buildpackage dh rpmbuild rpmspec rpm rpm2cpio cpio lintian; do
 	command -v "$c" >/dev/null 2>&1 || skip "no $c after installing ${tools[*]}"
 done
 
@@ -226,5 +232,30 @@ for m in "${man_pages[@]}"; do
 done
 [ "$(rpm -qp --qf '%{VERSION}' "$rpmfile" 2>/dev/null)" = "$ver" ] ||
 	fail "the rpm's version is not $ver"
+
+# --- the RHEL 7 rpm: the static binary
+say "rpmbuild --nodeps --define 'rhel 7' -tb ${tarball##*/}"
+if ! rpmbuild --nodeps --define "_topdir $T/rpm/top7" --define "rhel 7" -tb "$tarball" \
+	>"$T/rpmbuild7.log" 2>&1; then
+	die "rpmbuild (rhel 7) failed" "$T/rpmbuild7.log"
+fi
+rpm7=$(find "$T/rpm/top7/RPMS" -name "faultline-$ver-*.rpm" ! -name '*debug*' | head -n 1)
+[ -n "$rpm7" ] || die "rpmbuild (rhel 7) made no faultline-$ver rpm" "$T/rpmbuild7.log"
+mkdir -p "$T/rpm7"
+(cd "$T/rpm7" && rpm2cpio "$rpm7" | cpio -idm --quiet) ||
+	die "cannot unpack ${rpm7##*/}"
+bin7=$(find "$T/rpm7" -path '*/bin/faultline' -type f | head -n 1)
+[ -n "$bin7" ] || die "the RHEL 7 rpm lacks bin/faultline"
+say "built ${rpm7##*/} ($(stat -c %s "$rpm7") bytes)"
+readelf -lW "$bin7" 2>/dev/null | grep -q 'INTERP' &&
+	fail "the RHEL 7 rpm's faultline asks for a dynamic loader"
+readelf -dW "$bin7" 2>/dev/null | grep -q '(NEEDED)' &&
+	fail "the RHEL 7 rpm's faultline needs shared libraries: $(readelf -dW "$bin7" | grep NEEDED | tr -s ' ' | head -n 3)"
+[ "$("$bin7" --version 2>&1 | head -n 1)" = "faultline $ver" ] ||
+	fail "the RHEL 7 rpm's faultline --version: $("$bin7" --version 2>&1 | head -n 1)"
+if [ -n "${FAULTLINE_PKG_EL7_BINARY:-}" ]; then
+	cp "$bin7" "$FAULTLINE_PKG_EL7_BINARY" ||
+		fail "cannot copy the RHEL 7 rpm's faultline to $FAULTLINE_PKG_EL7_BINARY"
+fi
 
 finish

@@ -36,43 +36,8 @@ NM=$(target no-malloc)
 check() {
 	expect_eq "$rc" 0 "$1: status"
 	expect_line "^faultline leak: probing malloc, .*free.* in .* \\($2\\)\$" "$T/err"
-	python3 - "$T/out" <<'PY' || fail "$1: leak's blocks against the target's account"
-import json, re, sys
-truth, stacks, summary = None, [], None
-for l in open(sys.argv[1]):
-    m = re.match(r"outstanding (\d+) (\d+)$", l.strip())
-    if m:
-        truth = (int(m.group(1)), int(m.group(2)))
-    elif l.startswith("{"):
-        o = json.loads(l)
-        if o["type"] == "stack":
-            stacks.append(o)
-        elif o["type"] == "leak_summary":
-            summary = o
-        elif o["type"] == "summary" and o["lost"]:
-            sys.exit("lost %d events" % o["lost"])
-if not truth or not summary:
-    sys.exit("no truth line or no leak_summary")
-main_b = main_c = 0
-for s in stacks:
-    names = [f["sym"].split("+")[0] for f in s["stack"]]
-    if names and names[0] in ("mmap", "mmap64", "__mmap", "mremap", "brk", "__brk", "sbrk"):
-        continue    # a region the allocator mapped for itself, not a block
-    if "main" in names:
-        main_b += s["bytes"]
-        main_c += s["allocations"]
-    elif not set(names) & {"_dl_non_dynamic_init", "__libc_setup_tls", "_dl_init",
-                           "call_init", "__libc_csu_init", "__libc_start_main_impl",
-                           "__libc_init_first", "__libc_start_main"}:
-        sys.exit("a block of %d B from neither main nor the start-up: %s" % (s["bytes"], names))
-if (main_b, main_c) != truth:
-    sys.exit("main's blocks: %d B in %d, the target says %d B in %d" % ((main_b, main_c) + truth))
-k = summary["kinds"]["malloc"]
-if k["allocations"] < main_c:
-    sys.exit("malloc family %d blocks, fewer than main's %d" % (k["allocations"], main_c))
-print("%d B in %d blocks from main, as the target says; %d B in %d blocks in all" % (
-    main_b, main_c, k["bytes"], k["allocations"]))
-PY
+	python3 "$top_srcdir/tests/system/leak-check.py" main "$T/out" ||
+		fail "$1: leak's blocks against the target's account"
 	return 0
 }
 

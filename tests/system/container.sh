@@ -67,42 +67,8 @@ at_go() {
 # check JSON TRUTH: every site of the truth is one stack of exactly its
 # bytes and blocks, and the malloc family's totals are the target's.
 check() {
-	python3 - "$@" <<'PY' || fail "leak of the container's target: $*"
-import json, re, sys
-sites, want, errs = {}, {}, []
-for l in open(sys.argv[2]):
-    m = re.match(r"site fn=(\w+) bytes=(\d+) count=(\d+)$", l.strip())
-    if m:
-        sites[m.group(1)] = (int(m.group(2)), int(m.group(3)))
-    m = re.match(r"outstanding_(bytes|count)=(\d+)$", l.strip())
-    if m:
-        want[m.group(1)] = int(m.group(2))
-got, summ, malloc = {}, None, None
-for l in open(sys.argv[1]):
-    if not l.startswith("{"):
-        continue
-    o = json.loads(l)
-    if o.get("type") == "stack" and o["stack"]:
-        fn = o["stack"][0]["sym"].split("+")[0].split(" ")[0]
-        b, c = got.get(fn, (0, 0))
-        got[fn] = (b + o["bytes"], c + o["allocations"])
-    elif o.get("type") == "summary":
-        summ = o
-    elif o.get("type") == "leak_summary":
-        malloc = o["kinds"]["malloc"]
-if not sites or summ is None or malloc is None:
-    sys.exit("no truth or no summaries")
-if summ["lost"]:
-    errs.append("lost %d events" % summ["lost"])
-for fn, v in sites.items():
-    if got.get(fn) != v:
-        errs.append("%s: %s, want %s (bytes, blocks)" % (fn, got.get(fn), v))
-if (malloc["bytes"], malloc["allocations"]) != (want["bytes"], want["count"]):
-    errs.append("malloc family %d bytes in %d, want %d in %d" %
-                (malloc["bytes"], malloc["allocations"], want["bytes"], want["count"]))
-if errs:
-    sys.exit("; ".join(errs))
-PY
+	python3 "$top_srcdir/tests/system/leak-check.py" sites "$@" ||
+		fail "leak of the container's target: $*"
 }
 
 mkdir -p "$T/root${LIBC%/*}" && cp "$LIBC" "$T/root$LIBC" || fail "cannot place the decoy"

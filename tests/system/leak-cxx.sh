@@ -16,44 +16,7 @@ CT=$(target cxx-target)
 # check OUT WHAT: the site lines of the truth in OUT against its stacks,
 # summed by the first frame that is not the allocator's or libstdc++'s.
 check() {
-	python3 - "$1" <<'PY' || fail "leak C++: $2"
-import json, re, sys
-sites, stacks, summary = {}, [], None
-for l in open(sys.argv[1]):
-    m = re.match(r"site fn=(\w+) bytes=(\d+) count=(\d+)$", l.strip())
-    if m:
-        sites[m.group(1)] = (int(m.group(2)), int(m.group(3)))
-    elif l.startswith("{"):
-        o = json.loads(l)
-        if o["type"] == "stack":
-            stacks.append(o)
-        elif o["type"] == "leak_summary":
-            summary = o
-        elif o["type"] == "summary" and o["lost"]:
-            sys.exit("lost %d events" % o["lost"])
-got = {}
-for s in stacks:
-    names = [f["sym"].split("+")[0] for f in s["stack"]
-             if not re.search(r"\[lib(stdc\+\+|jemalloc|tcmalloc|mimalloc)", f["sym"])]
-    if names and names[0].startswith("temp_"):
-        sys.exit("freed site %s reported: %d bytes" % (names[0], s["bytes"]))
-    if names and names[0] in sites:
-        b, c = got.get(names[0], (0, 0))
-        got[names[0]] = (b + s["bytes"], c + s["allocations"])
-errs = []
-if len(sites) != 8:
-    errs.append("%d site lines in the truth, want 8" % len(sites))
-for fn, want in sorted(sites.items()):
-    if got.get(fn) != want:
-        errs.append("%s: %s (bytes, count), want %s" % (fn, got.get(fn), want))
-if not summary:
-    errs.append("no leak_summary")
-elif summary["untracked_frees"] or summary["traced_frees"] < 600:
-    errs.append("frees: %d traced, %d untracked; want >= 600 and 0" % (
-        summary["traced_frees"], summary["untracked_frees"]))
-if errs:
-    sys.exit("; ".join(errs))
-PY
+	python3 "$top_srcdir/tests/system/leak-check.py" sites "$1" "$1" 8 600 || fail "leak C++: $2"
 }
 
 # 1. glibc + libstdc++: the malloc family's probes see the operators'

@@ -46,6 +46,29 @@ group_present "$live" || fail "cleanup removed the probes of a live faultline"
 run_fl cleanup
 expect_line "^no stale faultline probes$" "$T/out"
 
+# A live faultline under another name is alive too: one run through a
+# symlink (its comm is the link's name, its executable the same file) and
+# a copy named faultline-copy (an install under another name, as the RHEL
+# 7 guest's faultline-el7): cleanup -n names neither.
+ln -s "$FAULTLINE_BIN" "$T/fl" && cp "$FAULTLINE_BIN" "$T/faultline-copy" ||
+	fail "cannot make the renamed faultlines"
+for name in fl faultline-copy; do
+	spawn "$name" "$T/$name" mmap -a 60
+	eval "pid_$(echo "$name" | tr -c 'a-z\n' _)=\$spawned"
+	wait_ready "$T/$name.err" "$name"
+	group_present "$spawned" || fail "$name never created its probes"
+done
+run_fl cleanup -n
+expect_eq "$rc" 0 "cleanup -n beside renamed faultlines: status"
+for p in "$pid_fl" "$pid_faultline_copy" "$live"; do
+	expect_no_line "faultline_$p:" "$T/out"
+done
+for p in "$pid_fl" "$pid_faultline_copy"; do
+	kill -TERM "$p"
+	wait_exit "$p" "renamed faultline $p"
+	group_present "$p" && fail "SIGTERM left the probes of renamed faultline $p"
+done
+
 kill -TERM "$live"
 wait_exit "$live" live
 expect_stopped TERM mmap "$T/live.err" "the live faultline"
