@@ -3,6 +3,8 @@
  * ring buffer fills faster than the reader empties it: a bigger ring
  * (-m) holds a longer burst, a frame-pointer call graph makes each sample
  * ~8 KiB smaller (no copied stack), and sampling (leak -s) takes fewer.
+ * A target faultline paused instead of losing events (back-pressure) is
+ * said too, as the reason its run took longer.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,6 +53,19 @@ const char *lost__remedy(const struct session *s, const char *tool, char *buf, s
 	for (size_t i = 0; i < k && len < n; i++)
 		len += (size_t)snprintf(buf + len, n - len, "%s%s", i == 0 ? "" :
 					i == k - 1 ? " or " : ", ", opts[i]);
+	return buf;
+}
+
+const char *lost__paused(const struct session *s, char *buf, size_t n)
+{
+	uint64_t ns, times = session__pauses(s, &ns);
+	double ms = (double)ns / 1e6;
+
+	if (!times)
+		return NULL;
+	snprintf(buf, n, "the target was paused %" PRIu64 " time%s, %.*f ms in all, %s", times,
+		 times == 1 ? "" : "s", ms < 10 ? 1 : 0, ms,
+		 session__lost(s) ? "and events were still lost" : "so that no event was lost");
 	return buf;
 }
 

@@ -31,4 +31,12 @@ const char *lost__remedy(const struct session *s, const char *tool, char *buf, s
  */
 void lost__warn(const struct session *s, const char *tool, uint64_t lost, const char *what);
 
+/*
+ * lost__paused() - what back-pressure did, in one line: "the target was
+ * paused 3 times, 41 ms in all, so that no event was lost" (", and events
+ * were still lost" when some were).  Written to @buf (@n bytes); returns
+ * @buf, or NULL when the target was never paused (nothing to say).
+ */
+const char *lost__paused(const struct session *s, char *buf, size_t n);
+
 #endif
