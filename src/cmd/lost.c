@@ -25,7 +25,7 @@ const char *lost__remedy(const struct session *s, const char *tool, char *buf, s
 	const struct command *c = commands__find(tool);
 	bool replay = session__replaying(s);
 	unsigned int pages = session__mmap_pages(s);
-	const char *opts[3];
+	const char *opts[4];
 	char m[96];
 	size_t k = 0, len;
 
@@ -37,6 +37,10 @@ const char *lost__remedy(const struct session *s, const char *tool, char *buf, s
 			 pages == 1 ? "" : "s");
 	else
 		m[0] = '\0';
+	/* Back-pressure first: it loses nothing and changes no figure. */
+	if (session__pause_declined(s))
+		opts[k++] = session__is_cmd(s) ? "back-pressure (no --no-pause: the command paused "
+			    "instead)" : "--pause (the process paused instead)";
 	if (m[0])
 		opts[k++] = m;
 	if (session__dwarf(s) && session__user_stacks(s))

@@ -2254,6 +2254,20 @@ uint64_t session__pauses(const struct session *s, uint64_t *ns)
 	return s->pauses;
 }
 
+bool session__pause_declined(const struct session *s)
+{
+	if (session__replaying(s) || s->held)
+		return false;
+	switch (target__kind(s->target)) {
+	case TARGET_CMD:
+		return s->opts.pause == SESSION_PAUSE_OFF;
+	case TARGET_PID:
+		return s->opts.pause != SESSION_PAUSE_ON;
+	default:
+		return false;
+	}
+}
+
 uint64_t session__samples(const struct session *s)
 {
 	return s->samples;

@@ -335,6 +335,10 @@ uint64_t session__lost(const struct session *s);
 /* Back-pressure: how many times the target was paused, and for how long
  * in all (ns); 0 when it never was, and in a replay. */
 uint64_t session__pauses(const struct session *s, uint64_t *ns);
+/* Whether back-pressure could have paused this live run's target but was
+ * not asked to: a command with --no-pause, a -p target without --pause.
+ * False for -a and in a replay. */
+bool session__pause_declined(const struct session *s);
 uint64_t session__samples(const struct session *s);
 uint64_t session__bad_records(const struct session *s);
 /* Wall-clock time (CLOCK_REALTIME ns) of a sample timestamp (perf clock). */
