@@ -60,6 +60,8 @@ exact() {
 	expect_eq "$4" "0 $N $((N / K)) $(truth "$3" kept_bytes)" \
 		"$1: lost, allocations, blocks and bytes against the target's"
 	expect_eq "$(truth "$3" kept)" $((N / K)) "$1: the target's own blocks kept"
+	echo "RESULT backpressure $1: $(summ "$2" pauses) pauses, $(summ "$2" paused_ms) ms," \
+		"lost $(summ "$2" lost)"
 	[ "$(summ "$2" pauses)" -gt 0 ] || fail "$1: no pause in the summary: the reader kept up?"
 	[ "$(summ "$2" paused_ms)" -ge 0 ] || fail "$1: no paused_ms in the summary"
 }
