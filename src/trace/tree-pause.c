@@ -24,7 +24,7 @@ struct proc_ent {
 };
 
 struct tree_pause {
-	pid_t root;
+	pid_t root, self;
 	/* the processes the current pause stopped: written before the
 	 * count (atomic), which the signal path reads */
 	pid_t *stopped;
@@ -44,6 +44,7 @@ int tree_pause__new(pid_t root, struct tree_pause **out)
 	if (!p)
 		return -ENOMEM;
 	p->root = root;
+	p->self = getpid();
 	p->stopped = calloc(TREE_PAUSE_MAX, sizeof(*p->stopped));
 	p->tree = calloc(TREE_PAUSE_MAX, sizeof(*p->tree));
 	if (!p->stopped || !p->tree) {
@@ -123,6 +124,10 @@ static void take(struct tree_pause *p, pid_t pid, char state)
 	if (p->ntree >= TREE_PAUSE_MAX)
 		return;
 	p->tree[p->ntree++] = pid;
+	/* -p of faultline's own shell has faultline in the tree: stopped,
+	 * it would never continue anything. */
+	if (pid == p->self)
+		return;
 	if (state == 'T' || state == 't' || state == 'Z' || state == 'X')
 		return;
 	p->stopped[n] = pid;

@@ -21,9 +21,10 @@
  * after the SIGCONT.  A process that left the tree (reparented to init
  * when its parent exited) is not found.
  *
- * A process already stopped when a pause begins (job control, a debugger,
- * a tracer's stop: state T or t) was stopped by someone else: it is
- * neither stopped nor continued.  A stop never looks like an exit: the
+ * The calling process is never stopped (-p of the shell that runs
+ * faultline has faultline in its tree), nor is a process already stopped
+ * when a pause begins (job control, a debugger, a tracer's stop: state T
+ * or t), stopped by someone else: it is neither stopped nor continued.  A stop never looks like an exit: the
  * session's waitpid() asks for exits only (no WUNTRACED), and a target
  * held by ptrace (exit-hold.c) serves a group stop as a stop.
  */

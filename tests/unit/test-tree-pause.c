@@ -12,6 +12,7 @@
  *     someone else stays stopped (not resumed wrongly);
  *   - tree_pause__cont_in_signal() continues a pause the same way, and
  *     tree_pause__free() continues what is still stopped;
+ *   - the calling process as the root: never stopped (0);
  *   - a root already gone: nothing stopped, 0; free(NULL).
  * States are waited for (the kernel stops a task when it next runs),
  * bounded by LIMIT seconds only as a safety net.
@@ -179,6 +180,11 @@ out:
 		if (pids[i] > 0)
 			kill(pids[i], SIGKILL);
 	waitpid(rootpid, NULL, 0);
+
+	/* The caller itself, in the tree: never stopped. */
+	CHECK(tree_pause__new(getpid(), &p) == 0);
+	CHECK_EQ_U64(tree_pause__stop(p), 0);
+	tree_pause__free(p);
 
 	/* A root that is gone: nothing to stop. */
 	CHECK(tree_pause__new(rootpid, &p) == 0);
