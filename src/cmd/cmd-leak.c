@@ -78,6 +78,7 @@ static const char help[] =
 	"  --no-realtime\n"
 	"               the ring-draining thread in the normal scheduling class, not\n"
 	"               SCHED_FIFO 1\n"
+	TOOL_OPTS_PAUSE_HELP
 	TOOL_OPTS_STACK_HELP
 	"  interval     print a report every interval seconds (default 5)\n"
 	"  count        stop after count reports\n";

@@ -50,6 +50,7 @@ static const char help[] =
 	"  --no-realtime\n"
 	"               the ring-draining thread in the normal scheduling class, not\n"
 	"               SCHED_FIFO 1\n"
+	TOOL_OPTS_PAUSE_HELP
 	"  --call-graph dwarf[,SIZE] | fp\n"
 	"               how the user stacks the tools ask for are taken (default\n"
 	"               dwarf,8192: unwound at record time, only the frames are kept)\n"
@@ -160,7 +161,7 @@ int cmd_record(int argc, char **argv)
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
 	struct recorded_tools rt = { .n = 0 };
-	char *list = NULL, *save = NULL, *t, recorded[512] = "", defaults[512], pages[16];
+	char *list = NULL, *save = NULL, *t, recorded[512] = "", defaults[512], pages[16], paused[160];
 	const struct command *c;
 	int ret, err, out_fd = -1;
 
@@ -232,6 +233,8 @@ int cmd_record(int argc, char **argv)
 	if (session__lost(s))
 		lost__warn(s, TOOL, session__lost(s), "the recording is short of them, and so is "
 			   "every report of it");
+	if (lost__paused(s, paused, sizeof(paused)))
+		fprintf(stderr, "faultline " TOOL ": %s\n", paused);
 	ret = tool__output_status(EXIT_OK);
 out:
 	ret = tool__exit_status(&o, s, ret);

@@ -3,6 +3,8 @@
  * ring buffer fills faster than the reader empties it: a bigger ring
  * (-m) holds a longer burst, a frame-pointer call graph makes each sample
  * ~8 KiB smaller (no copied stack), and sampling (leak -s) takes fewer.
+ * A target faultline paused instead of losing events (back-pressure) is
+ * said too, as the reason its run took longer.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,7 +25,7 @@ const char *lost__remedy(const struct session *s, const char *tool, char *buf, s
 	const struct command *c = commands__find(tool);
 	bool replay = session__replaying(s);
 	unsigned int pages = session__mmap_pages(s);
-	const char *opts[3];
+	const char *opts[4];
 	char m[96];
 	size_t k = 0, len;
 
@@ -35,6 +37,10 @@ const char *lost__remedy(const struct session *s, const char *tool, char *buf, s
 			 pages == 1 ? "" : "s");
 	else
 		m[0] = '\0';
+	/* Back-pressure first: it loses nothing and changes no figure. */
+	if (session__pause_declined(s))
+		opts[k++] = session__is_cmd(s) ? "back-pressure (no --no-pause: the command paused "
+			    "instead)" : "--pause (the process paused instead)";
 	if (m[0])
 		opts[k++] = m;
 	if (session__dwarf(s) && session__user_stacks(s))
@@ -51,6 +57,19 @@ const char *lost__remedy(const struct session *s, const char *tool, char *buf, s
 	for (size_t i = 0; i < k && len < n; i++)
 		len += (size_t)snprintf(buf + len, n - len, "%s%s", i == 0 ? "" :
 					i == k - 1 ? " or " : ", ", opts[i]);
+	return buf;
+}
+
+const char *lost__paused(const struct session *s, char *buf, size_t n)
+{
+	uint64_t ns, times = session__pauses(s, &ns);
+	double ms = (double)ns / 1e6;
+
+	if (!times)
+		return NULL;
+	snprintf(buf, n, "the target was paused %" PRIu64 " time%s, %.*f ms in all, %s", times,
+		 times == 1 ? "" : "s", ms < 10 ? 1 : 0, ms,
+		 session__lost(s) ? "and events were still lost" : "so that no event was lost");
 	return buf;
 }
 

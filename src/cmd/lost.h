@@ -16,7 +16,9 @@ struct session;
  * lost__remedy() - what would have lost none of a run of @tool on @s, as
  * "to lose none, run again with -m 16384 (the rings had 4096 pages a
  * CPU), --call-graph fp (no stack copy in each sample) or -s 10 (one
- * allocation in 10)": -m always, unless at its largest; --call-graph fp
+ * allocation in 10)": back-pressure first when the run declined it
+ * (--no-pause for a command, no --pause for -p); -m always, unless at
+ * its largest; --call-graph fp
  * when the events take DWARF stacks; -s for a tool that samples (leak).
  * On a recording, "record again with ...".  Written to @buf (@n bytes,
  * always terminated); returns @buf.
@@ -30,5 +32,13 @@ const char *lost__remedy(const struct session *s, const char *tool, char *buf, s
  * "the counts are low".
  */
 void lost__warn(const struct session *s, const char *tool, uint64_t lost, const char *what);
+
+/*
+ * lost__paused() - what back-pressure did, in one line: "the target was
+ * paused 3 times, 41 ms in all, so that no event was lost" (", and events
+ * were still lost" when some were).  Written to @buf (@n bytes); returns
+ * @buf, or NULL when the target was never paused (nothing to say).
+ */
+const char *lost__paused(const struct session *s, char *buf, size_t n);
 
 #endif

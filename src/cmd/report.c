@@ -320,20 +320,30 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 {
 	/* What stderr was last told, for every report of this process. */
 	static uint64_t warned;
-	uint64_t lost = session__lost(r->s);
-	char remedy[512];
+	uint64_t lost = session__lost(r->s), paused_ns, pauses = session__pauses(r->s, &paused_ns);
+	char remedy[512], paused[160];
 
-	if (!lost)
+	/* After the loss warning, which names what to do, and before the
+	 * results: why the run took longer, and that nothing is missing. */
+	if (!lost) {
+		if (!json && !folded && lost__paused(r->s, paused, sizeof(paused)))
+			fprintf(r->out, "%s\n", paused);
 		return 0;
+	}
 	lost__remedy(r->s, tool, remedy, sizeof(remedy));
 	if (json) {
 		fprintf(r->out, "{\"type\":\"lost\",\"lost\":%" PRIu64 ",\"message\":", lost);
 		json__str(r->out, meaning);
 		fprintf(r->out, ",\"remedy\":");
 		json__str(r->out, remedy);
+		if (pauses)
+			fprintf(r->out, ",\"pauses\":%" PRIu64 ",\"paused_ms\":%.3f", pauses,
+				(double)paused_ns / 1e6);
 		fprintf(r->out, "}\n");
 	} else if (!folded) {
 		fprintf(r->out, "WARNING: lost %" PRIu64 " events: %s; %s\n", lost, meaning, remedy);
+		if (lost__paused(r->s, paused, sizeof(paused)))
+			fprintf(r->out, "%s\n", paused);
 	}
 	if (lost != warned) {
 		/* Before the report it precedes, where both go to a terminal. */
@@ -347,6 +357,7 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 void report__footer(struct report *r, bool json)
 {
 	bool first = true;
+	uint64_t paused_ns, pauses = session__pauses(r->s, &paused_ns);
 
 	if (json) {
 		fprintf(r->out,
@@ -355,6 +366,10 @@ void report__footer(struct report *r, bool json)
 			",\"unknown_frames\":%" PRIu64 ",\"call_graph\":\"%s\"",
 			session__samples(r->s), session__lost(r->s), session__bad_records(r->s),
 			r->frames, r->unknown, session__dwarf(r->s) ? "dwarf" : "fp");
+		/* Only when paused: a run that never was reads as before. */
+		if (pauses)
+			fprintf(r->out, ",\"pauses\":%" PRIu64 ",\"paused_ms\":%.3f", pauses,
+				(double)paused_ns / 1e6);
 		if (session__dwarf(r->s)) {
 			fprintf(r->out, ",\"unwind\":{");
 			for (int i = 0; i < UNWIND__COUNT; i++)

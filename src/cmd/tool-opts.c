@@ -62,6 +62,9 @@ static bool power_of_two(unsigned long v)
 #define OPT_SRCLINE 0x80
 /* --no-realtime: the drain thread keeps the normal scheduling class. */
 #define OPT_NO_REALTIME 0x81
+/* --pause / --no-pause: back-pressure on a -p target / on none. */
+#define OPT_PAUSE 0x82
+#define OPT_NO_PAUSE 0x83
 
 /* The TOOL_OPT_NO_* bit that refuses the shared option of getopt value c. */
 static unsigned int refuse_bit(int c)
@@ -258,6 +261,8 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 		{ "unwinder", required_argument, NULL, 'U' },
 		{ "srcline", no_argument, NULL, OPT_SRCLINE },
 		{ "no-realtime", no_argument, NULL, OPT_NO_REALTIME },
+		{ "pause", no_argument, NULL, OPT_PAUSE },
+		{ "no-pause", no_argument, NULL, OPT_NO_PAUSE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -397,6 +402,12 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 		case OPT_NO_REALTIME:
 			o->sess.no_realtime = true;
 			break;
+		case OPT_PAUSE:
+			o->sess.pause = SESSION_PAUSE_ON;
+			break;
+		case OPT_NO_PAUSE:
+			o->sess.pause = SESSION_PAUSE_OFF;
+			break;
 		case 'U':
 			if (strcmp(optarg, "libdw") && strcmp(optarg, "libdw-walk") &&
 			    strcmp(optarg, "libunwind"))
@@ -420,6 +431,10 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 		o->sess.cmd = o->cmdline;
 	if ((o->sess.pid > 0) + !!o->sess.cmd + o->all > 1)
 		return bad(tool, "choose one of -p, -c and -a, not", "several");
+	/* Stopping every process of the host is never back-pressure. */
+	if (o->sess.pause == SESSION_PAUSE_ON && !(o->sess.pid > 0) && !o->sess.cmd)
+		return bad(tool, "--pause pauses a -p PID target (a command's is by default), not",
+			   "every process");
 	if (o->mode->replay && o->sess.cmd)
 		return bad(tool, "a report reads a recording: -c and -- CMD are for faultline record, not",
 			   o->sess.cmd);

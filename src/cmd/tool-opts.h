@@ -70,7 +70,13 @@ struct tool_opts {
 	"  --json       one JSON object per line\n" \
 	"  -m PAGES     ring buffer pages per CPU (power of two; default 4096 with\n" \
 	"               dwarf stacks, 1024 with fp, at most 64 MiB in all)\n" \
+	TOOL_OPTS_PAUSE_HELP \
 	"  duration     stop after this many seconds\n"
+/* Back-pressure (session.h's pause). */
+#define TOOL_OPTS_PAUSE_HELP \
+	"  --no-pause   never stop a command's processes while the rings drain\n" \
+	"               (by default a -c/-- target is paused rather than lose events)\n" \
+	"  --pause      pause a -p target too\n"
 #define TOOL_OPTS_STACK_HELP \
 	"  --call-graph dwarf[,SIZE] | fp\n" \
 	"               user stacks unwound with DWARF CFI from SIZE bytes of copied\n" \

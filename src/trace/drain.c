@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "trace/drain.h"
 
 #define CHUNK ((1u << 20) - 64)	/* with its header, 1 MiB; a record is at most 64 KiB */
@@ -80,6 +81,11 @@ struct drain {
 	int rt_prio;		/* SCHED_FIFO priority asked for the thread; 0: none */
 	int rt_got;		/* atomic: 1 once the thread has it, -1 refused */
 	bool nomem;		/* the last pass could not get a chunk */
+	/* back-pressure (drain__set_backpressure()), under lock */
+	struct drain_backpressure bp;
+	bool paused;		/* atomic for the thread's timeout */
+	bool refused;		/* the last pause stopped nothing */
+	uint64_t paused_at, pauses, paused_ns;
 };
 
 /* Mapped whole and populated: one system call for the chunk's 256 pages,
@@ -157,6 +163,48 @@ static int spool_append(struct spool *sp, const struct perf_event_header *h)
 	return 0;
 }
 
+/* Past a high-water mark: pause the producer, once. */
+static void pressure(struct drain *d)
+{
+	if (d->paused || d->refused || !d->bp.pause)
+		return;
+	if (!d->bp.pause(d->bp.ctx)) {
+		d->refused = true;
+		return;
+	}
+	d->paused_at = clock__ns(CLOCK_MONOTONIC);
+	__atomic_store_n(&d->paused, true, __ATOMIC_RELAXED);
+}
+
+static void resume(struct drain *d)
+{
+	if (!d->paused)
+		return;
+	d->bp.resume(d->bp.ctx);
+	d->pauses++;
+	d->paused_ns += clock__ns(CLOCK_MONOTONIC) - d->paused_at;
+	__atomic_store_n(&d->paused, false, __ATOMIC_RELAXED);
+}
+
+/* After a pass: every spool down to a quarter of its bound, the producer
+ * may go on. */
+static void relieve(struct drain *d)
+{
+	if (!d->paused && !d->refused)
+		return;
+	for (int i = 0; i < d->n; i++) {
+		struct spool *sp = &d->sp[i];
+
+		if (sp->ring && d->cap &&
+		    sp->wpos - __atomic_load_n(&sp->consumed, __ATOMIC_ACQUIRE) > d->cap / 4)
+			return;
+	}
+	if (__atomic_load_n(&d->full, __ATOMIC_RELAXED))
+		return;
+	d->refused = false;
+	resume(d);
+}
+
 /* Move what ring @sp has now into the spool, up to the bound when
  * @bounded.  Returns the bytes moved; records it could not take for lack
  * of memory stay in the ring (d->nomem), for the kernel to count lost if
@@ -187,6 +235,10 @@ static long spool_fill(struct drain *d, struct spool *sp, bool bounded)
 		unread += h->size;
 		moved += h->size;
 		since += h->size;
+		/* Not in the last, unbounded pass: the producer is done. */
+		if (bounded && ((d->cap && unread >= d->cap / 2) ||
+				(d->bp.ring_bytes && (uint64_t)moved >= d->bp.ring_bytes / 2)))
+			pressure(d);
 		if (since >= PUBLISH_EVERY) {
 			__atomic_store_n(&sp->written, sp->wpos, __ATOMIC_RELEASE);
 			ring__publish(sp->ring);
@@ -215,6 +267,7 @@ static long pass(struct drain *d, bool bounded)
 	for (int i = 0; i < d->n; i++)
 		if (d->sp[i].ring)
 			total += spool_fill(d, &d->sp[i], bounded);
+	relieve(d);
 	return total;
 }
 
@@ -233,8 +286,11 @@ static void *drain_main(void *arg)
 	}
 	__atomic_store_n(&d->tid, (long)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
 	for (;;) {
-		/* A ring left full for lack of room is looked at again soon. */
-		int timeout = __atomic_load_n(&d->full, __ATOMIC_RELAXED) ? 5 : 100;
+		/* A ring left full for lack of room is looked at again soon;
+		 * a paused producer waits for the reader, who does not wake
+		 * this thread. */
+		int timeout = __atomic_load_n(&d->paused, __ATOMIC_RELAXED) ? 1 :
+			      __atomic_load_n(&d->full, __ATOMIC_RELAXED) ? 5 : 100;
 
 		if (poll(d->pfd, (nfds_t)d->npfd, timeout) > 0) {
 			for (int i = 1; i < d->npfd; i++)
@@ -265,12 +321,20 @@ static void *drain_main(void *arg)
 int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, struct drain **out)
 {
 	struct drain *d = calloc(1, sizeof(*d));
+	pthread_mutexattr_t ma;
 	int err = -ENOMEM;
 
 	if (!d)
 		return -ENOMEM;
 	d->ctl_fd = d->wait_fd = -1;
-	pthread_mutex_init(&d->lock, NULL);
+	/* Priority inheritance: the reader (normal class) holds the lock
+	 * through its catch-up pass, and a back-pressure pause it triggers
+	 * there; descheduled then on a busy host, it would keep the
+	 * real-time thread waiting while a ring fills. */
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&d->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
 	d->n = n;
 	d->cap = cap;
 	d->sp = calloc((size_t)(n > 0 ? n : 1), sizeof(*d->sp));
@@ -316,6 +380,11 @@ fail:
 	return err;
 }
 
+void drain__set_backpressure(struct drain *d, const struct drain_backpressure *bp)
+{
+	d->bp = *bp;
+}
+
 void drain__set_realtime(struct drain *d, int prio)
 {
 	d->rt_prio = prio;
@@ -348,8 +417,10 @@ void drain__stop(struct drain *d)
 {
 	uint64_t one = 1;
 
-	if (!d || !d->started)
+	if (!d)
 		return;
+	if (!d->started)
+		goto out;
 	__atomic_store_n(&d->quit, 1, __ATOMIC_SEQ_CST);
 	if (write(d->ctl_fd, &one, sizeof(one)) < 0) {
 		/* full counter: the thread is awake already */
@@ -357,6 +428,10 @@ void drain__stop(struct drain *d)
 	pthread_join(d->thread, NULL);
 	d->started = false;
 	__atomic_store_n(&d->tid, 0, __ATOMIC_SEQ_CST);
+out:
+	pthread_mutex_lock(&d->lock);
+	resume(d);
+	pthread_mutex_unlock(&d->lock);
 }
 
 /* A pass from the reader's thread; false when the signal path has the
@@ -456,6 +531,8 @@ void drain__publish(struct drain *d, int i)
 void drain__stats(const struct drain *d, struct drain_stats *out)
 {
 	memset(out, 0, sizeof(*out));
+	out->pauses = d->pauses;
+	out->paused_ns = d->paused_ns;
 	for (int i = 0; i < d->n; i++) {
 		const struct spool *sp = &d->sp[i];
 

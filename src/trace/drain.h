@@ -39,6 +39,8 @@ struct drain_stats {
 	uint64_t torn;		/* corrupt or torn records dropped */
 	uint64_t ring_peak;	/* the most bytes one pass found in a ring */
 	uint64_t passes;	/* ring passes with records */
+	uint64_t pauses;	/* back-pressure: times the producer was paused */
+	uint64_t paused_ns;	/* and for how long in all */
 };
 
 /*
@@ -63,14 +65,34 @@ int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, str
  * CAP_SYS_NICE, no RT budget in the cgroup), the thread runs unchanged.
  */
 void drain__set_realtime(struct drain *d, int prio);
+/*
+ * Back-pressure: when a spool holds half its bound unread (the reader is
+ * behind), or one pass finds half a ring full (the drain was late), the
+ * drain calls @pause, under the lock of its passes, from whichever thread
+ * made the pass (the drain's, or the reader's drain__catch_up()), at once,
+ * not at the pass's end: what the producer writes before it stops still
+ * has the other half.  Once every spool is down to a quarter of its bound
+ * (the reader caught up), it calls @resume; while paused the thread looks
+ * every millisecond.  @pause returns false when it stopped nothing (then
+ * it is not asked again until the spools are down to a quarter).
+ */
+struct drain_backpressure {
+	uint64_t ring_bytes;		/* each ring's data size */
+	bool (*pause)(void *ctx);
+	void (*resume)(void *ctx);
+	void *ctx;
+};
+/* Before drain__start(); @bp is copied. */
+void drain__set_backpressure(struct drain *d, const struct drain_backpressure *bp);
 /* 1 when the running (or stopped) thread got SCHED_FIFO, -1 when it was
  * refused, 0 when not asked or not started yet. */
 int drain__realtime(const struct drain *d);
 /* Start the thread, with every signal blocked in it (the caller's thread
  * keeps receiving them).  0 / -errno. */
 int drain__start(struct drain *d);
-/* Ask the thread to end and join it.  Records still in the rings stay
- * there, for drain__flush().  Harmless when not started. */
+/* Ask the thread to end and join it, and resume a paused producer.
+ * Records still in the rings stay there, for drain__flush().  Harmless
+ * when not started. */
 void drain__stop(struct drain *d);
 /* Copy everything in the rings now, without the bound, from the calling
  * thread; only while the thread is not running.  0 / -ENOMEM. */

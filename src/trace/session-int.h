@@ -23,6 +23,7 @@
 
 struct map;
 struct uret_table;
+struct tree_pause;
 
 struct tp_filter;
 struct pmu_args;
@@ -101,6 +102,9 @@ struct session {
 	size_t nfds, capfds;
 	struct ring **rings;	/* one per CPU */
 	struct drain *drain;	/* live_run's: empties the rings into spools */
+	struct tree_pause *pauser;	/* live_run's back-pressure, or NULL */
+	uint64_t pauses, paused_ns;	/* its count, once the run is over */
+	bool held;			/* session__hold_exit(): never paused */
 	int *ring_owner;	/* fd owning each CPU's ring */
 
 	struct evsel *evsels;

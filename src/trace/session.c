@@ -42,6 +42,7 @@
 #include "trace/perf-cgroup.h"
 #include "trace/probe-spec.h"
 #include "trace/drain.h"
+#include "trace/tree-pause.h"
 #include "trace/ring.h"
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
@@ -179,6 +180,8 @@ static void on_fatal_signal(int sig)
 		/* A mapped ring holds its event alive past close(): unmap
 		 * too, once the drain thread has let go of the rings. */
 		drain__quiesce_in_signal(s->drain);
+		/* Never leave the target stopped (back-pressure). */
+		tree_pause__cont_in_signal(s->pauser);
 		for (i = 0; s->rings && i < (size_t)s->ncpus; i++)
 			ring__unmap_in_signal(s->rings[i]);
 		for (i = 0; i < s->nfds; i++)
@@ -1771,6 +1774,63 @@ int session__run(struct session *s, const struct session_hooks *hooks, struct er
  * up to this in all (drain__new()). */
 #define SPOOL_RESERVE_BYTES (64ull << 20)
 
+/* FAULTLINE_SPOOL_CAP=BYTES: each spool's bound instead (at least 128
+ * KiB: two records of the largest), for tests/system/backpressure.sh,
+ * which needs a reader that cannot keep up.  Not a user's knob. */
+static uint64_t spool_cap(uint64_t cap)
+{
+	const char *env = getenv("FAULTLINE_SPOOL_CAP");
+	char *end;
+	unsigned long long v;
+
+	if (!env || !*env)
+		return cap;
+	errno = 0;
+	v = strtoull(env, &end, 0);
+	if (errno || *end)
+		return cap;
+	return v < (128u << 10) ? (128u << 10) : v;
+}
+
+static bool pause_target(void *ctx)
+{
+	return tree_pause__stop(ctx) > 0;
+}
+
+static void resume_target(void *ctx)
+{
+	tree_pause__cont(ctx);
+}
+
+/* Back-pressure for a target faultline owns (tree-pause.h), or asked for
+ * with --pause; never for -a.  0 / -ENOMEM. */
+static int backpressure(struct session *s, uint64_t ring_bytes)
+{
+	enum target_kind k = target__kind(s->target);
+	/* A ring below 1 MiB (-m 1 ... 128) holds too few DWARF samples for
+	 * "half full at a pass" to mean the drain was late: it is such a
+	 * ring's normal state, and would pause at every pass.  Its spool's
+	 * mark still holds. */
+	struct drain_backpressure bp = {
+		.ring_bytes = ring_bytes >= (1u << 20) ? ring_bytes : 0,
+		.pause = pause_target, .resume = resume_target,
+	};
+	int err;
+
+	/* A target held at its exit is ptrace'd: our SIGSTOP would become
+	 * a signal-delivery stop the hold re-injects when it next polls,
+	 * possibly after our SIGCONT, and the target would stay stopped. */
+	if (s->opts.pause == SESSION_PAUSE_OFF || k == TARGET_ALL || s->held ||
+	    (k == TARGET_PID && s->opts.pause != SESSION_PAUSE_ON))
+		return 0;
+	err = tree_pause__new(target__pid(s->target), &s->pauser);
+	if (err)
+		return err;
+	bp.ctx = s->pauser;
+	drain__set_backpressure(s->drain, &bp);
+	return 0;
+}
+
 /* Events that need the target's user space: user stacks or uprobes. */
 static bool wants_user_space(const struct session *s)
 {
@@ -1792,7 +1852,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 {
 	uint64_t ring_bytes = (uint64_t)s->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t n = (uint64_t)(s->ncpus > 0 ? s->ncpus : 1);
-	uint64_t cap = SPOOL_BYTES / n, reserve = SPOOL_RESERVE_BYTES / n;
+	uint64_t cap = spool_cap(SPOOL_BYTES / n), reserve = SPOOL_RESERVE_BYTES / n;
 	struct pollfd pfd;
 	uint64_t deadline = 0;
 	int err = 0;
@@ -1803,10 +1863,19 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 		if (err)
 			return err;
 	}
-	err = drain__new(s->rings, s->ncpus, cap > ring_bytes ? cap : ring_bytes,
-			 reserve < 2 * ring_bytes ? reserve : 2 * ring_bytes, &s->drain);
+	if (!getenv("FAULTLINE_SPOOL_CAP") && cap < ring_bytes)
+		cap = ring_bytes;
+	if (reserve > cap)
+		reserve = cap;
+	err = drain__new(s->rings, s->ncpus, cap, reserve < 2 * ring_bytes ? reserve : 2 * ring_bytes,
+			 &s->drain);
 	if (err)
 		return errbuf__set(eb, err, "cannot set up the ring reader: %s", strerror(-err));
+	err = backpressure(s, ring_bytes);
+	if (err) {
+		errbuf__set(eb, err, "cannot set up back-pressure: %s", strerror(-err));
+		goto out;
+	}
 	pfd.fd = drain__wait_fd(s->drain);
 	pfd.events = POLLIN;
 	reader_priority();
@@ -1914,11 +1983,19 @@ out:
 		struct drain *d = s->drain;
 		struct drain_stats st;
 
-		drain__stop(d);
+		drain__stop(d);	/* the target resumed, if paused */
 		drain__stats(d, &st);
 		s->bad += st.torn;
+		s->pauses = st.pauses;
+		s->paused_ns = st.paused_ns;
 		s->drain = NULL;
 		drain__free(d);
+	}
+	if (s->pauser) {
+		struct tree_pause *p = s->pauser;
+
+		s->pauser = NULL;
+		tree_pause__free(p);
 	}
 	return err;
 }
@@ -2122,6 +2199,8 @@ int session__hold_exit(struct session *s, struct errbuf *eb)
 	if (session__replaying(s))
 		return 0;	/* a recording's process is long gone */
 	err = target__hold_exit(s->target, eb);
+	if (!err)
+		s->held = true;
 	if (err || chld_caught)
 		return err;
 	memset(&sa, 0, sizeof(sa));
@@ -2184,6 +2263,27 @@ uint64_t session__lost(const struct session *s)
 	 * some (a LOST record never written, the losses of inherited events
 	 * in threads, which their parent's count does not include). */
 	return s->lost > s->lost_counted ? s->lost : s->lost_counted;
+}
+
+uint64_t session__pauses(const struct session *s, uint64_t *ns)
+{
+	if (ns)
+		*ns = s->paused_ns;
+	return s->pauses;
+}
+
+bool session__pause_declined(const struct session *s)
+{
+	if (session__replaying(s) || s->held)
+		return false;
+	switch (target__kind(s->target)) {
+	case TARGET_CMD:
+		return s->opts.pause == SESSION_PAUSE_OFF;
+	case TARGET_PID:
+		return s->opts.pause != SESSION_PAUSE_ON;
+	default:
+		return false;
+	}
 }
 
 uint64_t session__samples(const struct session *s)

@@ -38,6 +38,12 @@ enum callgraph {
 	CALLGRAPH_FP,		/* the kernel's frame-pointer walk */
 };
 
+enum session_pause {
+	SESSION_PAUSE_DEFAULT,		/* a command's tree: yes; -p: no */
+	SESSION_PAUSE_ON,		/* --pause: -p too */
+	SESSION_PAUSE_OFF,		/* --no-pause */
+};
+
 struct session_opts {
 	pid_t pid;			/* -p PID; 0 = none */
 	const char *cmd;		/* -c "CMD ARGS"; NULL = none.  With cmd_argv,
@@ -61,6 +67,11 @@ struct session_opts {
 	/* --no-realtime: the drain thread (drain.h) stays in the normal
 	 * scheduling class; by default it asks for SCHED_FIFO 1. */
 	bool no_realtime;
+	/* Back-pressure (trace/tree-pause.h): when the rings fill faster
+	 * than they drain, the target's processes are stopped until the
+	 * reader catches up.  By default for a command (-c, --); --pause
+	 * asks it for -p too; --no-pause never; -a is never paused. */
+	enum session_pause pause;
 };
 
 /* Default bytes of user stack copied per DWARF sample: see README
@@ -326,6 +337,13 @@ bool session__is_cmd(const struct session *s);
 int session__need_user_space(const struct session *s, struct errbuf *eb);
 
 uint64_t session__lost(const struct session *s);
+/* Back-pressure: how many times the target was paused, and for how long
+ * in all (ns); 0 when it never was, and in a replay. */
+uint64_t session__pauses(const struct session *s, uint64_t *ns);
+/* Whether back-pressure could have paused this live run's target but was
+ * not asked to: a command with --no-pause, a -p target without --pause.
+ * False for -a and in a replay. */
+bool session__pause_declined(const struct session *s);
 uint64_t session__samples(const struct session *s);
 uint64_t session__bad_records(const struct session *s);
 /* Wall-clock time (CLOCK_REALTIME ns) of a sample timestamp (perf clock). */

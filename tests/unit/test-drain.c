@@ -38,6 +38,10 @@
  *   - drain__free(NULL); drain__free of a running drain with unread
  *     records over several chunks stops it (the ring is left alone after);
  *     drain__quiesce_in_signal makes the thread leave the rings alone;
+ *   - back-pressure: a producer paused at half the bound and resumed at
+ *     a quarter loses nothing, the bound never met, every pause resumed
+ *     (drain__stop too); a pause refused is asked again only below a
+ *     quarter;
  *   - drain__set_realtime: SCHED_FIFO for the thread while it runs, when
  *     granted (root), its normal class when refused.
  * Waits are bounded by LIMIT seconds only as a safety net: passing one
@@ -464,6 +468,127 @@ static void test_bound(void)
 	fake_free(&m);
 }
 
+/* A producer that stops when told, as a SIGSTOP'd target: the pause
+ * callback's side. */
+struct bp_state {
+	int paused;			/* atomic */
+	int calls, resumes;
+	bool refuse;			/* pause() stops nothing */
+};
+
+static bool bp_pause(void *ctx)
+{
+	struct bp_state *b = ctx;
+
+	b->calls++;
+	if (b->refuse)
+		return false;
+	__atomic_store_n(&b->paused, 1, __ATOMIC_SEQ_CST);
+	return true;
+}
+
+static void bp_resume(void *ctx)
+{
+	struct bp_state *b = ctx;
+
+	b->resumes++;
+	__atomic_store_n(&b->paused, 0, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Back-pressure, cap = 8 rings: the producer writes while not paused and
+ * the reader reads only while it is (a reader slower than any producer).
+ * Half the cap unread pauses it; what it writes after (one record, and
+ * what the ring holds) fits in the other half, so the bound is never met:
+ * nothing is capped, every record arrives, in order.  The reader read
+ * all, the spool is below a quarter: resumed, every pause.  drain__stop
+ * resumes a pause still on.  A pause that stops nothing is asked again
+ * only once the spool is down to a quarter.
+ */
+static void test_backpressure(void)
+{
+	struct fake f;
+	struct drain *d;
+	struct drain_stats st;
+	struct gen g = { .small_max = 2048 };
+	struct rd rd = { .g = &g };
+	struct bp_state b = { 0 };
+	struct drain_backpressure bp = { .pause = bp_pause, .resume = bp_resume, .ctx = &b };
+	struct pollfd pfd;
+	double deadline = now() + LIMIT;
+	uint64_t cap, seq, end;
+
+	fake_new(&f, 4, 0);
+	cap = 8 * f.size;
+	end = gen_upto(&g, 0, 10 * cap);
+	CHECK_EQ_U64(drain__new(&f.r, 1, cap, 0, &d), 0);
+	drain__set_backpressure(d, &bp);
+	CHECK_EQ_U64(drain__start(d), 0);
+	pfd = (struct pollfd){ .fd = drain__wait_fd(d), .events = POLLIN };
+	for (seq = 0; seq < end;) {
+		if (!__atomic_load_n(&b.paused, __ATOMIC_SEQ_CST)) {
+			if (fake_put_wait(&f, seq, gen_size(&g, seq), deadline))
+				break;
+			seq++;
+			continue;
+		}
+		drain__ack(d);
+		if (!rd_pass(d, 0, &rd)) {
+			if (now() > deadline)
+				break;
+			poll(&pfd, 1, 1);
+		}
+	}
+	CHECK_EQ_U64(seq, end);
+	CHECK_EQ_U64(rd_until(d, 0, &rd, end, deadline), 0);
+	CHECK_EQ_U64(rd.seq, end);
+	CHECK_EQ_U64(rd.bad, 0);
+	drain__stop(d);
+	CHECK_EQ_U64(__atomic_load_n(&b.paused, __ATOMIC_SEQ_CST), 0);
+	drain__stats(d, &st);
+	CHECK(b.calls >= 10);		/* 10 caps through, a pause every half */
+	CHECK_EQ_U64(st.pauses, (uint64_t)b.calls);
+	CHECK_EQ_U64(b.resumes, b.calls);
+	CHECK(st.paused_ns > 0);
+	CHECK_EQ_U64(st.capped, 0);
+	CHECK(st.peak < cap);
+	drain__free(d);
+	fake_free(&f);
+
+	/* Refused: asked once above half; again only after a quarter. */
+	fake_new(&f, 4, 0);
+	memset(&b, 0, sizeof(b));
+	memset(&rd, 0, sizeof(rd));
+	rd.g = &g;
+	b.refuse = true;
+	deadline = now() + LIMIT;
+	CHECK_EQ_U64(drain__new(&f.r, 1, cap, 0, &d), 0);
+	drain__set_backpressure(d, &bp);
+	CHECK_EQ_U64(drain__start(d), 0);
+	end = gen_upto(&g, 0, cap * 3 / 4);
+	for (seq = 0; seq < end; seq++)
+		if (fake_put_wait(&f, seq, gen_size(&g, seq), deadline))
+			break;
+	CHECK_EQ_U64(fake_wait_empty(&f, deadline), 0);
+	CHECK_EQ_U64(b.calls, 1);
+	CHECK_EQ_U64(rd_until(d, 0, &rd, end, deadline), 0);
+	/* Read: a pass (records written now) finds the spool low. */
+	end = gen_upto(&g, seq, cap * 3 / 4);
+	for (; seq < end; seq++)
+		if (fake_put_wait(&f, seq, gen_size(&g, seq), deadline))
+			break;
+	CHECK_EQ_U64(fake_wait_empty(&f, deadline), 0);
+	CHECK_EQ_U64(b.calls, 2);
+	CHECK_EQ_U64(b.resumes, 0);
+	CHECK_EQ_U64(rd_until(d, 0, &rd, end, deadline), 0);
+	CHECK_EQ_U64(rd.bad, 0);
+	drain__stop(d);
+	drain__stats(d, &st);
+	CHECK_EQ_U64(st.pauses, 0);
+	drain__free(d);
+	fake_free(&f);
+}
+
 /* drain__stop leaves what comes later in the ring; drain__flush takes it
  * all, bound or not. */
 static void test_stop_flush(void)
@@ -863,6 +988,7 @@ int main(void)
 	test_paused_reader();
 	test_bound();
 	test_stop_flush();
+	test_backpressure();
 	test_chunks();
 	test_catch_up();
 	test_null_rings();

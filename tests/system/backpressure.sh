@@ -1,0 +1,155 @@
+#!/bin/sh
+# Back-pressure: when the rings fill faster than the reader empties them,
+# faultline stops the target it owns (SIGSTOP to its process tree) until
+# the reader catches up, and so loses no event; it says how often and for
+# how long before the results.
+#
+# Deterministic: faultline's reader (its main thread) is held in a ptrace
+# stop (hold-thread, as leak-stall.sh does) while malloc-churn runs its
+# 100,000 malloc/free pairs (~300,000 samples with 8 KiB stacks), and
+# FAULTLINE_SPOOL_CAP (a test knob of src/trace/session.c, not a user's
+# option) bounds each spool the drain thread copies the rings into to
+# 1 MiB, ~128 samples, where the default lets a reader fall half a GiB
+# behind: the spool must reach its high-water mark (half), and the test
+# waits for the target's state to be T (paused), then lets the reader go.
+# The rings keep their default size: they absorb what the target writes
+# between the mark and its stop.  Checked: 0 lost, the target's own counts
+# exactly (100,000 allocations, 100 blocks kept, their bytes), pauses > 0
+# in the text report (its first line) and --json (the summary), for -c and
+# for -p with --pause; the target never left stopped: SIGINT and SIGSEGV
+# sent to faultline while it holds the -p target paused, and the target
+# finishes its loop; --no-pause accepted and never pauses (its loss is not
+# asserted: a reader let run may keep up); -a refuses --pause.
+. "$top_srcdir/tests/system/lib.sh"
+need_root
+MC=$(target malloc-churn)
+HT=$(target hold-thread)
+FAULTLINE_SPOOL_CAP=1048576
+export FAULTLINE_SPOOL_CAP
+N=100000
+K=1000
+B=$(busy_opts)
+
+# truth FILE KEY: the target's KEY=N line of FILE.
+truth() {
+	sed -n "s/^$2=//p" "$1" | tail -n 1
+}
+
+# summ FILE KEY: KEY of FILE's summary object (0 when absent).
+summ() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+v = 0
+for l in open(sys.argv[1]):
+    if l.startswith("{"):
+        o = json.loads(l)
+        if o.get("type") == "summary":
+            v = o.get(sys.argv[2], 0)
+print(int(v) if isinstance(v, (int, float)) else v)
+PY
+}
+
+# stopped PID: its state is T (stopped by a signal).
+stopped() {
+	[ "$(sed 's/^[0-9]* (.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = T ]
+}
+
+# exact NAME FILE TRUTH: leak --json FILE against the target's own lines.
+exact() {
+	set -- "$1" "$2" "$3" "$(leak_nums "$2" lost allocs blocks bytes)"
+	expect_eq "$4" "0 $N $((N / K)) $(truth "$3" kept_bytes)" \
+		"$1: lost, allocations, blocks and bytes against the target's"
+	expect_eq "$(truth "$3" kept)" $((N / K)) "$1: the target's own blocks kept"
+	echo "RESULT backpressure $1: $(summ "$2" pauses) pauses, $(summ "$2" paused_ms) ms," \
+		"lost $(summ "$2" lost)"
+	[ "$(summ "$2" pauses)" -gt 0 ] || fail "$1: no pause in the summary: the reader kept up?"
+	[ "$(summ "$2" paused_ms)" -ge 0 ] || fail "$1: no paused_ms in the summary"
+}
+
+# held NAME FL TPID GO [SIG]: hold faultline FL's reader (its main thread,
+# hold-thread), let the target TPID start its loop (GO, its --go FIFO),
+# and wait until faultline has paused it (state T): with the reader held,
+# the spool reaches its mark within ~64 of the target's ~300,000 samples.
+# With SIG, send it to faultline then, the pause on: it is delivered when
+# the reader goes on.  Then let the reader go.
+held() {
+	cat >"$T/during" <<EOF
+#!/bin/sh
+echo go >"$4"
+n=0
+until [ "\$(sed 's/^[0-9]* (.*) //' /proc/$3/stat 2>/dev/null | cut -c1)" = T ]; do
+	n=\$((n + 1))
+	[ "\$n" -le 6000 ] || { echo "$1: the target was never paused" >&2; exit 1; }
+	sleep 0.01
+done
+[ -z "$5" ] || kill -$5 $2
+EOF
+	chmod +x "$T/during"
+	rc=0
+	"$HT" "$2" "$T/during" 2>"$T/hold.err" || rc=$?
+	expect_eq "$rc" 0 "$1: hold-thread status ($(cat "$T/hold.err"))"
+}
+
+# leak_c NAME OPTION...: leak OPTION... -c malloc-churn, its reader held
+# while the target is paused; faultline's output in $T/fl.out.
+leak_c() {
+	local name=$1 fl tpid
+	shift
+	go_fifo c
+	spawn fl "$FAULTLINE" leak "$@" -c "$MC --count $N --keep $K --go $fifo"
+	fl=$spawned
+	wait_until "$FL_READY_TIMEOUT" grep -q "^Executing '" "$T/fl.err" ||
+		{ fail "$name: faultline not tracing: $(tail -n 3 "$T/fl.err")"; return 0; }
+	tpid=$(pgrep -P "$fl" -x malloc-churn) || { fail "$name: no target under faultline"; return 0; }
+	held "$name" "$fl" "$tpid" "$fifo"
+	wait_exit "$fl" "$name"
+	expect_eq "$rc" 0 "$name: leak status"
+}
+
+# 1. leak -c, text: the pause line before the results, nothing lost.
+leak_c "leak -c" $B
+expect_line ', lost 0 events' "$T/fl.out"
+expect_no_line '^WARNING: lost' "$T/fl.out"
+grep -v -E '^[a-z_]+=' "$T/fl.out" | head -n 1 >"$T/first"
+grep -Eq '^the target was paused [1-9][0-9]* times?, [0-9.]+ ms in all, so that no event was lost$' \
+	"$T/first" || fail "leak -c: first line is not the pause line: $(cat "$T/first")"
+expect_eq "$(truth "$T/fl.out" pairs)" "$N" "leak -c: the target ran its pairs"
+
+# 2. leak --json -c: the same figures, exactly, and the pauses in the summary.
+leak_c "leak --json -c" --json $B
+exact "leak --json -c" "$T/fl.out" "$T/fl.out"
+
+# 3. --no-pause: accepted, never paused (run free: a held reader would
+# only make it lose).
+run_fl leak --json --no-pause $B -c "$MC --count $N --keep $K"
+expect_eq "$rc" 0 "leak --no-pause status"
+expect_eq "$(summ "$T/out" pauses)" 0 "--no-pause: no pause"
+expect_eq "$(truth "$T/out" pairs)" "$N" "--no-pause: the target ran its pairs"
+
+# 4. -p is paused only with --pause; a -p target, its own: exact too.
+# 5. Never left stopped: faultline ended by SIGINT, and by a fatal signal
+# of its own, while it holds the -p target stopped: the target finishes.
+for sig in "" INT SEGV; do
+	name="-p --pause${sig:+ SIG$sig}"
+	go_fifo "p$sig"
+	spawn_at_fifo target "$MC" --count $N --keep $K --go "$fifo"
+	tpid=$spawned
+	spawn fl "$FAULTLINE" leak --json --pause $B -p "$tpid"
+	fpid=$spawned
+	wait_ready "$T/fl.err" "$name" && held "$name" "$fpid" "$tpid" "$fifo" "$sig"
+	wait_exit "$fpid" "$name"
+	[ -n "$sig" ] || expect_eq "$rc" 0 "$name: leak status"
+	! stopped "$tpid" || fail "$name: faultline gone, the target left stopped"
+	wait_exit "$tpid" "the target of $name"
+	expect_eq "$rc" 0 "$name: the target's status"
+	expect_eq "$(truth "$T/target.out" pairs)" "$N" "$name: the target ran all its pairs"
+	[ -n "$sig" ] || exact "$name" "$T/fl.out" "$T/target.out"
+done
+[ "$(grep -c 'fatal signal SIGSEGV' "$T/fl.err")" -eq 1 ] ||
+	fail "SIGSEGV: faultline did not die of it: $(tail -n 2 "$T/fl.err")"
+
+# 6. -a is never paused.
+run_fl leak --pause 1
+expect_eq "$rc" 2 "leak -a --pause: a usage error"
+expect_line 'faultline leak: --pause pauses a -p PID target' "$T/err"
+pass_or_fail
