@@ -92,7 +92,7 @@ check_s
 
 start_target t5
 summary_run t5 -s --json -i 0.5
-expect_eq "$rc" 0 "reclaim -s --json status"
+expect_stopped INT reclaim "$T/err" "reclaim -s --json"
 expect_json_lines "$T/out"
 python3 - "$T/out" <<'PY' || fail "-s json check"
 import json, sys
