@@ -1774,22 +1774,42 @@ int session__run(struct session *s, const struct session_hooks *hooks, struct er
  * up to this in all (drain__new()). */
 #define SPOOL_RESERVE_BYTES (64ull << 20)
 
-/* FAULTLINE_SPOOL_CAP=BYTES: each spool's bound instead (at least 128
- * KiB: two records of the largest), for tests/system/backpressure.sh,
- * which needs a reader that cannot keep up.  Not a user's knob. */
-static uint64_t spool_cap(uint64_t cap)
+/* Each spool's bound: @cap, at least one ring (@ring_bytes).
+ * FAULTLINE_SPOOL_CAP=BYTES sets it instead (at least 128 KiB: two
+ * records of the largest), for tests/system/backpressure.sh, which needs
+ * a reader that cannot keep up.  Not a user's knob. */
+static uint64_t spool_cap(uint64_t cap, uint64_t ring_bytes)
 {
 	const char *env = getenv("FAULTLINE_SPOOL_CAP");
 	char *end;
 	unsigned long long v;
 
-	if (!env || !*env)
-		return cap;
-	errno = 0;
-	v = strtoull(env, &end, 0);
-	if (errno || *end)
-		return cap;
-	return v < (128u << 10) ? (128u << 10) : v;
+	if (env && *env) {
+		errno = 0;
+		v = strtoull(env, &end, 0);
+		if (!errno && !*end)
+			return v < (128u << 10) ? (128u << 10) : v;
+	}
+	return cap > ring_bytes ? cap : ring_bytes;
+}
+
+/* Whether the run's target is paused when the rings fill (tree-pause.h):
+ * a command faultline owns unless --no-pause, a -p target with --pause;
+ * never -a, a replay, nor a target held at its exit (ptrace'd: our
+ * SIGSTOP would become a signal-delivery stop that the hold re-injects
+ * when it next polls, possibly after our SIGCONT, leaving it stopped). */
+static bool pause_wanted(const struct session *s)
+{
+	if (session__replaying(s) || s->held || !s->target)
+		return false;
+	switch (target__kind(s->target)) {
+	case TARGET_CMD:
+		return s->opts.pause != SESSION_PAUSE_OFF;
+	case TARGET_PID:
+		return s->opts.pause == SESSION_PAUSE_ON;
+	default:
+		return false;
+	}
 }
 
 static bool pause_target(void *ctx)
@@ -1802,11 +1822,9 @@ static void resume_target(void *ctx)
 	tree_pause__cont(ctx);
 }
 
-/* Back-pressure for a target faultline owns (tree-pause.h), or asked for
- * with --pause; never for -a.  0 / -ENOMEM. */
+/* Back-pressure for the target, when pause_wanted().  0 / -ENOMEM. */
 static int backpressure(struct session *s, uint64_t ring_bytes)
 {
-	enum target_kind k = target__kind(s->target);
 	/* A ring below 1 MiB (-m 1 ... 128) holds too few DWARF samples for
 	 * "half full at a pass" to mean the drain was late: it is such a
 	 * ring's normal state, and would pause at every pass.  Its spool's
@@ -1817,11 +1835,7 @@ static int backpressure(struct session *s, uint64_t ring_bytes)
 	};
 	int err;
 
-	/* A target held at its exit is ptrace'd: our SIGSTOP would become
-	 * a signal-delivery stop the hold re-injects when it next polls,
-	 * possibly after our SIGCONT, and the target would stay stopped. */
-	if (s->opts.pause == SESSION_PAUSE_OFF || k == TARGET_ALL || s->held ||
-	    (k == TARGET_PID && s->opts.pause != SESSION_PAUSE_ON))
+	if (!pause_wanted(s))
 		return 0;
 	err = tree_pause__new(target__pid(s->target), &s->pauser);
 	if (err)
@@ -1852,7 +1866,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 {
 	uint64_t ring_bytes = (uint64_t)s->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t n = (uint64_t)(s->ncpus > 0 ? s->ncpus : 1);
-	uint64_t cap = spool_cap(SPOOL_BYTES / n), reserve = SPOOL_RESERVE_BYTES / n;
+	uint64_t cap = spool_cap(SPOOL_BYTES / n, ring_bytes), reserve = SPOOL_RESERVE_BYTES / n;
 	struct pollfd pfd;
 	uint64_t deadline = 0;
 	int err = 0;
@@ -1863,8 +1877,6 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 		if (err)
 			return err;
 	}
-	if (!getenv("FAULTLINE_SPOOL_CAP") && cap < ring_bytes)
-		cap = ring_bytes;
 	if (reserve > cap)
 		reserve = cap;
 	err = drain__new(s->rings, s->ncpus, cap, reserve < 2 * ring_bytes ? reserve : 2 * ring_bytes,
@@ -2274,16 +2286,10 @@ uint64_t session__pauses(const struct session *s, uint64_t *ns)
 
 bool session__pause_declined(const struct session *s)
 {
-	if (session__replaying(s) || s->held)
+	if (session__replaying(s) || s->held || !s->target)
 		return false;
-	switch (target__kind(s->target)) {
-	case TARGET_CMD:
-		return s->opts.pause == SESSION_PAUSE_OFF;
-	case TARGET_PID:
-		return s->opts.pause != SESSION_PAUSE_ON;
-	default:
-		return false;
-	}
+	return (target__kind(s->target) == TARGET_CMD || target__kind(s->target) == TARGET_PID) &&
+	       !pause_wanted(s);
 }
 
 uint64_t session__samples(const struct session *s)
