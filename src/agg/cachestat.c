@@ -23,6 +23,7 @@
 #include "lib/hashmap.h"
 #include "lib/stopsig.h"
 #include "trace/session.h"
+#include "proc/pidstat.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 #include "lib/grow.h"
@@ -636,20 +637,10 @@ static uint64_t page_delta(const struct cache_source *cs, uint64_t now, uint64_t
  * starttime, in clock ticks since boot, against CLOCK_BOOTTIME). */
 static bool born_since(const struct cache_source *cs, pid_t pid)
 {
-	char rel[64], *text = NULL, *p;
-	unsigned long long start = 0;
-	bool born = false;
+	struct pid_stat st;
 
-	snprintf(rel, sizeof(rel), "%d/stat", (int)pid);
-	if (read_proc(cs->procfs, rel, &text))
-		return false;
-	/* Field 22; the command (field 2) may hold spaces and parentheses. */
-	p = strrchr(text, ')');
-	if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-			&start) == 1 && cs->ticks > 0)
-		born = (double)start / (double)cs->ticks >= cs->prev_poll_s;
-	free(text);
-	return born;
+	return !pid_stat__read(cs->procfs, pid, &st) && cs->ticks > 0 &&
+	       (double)st.starttime / (double)cs->ticks >= cs->prev_poll_s;
 }
 
 static int poll_pid(struct cache_source *cs, pid_t pid)

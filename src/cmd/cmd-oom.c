@@ -69,6 +69,7 @@
 #include "agg/reclaim-watch.h"
 #include "proc/oom-kmsg.h"
 #include "proc/cgroup.h"
+#include "proc/pidstat.h"
 #include "proc/procstat.h"
 #include "cmd/report.h"
 #include "cmd/precursors.h"
@@ -549,21 +550,12 @@ static void merge_source(struct kill *k)
  * done: no stall of its own is left to come). */
 static bool live_gone(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	struct pid_stat st;
+	int err = pid_stat__read(NULL, pid, &st);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ESRCH;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the state follows the comm, which may hold ')' */
-	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	if (err)
+		return err == -ENOENT || err == -ESRCH;
+	return st.state == 'Z' || st.state == 'X';
 }
 
 static void on_task_exit(struct session *s, pid_t pid, pid_t tid, void *ctx)

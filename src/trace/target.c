@@ -17,6 +17,7 @@
 #include "trace/exit-hold.h"
 #include "trace/target.h"
 #include "lib/file.h"
+#include "proc/pidstat.h"
 #include "lib/grow.h"
 
 struct target {
@@ -54,44 +55,20 @@ int target__new_all(struct target **out)
 
 static bool proc_gone(pid_t pid)
 {
-	char path[64], buf[512];
-	FILE *f;
-	char *p;
-	bool gone = true;
+	struct pid_stat st;
+	int err = pid_stat__read(NULL, pid, &st);
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return true;
-	if (fgets(buf, sizeof(buf), f)) {
-		/* state follows the last ')' of "pid (comm) S ..." */
-		p = strrchr(buf, ')');
-		gone = p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
-	}
-	fclose(f);
-	return gone;
+	if (err)
+		return err != -EINVAL;
+	return st.state == 'Z' || st.state == 'X';
 }
-
-/* include/linux/sched.h */
-#define PF_KTHREAD 0x00200000ul
 
 bool target__kernel_thread(const struct target *t)
 {
-	char path[64], *text = NULL, *p;
-	unsigned long flags = 0;
+	struct pid_stat st;
 
-	if (t->kind != TARGET_PID)
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
-	if (read_file(path, 4096, &text, NULL))
-		return false;
-	/* After "(comm) ": state, ppid, pgrp, session, tty_nr, tpgid, flags;
-	 * the comm may hold ") ", its last one ends it. */
-	p = strrchr(text, ')');
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
-		flags = 0;
-	free(text);
-	return flags & PF_KTHREAD;
+	return t->kind == TARGET_PID && !pid_stat__read(NULL, t->pid, &st) &&
+	       (st.flags & PID_STAT_PF_KTHREAD);
 }
 
 int target__new_pid(pid_t pid, struct target **out, struct errbuf *eb)

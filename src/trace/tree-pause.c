@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/grow.h"
+#include "proc/pidstat.h"
 #include "trace/tree-pause.h"
 
 struct proc_ent {
@@ -34,7 +35,6 @@ struct tree_pause {
 	size_t ntree;
 	struct proc_ent *ents;	/* one scan of /proc */
 	size_t nents, capents;
-	bool paused;
 };
 
 int tree_pause__new(pid_t root, struct tree_pause **out)
@@ -55,30 +55,6 @@ int tree_pause__new(pid_t root, struct tree_pause **out)
 	return 0;
 }
 
-/* State and parent of @pid from /proc/PID/stat ("pid (comm) S ppid ...",
- * the comm may hold ") ": its last one ends it).  false when gone. */
-static bool read_stat(pid_t pid, char *state, pid_t *ppid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd, pp;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %d", state, &pp) != 2)
-		return false;
-	*ppid = (pid_t)pp;
-	return true;
-}
-
 /* Every process now, into p->ents.  0 / -errno. */
 static int scan(struct tree_pause *p)
 {
@@ -90,11 +66,14 @@ static int scan(struct tree_pause *p)
 	p->nents = 0;
 	while ((de = readdir(d))) {
 		struct proc_ent e;
+		struct pid_stat st;
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
-		if (pid <= 0 || *end || !read_stat((pid_t)pid, &e.state, &e.ppid))
+		if (pid <= 0 || *end || pid_stat__read(NULL, (pid_t)pid, &st))
 			continue;
+		e.state = st.state;
+		e.ppid = st.ppid;
 		if (GROW_FOR(p->ents, p->capents, p->nents + 1, 256)) {
 			closedir(d);
 			return -ENOMEM;
@@ -138,17 +117,16 @@ static void take(struct tree_pause *p, pid_t pid, char state)
 
 int tree_pause__stop(struct tree_pause *p)
 {
-	char state;
-	pid_t ppid;
+	struct pid_stat st;
 	bool grew;
 
-	if (p->paused)
-		return 0;
+	if (__atomic_load_n(&p->nstopped, __ATOMIC_ACQUIRE))
+		return 0;	/* paused already */
 	p->ntree = 0;
 	__atomic_store_n(&p->nstopped, 0, __ATOMIC_RELEASE);
-	if (!read_stat(p->root, &state, &ppid))
+	if (pid_stat__read(NULL, p->root, &st))
 		return 0;
-	take(p, p->root, state);
+	take(p, p->root, st.state);
 	/* Until a scan finds no one new: a child forked before its parent's
 	 * stop is in /proc by the next scan. */
 	do {
@@ -165,7 +143,6 @@ int tree_pause__stop(struct tree_pause *p)
 				}
 		}
 	} while (grew);
-	p->paused = p->nstopped > 0;
 	return p->nstopped;
 }
 
@@ -182,10 +159,7 @@ void tree_pause__cont_in_signal(struct tree_pause *p)
 
 void tree_pause__cont(struct tree_pause *p)
 {
-	if (!p || !p->paused)
-		return;
 	tree_pause__cont_in_signal(p);
-	p->paused = false;
 }
 
 void tree_pause__free(struct tree_pause *p)

@@ -1,0 +1,31 @@
+/*
+ * pidstat: the fields of /proc/PID/stat that faultline reads, parsed in
+ * one place.  The line is "pid (comm) S ppid ...", and the comm may hold
+ * spaces and ") " (a process names itself): the fields start after the
+ * last ')'.  Six readers each parsed it by hand before.
+ */
+#ifndef FAULTLINE_PIDSTAT_H
+#define FAULTLINE_PIDSTAT_H
+
+#include <sys/types.h>
+
+struct pid_stat {
+	char state;			/* R S D T t Z X ... */
+	pid_t ppid;
+	unsigned long flags;		/* PF_* (PF_KTHREAD 0x00200000) */
+	unsigned long long starttime;	/* clock ticks after boot */
+};
+
+/* include/linux/sched.h */
+#define PID_STAT_PF_KTHREAD 0x00200000ul
+
+/*
+ * pid_stat__read() - @pid's stat under @procfs ("/proc" when NULL)
+ *
+ * Return: 0; -ENOENT or -ESRCH when the process is gone (an empty read,
+ * a process reaped between open and read, is -ESRCH); -EINVAL when the
+ * line does not parse; other -errno of open(2).
+ */
+int pid_stat__read(const char *procfs, pid_t pid, struct pid_stat *out);
+
+#endif
