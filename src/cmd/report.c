@@ -315,12 +315,23 @@ void report__clock(const struct session *s, uint64_t sample_time, char *buf, siz
 	strftime(buf, n, "%H:%M:%S", &tm);
 }
 
+/* ,"pauses":N,"paused_ms":F of a JSON object, when back-pressure paused
+ * the target: a run that never was reads as before. */
+static void json_pauses(const struct report *r)
+{
+	uint64_t ns, pauses = session__pauses(r->s, &ns);
+
+	if (pauses)
+		fprintf(r->out, ",\"pauses\":%" PRIu64 ",\"paused_ms\":%.3f", pauses,
+			(double)ns / 1e6);
+}
+
 uint64_t report__lost_first(struct report *r, bool json, bool folded, const char *tool,
 			    const char *meaning)
 {
 	/* What stderr was last told, for every report of this process. */
 	static uint64_t warned;
-	uint64_t lost = session__lost(r->s), paused_ns, pauses = session__pauses(r->s, &paused_ns);
+	uint64_t lost = session__lost(r->s);
 	char remedy[512], paused[160];
 
 	/* After the loss warning, which names what to do, and before the
@@ -336,9 +347,7 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 		json__str(r->out, meaning);
 		fprintf(r->out, ",\"remedy\":");
 		json__str(r->out, remedy);
-		if (pauses)
-			fprintf(r->out, ",\"pauses\":%" PRIu64 ",\"paused_ms\":%.3f", pauses,
-				(double)paused_ns / 1e6);
+		json_pauses(r);
 		fprintf(r->out, "}\n");
 	} else if (!folded) {
 		fprintf(r->out, "WARNING: lost %" PRIu64 " events: %s; %s\n", lost, meaning, remedy);
@@ -357,7 +366,6 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 void report__footer(struct report *r, bool json)
 {
 	bool first = true;
-	uint64_t paused_ns, pauses = session__pauses(r->s, &paused_ns);
 
 	if (json) {
 		fprintf(r->out,
@@ -366,10 +374,7 @@ void report__footer(struct report *r, bool json)
 			",\"unknown_frames\":%" PRIu64 ",\"call_graph\":\"%s\"",
 			session__samples(r->s), session__lost(r->s), session__bad_records(r->s),
 			r->frames, r->unknown, session__dwarf(r->s) ? "dwarf" : "fp");
-		/* Only when paused: a run that never was reads as before. */
-		if (pauses)
-			fprintf(r->out, ",\"pauses\":%" PRIu64 ",\"paused_ms\":%.3f", pauses,
-				(double)paused_ns / 1e6);
+		json_pauses(r);
 		if (session__dwarf(r->s)) {
 			fprintf(r->out, ",\"unwind\":{");
 			for (int i = 0; i < UNWIND__COUNT; i++)
