@@ -6,6 +6,8 @@
  * lacks the event or the attr) and say which.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +18,38 @@
 #include "trace/perf-event.h"
 #include "lib/grow.h"
 
+/*
+ * PERF_FLAG_FD_CLOEXEC is Linux 3.14's: a kernel before it (a vanilla
+ * 3.10; RHEL 7 has it backported) answers EINVAL to the flag.  Learnt
+ * from the first open it refuses: when the same call succeeds without the
+ * flag, every later fd is opened without it and marked close-on-exec at
+ * once.  Opens happen on the session's thread only.
+ */
+static bool no_cloexec_flag;
+
 static int open_flags(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 		      unsigned long flags)
 {
-	long fd;
+	long fd = -1;
 
 	attr->size = sizeof(*attr);
-	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC | flags);
+	if (!no_cloexec_flag) {
+		fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd,
+			     PERF_FLAG_FD_CLOEXEC | flags);
+		if (fd >= 0 || errno != EINVAL)
+			return fd < 0 ? -errno : (int)fd;
+		attr->size = sizeof(*attr);
+	}
+	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 	if (fd < 0)
 		return -errno;
+	no_cloexec_flag = true;
+	if (fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0) {
+		int err = -errno;
+
+		close((int)fd);
+		return err;
+	}
 	return (int)fd;
 }
 

@@ -246,7 +246,9 @@ static int track_fd(struct session *s, int fd)
 	return 0;
 }
 
-static int perf_open_error(struct session *s, int err, const char *what, struct errbuf *eb)
+/* @attr as the failed open left it: on E2BIG the kernel wrote its size there. */
+static int perf_open_error(struct session *s, int err, const struct perf_event_attr *attr,
+			   const char *what, struct errbuf *eb)
 {
 	if (err == -EACCES || err == -EPERM)
 		return errbuf__set(eb, err,
@@ -259,6 +261,12 @@ static int perf_open_error(struct session *s, int err, const char *what, struct 
 	if (err == -ESRCH)
 		return errbuf__set(eb, err, "the traced process exited while '%s' was being opened",
 				   what);
+	if (err == -E2BIG)
+		return errbuf__set(eb, err,
+				   "perf_event_open of '%s': the kernel's perf_event_attr is %u bytes, "
+				   "and faultline sets a field past them (E2BIG): this kernel is older "
+				   "than faultline supports (Linux 3.7, or RHEL 7's 3.10)",
+				   what, attr->size);
 	return errbuf__set(eb, err, "perf_event_open of '%s' failed: %s", what, strerror(-err));
 }
 
@@ -272,8 +280,9 @@ static void base_attr(struct session *s, struct perf_event_attr *a)
 	a->inherit = s->target && target__kind(s->target) != TARGET_ALL && !s->opts.system_wide;
 	a->enable_on_exec = s->target && target__kind(s->target) == TARGET_CMD &&
 			    !s->opts.system_wide;
+	/* clockid is a reserved word before 4.1: zero unless use_clockid. */
 	a->use_clockid = s->use_clockid;
-	a->clockid = CLOCK_MONOTONIC;
+	a->clockid = s->use_clockid ? CLOCK_MONOTONIC : 0;
 	/* Samples lost while the ring was full are reported by a LOST
 	 * record written before the next record that fits, so a burst lost
 	 * at the very end (the reader behind when the target exits) would
@@ -325,13 +334,14 @@ static int open_everywhere(struct session *s, struct perf_event_attr *attr, cons
 			if (fd == -EINVAL && attr->use_clockid) {
 				/* Kernels before 4.1 lack use_clockid: perf clock it is. */
 				attr->use_clockid = 0;
+				attr->clockid = 0;
 				s->use_clockid = false;
 				fd = open_one(s, attr, s->tasks[t], s->cpus[c]);
 			}
 			if (fd == -ESRCH && s->ntasks > 1 && t > 0)
 				continue;	/* a thread that exited meanwhile */
 			if (fd < 0)
-				return perf_open_error(s, fd, what, eb);
+				return perf_open_error(s, fd, attr, what, eb);
 			err = track_fd(s, fd);
 			if (err) {
 				close(fd);

@@ -44,7 +44,7 @@ cp "$T/out" "$T/features.base"
 
 # variant NAME ENOSYS-EXEC-OPTIONS...: the tools under that filter.
 variant() {
-	local name=$1 pid
+	local name=$1 pid fd fl nperf
 	shift
 	fl_wrap "$REAL" "$E" "$@"
 
@@ -78,6 +78,17 @@ variant() {
 	pid=$spawned
 	wait_ready "$T/$name-victim.err" "$name victim"
 	grep -q ":faultline_$pid/" "$TD/uprobe_events" || fail "$name: the victim made no probes"
+	# Its perf events are close-on-exec, by PERF_FLAG_FD_CLOEXEC or,
+	# where the kernel refuses that flag, by fcntl (fdinfo's flags are
+	# octal; O_CLOEXEC is 02000000).
+	nperf=0
+	for fd in /proc/"$pid"/fd/*; do
+		[ "$(readlink "$fd")" = "anon_inode:[perf_event]" ] || continue
+		nperf=$((nperf + 1))
+		fl=$(sed -n 's/^flags:[[:space:]]*//p' "/proc/$pid/fdinfo/${fd##*/}")
+		[ $((0$fl & 02000000)) -ne 0 ] || fail "$name: perf fd ${fd##*/} not close-on-exec (flags $fl)"
+	done
+	[ "$nperf" -gt 0 ] || fail "$name: the victim holds no perf event"
 	kill -KILL "$pid"
 	wait_exit "$pid" "$name victim"
 	run_fl cleanup
@@ -88,6 +99,9 @@ variant() {
 
 variant enosys -e ENOSYS
 variant eperm -e EPERM -E clone3
+# And perf_event_open refusing PERF_FLAG_FD_CLOEXEC with EINVAL, as a
+# vanilla 3.10 does (RHEL 7 has the flag backported).
+variant perf310 -e ENOSYS -P
 
 # EPERM for clone3 too: no thread can start; one line says why, and no
 # probe is left (the exit trap checks).
@@ -97,4 +111,13 @@ run_fl leak -c "$LT leaks"
 expect_eq "$(grep -c -v -E '^(enosys-exec: |faultline leak: probing )' "$T/err")" 1 \
 	"leak under EPERM for clone3: lines on stderr beside the probing line"
 expect_line '^faultline leak: cannot start the ring reader thread: Operation not permitted: the clone3 system call is refused with EPERM .*answer ENOSYS' "$T/err"
+
+# perf_event_open answering E2BIG (an attr bigger than the kernel's, before
+# 3.7): one line that says so, non-zero, no probe left.
+fl_wrap "$REAL" "$E" -e ENOSYS -Z
+run_fl leak -c "$LT leaks"
+[ "$rc" -ne 0 ] || fail "leak under E2BIG: exit 0"
+expect_eq "$(grep -c -v -E '^(enosys-exec: |faultline leak: probing )' "$T/err")" 1 \
+	"leak under E2BIG: lines on stderr beside the probing line"
+expect_line "^faultline leak: perf_event_open of '.*': the kernel's perf_event_attr is [0-9]+ bytes, and faultline sets a field past them \\(E2BIG\\)" "$T/err"
 pass_or_fail

@@ -40,6 +40,15 @@ CHECK=$top_srcdir/tests/system/pprof-check.py
 GOCACHE=$T/gocache HOME=$T
 export GOCACHE HOME
 
+# check WHAT MODE DIR: pprof-check.py MODE DIR; its differences go into the
+# failure line, so that a CI log's tail of failures shows them.
+check() {
+	what=$1
+	shift
+	python3 "$CHECK" "$@" 2>"$T/check.err" ||
+		fail "$what: $(tr '\n' ';' <"$T/check.err")"
+}
+
 # pp OUT ARGS...: go tool pprof ARGS into $T/OUT.
 pp() {
 	out=$1
@@ -77,7 +86,7 @@ for s in alloc_objects alloc_space inuse_objects inuse_space; do
 	pp "$s.traces" -traces $u -sample_index=$s "$T/heap.pb.gz"
 done
 
-python3 "$CHECK" heap "$T" || fail "heap profile: not the truth or not faultline heap's figures"
+check "heap profile: not the truth or not faultline heap's figures" heap "$T"
 
 # ---- faults ----
 run_fl record -e faults -o "$T/f.rec" -c "$FT"
@@ -94,7 +103,7 @@ expect_line '^Type: faults$' "$T/faults.top"
 expect_line '^File: fault-target$' "$T/faults.top"
 pp faults.traces -traces "$T/faults.pb.gz"
 
-python3 "$CHECK" faults "$T" || fail "faults profile: not the truth or not faultline faults' figures"
+check "faults profile: not the truth or not faultline faults' figures" faults "$T"
 
 # ---- both recorded: the heap by default, the faults with --faults ----
 mkdir -p "$T/both"
@@ -105,7 +114,7 @@ run_fl report -i "$T/b.rec" pprof -o "$T/both.pb.gz"
 expect_eq "$rc" 0 "report pprof (leak,faults) status"
 pp both/inuse_space.top -top -unit=B -nodefraction=0 -nodecount=1000 "$T/both.pb.gz"
 expect_line '^Type: inuse_space$' "$T/both/inuse_space.top"
-python3 "$CHECK" sites "$T/both" || fail "leak,faults recording: not fault-target's heap"
+check "leak,faults recording: not fault-target's heap" sites "$T/both"
 run_fl report -i "$T/b.rec" pprof --faults -o "$T/both-faults.pb.gz"
 expect_eq "$rc" 0 "report pprof --faults status"
 run_fl report -i "$T/b.rec" faults --json
@@ -113,7 +122,7 @@ cp "$T/out" "$T/both/faults.json"
 pp both/faults.top -top -nodefraction=0 -nodecount=1000 "$T/both-faults.pb.gz"
 expect_line '^Type: faults$' "$T/both/faults.top"
 pp both/faults.traces -traces "$T/both-faults.pb.gz"
-python3 "$CHECK" faults "$T/both" || fail "leak,faults recording, --faults: not the truth"
+check "leak,faults recording, --faults: not the truth" faults "$T/both"
 
 # ---- bad input: one line on stderr, non-zero ----
 run_fl report -i "$T/l.rec" pprof

@@ -2,7 +2,7 @@
  * enosys-exec: run a command as on a kernel that lacks every system call
  * newer than Linux 3.10, for tests/system/enosys.sh.
  *
- *   enosys-exec [-e ENOSYS|EPERM] [-s NAME[,NAME]...] [-E NAME[,NAME]...] CMD [ARG...]
+ *   enosys-exec [-e ENOSYS|EPERM] [-s NAME[,NAME]...] [-E NAME[,NAME]...] [-P|-Z] CMD [ARG...]
  *
  * Installs a seccomp filter (prctl PR_SET_SECCOMP, SECCOMP_MODE_FILTER: no
  * libseccomp) under which the calls fail with the errno -e names (default
@@ -17,7 +17,12 @@
  * -s NAME,... narrows that to the named calls of newer[]; -E NAME,...
  * (calls of newer[]) fail with ENOSYS whatever -e says, as docker's
  * default policy answers ENOSYS for clone3 and EPERM for the calls it does
- * not know (glibc falls back from clone3 to clone on ENOSYS only).  The filter lets
+ * not know (glibc falls back from clone3 to clone on ENOSYS only).  -P
+ * makes perf_event_open answer as 3.10 does a flag it does not know:
+ * EINVAL when its flags hold PERF_FLAG_FD_CLOEXEC (Linux 3.14); -Z makes
+ * every perf_event_open fail with E2BIG, as a kernel older than the
+ * attr's fields answers (3.7 for the user registers and stack; the attr
+ * size it would write back stays the caller's).  The filter lets
  * through every call of another architecture (an x32 or i386 call on
  * x86_64 is no concern of these tests).  Prints one line on stderr naming
  * what fails.  Exit status: CMD's through exec; 2 on a usage error; 1 if
@@ -26,6 +31,7 @@
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/perf_event.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -106,7 +112,7 @@ static const struct {
 static int usage(void)
 {
 	fprintf(stderr, "usage: enosys-exec [-e ENOSYS|EPERM] [-s NAME[,NAME]...] "
-		"[-E NAME[,NAME]...] CMD [ARG...]\n");
+		"[-E NAME[,NAME]...] [-P|-Z] CMD [ARG...]\n");
 	return 2;
 }
 
@@ -152,13 +158,14 @@ int main(int argc, char **argv)
 	fprintf(stderr, "enosys-exec: no seccomp architecture known for this build\n");
 	return 1;
 #else
-	struct sock_filter prog[8 + 4 * NNEWER];
+	struct sock_filter prog[16 + 4 * NNEWER];
 	struct sock_fprog fprog;
 	int pick[NNEWER] = { 0 }, nosys[NNEWER] = { 0 }, picked = 0, err = ENOSYS, opt;
+	int perf310 = 0;
 	size_t n = 0;
 	char what[1024] = "";
 
-	while ((opt = getopt(argc, argv, "+e:s:E:")) != -1) {
+	while ((opt = getopt(argc, argv, "+e:s:E:PZ")) != -1) {
 		if (opt == 'e' && !strcmp(optarg, "ENOSYS"))
 			err = ENOSYS;
 		else if (opt == 'e' && !strcmp(optarg, "EPERM"))
@@ -167,6 +174,10 @@ int main(int argc, char **argv)
 			picked = 1;
 		else if (opt == 'E' && !pick_calls(optarg, nosys))
 			;
+		else if (opt == 'P')
+			perf310 = 1;
+		else if (opt == 'Z')
+			perf310 = 2;
 		else
 			return usage();
 	}
@@ -182,6 +193,33 @@ int main(int argc, char **argv)
 	n = deny(prog, n, nosys, ENOSYS);
 	if (n > 4)
 		snprintf(what, sizeof(what), "%s", "the -E calls with ENOSYS, ");
+	if (perf310 == 2) {
+		prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							 __NR_perf_event_open, 0, 1);
+		prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+							 SECCOMP_RET_ERRNO | E2BIG);
+		snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s",
+			 "perf_event_open with E2BIG, ");
+	} else if (perf310) {
+		/* perf_event_open(attr, pid, cpu, group_fd, flags): flags is
+		 * args[4]; its low word holds the flag (either byte order's
+		 * low word: the kernel's flags are an unsigned long). */
+		size_t lo = offsetof(struct seccomp_data, args[4]);
+
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		lo += 4;
+#endif
+		prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							 __NR_perf_event_open, 0, 4);
+		prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)lo);
+		prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+							 PERF_FLAG_FD_CLOEXEC, 0, 1);
+		prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+							 SECCOMP_RET_ERRNO | EINVAL);
+		prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s",
+			 "perf_event_open with PERF_FLAG_FD_CLOEXEC with EINVAL, ");
+	}
 #ifdef FIRST_NEW
 	if (!picked) {
 		prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, URETPROBE, 2, 0);
