@@ -59,6 +59,7 @@ pp() {
 # ---- heap ----
 run_fl record -e leak -o "$T/l.rec" -c "$LT leaks"
 expect_eq "$rc" 0 "record -e leak status"
+expect_line '^faultline record: [0-9]+ samples \(0 lost\) of leak in ' "$T/err"
 cp "$T/out" "$T/leak.truth"
 run_fl report -i "$T/l.rec" pprof -o "$T/heap.pb.gz"
 if grep -q 'built without pprof output' "$T/err"; then
@@ -91,6 +92,7 @@ check "heap profile: not the truth or not faultline heap's figures" heap "$T"
 # ---- faults ----
 run_fl record -e faults -o "$T/f.rec" -c "$FT"
 expect_eq "$rc" 0 "record -e faults status"
+expect_line '^faultline record: [0-9]+ samples \(0 lost\) of faults in ' "$T/err"
 cp "$T/out" "$T/faults.truth"
 run_fl report -i "$T/f.rec" pprof -o "$T/faults.pb.gz"
 expect_eq "$rc" 0 "report pprof (faults) status"
@@ -109,6 +111,7 @@ check "faults profile: not the truth or not faultline faults' figures" faults "$
 mkdir -p "$T/both"
 run_fl record -e leak,faults -o "$T/b.rec" -c "$FT"
 expect_eq "$rc" 0 "record -e leak,faults status"
+expect_line '^faultline record: [0-9]+ samples \(0 lost\) of leak,faults in ' "$T/err"
 cp "$T/out" "$T/both/faults.truth"
 run_fl report -i "$T/b.rec" pprof -o "$T/both.pb.gz"
 expect_eq "$rc" 0 "report pprof (leak,faults) status"
