@@ -326,6 +326,37 @@ static void json_pauses(const struct report *r)
 			(double)ns / 1e6);
 }
 
+/*
+ * "NOTE: N of M stacks were cut short by the SIZE-byte stack copy ...":
+ * walks that ended at the copy's end miss their outer frames, so the
+ * sites above are split by where the cut fell.  Said before the results,
+ * with the size that would copy more.
+ */
+static void cut_stacks_first(const struct report *r)
+{
+	uint64_t cut = session__unwind_stops(r->s, UNWIND_STACK_END), walks = 0;
+	unsigned int size = session__stack_size(r->s);
+	char more[64];
+
+	if (!cut)
+		return;
+	for (int i = 0; i < UNWIND__COUNT; i++)
+		walks += session__unwind_stops(r->s, i);
+	if (size && size < SESSION_MAX_STACK_SIZE)
+		snprintf(more, sizeof(more), "%u",
+			 size * 2 < SESSION_MAX_STACK_SIZE ? size * 2 : SESSION_MAX_STACK_SIZE);
+	else
+		snprintf(more, sizeof(more), "%s", size ? "" : "SIZE");
+	fprintf(r->out, "NOTE: %" PRIu64 " of %" PRIu64 " stacks were cut short by the ", cut, walks);
+	if (size)
+		fprintf(r->out, "%u-byte ", size);
+	fprintf(r->out, "stack copy: their outer frames are missing");
+	if (*more)
+		fprintf(r->out, "; %s again with --call-graph dwarf,%s to copy more",
+			session__replaying(r->s) ? "record" : "run", more);
+	fputc('\n', r->out);
+}
+
 uint64_t report__lost_first(struct report *r, bool json, bool folded, const char *tool,
 			    const char *meaning)
 {
@@ -339,6 +370,8 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 	if (!lost) {
 		if (!json && !folded && lost__paused(r->s, paused, sizeof(paused)))
 			fprintf(r->out, "%s\n", paused);
+		if (!json && !folded && session__dwarf(r->s))
+			cut_stacks_first(r);
 		return 0;
 	}
 	lost__remedy(r->s, tool, remedy, sizeof(remedy));
@@ -353,6 +386,8 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 		fprintf(r->out, "WARNING: lost %" PRIu64 " events: %s; %s\n", lost, meaning, remedy);
 		if (lost__paused(r->s, paused, sizeof(paused)))
 			fprintf(r->out, "%s\n", paused);
+		if (session__dwarf(r->s))
+			cut_stacks_first(r);
 	}
 	if (lost != warned) {
 		/* Before the report it precedes, where both go to a terminal. */

@@ -199,6 +199,8 @@ static int write_meta(struct session *s)
 		latch(r, recwriter__meta(r->w, "command", s->opts.cmd));
 	latch(r, recwriter__meta(r->w, "call_graph",
 				 s->opts.callgraph == CALLGRAPH_DWARF ? "dwarf" : "fp"));
+	if (s->opts.callgraph == CALLGRAPH_DWARF)
+		meta_u64(r, "stack_size", s->opts.stack_size);
 	return r->err;
 }
 

@@ -2174,6 +2174,25 @@ const char *session__meta(const struct session *s, const char *key)
 	return s->src->meta ? s->src->meta(s, key) : NULL;
 }
 
+unsigned int session__stack_size(const struct session *s)
+{
+	const char *v;
+	char *end;
+	unsigned long n;
+
+	if (!session__dwarf(s))
+		return 0;
+	if (!session__replaying(s))
+		return s->opts.stack_size;
+	/* A recording's own word; none before it was written, or a bad one. */
+	v = session__meta(s, "stack_size");
+	if (!v)
+		return 0;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	return errno || *end || end == v || n > SESSION_MAX_STACK_SIZE ? 0 : (unsigned int)n;
+}
+
 bool session__replaying(const struct session *s)
 {
 	return s->src != &live_source;

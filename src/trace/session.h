@@ -305,6 +305,9 @@ int session__kernel_stack(struct session *s, const struct sample *smp, uint32_t 
  * footer; NULL-safe index < UNWIND__COUNT. */
 uint64_t session__unwind_stops(const struct session *s, int reason);
 bool session__dwarf(const struct session *s);
+/* Bytes of user stack each DWARF sample copies (--call-graph dwarf,SIZE);
+ * 0 without DWARF stacks, or for a recording that does not say. */
+unsigned int session__stack_size(const struct session *s);
 /* An event of the session takes user stacks (SESSION_USER_STACK). */
 bool session__user_stacks(const struct session *s);
 /* Data pages of each ring: -m, or the default chosen; in a replay the
