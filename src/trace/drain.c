@@ -49,7 +49,7 @@ struct spool {
 	/* the drain thread's */
 	struct chunk *w;
 	uint64_t wpos;
-	uint64_t peak, capped, torn, copied, ring_peak, passes;
+	uint64_t peak, capped, torn, copied, ring_peak, passes, trimmed;
 	/* shared */
 	_Alignas(64) uint64_t written;
 	_Alignas(64) uint64_t consumed;
@@ -86,6 +86,9 @@ struct drain {
 	bool paused;		/* atomic for the thread's timeout */
 	bool refused;		/* the last pause stopped nothing */
 	uint64_t paused_at, pauses, paused_ns;
+	/* stack trimming (drain__set_trim()), sorted by id; read-only once started */
+	struct drain_trim *trim;
+	size_t ntrim;
 };
 
 /* Mapped whole and populated: one system call for the chunk's 256 pages,
@@ -143,13 +146,52 @@ static void chunk_put(struct spool *sp, struct chunk *c)
 					    __ATOMIC_RELAXED));
 }
 
-/* Append one record to the spool's tail; the reader sees it once
- * `written` is stored.  0 / -ENOMEM. */
-static int spool_append(struct spool *sp, const struct perf_event_header *h)
+static int trim_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct drain_trim *)a)->id, y = ((const struct drain_trim *)b)->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The bytes of @h to spool, and in *@keep the stack bytes kept (the
+ * record unchanged when the return is h->size).  Layout of a trimmed
+ * sample: [header, id, ...][u64 size][data][u64 dyn_size], its size field
+ * at h->size - 16 - stack_size.
+ */
+static size_t trim_size(const struct drain *d, const struct perf_event_header *h,
+			size_t *off, uint64_t *keep)
+{
+	const unsigned char *b = (const void *)h;
+	struct drain_trim key, *t;
+	uint64_t size, dyn;
+
+	if (!d->ntrim || h->type != PERF_RECORD_SAMPLE || h->size < sizeof(*h) + 8)
+		return h->size;
+	memcpy(&key.id, b + sizeof(*h), sizeof(key.id));
+	t = bsearch(&key, d->trim, d->ntrim, sizeof(*d->trim), trim_cmp);
+	if (!t || h->size < sizeof(*h) + 8 + 8 + (size_t)t->stack_size + 8)
+		return h->size;
+	*off = h->size - 16 - (size_t)t->stack_size;
+	memcpy(&size, b + *off, sizeof(size));
+	memcpy(&dyn, b + h->size - 8, sizeof(dyn));
+	if (size != t->stack_size || dyn > size)
+		return h->size;
+	*keep = (dyn + 7) & ~(uint64_t)7;
+	return *off + 8 + (size_t)*keep + 8;
+}
+
+/* Append one record to the spool's tail, its stack copy trimmed to what
+ * the kernel filled; the reader sees it once `written` is stored.  The
+ * bytes it takes in the spool; -ENOMEM. */
+static long spool_append(const struct drain *d, struct spool *sp, const struct perf_event_header *h)
 {
 	struct chunk *c = sp->w;
+	size_t off = 0, n;
+	uint64_t keep = 0;
 
-	if (c->cap - c->used < h->size) {
+	n = trim_size(d, h, &off, &keep);
+	if (c->cap - c->used < n) {
 		struct chunk *nc = chunk_get(sp);
 
 		if (!nc)
@@ -157,9 +199,39 @@ static int spool_append(struct spool *sp, const struct perf_event_header *h)
 		__atomic_store_n(&c->next, nc, __ATOMIC_RELEASE);
 		sp->w = c = nc;
 	}
-	memcpy(c->data + c->used, h, h->size);
-	__atomic_store_n(&c->used, c->used + h->size, __ATOMIC_RELAXED);
-	sp->wpos += h->size;
+	if (n == h->size) {
+		memcpy(c->data + c->used, h, n);
+	} else {
+		unsigned char *o = c->data + c->used;
+		struct perf_event_header nh = *h;
+
+		nh.size = (uint16_t)n;
+		memcpy(o, h, off);
+		memcpy(o, &nh, sizeof(nh));
+		memcpy(o + off, &keep, 8);
+		memcpy(o + off + 8, (const unsigned char *)h + off + 8, (size_t)keep);
+		memcpy(o + off + 8 + keep, (const unsigned char *)h + h->size - 8, 8);
+		sp->trimmed += h->size - n;
+	}
+	__atomic_store_n(&c->used, c->used + n, __ATOMIC_RELAXED);
+	sp->wpos += n;
+	return (long)n;
+}
+
+int drain__set_trim(struct drain *d, const struct drain_trim *t, size_t n)
+{
+	struct drain_trim *copy = NULL;
+
+	if (n) {
+		copy = malloc(n * sizeof(*copy));
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, t, n * sizeof(*copy));
+		qsort(copy, n, sizeof(*copy), trim_cmp);
+	}
+	free(d->trim);
+	d->trim = copy;
+	d->ntrim = n;
 	return 0;
 }
 
@@ -213,7 +285,7 @@ static long spool_fill(struct drain *d, struct spool *sp, bool bounded)
 {
 	const struct perf_event_header *h;
 	uint64_t unread, since = 0;
-	long moved = 0;
+	long moved = 0, took;
 	int err = 0;
 
 	if (!ring__snapshot(sp->ring))
@@ -225,16 +297,17 @@ static long spool_fill(struct drain *d, struct spool *sp, bool bounded)
 			__atomic_store_n(&d->full, true, __ATOMIC_RELAXED);
 			break;
 		}
-		err = spool_append(sp, h);
-		if (err) {
+		took = spool_append(d, sp, h);
+		if (took < 0) {
+			err = (int)took;
 			__atomic_store_n(&d->full, true, __ATOMIC_RELAXED);
 			d->nomem = true;
 			break;
 		}
-		ring__consume(sp->ring);
-		unread += h->size;
 		moved += h->size;
-		since += h->size;
+		ring__consume(sp->ring);
+		unread += (uint64_t)took;
+		since += (uint64_t)took;
 		/* Not in the last, unbounded pass: the producer is done. */
 		if (bounded && ((d->cap && unread >= d->cap / 2) ||
 				(d->bp.ring_bytes && (uint64_t)moved >= d->bp.ring_bytes / 2)))
@@ -539,6 +612,7 @@ void drain__stats(const struct drain *d, struct drain_stats *out)
 		out->copied += sp->copied;
 		out->capped += sp->capped;
 		out->torn += sp->torn;
+		out->trimmed += sp->trimmed;
 		out->passes += sp->passes;
 		if (sp->ring_peak > out->ring_peak)
 			out->ring_peak = sp->ring_peak;
@@ -579,6 +653,7 @@ void drain__free(struct drain *d)
 	}
 	free(d->sp);
 	free(d->pfd);
+	free(d->trim);
 	pthread_mutex_destroy(&d->lock);
 	if (d->ctl_fd >= 0)
 		close(d->ctl_fd);

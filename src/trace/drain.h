@@ -41,6 +41,7 @@ struct drain_stats {
 	uint64_t passes;	/* ring passes with records */
 	uint64_t pauses;	/* back-pressure: times the producer was paused */
 	uint64_t paused_ns;	/* and for how long in all */
+	uint64_t trimmed;	/* bytes of unfilled stack copies not spooled */
 };
 
 /*
@@ -84,6 +85,25 @@ struct drain_backpressure {
 };
 /* Before drain__start(); @bp is copied. */
 void drain__set_backpressure(struct drain *d, const struct drain_backpressure *bp);
+/*
+ * Stack trimming: a sample of event @id (PERF_SAMPLE_IDENTIFIER first)
+ * whose last field is a user-stack copy of @stack_size bytes
+ * (PERF_SAMPLE_STACK_USER: u64 size, data[size], u64 dyn_size).  The
+ * kernel reserves the whole @stack_size in the ring but fills only
+ * dyn_size (up to the end of the stack's mapping), so the drain spools
+ * the filled part, rounded up to 8 bytes, with size rewritten to match:
+ * sample.c reads such a record as the kernel's own.  A shallow walk under
+ * a 32 KiB copy then costs the spool and its readers ~1-2 KiB, not 32.
+ * A record whose fields do not sit where @stack_size puts them is copied
+ * whole.
+ */
+struct drain_trim {
+	uint64_t id;
+	uint32_t stack_size;
+};
+/* Before drain__start(): the events to trim (@t is copied; the ids of
+ * events opened later are copied whole).  0 / -ENOMEM. */
+int drain__set_trim(struct drain *d, const struct drain_trim *t, size_t n);
 /* 1 when the running (or stopped) thread got SCHED_FIFO, -1 when it was
  * refused, 0 when not asked or not started yet. */
 int drain__realtime(const struct drain *d);

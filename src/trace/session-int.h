@@ -84,6 +84,10 @@ struct session {
 	uint64_t *round_times;
 	struct hashmap *comms;		/* pid -> char * */
 	struct hashmap *ids;		/* kernel event id -> evsel index + 1 */
+	/* Events whose samples end in a user-stack copy, for the drain to
+	 * spool only what the kernel filled of it (drain__set_trim()). */
+	struct drain_trim *trims;
+	size_t ntrims, captrims;
 	struct hashmap *execs;		/* pid -> exec count */
 	/* -p/-c: the target's processes (pid -> 1): a PMU uprobe is opened
 	 * on every CPU for every task (it cannot be inherited), and keeps

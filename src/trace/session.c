@@ -356,6 +356,15 @@ static int open_everywhere(struct session *s, struct perf_event_attr *attr, cons
 					return errbuf__set(eb, err, "cannot read the id of '%s'", what);
 				if (hashmap__set(s->ids, id, evsel_idx))
 					return -ENOMEM;
+				/* PERF_SAMPLE_STACK_USER is the last field faultline
+				 * asks for: the copy ends every sample. */
+				if ((attr->sample_type & PERF_SAMPLE_STACK_USER) &&
+				    attr->sample_stack_user) {
+					if (GROW_FOR(s->trims, s->captrims, s->ntrims + 1, 64))
+						return -ENOMEM;
+					s->trims[s->ntrims++] = (struct drain_trim){
+						.id = id, .stack_size = attr->sample_stack_user };
+				}
 			}
 			if (s->ring_owner[c] < 0) {
 				err = ring__new(fd, s->opts.mmap_pages, &s->rings[c]);
@@ -740,6 +749,7 @@ void session__free(struct session *s)
 		hashmap__free(s->comms);
 	}
 	hashmap__free(s->ids);
+	free(s->trims);
 	hashmap__free(s->execs);
 	hashmap__free(s->tree);
 	free(s->round_heads);
@@ -1896,6 +1906,11 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	err = backpressure(s, ring_bytes);
 	if (err) {
 		errbuf__set(eb, err, "cannot set up back-pressure: %s", strerror(-err));
+		goto out;
+	}
+	err = drain__set_trim(s->drain, s->trims, s->ntrims);
+	if (err) {
+		errbuf__set(eb, err, "cannot set up the ring reader: %s", strerror(-err));
 		goto out;
 	}
 	pfd.fd = drain__wait_fd(s->drain);

@@ -43,7 +43,13 @@
  *     (drain__stop too); a pause refused is asked again only below a
  *     quarter;
  *   - drain__set_realtime: SCHED_FIFO for the thread while it runs, when
- *     granted (root), its normal class when refused.
+ *     granted (root), its normal class when refused;
+ *   - stack trimming: a sample of a trimmed id is spooled with its stack
+ *     copy cut to dyn_size rounded up to 8 (size field rewritten, header
+ *     size, the fields before and the filled bytes intact, dyn_size kept),
+ *     a whole copy and a sample of another id or another layout (size field
+ *     not the id's, dyn_size past it, too short) copied unchanged, records
+ *     wrapping the ring's end included; the stats count the bytes saved.
  * Waits are bounded by LIMIT seconds only as a safety net: passing one
  * fails the test; no outcome depends on timing.  Run under ASan/UBSan in
  * the sanitizer build as well.
@@ -981,6 +987,112 @@ static void test_free(void)
 	fake_free(&f);
 }
 
+/* ---- stack trimming ---- */
+
+/* Write @n bytes of @rec at data_head (wrapping), as the kernel does. */
+static void fake_emit_raw(struct fake *f, const unsigned char *rec, size_t n)
+{
+	size_t off = f->head & (f->size - 1), first = f->size - off;
+
+	if (n <= first) {
+		memcpy(f->data + off, rec, n);
+	} else {
+		memcpy(f->data + off, rec, first);
+		memcpy(f->data, rec + first, n - first);
+		f->wraps++;
+	}
+	f->head += n;
+	__atomic_store_n(&f->pc->data_head, f->head, __ATOMIC_RELEASE);
+}
+
+/* A sample [header][id][u64 tag][u64 size][data size][u64 dyn] in @buf;
+ * data bytes are pat(tag, i).  Its size. */
+static size_t stack_rec(unsigned char *buf, uint64_t id, uint64_t tag, uint64_t size, uint64_t dyn)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE,
+				       .size = (uint16_t)(sizeof(h) + 24 + size + 8) };
+
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + 8, &id, 8);
+	memcpy(buf + 16, &tag, 8);
+	memcpy(buf + 24, &size, 8);
+	for (uint64_t i = 0; i < size; i++)
+		buf[32 + i] = pat(tag, i);
+	memcpy(buf + 32 + size, &dyn, 8);
+	return h.size;
+}
+
+static void test_trim(void)
+{
+	static const struct drain_trim trims[] = { { 9, 8 }, { 7, 1024 } };
+	/* id, stack size in the record, dyn_size, whether it is trimmed */
+	static const struct {
+		uint64_t id, size, dyn;
+		bool cut;
+	} recs[] = {
+		{ 7, 1024, 100, true }, { 7, 1024, 1024, false }, { 7, 1024, 0, true },
+		{ 7, 1024, 1017, true }, { 8, 1024, 100, false }, { 7, 512, 100, false },
+		{ 7, 1024, 1025, false }, { 9, 8, 3, true }, { 7, 0, 0, false },
+	};
+	unsigned char *buf = malloc(4096);
+	struct fake f;
+	struct drain *d;
+	struct drain_stats st;
+	const struct perf_event_header *h;
+	uint64_t saved = 0;
+	size_t k = 0;
+
+	CHECK(buf != NULL);
+	/* Start near the end of the data area: records wrap it. */
+	fake_new(&f, 4, 4 * (uint64_t)sysconf(_SC_PAGESIZE) - 1500);
+	CHECK_EQ_U64(drain__new(&f.r, 1, 0, 0, &d), 0);
+	CHECK_EQ_U64(drain__set_trim(d, trims, 2), 0);
+	for (size_t i = 0; i < sizeof(recs) / sizeof(recs[0]); i++) {
+		size_t n = stack_rec(buf, recs[i].id, i, recs[i].size, recs[i].dyn);
+
+		fake_emit_raw(&f, buf, n);
+		if (recs[i].cut)
+			saved += recs[i].size - ((recs[i].dyn + 7) & ~7ull);
+	}
+	CHECK(f.wraps > 0);
+	CHECK_EQ_U64(drain__flush(d), 0);
+	CHECK_EQ_U64(fake_tail(&f), f.head);
+	CHECK(drain__snapshot(d, 0));
+	while (drain__peek(d, 0, &h) == 0) {
+		const unsigned char *p = (const void *)h;
+		uint64_t id, tag, size, dyn, keep;
+
+		CHECK(k < sizeof(recs) / sizeof(recs[0]));
+		if (k >= sizeof(recs) / sizeof(recs[0]))
+			break;
+		keep = recs[k].cut ? (recs[k].dyn + 7) & ~7ull : recs[k].size;
+		CHECK_EQ_U64(h->type, PERF_RECORD_SAMPLE);
+		CHECK_EQ_U64(h->size, sizeof(*h) + 24 + keep + 8);
+		memcpy(&id, p + 8, 8);
+		memcpy(&tag, p + 16, 8);
+		memcpy(&size, p + 24, 8);
+		memcpy(&dyn, p + h->size - 8, 8);
+		CHECK_EQ_U64(id, recs[k].id);
+		CHECK_EQ_U64(tag, k);
+		CHECK_EQ_U64(size, keep);
+		CHECK_EQ_U64(dyn, recs[k].dyn);
+		for (uint64_t i = 0; i < (recs[k].cut ? recs[k].dyn : keep); i++)
+			if (p[32 + i] != pat(k, i)) {
+				CHECK(!"a stack byte changed");
+				break;
+			}
+		k++;
+		drain__consume(d, 0);
+	}
+	drain__publish(d, 0);
+	CHECK_EQ_U64(k, sizeof(recs) / sizeof(recs[0]));
+	drain__stats(d, &st);
+	CHECK_EQ_U64(st.trimmed, saved);
+	drain__free(d);
+	fake_free(&f);
+	free(buf);
+}
+
 int main(void)
 {
 	double t0 = now();
@@ -994,6 +1106,7 @@ int main(void)
 	test_null_rings();
 	test_free();
 	test_realtime();
+	test_trim();
 	fprintf(stderr, "test-drain: %.2f s\n", now() - t0);
 	return check_done("test-drain");
 }
