@@ -82,10 +82,17 @@ static int info(const struct replay_opts *ro)
 		       flags & SESSION_SAMPLE_ADDR ? " +addr" : "");
 	}
 	err = session__run(s, NULL, &eb);
-	if (!err)
-		printf("totals       %" PRIu64 " samples, %" PRIu64 " lost, %u stacks\n",
+	if (!err) {
+		uint64_t ns, pauses = session__pauses(s, &ns);
+
+		printf("totals       %" PRIu64 " samples, %" PRIu64 " lost, %u stacks",
 		       session__samples(s), session__lost(s),
 		       stackdb__count(session__stackdb(s)));
+		if (pauses)
+			printf(", %" PRIu64 " pause%s (%.3f ms)", pauses, pauses == 1 ? "" : "s",
+			       (double)ns / 1e6);
+		putchar('\n');
+	}
 	session__free(s);
 	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
 }

@@ -552,7 +552,10 @@ int recwriter__end(struct recwriter *w, const struct rec_end *e)
 	if (e->nr_counters > REC_MAX_COUNTERS)
 		return w_invalid(w, "end record with %u counters, more than %u", e->nr_counters,
 				 REC_MAX_COUNTERS);
-	if ((err = w_begin(w, REC_END, 36ull + 8ull * e->nr_counters)))
+	if (!e->pauses && e->paused_ns)
+		return w_invalid(w, "end record with %llu ns paused but no pause",
+				 (unsigned long long)e->paused_ns);
+	if ((err = w_begin(w, REC_END, 36ull + 8ull * e->nr_counters + 16)))
 		return err;
 	w_u32(w, e->stop);
 	w_u32(w, (uint32_t)e->status);
@@ -562,6 +565,8 @@ int recwriter__end(struct recwriter *w, const struct rec_end *e)
 	w_u32(w, e->nr_counters);
 	for (uint32_t i = 0; i < e->nr_counters; i++)
 		w_u64(w, e->counters[i]);
+	w_u64(w, e->pauses);
+	w_u64(w, e->paused_ns);
 	w->ended = true;
 	return w->err;
 }
@@ -1064,8 +1069,15 @@ static int dec_end(struct cur *c, struct rec_end *e)
 	memset(e->counters, 0, sizeof(e->counters));
 	for (uint32_t i = 0; i < e->nr_counters && !c->err; i++)
 		e->counters[i] = c_u64(c, "counters");
+	/* 1.2's back-pressure totals; an older file has none (0, 0). */
+	if (c->r->minor >= 2) {
+		e->pauses = c_u64(c, "pauses");
+		e->paused_ns = c_u64(c, "paused_ns");
+	}
 	if ((err = c_done(c)))
 		return err;
+	if (!e->pauses && e->paused_ns)
+		return bad(c, "has %llu ns paused but no pause", (unsigned long long)e->paused_ns);
 	c->r->ended = true;
 	return 0;
 }

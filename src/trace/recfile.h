@@ -28,7 +28,7 @@
 
 /* Format version this code writes; it reads major 1, any minor. */
 #define REC_VERSION_MAJOR	1
-#define REC_VERSION_MINOR	1
+#define REC_VERSION_MINOR	2
 
 /* Limits (the reader refuses more, the writer never writes more). */
 #define REC_MAX_PAYLOAD		(64u << 20)	/* bytes of one record's payload */
@@ -162,6 +162,10 @@ struct rec_end {
 	uint64_t samples, lost, bad;	/* the session's totals */
 	uint32_t nr_counters;		/* 0..REC_MAX_COUNTERS */
 	uint64_t counters[REC_MAX_COUNTERS];	/* unwind stop reasons... */
+	/* Back-pressure (1.2; 0 read from an older file): how many times the
+	 * target was paused so that no event was lost, and for how long in
+	 * all.  No pause, no time: paused_ns without pauses is refused. */
+	uint64_t pauses, paused_ns;
 };
 
 struct rec {

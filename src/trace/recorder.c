@@ -541,6 +541,7 @@ static int rec_finish(struct session *s, struct errbuf *eb)
 
 	for (uint32_t i = 0; i < end.nr_counters; i++)
 		end.counters[i] = s->unwind_stops[i];
+	end.pauses = session__pauses(s, &end.paused_ns);
 	latch(r, recwriter__end(r->w, &end));
 	r->bytes = recwriter__bytes(r->w);
 	err = recwriter__close(r->w, eb);

@@ -652,6 +652,8 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 		s->samples = rec->u.end.samples;
 		s->lost = rec->u.end.lost;
 		s->bad = rec->u.end.bad;
+		s->pauses = rec->u.end.pauses;
+		s->paused_ns = rec->u.end.paused_ns;
 		for (uint32_t i = 0; i < rec->u.end.nr_counters && i < UNWIND__COUNT; i++)
 			s->unwind_stops[i] = rec->u.end.counters[i];
 		return 0;

@@ -1882,6 +1882,25 @@ int session__need_user_space(const struct session *s, struct errbuf *eb)
 	return 0;
 }
 
+/* The drain stopped (the target resumed, if paused), its torn records and
+ * pauses counted, and freed; once, harmless after. */
+static void drain_end(struct session *s)
+{
+	/* NULL first: the fatal-signal path reads s->drain. */
+	struct drain *d = s->drain;
+	struct drain_stats st;
+
+	if (!d)
+		return;
+	drain__stop(d);
+	drain__stats(d, &st);
+	s->bad += st.torn;
+	s->pauses = st.pauses;
+	s->paused_ns = st.paused_ns;
+	s->drain = NULL;
+	drain__free(d);
+}
+
 static int live_run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
 	uint64_t ring_bytes = (uint64_t)s->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
@@ -2012,22 +2031,12 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 		if (s->fds[i] >= 0 && read(s->fds[i], v, sizeof(v)) == (ssize_t)sizeof(v))
 			s->lost_counted += v[1];
 	}
+	/* Its totals before the observer's: a recording's END holds them. */
+	drain_end(s);
 	if (s->obs && !err)
 		err = s->obs->finish(s, eb);
 out:
-	if (s->drain) {
-		/* NULL first: the fatal-signal path reads s->drain. */
-		struct drain *d = s->drain;
-		struct drain_stats st;
-
-		drain__stop(d);	/* the target resumed, if paused */
-		drain__stats(d, &st);
-		s->bad += st.torn;
-		s->pauses = st.pauses;
-		s->paused_ns = st.paused_ns;
-		s->drain = NULL;
-		drain__free(d);
-	}
+	drain_end(s);
 	if (s->pauser) {
 		struct tree_pause *p = s->pauser;
 

@@ -15,8 +15,9 @@
  * Built with -DFUZZ_LIBFUZZER and -fsanitize=fuzzer (clang) it is a
  * libFuzzer target.  Otherwise main() below is a small standalone driver,
  * without coverage feedback: it builds seed recordings itself (every
- * record type, a newer minor version's file, the smallest file) plus any
- * given as arguments, runs each as is, then runs mutants of them (bit
+ * record type, a newer minor version's file, a 1.1 file, whose END has no
+ * pauses, the smallest file) plus any given as arguments, runs each as
+ * is, then runs mutants of them (bit
  * flips, byte sets, truncations, length and count fields set to boundary
  * values, records deleted, duplicated, swapped and spliced) until the time
  * is up, or -n of them; mutants also set the records' time fields to
@@ -295,6 +296,8 @@ static void check_record(const struct rec *rec, const uint8_t *data, size_t size
 	case REC_END:
 		if (rec->u.end.nr_counters > REC_MAX_COUNTERS)
 			misbehaved("too many counters", rec->u.end.nr_counters, NULL);
+		if (!rec->u.end.pauses && rec->u.end.paused_ns)
+			misbehaved("time paused without a pause", rec->u.end.paused_ns, NULL);
 		break;
 	case REC_KSYM:
 		check_str(rec->u.ksym.name, size);
@@ -499,7 +502,8 @@ static int seed_full(struct buf *out, unsigned int variant)
 	}
 	recwriter__lost(w, &(struct rec_lost){ 300, 5 });
 	recwriter__exit(w, &(struct rec_task){ 1300, 1234, 1300, 1300, 301 });
-	recwriter__end(w, &(struct rec_end){ 3, 0, 3, 5, 0, 7, { 1, 2, 3, 4, 5, 6, 7 } });
+	recwriter__end(w, &(struct rec_end){ 3, 0, 3, 5, 0, 7, { 1, 2, 3, 4, 5, 6, 7 }, 4,
+					     41000000 + variant });
 	err = recwriter__close(w, NULL);
 	if (!err)
 		err = file_to_buf(path, out);
@@ -593,8 +597,8 @@ static void seed_newer(const struct buf *full, struct buf *out)
 	put32(out->b + 28 + 4, len + 4);
 }
 
-/* The smallest recording: the header and an END. */
-static void seed_min(const struct buf *full, struct buf *out)
+/* Offset of the END record of a seed the writer wrote. */
+static size_t end_offset(const struct buf *full)
 {
 	size_t end_at = 0, at = 20;
 
@@ -603,6 +607,29 @@ static void seed_min(const struct buf *full, struct buf *out)
 			end_at = at;
 		at += 8 + get32(full->b + at + 4);
 	}
+	return end_at;
+}
+
+/* The same file as a 1.1 faultline wrote it: its END without 1.2's
+ * pauses and paused_ns (the last 16 bytes of the file). */
+static void seed_older(const struct buf *full, struct buf *out)
+{
+	size_t end_at = end_offset(full);
+
+	out->b = malloc(FUZZ_MAX_INPUT);
+	if (!out->b)
+		abort();
+	memcpy(out->b, full->b, full->n - 16);
+	out->n = full->n - 16;
+	out->b[10] = 1;	/* minor, low byte */
+	put32(out->b + end_at + 4, get32(out->b + end_at + 4) - 16);
+}
+
+/* The smallest recording: the header and an END. */
+static void seed_min(const struct buf *full, struct buf *out)
+{
+	size_t end_at = end_offset(full);
+
 	out->b = malloc(FUZZ_MAX_INPUT);
 	if (!out->b)
 		abort();
@@ -962,6 +989,7 @@ int main(int argc, char **argv)
 		nseeds++;
 	}
 	seed_newer(&seeds[0], &seeds[nseeds++]);
+	seed_older(&seeds[0], &seeds[nseeds++]);
 	seed_min(&seeds[0], &seeds[nseeds++]);
 	nbuilt = nseeds;
 	/* The built seeds must read cleanly: if not, the reader refuses a

@@ -19,7 +19,13 @@
 # for -p with --pause; the target never left stopped: SIGINT and SIGSEGV
 # sent to faultline while it holds the -p target paused, and the target
 # finishes its loop; --no-pause accepted and never pauses (its loss is not
-# asserted: a reader let run may keep up); -a refuses --pause.
+# asserted: a reader let run may keep up); -a refuses --pause.  A `record`
+# held the same way stores its pauses in the recording's END (format 1.2):
+# `report -i` then says the record run's very line first, and --json the
+# same count and ms; the target's counts exact from the recording too; an
+# END whose pause count is corrupt (0 pauses, their time kept) is refused
+# in one line; the same recording as a 1.1 faultline wrote it (no pause
+# fields) reads, with no pause said.
 . "$top_srcdir/tests/system/lib.sh"
 need_root
 MC=$(target malloc-churn)
@@ -91,12 +97,13 @@ EOF
 }
 
 # leak_c NAME OPTION...: leak OPTION... -c malloc-churn, its reader held
-# while the target is paused; faultline's output in $T/fl.out.
+# while the target is paused; faultline's output in $T/fl.out.  (With
+# TOOL set, that tool instead of leak.)
 leak_c() {
 	local name=$1 fl tpid
 	shift
 	go_fifo c
-	spawn fl "$FAULTLINE" leak "$@" -c "$MC --count $N --keep $K --go $fifo"
+	spawn fl "$FAULTLINE" ${TOOL:-leak} "$@" -c "$MC --count $N --keep $K --go $fifo"
 	fl=$spawned
 	wait_until "$FL_READY_TIMEOUT" grep -q "^Executing '" "$T/fl.err" ||
 		{ fail "$name: faultline not tracing: $(tail -n 3 "$T/fl.err")"; return 0; }
@@ -148,7 +155,51 @@ done
 [ "$(grep -c 'fatal signal SIGSEGV' "$T/fl.err")" -eq 1 ] ||
 	fail "SIGSEGV: faultline did not die of it: $(tail -n 2 "$T/fl.err")"
 
-# 6. -a is never paused.
+# 6. record: the pauses stored, and said by every report of it as the
+# record run said them.
+TOOL=record leak_c "record -e leak -c" -e leak -o "$T/bp.rec" $B
+rline=$(sed -n 's/^faultline record: \(the target was paused .*\)$/\1/p' "$T/fl.err")
+echo "RESULT backpressure record: $rline"
+echo "$rline" | grep -Eq '^the target was paused [1-9][0-9]* times?, [0-9.]+ ms in all, so that no event was lost$' ||
+	fail "record: no pause line: $(tail -n 3 "$T/fl.err")"
+expect_line 'faultline record: [0-9]+ samples \(0 lost\)' "$T/fl.err"
+run_fl report -i "$T/bp.rec" leak
+expect_eq "$rc" 0 "report -i leak: status"
+expect_eq "$(head -n 1 "$T/out")" "$rline" "report -i leak: its first line, the record run's"
+expect_line ', lost 0 events' "$T/out"
+run_fl report -i "$T/bp.rec" leak --json
+expect_eq "$rc" 0 "report -i leak --json: status"
+exact "report -i leak --json" "$T/out" "$T/fl.out"
+# The record run's count and ms, as it printed them (%.1f under 10 ms, %.0f).
+python3 - "$T/out" "$rline" <<'PY' ||
+import json, re, sys
+o = [o for o in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{"))
+     if o.get("type") == "summary"][-1]
+n, ms, line = o["pauses"], o["paused_ms"], sys.argv[2]
+m = re.match(r"the target was paused (\d+) times?, ([0-9.]+) ms", line)
+sys.exit(0 if m and int(m.group(1)) == n and
+         "%.*f" % (1 if ms < 10 else 0, ms) == m.group(2) else 1)
+PY
+	fail "report -i --json: $(tail -n 1 "$T/out"): not the record run's '$rline'"
+run_fl report -i "$T/bp.rec" info
+expect_line '^totals .*, [1-9][0-9]* pauses? \([0-9.]+ ms\)$' "$T/out"
+# A corrupt pause field: one line, exit 1.
+python3 "$top_srcdir/tests/system/rec-edit.py" "$T/bp.rec" "$T/bad.rec" pauses 0 ||
+	fail "rec-edit pauses"
+run_fl report -i "$T/bad.rec" leak
+expect_eq "$rc" 1 "report -i of a corrupt pause count: status"
+expect_eq "$(wc -l <"$T/err")" 1 "report -i of a corrupt pause count: lines on stderr"
+expect_line '^faultline [a-z]+: .*bad\.rec: offset [0-9]+: end record has [0-9]+ ns paused but no pause$' \
+	"$T/err"
+# A 1.1 recording, without the fields: read, no pause said, the same counts.
+python3 "$top_srcdir/tests/system/rec-edit.py" "$T/bp.rec" "$T/old.rec" v1.1 0 ||
+	fail "rec-edit v1.1"
+run_fl report -i "$T/old.rec" leak --json
+expect_eq "$rc" 0 "report -i of a 1.1 recording: status"
+expect_eq "$(summ "$T/out" pauses)" 0 "report -i of a 1.1 recording: no pause"
+expect_eq "$(leak_nums "$T/out" lost allocs)" "0 $N" "report -i of a 1.1 recording: lost, allocations"
+
+# 7. -a is never paused.
 run_fl leak --pause 1
 expect_eq "$rc" 2 "leak -a --pause: a usage error"
 expect_line 'faultline leak: --pause pauses a -p PID target' "$T/err"

@@ -4,7 +4,11 @@ record (from 1) changed as OP says (docs/record-format.md has the layout):
   time VALUE  its time set to VALUE (ns; e.g. 72057594037927936 = 2^56)
   drop        removed
 rec-edit.py IN cut OFFSET: print the bytes of the record that OFFSET cuts
-(OFFSET - the start of the record holding it; 0 at a record boundary)."""
+(OFFSET - the start of the record holding it; 0 at a record boundary).
+rec-edit.py IN OUT pauses N: OUT with its END's pause count set to N (its
+time paused kept: 0 makes the field corrupt).
+rec-edit.py IN OUT v1.1 0: OUT as a 1.1 faultline wrote it, its END without
+the pause fields (the last 16 bytes of a 1.2 END)."""
 import struct
 import sys
 
@@ -19,6 +23,23 @@ if sys.argv[2] == "cut":
     print(cut - off if cut >= off else 0)
     sys.exit(0)
 dst, op, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+if op in ("pauses", "v1.1"):
+    if struct.unpack_from("<H", data, 10)[0] != 2:
+        sys.exit("rec-edit.py: %s is not a format 1.2 recording" % sys.argv[1])
+    while off + 8 <= len(data):
+        rtype, length = struct.unpack_from("<II", data, off)
+        if rtype == 11:  # END: its pauses and paused_ns are its last 16 bytes
+            end = off + 8 + length
+            if op == "pauses":
+                struct.pack_into("<Q", data, end - 16, n)
+            else:
+                del data[end - 16:end]
+                struct.pack_into("<I", data, off + 4, length - 16)
+                struct.pack_into("<H", data, 10, 1)
+            open(dst, "wb").write(data)
+            sys.exit(0)
+        off += 8 + length
+    sys.exit("rec-edit.py: %s has no end record" % sys.argv[1])
 k = 0
 while off + 8 <= len(data):
     rtype, length = struct.unpack_from("<II", data, off)

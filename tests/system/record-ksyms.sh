@@ -43,8 +43,8 @@ rm -rf "$D"
 python3 - "$T/s.rec" /proc/kallsyms >"$T/ksyms" <<'PY' || fail "the recording's KSYM records"
 import re, struct, sys
 d = open(sys.argv[1], "rb").read()
-if d[:8] != b"FAULTREC" or struct.unpack_from("<HH", d, 8) != (1, 1):
-    sys.exit("not a format 1.1 recording: %r" % (d[:12],))
+if d[:8] != b"FAULTREC" or struct.unpack_from("<HH", d, 8) < (1, 1) or d[8] != 1:
+    sys.exit("not a format 1.1 or later recording: %r" % (d[:12],))
 live = set()
 for line in open(sys.argv[2]):
     f = line.split()

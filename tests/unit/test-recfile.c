@@ -203,7 +203,9 @@ static size_t b_sample(struct bld *b, uint32_t event, uint32_t ustack, uint32_t 
 	return at;
 }
 
-static size_t b_end(struct bld *b)
+/* An END with nr_pause of its 1.2 fields (pauses, paused_ns) after the
+ * counters. */
+static size_t b_end_n(struct bld *b, int nr_pause, uint64_t pauses, uint64_t ns)
 {
 	size_t at = b_rec(b, REC_END);
 
@@ -213,8 +215,19 @@ static size_t b_end(struct bld *b)
 	b_u64(b, 0);
 	b_u64(b, 0);
 	b_u32(b, 0);
+	if (nr_pause > 0)
+		b_u64(b, pauses);
+	if (nr_pause > 1)
+		b_u64(b, ns);
 	b_done(b, at);
 	return at;
+}
+
+/* An END as the header's version writes it: 1.2 and later with its
+ * pauses (none). */
+static size_t b_end(struct bld *b)
+{
+	return b_end_n(b, b->n >= 12 && (b->b[10] | b->b[11] << 8) >= 2 ? 2 : 0, 0, 0);
 }
 
 static size_t b_proc(struct bld *b, const char *comm)
@@ -345,7 +358,8 @@ static int write_all_types(const char *path)
 	W(recwriter__lost(w, &(struct rec_lost){ .time = 11, .count = UINT64_MAX }));
 	{
 		struct rec_end e = { .stop = 2, .status = -1, .samples = 2, .lost = UINT64_MAX,
-				     .bad = 5, .nr_counters = REC_MAX_COUNTERS };
+				     .bad = 5, .nr_counters = REC_MAX_COUNTERS, .pauses = 3,
+				     .paused_ns = UINT64_MAX };
 
 		for (uint32_t i = 0; i < REC_MAX_COUNTERS; i++)
 			e.counters[i] = i == 15 ? UINT64_MAX : i * 3;
@@ -533,6 +547,8 @@ static void check_all_types(struct recreader *r, int nwritten, const char *how)
 			CHECK_EQ_U64(rec.u.end.counters[0], 0);
 			CHECK_EQ_U64(rec.u.end.counters[14], 42);
 			CHECK_EQ_U64(rec.u.end.counters[15], UINT64_MAX);
+			CHECK_EQ_U64(rec.u.end.pauses, 3);
+			CHECK_EQ_U64(rec.u.end.paused_ns, UINT64_MAX);
 			break;
 		}
 		n++;
@@ -577,7 +593,7 @@ static void test_round_trip(void)
 		check_all_types(r, n, "memory");
 	recreader__free(r);
 	/* The file starts with the documented header. */
-	CHECK(memcmp(buf, "FAULTREC\x01\x00\x01\x00\x04\x03\x02\x01\x14\x00\x00\x00", 20) == 0);
+	CHECK(memcmp(buf, "FAULTREC\x01\x00\x02\x00\x04\x03\x02\x01\x14\x00\x00\x00", 20) == 0);
 	free(buf);
 	unlink(path);
 	free(path);
@@ -613,7 +629,7 @@ static void test_large_record(void)
 		.id = 0, .kind = REC_EVENT_TRACEPOINT, .name = "big", .format = text }), 0);
 	CHECK_EQ_U64(recwriter__meta(w, "after", "y"), 0);
 	CHECK_EQ_U64(recwriter__end(w, &(struct rec_end){ .status = 0 }), 0);
-	CHECK_EQ_U64(recwriter__bytes(w), 20 + 23 + (43 + big) + 22 + 44);
+	CHECK_EQ_U64(recwriter__bytes(w), 20 + 23 + (43 + big) + 22 + 60);
 	CHECK_EQ_U64(recwriter__close(w, &eb), 0);
 
 	buf = slurp(path, &len);
@@ -678,10 +694,10 @@ static void test_large_record(void)
 /* The smallest recording, byte for byte as docs/record-format.md shows it. */
 static void test_golden(void)
 {
-	static const unsigned char want[64] = {
-		0x46, 0x41, 0x55, 0x4c, 0x54, 0x52, 0x45, 0x43, 0x01, 0x00, 0x01, 0x00,
+	static const unsigned char want[80] = {
+		0x46, 0x41, 0x55, 0x4c, 0x54, 0x52, 0x45, 0x43, 0x01, 0x00, 0x02, 0x00,
 		0x04, 0x03, 0x02, 0x01, 0x14, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00,
-		0x24, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
+		0x34, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
 	};
 	struct recwriter *w = NULL;
 	struct errbuf eb = { { 0 } };
@@ -988,13 +1004,13 @@ static void test_corruption(void)
 	b_header(&b, 1, 0, 0x01020304, 24);
 	b_end(&b);
 	EXPECT(&b, 0, -EBADMSG, "offset 16: bad header size 24 for format version 1.0");
-	b_header(&b, 1, 2, 0x01020304, 16);
+	b_header(&b, 1, 3, 0x01020304, 16);
 	b_end(&b);
-	EXPECT(&b, 0, -EBADMSG, "offset 16: bad header size 16 for format version 1.2");
-	b_header(&b, 1, 2, 0x01020304, 5000);
+	EXPECT(&b, 0, -EBADMSG, "offset 16: bad header size 16 for format version 1.3");
+	b_header(&b, 1, 3, 0x01020304, 5000);
 	b_end(&b);
-	EXPECT(&b, 0, -EBADMSG, "offset 16: bad header size 5000 for format version 1.2");
-	b_header(&b, 1, 2, 0x01020304, 64);
+	EXPECT(&b, 0, -EBADMSG, "offset 16: bad header size 5000 for format version 1.3");
+	b_header(&b, 1, 3, 0x01020304, 64);
 	b.n = 40;
 	EXPECT(&b, 0, -ENODATA, "offset 0: the recording ends inside its header (40 of 64 bytes)");
 
@@ -1003,7 +1019,7 @@ static void test_corruption(void)
 	at = b_event(&b, 0, REC_EVENT_TRACEPOINT, "a:b");
 	b_end(&b);
 	b.b[at + 4] += 100;
-	EXPECT(&b, 0, -ENODATA, "offset 20: event record of 135 bytes is cut after 79 (truncated)");
+	EXPECT(&b, 0, -ENODATA, "offset 20: event record of 135 bytes is cut after 95 (truncated)");
 	b_std_header(&b);
 	b_u32(&b, REC_SAMPLE);
 	b_u32(&b, REC_MAX_PAYLOAD + 1);
@@ -1240,14 +1256,14 @@ static void test_corruption(void)
 	at = b_rec(&b, 13);
 	b_done(&b, at);
 	b_end(&b);
-	EXPECT(&b, 0, -EBADMSG, "offset 20: unknown record type 13 (format version 1.1)");
+	EXPECT(&b, 0, -EBADMSG, "offset 20: unknown record type 13 (format version 1.2)");
 	b_std_header(&b);
 	b_proc(&b, "a");
 	at = b_rec(&b, 0);
 	b_u32(&b, 0);
 	b_done(&b, at);
 	b_end(&b);
-	snprintf(msg, sizeof(msg), "offset %zu: unknown record type 0 (format version 1.1)", at);
+	snprintf(msg, sizeof(msg), "offset %zu: unknown record type 0 (format version 1.2)", at);
 	EXPECT(&b, 1, -EBADMSG, msg);
 
 	/* After END: a record, a second END, garbage; none at all. */
@@ -1356,6 +1372,79 @@ static void test_versions(void)
 	CHECK(recreader__open_mem(b.b, b.n, &r, &eb) == -ENOTSUP);
 	CHECK_STR(eb.msg, "offset 8: format version 0.9: this faultline reads 1.x only");
 	free(b.b);
+}
+
+/* ---- END's pauses (1.2): back-pressure's totals ---- */
+
+/* A file of format 1.minor of just an END with nr_pause pause fields. */
+static size_t b_end_pauses(struct bld *b, unsigned int minor, int nr_pause, uint64_t pauses,
+			   uint64_t ns)
+{
+	b_header(b, 1, (uint16_t)minor, 0x01020304, 20);
+	return b_end_n(b, nr_pause, pauses, ns);
+}
+
+/* The END's pause totals of a one-record file, or UINT64_MAX when it does
+ * not read. */
+static uint64_t end_pauses(const struct bld *b, uint64_t *ns)
+{
+	struct recreader *r = NULL;
+	struct rec rec;
+	uint64_t pauses = UINT64_MAX;
+
+	if (recreader__open_mem(b->b, b->n, &r, NULL) == 0 &&
+	    recreader__next(r, &rec, NULL) == 1 && rec.type == REC_END &&
+	    recreader__next(r, &rec, NULL) == 0) {
+		pauses = rec.u.end.pauses;
+		*ns = rec.u.end.paused_ns;
+	}
+	recreader__free(r);
+	return pauses;
+}
+
+static void test_pauses(void)
+{
+	struct recwriter *w = NULL;
+	struct errbuf eb = { { 0 } };
+	struct bld b = { 0 };
+	uint64_t ns = 1;
+
+	/* 1.2 has them; 1.1 and 1.0 have none, and read as never paused. */
+	b_end_pauses(&b, 2, 2, 3, 41000000);
+	CHECK_EQ_U64(end_pauses(&b, &ns), 3);
+	CHECK_EQ_U64(ns, 41000000);
+	for (unsigned int minor = 0; minor < 2; minor++) {
+		b_end_pauses(&b, minor, 0, 0, 0);
+		ns = 1;
+		CHECK_EQ_U64(end_pauses(&b, &ns), 0);
+		CHECK_EQ_U64(ns, 0);
+	}
+	/* A newer minor's END keeps them where they are. */
+	b_end_pauses(&b, 3, 2, 7, 9);
+	b_u32(&b, 0xabcdef);
+	b.b[24] += 4;
+	CHECK_EQ_U64(end_pauses(&b, &ns), 7);
+	CHECK_EQ_U64(ns, 9);
+
+	/* Corrupt: cut, time paused without a pause, a 1.1 END with them. */
+	b_end_pauses(&b, 2, 0, 0, 0);
+	EXPECT(&b, 0, -EBADMSG, "offset 20: end record of 36 bytes ends inside its 'pauses'");
+	b_end_pauses(&b, 2, 1, 3, 0);
+	EXPECT(&b, 0, -EBADMSG, "offset 20: end record of 44 bytes ends inside its 'paused_ns'");
+	b_end_pauses(&b, 2, 2, 0, 5);
+	EXPECT(&b, 0, -EBADMSG, "offset 20: end record has 5 ns paused but no pause");
+	b_end_pauses(&b, 1, 2, 3, 5);
+	EXPECT(&b, 0, -EBADMSG, "offset 20: end record has 16 bytes after its fields");
+	free(b.b);
+
+	/* The writer refuses what the reader would. */
+	CHECK_EQ_U64(recwriter__open("/dev/null", &w, &eb), 0);
+	if (!w)
+		return;
+	CHECK_EQ_U64(recwriter__end(w, &(struct rec_end){ .paused_ns = 5 }), -EINVAL);
+	CHECK_STR(recwriter__errmsg(w, -EINVAL), "end record with 5 ns paused but no pause");
+	CHECK_EQ_U64(recwriter__end(w, &(struct rec_end){ .pauses = 1, .paused_ns = 5 }), 0);
+	CHECK_EQ_U64(recwriter__close(w, &eb), 0);
 }
 
 /* ---- writer errors ---- */
@@ -1501,7 +1590,7 @@ static void test_ksym(void)
 	CHECK_EQ_U64(recwriter__end(w, &(struct rec_end){ .status = -1 }), 0);
 	/* 8 + 16 + 4 + 9 + 4 + 0 bytes for __d_alloc in vmlinux. */
 	CHECK_EQ_U64(recwriter__bytes(w), 20 + (8 + 24 + 9) + (8 + 24 + 11 + 4) + (8 + 24 + 3) +
-					   (8 + 12 + 16) + (8 + 36));
+					   (8 + 12 + 16) + (8 + 52));
 	CHECK_EQ_U64(recwriter__close(w, &eb), 0);
 	CHECK_EQ_U64(recreader__open(path, &r, &eb), 0);
 	while ((ret = recreader__next(r, &rec, &eb)) == 1) {
@@ -1606,6 +1695,7 @@ int main(void)
 	test_truncation();
 	test_corruption();
 	test_versions();
+	test_pauses();
 	test_ksym();
 	test_write_errors();
 	return check_done("test-recfile");
