@@ -442,15 +442,16 @@ static void print_totals(struct leak *lk, const struct gather *g)
 		       ",\"failed\":%" PRIu64 ",\"dropped_at_exec\":%" PRIu64
 		       ",\"replaced\":%" PRIu64 ",\"loader_regions\":%" PRIu64
 		       ",\"peak_bytes\":%" PRIu64 ",\"peak_time_s\":%.6f"
-		       ",\"startup_blocks\":%" PRIu64 ",\"late_allocators\":[",
+		       ",\"startup_blocks\":%" PRIu64,
 		       g->scale, st->allocs, st->frees, st->unknown_frees, st->failed,
 		       st->dropped_exec, alloc_track__replaced(lk->track), st->loader_regions,
 		       peak, peak_at, st->startup_blocks);
+		/* Only when a run probed one (live: a recording has none). */
 		for (size_t i = 0; i < alloc_trace__late_count(lk->at); i++) {
-			printf("%s", i ? "," : "");
+			printf("%s", i ? "," : ",\"late_allocators\":[");
 			json__str(stdout, alloc_trace__late(lk->at, i));
 		}
-		printf("]}\n");
+		printf("%s}\n", alloc_trace__late_count(lk->at) ? "]" : "");
 		return;
 	}
 	printf("%" PRIu64 " bytes in %" PRIu64 " allocations outstanding from %zu stacks", bytes,

@@ -11,7 +11,8 @@
 # faultline's group while it runs; each site's bytes and blocks exactly
 # (leak-check.py sites); the report's header naming both allocators; no
 # probe of the group left in tracefs after the run, after SIGINT, and
-# after SIGKILL once `faultline cleanup` ran.
+# after SIGKILL once `faultline cleanup` ran; and the same account on the
+# perf uprobe PMU's rung (FAULTLINE_MASK=uprobes).
 . "$top_srcdir/tests/system/lib.sh"
 need_root
 LA=$(target late-alloc)
@@ -64,21 +65,25 @@ python3 "$top_srcdir/tests/system/leak-check.py" sites "$T/fl.out" "$T/target.ou
 assert_no_probes_of "$fpid"
 
 # 2. -c, in JSON: the command's tree is stopped while the probes go on.
+# run_fl_late NPROBES ENV OPTION...: NPROBES in tracefs once it said so.
 run_fl_late() {
+	local n=$1 env=$2
+	shift 2
 	go_fifo probed
-	spawn fl "$FAULTLINE" leak "$@" -c "$LA $LIB --probed $fifo"
+	spawn fl env $env "$FAULTLINE" leak "$@" -c "$LA $LIB --probed $fifo"
 	fpid=$spawned
-	probed_line "$T/fl.err" && expect_eq "$(late_probes "$fpid")" 7 "-c: probes on the library"
+	probed_line "$T/fl.err" && expect_eq "$(late_probes "$fpid")" "$n" "-c $env: probes on the library"
 	release "$fifo"
 	wait_exit "$fpid" "leak -c"
 	expect_eq "$rc" 0 "leak -c status"
 	assert_no_probes_of "$fpid"
 }
-run_fl_late --json
+run_fl_late 7 "" --json
 grep -v '^{' "$T/fl.out" >"$T/c.truth"
 python3 "$top_srcdir/tests/system/leak-check.py" sites "$T/fl.out" "$T/c.truth" 3 ||
 	fail "-c: the late library's blocks against the target's account"
-python3 - "$T/fl.out" "$LIB" <<'PY' || fail "-c: leak_summary's late_allocators"
+cp "$T/fl.out" "$T/c.json"
+python3 - "$T/c.json" "$LIB" <<'PY' || fail "-c: leak_summary's late_allocators"
 import json, re, sys
 s = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"leak_summary"')][-1]
 want = r"an allocator of unknown kind in %s \(dlopen'ed by pid \d+\)$" % re.escape(sys.argv[2])
@@ -87,11 +92,18 @@ sys.exit(0 if len(s["late_allocators"]) == 1 and re.match(want, s["late_allocato
 PY
 
 # 3. -c, as text: the report's header names both allocators.
-run_fl_late -T 3
+run_fl_late 7 "" -T 3
 expect_line "^	probed from the start: .*libc\\.so\\.6 \\(glibc\\)\$" "$T/fl.out"
 expect_line "^	probed from its mapping on: an allocator of unknown kind in $LIB \\(dlopen'ed by pid [0-9]+\\)\$" "$T/fl.out"
 
-# 4. SIGKILL once the library is probed: the group, late probes
+# 4. The perf uprobe PMU's rung (tracefs's uprobes masked): the same
+# account, no probe in tracefs.
+run_fl_late 0 FAULTLINE_MASK=uprobes --json
+grep -v '^{' "$T/fl.out" >"$T/pmu.truth"
+python3 "$top_srcdir/tests/system/leak-check.py" sites "$T/fl.out" "$T/pmu.truth" 3 ||
+	fail "-c on the uprobe PMU: the late library's blocks against the target's account"
+
+# 5. SIGKILL once the library is probed: the group, late probes
 # included, stays until `faultline cleanup` removes it.
 go_fifo probed
 spawn fl "$FAULTLINE" leak -c "$LA $LIB --probed $fifo"
