@@ -84,6 +84,19 @@ enum {
 #define KPID_PAGE (-2)
 #define KPID_PCPU (-3)
 
+/* An object's probes: the roles placed ("malloc, calloc, ..., free"), in
+ * which file. */
+struct probed {
+	char roles[256];
+	char path[PATH_MAX];
+};
+
+/* An allocator probed once the run went on. */
+struct late {
+	struct probed p;
+	char line[PATH_MAX + 300];	/* "jemalloc in PATH (dlopen'ed by pid N)" */
+};
+
 struct alloc_trace {
 	struct alloc_trace_opts o;
 	struct alloc_trace_hooks h;
@@ -105,12 +118,30 @@ struct alloc_trace {
 	uint32_t startup_maj, startup_min;
 	char obj[PATH_MAX];		/* the allocator found, when opts gave none */
 	char found[96];			/* what it is: "static glibc", "jemalloc, preloaded" */
-	char probed[256];		/* roles probed: "malloc, calloc, ..., free" */
-	char probed_path[PATH_MAX];	/* in this file */
+	struct probed first;		/* its roles probed, and where */
+	/* Objects mapped once the run goes on (dlopen'ed), by device and
+	 * inode (obj_key()): 1 looked at, 2 probed (the first allocator's is
+	 * 2 from the start). */
+	struct hashmap *objs;
+	/* pid -> 1 once it entered a probed allocator function since its
+	 * exec (or the start): its libraries are loaded, a new one is
+	 * dlopen'ed. */
+	struct hashmap *running;
+	struct late *late;		/* the allocators probed late */
+	size_t nlate;
 	char line[PATH_MAX + 400];	/* alloc_trace__probed()'s */
 	char warning[1100];		/* errbuf message + what it means */
 	int err;
 };
+
+/* An object's identity in at->objs: device and inode. */
+static uint64_t obj_key(uint32_t maj, uint32_t min, uint64_t ino)
+{
+	return ino ^ ((uint64_t)maj << 52) ^ ((uint64_t)min << 40);
+}
+
+static int probe_object(struct alloc_trace *at, const char *name, const char *obj,
+			const char *suffix, struct probed *po, struct errbuf *eb);
 
 static bool field_u64(const struct tp_field *f, const struct sample *smp, uint64_t *v)
 {
@@ -244,6 +275,14 @@ static bool keep(struct alloc_trace *at, const struct sample *smp, struct alloc_
 	return true;
 }
 
+/* @pid runs its program: a library it maps from now on is dlopen'ed. */
+static void mark_running(struct alloc_trace *at, pid_t pid)
+{
+	if (!hashmap__get(at->running, (uint64_t)pid, NULL) &&
+	    hashmap__set(at->running, (uint64_t)pid, 1))
+		at->err = -ENOMEM;
+}
+
 static void on_enter(struct session *s, const struct sample *smp, void *ctx)
 {
 	struct probe_ctx *pc = ctx;
@@ -252,6 +291,7 @@ static void on_enter(struct session *s, const struct sample *smp, void *ctx)
 	uint64_t nmemb = 1;
 
 	(void)s;
+	mark_running(at, (pid_t)smp->pid);
 	if (!field_u64(&pc->f_size, smp, &c.size))
 		return;
 	if (pc->has_nmemb && field_u64(&pc->f_nmemb, smp, &nmemb) &&
@@ -341,6 +381,7 @@ static void on_free(struct session *s, const struct sample *smp, void *ctx)
 	uint64_t ptr = 0, last, probe;
 
 	(void)s;
+	mark_running(at, (pid_t)smp->pid);
 	if (!field_u64(&pc->f_ptr, smp, &ptr) || !ptr)
 		return;
 	/* A free inside realloc is realloc's business. */
@@ -490,6 +531,76 @@ static void on_exec(struct session *s, pid_t pid, void *ctx)
 	/* A new image: the old heap and mappings are gone, not leaked. */
 	at->st.dropped_exec += alloc_track__drop_pid(at->track, pid);
 	hashmap__delete(at->breaks, (uint64_t)pid, NULL);
+	hashmap__delete(at->running, (uint64_t)pid, NULL);	/* ld.so loads its libraries */
+}
+
+static int probe_late(struct alloc_trace *at, pid_t pid, const struct allocator *al,
+		      struct late *lt, struct errbuf *eb)
+{
+	char suffix[16];
+	struct errbuf eb2 = { "" };
+	int err, err2;
+
+	snprintf(suffix, sizeof(suffix), "_l%zu", at->nlate + 1);
+	err = session__grow_begin(at->s, eb);
+	if (err)
+		return err;
+	err = probe_object(at, al->spec, al->path, suffix, &lt->p, eb);
+	err2 = session__grow_end(at->s, !err, &eb2);
+	if (!err && err2) {
+		errbuf__set(eb, err2, "%s", eb2.msg);
+		err = err2;
+	}
+	(void)pid;
+	return err;
+}
+
+/*
+ * A process of the target mapped code: a library dlopen'ed, if the
+ * process runs already (it entered the allocator since its exec: the
+ * libraries ld.so loads at start-up, among them a libc whose malloc a
+ * preloaded or linked-in allocator overrides, come before).  One that
+ * defines malloc and is not probed yet gets its allocator's probes now,
+ * on every task of the target; what it allocated before is not seen.
+ */
+static void on_mmap(struct session *s, pid_t pid, const struct map *m, void *ctx)
+{
+	struct alloc_trace *at = ctx;
+	struct errbuf eb = { "" };
+	char path[PATH_MAX];
+	struct allocator al;
+	struct late *lt, *nv;
+	uint64_t key = obj_key(m->maj, m->min, m->ino);
+	int err;
+
+	if (at->o.kernel || !(m->prot & PROT_EXEC) || !m->path || m->path[0] != '/' || !m->ino ||
+	    !session__in_target(s, pid) || !hashmap__get(at->running, (uint64_t)pid, NULL) ||
+	    hashmap__get(at->objs, key, NULL))
+		return;
+	if (hashmap__set(at->objs, key, 1)) {
+		at->err = -ENOMEM;
+		return;
+	}
+	if (elf_sym__mapped_file(pid, m, path, sizeof(path), NULL) ||
+	    allocator__identify(path, "dlopen'ed", &al))
+		return;		/* gone already, or no allocator */
+	nv = realloc(at->late, (at->nlate + 1) * sizeof(*nv));
+	if (!nv) {
+		at->err = -ENOMEM;
+		return;
+	}
+	at->late = nv;
+	lt = &at->late[at->nlate];
+	memset(lt, 0, sizeof(*lt));
+	err = probe_late(at, pid, &al, lt, &eb);
+	snprintf(lt->line, sizeof(lt->line), "%s in %s (dlopen'ed by pid %d)", al.name, m->path,
+		 (int)pid);
+	if (!err) {
+		at->nlate++;
+		hashmap__set(at->objs, key, 2);
+	}
+	if (at->h.late)
+		at->h.late(at->h.ctx, lt->line, lt->p.roles, err, eb.msg);
 }
 
 /* Events were lost: a call in flight may have lost its return, and a call
@@ -527,6 +638,8 @@ static void on_fork(struct session *s, pid_t parent, pid_t child, void *ctx)
 	int64_t n;
 
 	(void)s;
+	if (hashmap__get(at->running, (uint64_t)parent, NULL))
+		mark_running(at, child);	/* a copy, running as its parent did */
 	if (!at->o.inherit)
 		return;
 	/* The child's memory is a copy of the parent's, blocks and break. */
@@ -715,16 +828,16 @@ static int find_allocator(struct alloc_trace *at, struct allocator *al, const ch
 }
 
 /* "malloc, calloc, ..." grows by the role of a probe placed. */
-static void note_probed(struct alloc_trace *at, const struct role *role)
+static void note_probed(struct probed *po, const struct role *role)
 {
-	size_t len = strlen(at->probed);
-	char *hit = strstr(at->probed, role->name);
+	size_t len = strlen(po->roles);
+	char *hit = strstr(po->roles, role->name);
 
-	while (hit && ((hit > at->probed && hit[-1] != ' ') ||
+	while (hit && ((hit > po->roles && hit[-1] != ' ') ||
 		       (hit[strlen(role->name)] && hit[strlen(role->name)] != ',')))
 		hit = strstr(hit + 1, role->name);
 	if (!hit)
-		snprintf(at->probed + len, sizeof(at->probed) - len, "%s%s", len ? ", " : "",
+		snprintf(po->roles + len, sizeof(po->roles) - len, "%s%s", len ? ", " : "",
 			 role->name);
 }
 
@@ -734,28 +847,28 @@ struct placed {
 	int kind;
 };
 
-static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
+/*
+ * The probes of spec @name (on at->o.obj when it retargets, with
+ * at->o.prefix; on @obj when given: an allocator found later), their
+ * events named with @suffix ("" the first object's; "_l1"... later ones,
+ * unique in the session's probe group).  What was placed goes to @po.
+ */
+static int probe_object(struct alloc_trace *at, const char *name, const char *obj,
+			const char *suffix, struct probed *po, struct errbuf *eb)
 {
 	struct probe_set *set = NULL;
 	struct placed *placed = NULL;
-	struct allocator al;
-	const char *name, *found;
 	size_t nplaced = 0;
 	bool have_malloc = false, have_free = false;
 	int err;
 
-	err = find_allocator(at, &al, &found, eb);
-	if (err)
-		return err;
-	name = spec_name(&at->o, found);
-	if (session__recording(at->s))
-		session__record_meta(at->s, "alloc.spec", name);
 	if (strchr(name, '/'))
 		err = probe_set__load(name, &set, eb);
 	else
 		err = probe_set__load_named(name, &set, eb);
 	if (!err)
-		err = probe_set__retarget(set, at->o.obj, at->o.prefix);
+		err = obj ? probe_set__retarget(set, obj, NULL) :
+			    probe_set__retarget(set, at->o.obj, at->o.prefix);
 	if (err)
 		goto out;
 	placed = calloc(probe_set__count(set) + 1, sizeof(*placed));
@@ -765,6 +878,8 @@ static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
 	}
 	for (size_t i = 0; i < probe_set__count(set); i++) {
 		const struct probe_spec *spec = probe_set__at(set, i);
+		struct probe_spec renamed, renamed_pmu;
+		char ename[128], pname[128];
 		struct placed *pl = &placed[nplaced];
 		struct tp_event *ev = NULL;
 		struct probe_ctx *pc;
@@ -773,6 +888,19 @@ static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
 		int kind;
 		const struct role *role = role_of(spec->name, &kind);
 		session_sample_fn fn;
+
+		if (suffix[0]) {
+			renamed = *spec;
+			snprintf(ename, sizeof(ename), "%s%s", spec->name, suffix);
+			renamed.name = ename;
+			if (spec->pmu) {
+				renamed_pmu = *spec->pmu;
+				snprintf(pname, sizeof(pname), "%s%s", spec->pmu->name, suffix);
+				renamed_pmu.name = pname;
+				renamed.pmu = &renamed_pmu;
+			}
+			spec = &renamed;
+		}
 
 		if (!role) {
 			err = errbuf__set(eb, -EINVAL,
@@ -791,6 +919,10 @@ static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
 			err = 0;	/* this allocator lacks the function */
 			continue;
 		}
+		if (err == -ENOEXEC && kind == KIND_STORE && obj) {
+			err = 0;	/* another build: its blocks come from aligned_alloc */
+			continue;
+		}
 		if (err == -ENOEXEC && kind == KIND_STORE) {
 			at->posix_memalign_untracked = true;
 			snprintf(at->warning, sizeof(at->warning),
@@ -807,10 +939,10 @@ static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
 		if (dup)
 			continue;	/* one function, two names */
 		nplaced++;
-		if (!at->probed_path[0])
-			snprintf(at->probed_path, sizeof(at->probed_path), "%s", pl->path);
+		if (!po->path[0])
+			snprintf(po->path, sizeof(po->path), "%s", pl->path);
 		if (spec->kind == PROBE_ENTRY)
-			note_probed(at, role);
+			note_probed(po, role);
 		pc = new_ctx(at, kind);
 		if (!pc) {
 			err = -ENOMEM;
@@ -878,6 +1010,27 @@ static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
 out:
 	free(placed);
 	probe_set__free(set);
+	return err;
+}
+
+static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
+{
+	struct allocator al;
+	const char *name, *found;
+	struct stat st;
+	int err;
+
+	err = find_allocator(at, &al, &found, eb);
+	if (err)
+		return err;
+	name = spec_name(&at->o, found);
+	if (session__recording(at->s))
+		session__record_meta(at->s, "alloc.spec", name);
+	err = probe_object(at, name, NULL, "", &at->first, eb);
+	/* Never probed again when a process maps it later. */
+	if (!err && at->first.path[0] && !stat(at->first.path, &st) &&
+	    hashmap__set(at->objs, obj_key(major(st.st_dev), minor(st.st_dev), st.st_ino), 2))
+		err = -ENOMEM;
 	return err;
 }
 
@@ -1059,7 +1212,10 @@ int alloc_trace__new(struct session *s, const struct alloc_trace_opts *o,
 	at->breaks = hashmap__new();
 	at->last_free = hashmap__new();
 	at->last_free_probe = hashmap__new();
-	if (!err && (!at->breaks || !at->last_free || !at->last_free_probe))
+	at->objs = hashmap__new();
+	at->running = hashmap__new();
+	if (!err && (!at->breaks || !at->last_free || !at->last_free_probe || !at->objs ||
+		     !at->running))
 		err = -ENOMEM;
 	if (!err && o->index)
 		err = alloc_track__index(at->track);
@@ -1067,7 +1223,7 @@ int alloc_trace__new(struct session *s, const struct alloc_trace_opts *o,
 		goto fail;
 	session__on_task(s, &(struct session_task_hooks){ .exec = on_exec, .fork = on_fork,
 							  .thread_exit = on_thread_exit, .lost = on_lost,
-							  .ctx = at });
+							  .mmap = on_mmap, .ctx = at });
 	if (o->kernel) {
 		at->filter_pid = session__target_pid(s) > 0 ? session__target_pid(s) : 0;
 		err = add_kernel_events(at, eb);
@@ -1075,6 +1231,9 @@ int alloc_trace__new(struct session *s, const struct alloc_trace_opts *o,
 		err = add_user_probes(at, eb);
 		if (!err)
 			err = add_syscall_events(at, eb);
+		/* -p: the process runs already, past its start-up. */
+		if (!err && !session__is_cmd(s) && session__target_pid(s) > 0)
+			mark_running(at, session__target_pid(s));
 	}
 	if (err)
 		goto fail;
@@ -1095,6 +1254,9 @@ void alloc_trace__free(struct alloc_trace *at)
 	hashmap__free(at->breaks);
 	hashmap__free(at->last_free);
 	hashmap__free(at->last_free_probe);
+	hashmap__free(at->objs);
+	hashmap__free(at->running);
+	free(at->late);
 	alloc_track__free(at->track);
 	free(at);
 }
@@ -1111,11 +1273,30 @@ const struct alloc_trace_stats *alloc_trace__stats(const struct alloc_trace *at)
 
 const char *alloc_trace__probed(struct alloc_trace *at)
 {
-	if (!at->probed[0] || session__replaying(at->s))
+	if (!at->first.roles[0] || session__replaying(at->s))
 		return NULL;
-	snprintf(at->line, sizeof(at->line), "probing %s in %s%s%s%s", at->probed,
-		 at->probed_path, at->found[0] ? " (" : "", at->found, at->found[0] ? ")" : "");
+	snprintf(at->line, sizeof(at->line), "probing %s in %s%s%s%s", at->first.roles,
+		 at->first.path, at->found[0] ? " (" : "", at->found, at->found[0] ? ")" : "");
 	return at->line;
+}
+
+const char *alloc_trace__object(struct alloc_trace *at)
+{
+	if (!at->first.roles[0] || session__replaying(at->s))
+		return NULL;
+	snprintf(at->line, sizeof(at->line), "%s%s%s%s", at->first.path, at->found[0] ? " (" : "",
+		 at->found, at->found[0] ? ")" : "");
+	return at->line;
+}
+
+size_t alloc_trace__late_count(const struct alloc_trace *at)
+{
+	return at->nlate;
+}
+
+const char *alloc_trace__late(const struct alloc_trace *at, size_t i)
+{
+	return i < at->nlate ? at->late[i].line : NULL;
 }
 
 const char *alloc_trace__warning(const struct alloc_trace *at)

@@ -6,7 +6,9 @@
  *
  * User mode: uprobes on the allocator's functions, from a probe spec
  * (probes/glibc.probes, jemalloc.probes, tcmalloc.probes; retargeted with
- * obj and prefix), plus the mmap/munmap/mremap/brk syscall tracepoints for
+ * obj and prefix), and on those of every allocator library a process of
+ * the target dlopen's later (live -p and -c: added while the session
+ * runs, session__grow_begin()), plus the mmap/munmap/mremap/brk syscall tracepoints for
  * anonymous memory the program maps itself.  An entry probe gives the
  * size, its return probe the address and the stack (taken there, as BCC's
  * memleak does, so the innermost frame is the caller of malloc), a free
@@ -68,6 +70,11 @@ struct alloc_trace_hooks {
 	void (*returned)(void *ctx, const struct sample *smp, const struct alloc_rec *made);
 	/* A thread exited; the tracer has forgotten its calls in flight. */
 	void (*thread_exit)(void *ctx, pid_t pid, pid_t tid);
+	/* A process of the target dlopen'ed another allocator (@what:
+	 * "jemalloc in PATH (dlopen'ed by pid N)"), whose @roles ("malloc,
+	 * calloc, ..., free") are probed from now on; or, @err < 0, could
+	 * not be probed (@msg says why): its calls are not seen. */
+	void (*late)(void *ctx, const char *what, const char *roles, int err, const char *msg);
 	void *ctx;
 };
 
@@ -107,6 +114,14 @@ const struct alloc_trace_stats *alloc_trace__stats(const struct alloc_trace *at)
  * allocator's functions probed and where, for the tool to tell first;
  * NULL in a replay or kernel mode.  Owned by @at. */
 const char *alloc_trace__probed(struct alloc_trace *at);
+/* The first allocator probed: "PATH (static glibc)" (NULL as for
+ * alloc_trace__probed(), whose buffer it shares). */
+const char *alloc_trace__object(struct alloc_trace *at);
+/* The allocators probed once the run went on (dlopen'ed by a process of
+ * the target after the start: see on_mmap in alloc-trace.c), each as
+ * "jemalloc in PATH (dlopen'ed by pid N)"; live runs only. */
+size_t alloc_trace__late_count(const struct alloc_trace *at);
+const char *alloc_trace__late(const struct alloc_trace *at, size_t i);
 /* What was left untraced at setup and why, for the tool to tell the user,
  * or NULL. */
 const char *alloc_trace__warning(const struct alloc_trace *at);

@@ -708,6 +708,13 @@ out:
 	report__fini(&r);
 }
 
+/* Another allocator, dlopen'ed: said when it happens. */
+static void on_late(void *ctx, const char *what, const char *roles, int err, const char *msg)
+{
+	(void)ctx;
+	tool__alloc_late(TOOL, what, roles, err, msg);
+}
+
 static int add_events(void *ctx, struct session *s, const char *rung, const char *label,
 		      struct errbuf *eb)
 {
@@ -724,7 +731,7 @@ static int add_events(void *ctx, struct session *s, const char *rung, const char
 						.obj = st->fo.obj, .prefix = st->fo.prefix,
 						.probes = st->fo.probes, .inherit = true, .index = true },
 				       &(struct alloc_trace_hooks){ NULL, on_made, NULL, on_returned,
-								    on_thread_gone, st },
+								    on_thread_gone, on_late, st },
 				       &st->at, eb);
 		if (err)
 			return err;

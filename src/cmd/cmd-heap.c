@@ -785,6 +785,13 @@ static void heap_variant(const void *ctx, const char **ladder, const char **what
 	*ladder = "leak";
 }
 
+/* Another allocator, dlopen'ed: said when it happens. */
+static void on_late(void *ctx, const char *what, const char *roles, int err, const char *msg)
+{
+	(void)ctx;
+	tool__alloc_late(TOOL, what, roles, err, msg);
+}
+
 static int heap_add_events(void *ctx, struct session *s, const char *rung, const char *label,
 			   struct errbuf *eb)
 {
@@ -796,7 +803,8 @@ static int heap_add_events(void *ctx, struct session *s, const char *rung, const
 	h->s = s;
 	err = alloc_trace__new(s, &(struct alloc_trace_opts){ .obj = h->ho.obj, .prefix = h->ho.prefix,
 							       .probes = h->ho.probes },
-			       &(struct alloc_trace_hooks){ .made = on_made, .freed = on_freed, .ctx = h },
+			       &(struct alloc_trace_hooks){ .made = on_made, .freed = on_freed,
+							    .late = on_late, .ctx = h },
 			       &h->at, eb);
 	if (!err)
 		tool__alloc_notes(TOOL, h->at);

@@ -442,10 +442,16 @@ static void print_totals(struct leak *lk, const struct gather *g)
 		       ",\"failed\":%" PRIu64 ",\"dropped_at_exec\":%" PRIu64
 		       ",\"replaced\":%" PRIu64 ",\"loader_regions\":%" PRIu64
 		       ",\"peak_bytes\":%" PRIu64 ",\"peak_time_s\":%.6f"
-		       ",\"startup_blocks\":%" PRIu64 "}\n",
+		       ",\"startup_blocks\":%" PRIu64,
 		       g->scale, st->allocs, st->frees, st->unknown_frees, st->failed,
 		       st->dropped_exec, alloc_track__replaced(lk->track), st->loader_regions,
 		       peak, peak_at, st->startup_blocks);
+		/* Only when a run probed one (live: a recording has none). */
+		for (size_t i = 0; i < alloc_trace__late_count(lk->at); i++) {
+			printf("%s", i ? "," : ",\"late_allocators\":[");
+			json__str(stdout, alloc_trace__late(lk->at, i));
+		}
+		printf("%s}\n", alloc_trace__late_count(lk->at) ? "]" : "");
 		return;
 	}
 	printf("%" PRIu64 " bytes in %" PRIu64 " allocations outstanding from %zu stacks", bytes,
@@ -527,6 +533,11 @@ static void print_report(struct leak *lk, bool final_all)
 			   lk->lo.kernel ? LOST_KERNEL : LOST_USER);
 	if (!lk->o->json && !lk->o->folded) {
 		printf("[%s] Top %u stacks with outstanding allocations:\n", clock, lk->lo.top);
+		/* Which allocators, once there is more than the first. */
+		if (alloc_trace__late_count(lk->at) && alloc_trace__object(lk->at))
+			printf("\tprobed from the start: %s\n", alloc_trace__object(lk->at));
+		for (size_t i = 0; i < alloc_trace__late_count(lk->at); i++)
+			printf("\tprobed from its mapping on: %s\n", alloc_trace__late(lk->at, i));
 		if (scale > 1)
 			printf("\t(sampled 1 allocation in %" PRIu64 ": bytes and counts are estimates)\n",
 			       scale);
@@ -670,6 +681,13 @@ static void leak_variant(const void *ctx, const char **ladder, const char **what
 	}
 }
 
+/* Another allocator, dlopen'ed: said when it happens. */
+static void on_late(void *ctx, const char *what, const char *roles, int err, const char *msg)
+{
+	(void)ctx;
+	tool__alloc_late(TOOL, what, roles, err, msg);
+}
+
 static int leak_add_events(void *ctx, struct session *s, const char *rung, const char *label,
 			   struct errbuf *eb)
 {
@@ -686,8 +704,9 @@ static int leak_add_events(void *ctx, struct session *s, const char *rung, const
 					.sample_rate = lk->lo.sample_rate },
 			       lk->lo.trace || lk->hp ?
 			       &(struct alloc_trace_hooks){ lk->lo.trace ? on_entered : NULL, on_made,
-							    on_freed, NULL, NULL, lk } :
-			       &(struct alloc_trace_hooks){ .made = on_made, .ctx = lk },
+							    on_freed, NULL, NULL, on_late, lk } :
+			       &(struct alloc_trace_hooks){ .made = on_made, .late = on_late,
+							    .ctx = lk },
 			       &lk->at, eb);
 	if (err)
 		return err;

@@ -805,7 +805,7 @@ static int add_events(struct tl *t, struct errbuf *eb)
 				       &(struct alloc_trace_hooks){ on_alloc_entered,
 								    on_alloc_changed,
 								    on_alloc_changed, NULL,
-								    on_alloc_thread_exit, t },
+								    on_alloc_thread_exit, NULL, t },
 				       &t->at, eb);
 		if (err)
 			return err;

@@ -543,6 +543,17 @@ void tool__alloc_notes(const char *tool, struct alloc_trace *at)
 		fprintf(stderr, "faultline %s: warning: %s\n", tool, alloc_trace__warning(at));
 }
 
+void tool__alloc_late(const char *tool, const char *what, const char *roles, int err,
+		      const char *msg)
+{
+	if (err)
+		fprintf(stderr, "faultline %s: cannot probe %s: %s; its calls are not seen\n", tool,
+			what, msg && msg[0] ? msg : strerror(-err));
+	else
+		fprintf(stderr, "faultline %s: probing %s of %s from now on; its earlier calls are "
+			"not seen\n", tool, roles, what);
+}
+
 int tool__output_status(int status)
 {
 	errno = 0;

@@ -289,6 +289,10 @@ struct alloc_trace;
 /* What an allocation tracer set up: "faultline TOOL: probing ... in PATH
  * (static glibc)" and its warning, if any, on stderr. */
 void tool__alloc_notes(const char *tool, struct alloc_trace *at);
+/* The line of alloc_trace_hooks.late: another allocator probed from now
+ * on, or not, and why. */
+void tool__alloc_late(const char *tool, const char *what, const char *roles, int err,
+		      const char *msg);
 /*
  * tool__output_status() - @status, unless stdout cannot take what is left
  * in it: a report that could not be written is no report (a full disk, a

@@ -3,13 +3,16 @@
  * A stack buffer and one read(2): tree-pause.c reads every process's stat
  * twice a pause, so no allocation a file.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "proc/pidstat.h"
+#include "lib/grow.h"
 
 int pid_stat__read(const char *procfs, pid_t pid, struct pid_stat *out)
 {
@@ -36,5 +39,35 @@ int pid_stat__read(const char *procfs, pid_t pid, struct pid_stat *out)
 			 &out->state, &ppid, &out->flags, &out->starttime) != 4)
 		return -EINVAL;
 	out->ppid = (pid_t)ppid;
+	return 0;
+}
+
+int pid_threads(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	struct dirent *de;
+	pid_t *v = NULL;
+	size_t cnt = 0, cap = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+
+		if (tid <= 0)
+			continue;
+		if (GROW_FOR(v, cap, cnt + 1, 16)) {
+			free(v);
+			closedir(d);
+			return -ENOMEM;
+		}
+		v[cnt++] = (pid_t)tid;
+	}
+	closedir(d);
+	*tids = v;
+	*n = cnt;
 	return 0;
 }

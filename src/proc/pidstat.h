@@ -7,6 +7,7 @@
 #ifndef FAULTLINE_PIDSTAT_H
 #define FAULTLINE_PIDSTAT_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 struct pid_stat {
@@ -27,5 +28,13 @@ struct pid_stat {
  * line does not parse; other -errno of open(2).
  */
 int pid_stat__read(const char *procfs, pid_t pid, struct pid_stat *out);
+
+/*
+ * pid_threads() - the thread ids of process @pid now (/proc/PID/task)
+ * @tids: receives a malloc'ed array (the caller frees it)
+ *
+ * Return: 0; -ESRCH when the process is gone; -ENOMEM; other -errno.
+ */
+int pid_threads(pid_t pid, pid_t **tids, size_t *n);
 
 #endif

@@ -634,3 +634,19 @@ out:
 	free(v);
 	return err;
 }
+
+int allocator__identify(const char *path, const char *where, struct allocator *out)
+{
+	struct obj o;
+	int err = obj_read(path, false, &o);
+
+	if (err)
+		return err;
+	err = o.malloc ? 0 : -ENOENT;
+	if (!err) {
+		tell(&o, path, where, out);
+		err = set_path(out, path, NULL);
+	}
+	obj_clear(&o);
+	return err;
+}

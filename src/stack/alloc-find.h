@@ -23,8 +23,14 @@
  * it is taken for a plain C allocator and probed with musl's spec (the
  * standard functions, nothing of glibc's internals).
  *
- * Not seen: a library dlopen'ed after the process was attached (its
- * allocator would have to be probed when it is mapped).
+ * A library dlopen'ed later (after the process was attached, or the
+ * command started) is not in that order: alloc-trace asks
+ * allocator__identify() of each object a traced process maps once it runs,
+ * and probes the new ones from then on.
+ *
+ * Not seen: what such a library allocated before its mapping was read
+ * (the moment it is probed), and an allocator that is not an ELF object's
+ * exported malloc (a JIT's, Python's arenas).
  */
 #ifndef FAULTLINE_ALLOC_FIND_H
 #define FAULTLINE_ALLOC_FIND_H
@@ -64,5 +70,15 @@ int allocator__find_pid(pid_t pid, struct allocator *out, struct errbuf *eb);
  */
 int allocator__find_exec(const char *exe, const char *preload, const char *libpath,
 			 struct allocator *out, struct errbuf *eb);
+
+/**
+ * allocator__identify() - whether the object at @path (a shared object)
+ * defines malloc, and which allocator it is
+ * @where: what out->where says ("dlopen'ed")
+ *
+ * Return: 0, @out filled (out->path is @path); -ENOENT when it defines no
+ * malloc; -ENOEXEC when it is no ELF file; other -errno of open(2).
+ */
+int allocator__identify(const char *path, const char *where, struct allocator *out);
 
 #endif

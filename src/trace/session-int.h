@@ -109,6 +109,13 @@ struct session {
 	struct tree_pause *pauser;	/* live_run's back-pressure, or NULL */
 	uint64_t pauses, paused_ns;	/* its count, once the run is over */
 	bool held;			/* session__hold_exit(): never paused */
+	bool running;			/* live_run: events enabled, target released */
+	/* session__grow_begin() .. _end(): events opened on these tasks */
+	bool growing;
+	pid_t *grow_tasks_saved;	/* s->tasks before */
+	size_t grow_ntasks_saved;
+	size_t grow_first_fd;		/* the first fd opened since */
+	struct tree_pause *grow_pause;	/* the tree found (and stopped for a command) */
 	int *ring_owner;	/* fd owning each CPU's ring */
 
 	struct evsel *evsels;

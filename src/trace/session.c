@@ -38,6 +38,7 @@
 #include "lib/hashmap.h"
 #include "lib/stopsig.h"
 #include "proc/procstat.h"
+#include "proc/pidstat.h"
 #include "trace/perf-event.h"
 #include "trace/perf-cgroup.h"
 #include "trace/probe-spec.h"
@@ -180,8 +181,10 @@ static void on_fatal_signal(int sig)
 		/* A mapped ring holds its event alive past close(): unmap
 		 * too, once the drain thread has let go of the rings. */
 		drain__quiesce_in_signal(s->drain);
-		/* Never leave the target stopped (back-pressure). */
+		/* Never leave the target stopped (back-pressure, events
+		 * being added). */
 		tree_pause__cont_in_signal(s->pauser);
+		tree_pause__cont_in_signal(s->grow_pause);
 		for (i = 0; s->rings && i < (size_t)s->ncpus; i++)
 			ring__unmap_in_signal(s->rings[i]);
 		for (i = 0; i < s->nfds; i++)
@@ -279,7 +282,7 @@ static void base_attr(struct session *s, struct perf_event_attr *a)
 	a->disabled = 1;
 	a->inherit = s->target && target__kind(s->target) != TARGET_ALL && !s->opts.system_wide;
 	a->enable_on_exec = s->target && target__kind(s->target) == TARGET_CMD &&
-			    !s->opts.system_wide;
+			    !s->opts.system_wide && !s->growing;
 	/* clockid is a reserved word before 4.1: zero unless use_clockid. */
 	a->use_clockid = s->use_clockid;
 	a->clockid = s->use_clockid ? CLOCK_MONOTONIC : 0;
@@ -338,7 +341,7 @@ static int open_everywhere(struct session *s, struct perf_event_attr *attr, cons
 				s->use_clockid = false;
 				fd = open_one(s, attr, s->tasks[t], s->cpus[c]);
 			}
-			if (fd == -ESRCH && s->ntasks > 1 && t > 0)
+			if (fd == -ESRCH && ((s->ntasks > 1 && t > 0) || s->growing))
 				continue;	/* a thread that exited meanwhile */
 			if (fd < 0)
 				return perf_open_error(s, fd, attr, what, eb);
@@ -729,6 +732,11 @@ void session__free(struct session *s)
 		if (s->fds[i] >= 0)
 			perf_event__disable(s->fds[i]);
 	drain__free(s->drain);	/* before the rings it reads */
+	tree_pause__free(s->grow_pause);
+	if (s->growing) {
+		free(s->tasks);
+		s->tasks = s->grow_tasks_saved;
+	}
 	if (s->rings)
 		for (int c = 0; c < s->ncpus; c++)
 			ring__free(s->rings[c]);
@@ -1501,6 +1509,8 @@ void session__on_mmap(struct session *s, pid_t pid, const struct map *m, uint64_
 	addrspaces__add(s->as, pid, m);
 	if (s->obs)
 		s->obs->mmap(s, pid, m, time);
+	else if (s->task.mmap)
+		s->task.mmap(s, pid, m, s->task.ctx);
 }
 
 void session__on_comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bool exec,
@@ -1780,6 +1790,117 @@ static bool pmu_fd(const struct session *s, size_t fd_idx)
 	return false;
 }
 
+/* ---- events added while running ---- */
+
+bool session__in_target(const struct session *s, pid_t pid)
+{
+	return !session__replaying(s) && s->target && target__kind(s->target) != TARGET_ALL &&
+	       s->tree && hashmap__get(s->tree, (uint64_t)pid, NULL);
+}
+
+/* Every thread of the processes @tp found, into @out. */
+static int tree_threads(const struct tree_pause *tp, pid_t **out, size_t *nout)
+{
+	const pid_t *procs;
+	size_t nprocs, n = 0, cap = 0;
+	pid_t *all = NULL;
+
+	procs = tree_pause__tree(tp, &nprocs);
+	for (size_t i = 0; i < nprocs; i++) {
+		pid_t *tids = NULL;
+		size_t ntids = 0;
+
+		if (pid_threads(procs[i], &tids, &ntids))
+			continue;	/* gone meanwhile */
+		if (GROW_FOR(all, cap, n + ntids, 16)) {
+			free(tids);
+			free(all);
+			return -ENOMEM;
+		}
+		memcpy(all + n, tids, ntids * sizeof(*tids));
+		n += ntids;
+		free(tids);
+	}
+	*out = all;
+	*nout = n;
+	return 0;
+}
+
+int session__grow_begin(struct session *s, struct errbuf *eb)
+{
+	struct tree_pause *tp = NULL;
+	pid_t *tasks = NULL;
+	size_t ntasks = 0;
+	int err;
+
+	if (!s->running)
+		return 0;
+	if (s->growing)
+		return errbuf__set(eb, -EBUSY, "events are being added already");
+	if (s->obs)
+		return errbuf__set(eb, -EOPNOTSUPP, "a recording's events are fixed at its start");
+	if (!s->target || target__kind(s->target) == TARGET_ALL || s->opts.system_wide)
+		return errbuf__set(eb, -EOPNOTSUPP, "events on every CPU have no process tree to "
+				   "add events to");
+	err = tree_pause__new(target__pid(s->target), &tp);
+	if (err)
+		return err;
+	/* Stopped while the events are opened: a command's tree always, a
+	 * -p target's when --pause asked for it; never one held by ptrace
+	 * (pause_wanted() says why). */
+	if (!s->held && (target__kind(s->target) == TARGET_CMD || s->opts.pause == SESSION_PAUSE_ON))
+		tree_pause__stop(tp);
+	else
+		tree_pause__find(tp);
+	err = tree_threads(tp, &tasks, &ntasks);
+	if (err) {
+		tree_pause__free(tp);
+		return err;
+	}
+	s->grow_pause = tp;
+	s->grow_tasks_saved = s->tasks;
+	s->grow_ntasks_saved = s->ntasks;
+	s->tasks = tasks;
+	s->ntasks = ntasks;
+	s->grow_first_fd = s->nfds;
+	s->growing = true;
+	return 0;
+}
+
+int session__grow_end(struct session *s, bool ok, struct errbuf *eb)
+{
+	int err = 0;
+
+	if (!s->growing)
+		return 0;
+	for (size_t i = s->grow_first_fd; i < s->nfds; i++) {
+		if (s->fds[i] < 0)
+			continue;
+		if (ok && !err)
+			err = perf_event__enable(s->fds[i]);
+		if (!ok || err) {
+			close(s->fds[i]);
+			s->fds[i] = -1;
+		}
+	}
+	if (err) {
+		for (size_t i = s->grow_first_fd; i < s->nfds; i++)
+			if (s->fds[i] >= 0) {
+				close(s->fds[i]);
+				s->fds[i] = -1;
+			}
+		errbuf__set(eb, err, "cannot enable the events added: %s", strerror(-err));
+	}
+	free(s->tasks);
+	s->tasks = s->grow_tasks_saved;
+	s->ntasks = s->grow_ntasks_saved;
+	s->grow_tasks_saved = NULL;
+	s->growing = false;
+	tree_pause__free(s->grow_pause);	/* continues what it stopped */
+	s->grow_pause = NULL;
+	return err;
+}
+
 int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
 	return s->src->run(s, hooks, eb);
@@ -1970,6 +2091,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	session__memstat_tick(s, true);
 	if (s->obs && s->obs->tracing && (err = s->obs->tracing(s, eb)))
 		goto out;
+	s->running = true;
 	if (hooks && hooks->ready)
 		hooks->ready(hooks->ctx);
 
@@ -2012,6 +2134,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	 * from now on does not make the exit status 128 + N. */
 	if (s->stop != SESSION_STOP_SIGNAL)
 		stopsig__settle();
+	s->running = false;	/* nothing is added once the events go off */
 	for (size_t i = 0; i < s->nfds; i++)
 		if (s->fds[i] >= 0)
 			perf_event__disable(s->fds[i]);
@@ -2036,6 +2159,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	if (s->obs && !err)
 		err = s->obs->finish(s, eb);
 out:
+	s->running = false;
 	drain_end(s);
 	if (s->pauser) {
 		struct tree_pause *p = s->pauser;

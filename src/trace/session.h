@@ -32,6 +32,7 @@ struct features;
 struct addrspaces;
 struct stackdb;
 struct symbolizer;
+struct map;
 
 enum callgraph {
 	CALLGRAPH_DWARF,	/* registers + stack copy, unwound with CFI (default) */
@@ -196,6 +197,9 @@ struct session_task_hooks {
 	 * for a later event (a call's return) may wait for one that is gone.
 	 * Called where the loss is reported in the stream, live and replayed. */
 	void (*lost)(struct session *s, uint64_t n, void *ctx);
+	/* A process mapped @m (its address space has it already): a new
+	 * library, maybe, that a tool adds probes for (session__grow_begin). */
+	void (*mmap)(struct session *s, pid_t pid, const struct map *m, void *ctx);
 	void *ctx;
 };
 /* One listener: a later call replaces the hooks (copied). */
@@ -280,6 +284,30 @@ const char *session__meta(const struct session *s, const char *key);
  * reports as the live run would have. */
 uint64_t session__now(const struct session *s);
 time_t session__wall(const struct session *s);
+
+/*
+ * Events added while a live run goes on (an allocator dlopen'ed after the
+ * start, found in a task hook): between session__grow_begin() and
+ * session__grow_end(), session__add_*() open their events on every thread
+ * of the target's process tree as it is now (later forks inherit them),
+ * into the same rings, their samples delivered like the others'; _end
+ * enables them (@ok), or closes them (!@ok: a setup step failed; probes
+ * made stay in the group until the session is freed, as every probe).
+ * For a command (-c, --), and a -p target with --pause, the tree is
+ * stopped (SIGSTOP, trace/tree-pause.h) from _begin to _end, so that it
+ * makes as few calls as can be while the events are not on yet.
+ *
+ * Before the run (setup) both are no-ops.  -EOPNOTSUPP, said in @eb, for
+ * -a and -k sessions (events on every CPU: no tree to open them on) and
+ * while recording (a recording's events are written at its start); -ENOMEM.
+ * _end returns the first error enabling an event.  Called from a task hook
+ * or a sample handler, never from the drain thread.
+ */
+int session__grow_begin(struct session *s, struct errbuf *eb);
+int session__grow_end(struct session *s, bool ok, struct errbuf *eb);
+/* Whether @pid is one of the target's processes (-p, -c: the target and
+ * the children it forked since the start); false for -a and in a replay. */
+bool session__in_target(const struct session *s, pid_t pid);
 
 /* Run until Ctrl-C/signal, the duration, or the target's exit. */
 int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb);

@@ -372,32 +372,7 @@ int target__release(struct target *t, struct errbuf *eb)
 
 int target__threads(const struct target *t, pid_t **tids, size_t *n)
 {
-	char path[64];
-	struct dirent *de;
-	pid_t *v = NULL;
-	size_t cnt = 0, cap = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)t->pid);
-	d = opendir(path);
-	if (!d)
-		return errno == ENOENT ? -ESRCH : -errno;
-	while ((de = readdir(d))) {
-		long tid = strtol(de->d_name, NULL, 10);
-
-		if (tid <= 0)
-			continue;
-		if (GROW_FOR(v, cap, cnt + 1, 16)) {
-			free(v);
-			closedir(d);
-			return -ENOMEM;
-		}
-		v[cnt++] = (pid_t)tid;
-	}
-	closedir(d);
-	*tids = v;
-	*n = cnt;
-	return 0;
+	return pid_threads(t->pid, tids, n);
 }
 
 int target__hold_exit(struct target *t, struct errbuf *eb)

@@ -96,13 +96,15 @@ static bool in_tree(const struct tree_pause *p, pid_t pid)
 /* Take @pid into the tree and stop it unless someone else has (T, t) or
  * it is exiting (Z, X).  Recorded before the signal is sent, so that the
  * fatal-signal path continues it whenever it comes. */
-static void take(struct tree_pause *p, pid_t pid, char state)
+static void take(struct tree_pause *p, pid_t pid, char state, bool stop)
 {
 	int n = p->nstopped;
 
 	if (p->ntree >= TREE_PAUSE_MAX)
 		return;
 	p->tree[p->ntree++] = pid;
+	if (!stop)
+		return;
 	/* -p of faultline's own shell has faultline in the tree: stopped,
 	 * it would never continue anything. */
 	if (pid == p->self)
@@ -115,18 +117,18 @@ static void take(struct tree_pause *p, pid_t pid, char state)
 		__atomic_store_n(&p->nstopped, n, __ATOMIC_RELEASE);
 }
 
-int tree_pause__stop(struct tree_pause *p)
+/* The tree into p->tree, each process stopped as it is found if @stop. */
+static void walk(struct tree_pause *p, bool stop)
 {
 	struct pid_stat st;
 	bool grew;
 
-	if (__atomic_load_n(&p->nstopped, __ATOMIC_ACQUIRE))
-		return 0;	/* paused already */
 	p->ntree = 0;
-	__atomic_store_n(&p->nstopped, 0, __ATOMIC_RELEASE);
+	if (stop)
+		__atomic_store_n(&p->nstopped, 0, __ATOMIC_RELEASE);
 	if (pid_stat__read(NULL, p->root, &st))
-		return 0;
-	take(p, p->root, st.state);
+		return;
+	take(p, p->root, st.state, stop);
 	/* Until a scan finds no one new: a child forked before its parent's
 	 * stop is in /proc by the next scan. */
 	do {
@@ -138,12 +140,31 @@ int tree_pause__stop(struct tree_pause *p)
 			for (size_t i = 0; i < p->nents; i++)
 				if (in_tree(p, p->ents[i].ppid) && !in_tree(p, p->ents[i].pid) &&
 				    p->ntree < TREE_PAUSE_MAX) {
-					take(p, p->ents[i].pid, p->ents[i].state);
+					take(p, p->ents[i].pid, p->ents[i].state, stop);
 					more = grew = true;
 				}
 		}
 	} while (grew);
+}
+
+int tree_pause__stop(struct tree_pause *p)
+{
+	if (__atomic_load_n(&p->nstopped, __ATOMIC_ACQUIRE))
+		return 0;	/* paused already */
+	walk(p, true);
 	return p->nstopped;
+}
+
+size_t tree_pause__find(struct tree_pause *p)
+{
+	walk(p, false);
+	return p->ntree;
+}
+
+const pid_t *tree_pause__tree(const struct tree_pause *p, size_t *n)
+{
+	*n = p->ntree;
+	return p->tree;
 }
 
 void tree_pause__cont_in_signal(struct tree_pause *p)

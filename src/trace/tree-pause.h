@@ -32,6 +32,7 @@
 #define FAULTLINE_TREE_PAUSE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct tree_pause;
@@ -50,6 +51,12 @@ int tree_pause__new(pid_t root, struct tree_pause **out);
  * a time calls stop and cont.
  */
 int tree_pause__stop(struct tree_pause *p);
+/* The tree as it is now, nothing stopped (a pause in progress is left
+ * as it is): how many processes it holds. */
+size_t tree_pause__find(struct tree_pause *p);
+/* The processes the last stop or find found in the tree (stopped or not:
+ * faultline itself, one stopped by someone else), in the order found. */
+const pid_t *tree_pause__tree(const struct tree_pause *p, size_t *n);
 /* SIGCONT every process the last stop stopped. */
 void tree_pause__cont(struct tree_pause *p);
 /* The same from a fatal-signal handler: async-signal-safe (kill only). */
