@@ -36,25 +36,6 @@ N=100000
 K=1000
 B=$(busy_opts)
 
-# truth FILE KEY: the target's KEY=N line of FILE.
-truth() {
-	sed -n "s/^$2=//p" "$1" | tail -n 1
-}
-
-# summ FILE KEY: KEY of FILE's summary object (0 when absent).
-summ() {
-	python3 - "$1" "$2" <<'PY'
-import json, sys
-v = 0
-for l in open(sys.argv[1]):
-    if l.startswith("{"):
-        o = json.loads(l)
-        if o.get("type") == "summary":
-            v = o.get(sys.argv[2], 0)
-print(int(v) if isinstance(v, (int, float)) else v)
-PY
-}
-
 # stopped PID: its state is T (stopped by a signal).
 stopped() {
 	[ "$(sed 's/^[0-9]* (.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = T ]
@@ -63,13 +44,13 @@ stopped() {
 # exact NAME FILE TRUTH: leak --json FILE against the target's own lines.
 exact() {
 	set -- "$1" "$2" "$3" "$(leak_nums "$2" lost allocs blocks bytes)"
-	expect_eq "$4" "0 $N $((N / K)) $(truth "$3" kept_bytes)" \
+	expect_eq "$4" "0 $N $((N / K)) $(key_of "$3" kept_bytes)" \
 		"$1: lost, allocations, blocks and bytes against the target's"
-	expect_eq "$(truth "$3" kept)" $((N / K)) "$1: the target's own blocks kept"
-	echo "RESULT backpressure $1: $(summ "$2" pauses) pauses, $(summ "$2" paused_ms) ms," \
-		"lost $(summ "$2" lost)"
-	[ "$(summ "$2" pauses)" -gt 0 ] || fail "$1: no pause in the summary: the reader kept up?"
-	[ "$(summ "$2" paused_ms)" -ge 0 ] || fail "$1: no paused_ms in the summary"
+	expect_eq "$(key_of "$3" kept)" $((N / K)) "$1: the target's own blocks kept"
+	echo "RESULT backpressure $1: $(summary_of "$2" pauses) pauses, $(summary_of "$2" paused_ms) ms," \
+		"lost $(summary_of "$2" lost)"
+	[ "$(summary_of "$2" pauses)" -gt 0 ] || fail "$1: no pause in the summary: the reader kept up?"
+	[ "$(summary_of "$2" paused_ms)" -ge 0 ] || fail "$1: no paused_ms in the summary"
 }
 
 # held NAME FL TPID GO [SIG]: hold faultline FL's reader (its main thread,
@@ -120,7 +101,7 @@ expect_no_line '^WARNING: lost' "$T/fl.out"
 grep -v -E '^[a-z_]+=' "$T/fl.out" | head -n 1 >"$T/first"
 grep -Eq '^the target was paused [1-9][0-9]* times?, [0-9.]+ ms in all, so that no event was lost$' \
 	"$T/first" || fail "leak -c: first line is not the pause line: $(cat "$T/first")"
-expect_eq "$(truth "$T/fl.out" pairs)" "$N" "leak -c: the target ran its pairs"
+expect_eq "$(key_of "$T/fl.out" pairs)" "$N" "leak -c: the target ran its pairs"
 
 # 2. leak --json -c: the same figures, exactly, and the pauses in the summary.
 leak_c "leak --json -c" --json $B
@@ -130,8 +111,8 @@ exact "leak --json -c" "$T/fl.out" "$T/fl.out"
 # only make it lose).
 run_fl leak --json --no-pause $B -c "$MC --count $N --keep $K"
 expect_eq "$rc" 0 "leak --no-pause status"
-expect_eq "$(summ "$T/out" pauses)" 0 "--no-pause: no pause"
-expect_eq "$(truth "$T/out" pairs)" "$N" "--no-pause: the target ran its pairs"
+expect_eq "$(summary_of "$T/out" pauses)" 0 "--no-pause: no pause"
+expect_eq "$(key_of "$T/out" pairs)" "$N" "--no-pause: the target ran its pairs"
 
 # 4. -p is paused only with --pause; a -p target, its own: exact too.
 # 5. Never left stopped: faultline ended by SIGINT, and by a fatal signal
@@ -149,7 +130,7 @@ for sig in "" INT SEGV; do
 	! stopped "$tpid" || fail "$name: faultline gone, the target left stopped"
 	wait_exit "$tpid" "the target of $name"
 	expect_eq "$rc" 0 "$name: the target's status"
-	expect_eq "$(truth "$T/target.out" pairs)" "$N" "$name: the target ran all its pairs"
+	expect_eq "$(key_of "$T/target.out" pairs)" "$N" "$name: the target ran all its pairs"
 	[ -n "$sig" ] || exact "$name" "$T/fl.out" "$T/target.out"
 done
 [ "$(grep -c 'fatal signal SIGSEGV' "$T/fl.err")" -eq 1 ] ||
@@ -196,7 +177,7 @@ python3 "$top_srcdir/tests/system/rec-edit.py" "$T/bp.rec" "$T/old.rec" v1.1 0 |
 	fail "rec-edit v1.1"
 run_fl report -i "$T/old.rec" leak --json
 expect_eq "$rc" 0 "report -i of a 1.1 recording: status"
-expect_eq "$(summ "$T/out" pauses)" 0 "report -i of a 1.1 recording: no pause"
+expect_eq "$(summary_of "$T/out" pauses)" 0 "report -i of a 1.1 recording: no pause"
 expect_eq "$(leak_nums "$T/out" lost allocs)" "0 $N" "report -i of a 1.1 recording: lost, allocations"
 
 # 7. -a is never paused.

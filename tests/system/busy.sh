@@ -26,31 +26,12 @@ N=600000
 K=1000
 : "${FL_TIMEOUT:=300}"
 
-# truth FILE KEY: the target's KEY=N line of FILE.
-truth() {
-	sed -n "s/^$2=//p" "$1" | tail -n 1
-}
-
-# summ FILE KEY: KEY of FILE's last summary object (0 when absent).
-summ() {
-	python3 - "$1" "$2" <<'PY'
-import json, sys
-v = 0
-for l in open(sys.argv[1]):
-    if l.startswith("{"):
-        o = json.loads(l)
-        if o.get("type") == "summary":
-            v = o.get(sys.argv[2], 0)
-print(v)
-PY
-}
-
 # exact NAME JSON TRUTH: a leak report against the target's own account.
 exact() {
 	expect_eq "$(leak_nums "$2" lost allocs blocks bytes frees)" \
-		"0 $N $((N / K)) $(truth "$3" kept_bytes) $((N - N / K))" \
+		"0 $N $((N / K)) $(key_of "$3" kept_bytes) $((N - N / K))" \
 		"$1: lost, allocations, blocks, bytes and frees against the target's"
-	expect_eq "$(truth "$3" pairs) $(truth "$3" kept)" "$N $((N / K))" \
+	expect_eq "$(key_of "$3" pairs) $(key_of "$3" kept)" "$N $((N / K))" \
 		"$1: the target's own pairs and blocks kept"
 }
 
@@ -72,8 +53,8 @@ run_fl leak --json -c "$MC --count $N --keep $K"
 t1=$(now)
 expect_eq "$rc" 0 "leak -c: status"
 exact "leak -c" "$T/out" "$T/out"
-echo "RESULT busy leak -c: lost $(summ "$T/out" lost), $(summ "$T/out" pauses) pauses," \
-	"$(summ "$T/out" paused_ms) ms paused, $(took "$t0" "$t1") s"
+echo "RESULT busy leak -c: lost $(summary_of "$T/out" lost), $(summary_of "$T/out" pauses) pauses," \
+	"$(summary_of "$T/out" paused_ms) ms paused, $(took "$t0" "$t1") s"
 
 # 2. record -c, the default tools, then its report.
 cold
@@ -97,6 +78,6 @@ echo "RESULT busy record -c: $(sed -n 's/^faultline record: \([0-9]* samples\).*
 run_fl report -i "$T/busy.rec" leak --json
 expect_eq "$rc" 0 "report -i leak: status"
 exact "record -c, report -i leak" "$T/out" "$T/record.out"
-expect_eq "$(summ "$T/out" pauses)" "$pn" "report -i leak: the record run's pauses"
+expect_eq "$(summary_of "$T/out" pauses)" "$pn" "report -i leak: the record run's pauses"
 rm -f "$T/busy.rec"
 pass_or_fail

@@ -470,6 +470,26 @@ print(" ".join(str(v[k]) for k in sys.argv[2:]))
 PY
 }
 
+# key_of FILE KEY: V of the last KEY=V line of FILE (a target's own account).
+key_of() {
+	sed -n "s/^$2=//p" "$1" | tail -n 1
+}
+
+# summary_of FILE KEY: KEY of FILE's last summary object (--json), as an
+# integer when it is a number (paused_ms: its whole ms); 0 when absent.
+summary_of() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+v = 0
+for l in open(sys.argv[1]):
+    if l.startswith("{"):
+        o = json.loads(l)
+        if o.get("type") == "summary":
+            v = o.get(sys.argv[2], 0)
+print(int(v) if isinstance(v, (int, float)) else v)
+PY
+}
+
 busy_opts() { [ "${FL_SANITIZED:-0}" = 1 ] && echo "-m 65536" || :; }
 
 _fl_stop_spawned() {
