@@ -490,7 +490,7 @@ static int compact_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 	int ret;
 
 	st->iv.secs = 1.0;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER, usage, help,
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND, usage, help,
 				   &extra, argc, argv);
 	if (ret)
 		return ret;

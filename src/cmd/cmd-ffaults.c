@@ -229,7 +229,7 @@ static int ffaults_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 	struct ffaults_state *st = ctx;
 	int ret;
 
-	ret = tool_opts__parse(o, mode, TOOL, 0, usage, help, argc, argv);
+	ret = tool_opts__parse(o, mode, TOOL, TOOL_OPT_NO_UNWIND, usage, help, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;

@@ -106,7 +106,7 @@ static const char *fg_opt(int c, const char *arg, void *ctx)
 
 /*
  * The heap tool (-e leak) or the faults tool (-e faults), set up for the
- * chosen process (-p, -c, or the recorded target) or every one: its events
+ * chosen process (-p, -c, or the recorded target): its events
  * are this session's, and the graph is drawn from its count
  * (heap__profile, faults__folded).
  */
@@ -126,9 +126,7 @@ static int sub_init(struct fg *g, const struct tool_mode *mode)
 		argv[argc++] = "--temporary-allocation-threshold";
 		argv[argc++] = num;
 	}
-	if (g->o->all) {
-		argv[argc++] = "-a";
-	} else if (g->o->sess.pid) {
+	if (g->o->sess.pid) {
 		snprintf(pid, sizeof(pid), "%d", (int)g->o->sess.pid);
 		argv[argc++] = "-p";
 		argv[argc++] = pid;
@@ -242,7 +240,7 @@ static int fg_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode,
 
 	g->fo.threshold = 1;
 	g->out_fd = -1;
-	ret = tool_opts__parse_ext(o, mode, TOOL, 0, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_ALL | TOOL_OPT_NO_JSON, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret;
 	g->o = o;

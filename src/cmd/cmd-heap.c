@@ -758,7 +758,7 @@ static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 	int ret;
 
 	h->ho = (struct heap_opts){ .peak_limit = 10, .sub_limit = 5, .threshold = 1 };
-	ret = tool_opts__parse_ext(o, mode, TOOL, 0, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_ALL, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret;
 	h->o = o;

@@ -419,7 +419,7 @@ static int hfaults_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 	struct tool_extra extra = { "T:", NULL, hfaults_opt, NULL, st };
 	int ret;
 
-	ret = tool_opts__parse_ext(o, mode, TOOL, 0, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;

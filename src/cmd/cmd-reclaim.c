@@ -414,7 +414,7 @@ static int reclaim_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 
 	st->interval = 1.0;
 	/* Any order: -s and -i were always taken after the duration too. */
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER, usage, help,
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND, usage, help,
 				   &extra, argc, argv);
 	if (ret)
 		return ret;

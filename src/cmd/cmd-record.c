@@ -167,7 +167,7 @@ int cmd_record(int argc, char **argv)
 
 	commands__list(TOOL_RECORD_DEFAULT, defaults, sizeof(defaults));
 	ro.tools = defaults;
-	ret = tool_opts__parse_ext(&o, NULL, TOOL, TOOL_OPT_NO_JSON, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(&o, NULL, TOOL, TOOL_OPT_NO_JSON | TOOL_OPT_NO_SRCLINE, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	if (check_tools(ro.tools))

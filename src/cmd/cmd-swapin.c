@@ -265,7 +265,7 @@ static int swapin_init(void *ctx, struct tool_opts *o, const struct tool_mode *m
 	int ret;
 
 	st->every.secs = 1.0;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_ANY_ORDER, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret;
 	o->sess.callgraph = CALLGRAPH_FP;

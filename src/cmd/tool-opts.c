@@ -82,10 +82,56 @@ static unsigned int refuse_bit(int c)
 		return TOOL_OPT_NO_JSON;
 	case 'G':
 	case 'U':
-	case OPT_SRCLINE:
 		return TOOL_OPT_NO_UNWIND;
+	case OPT_SRCLINE:
+		return TOOL_OPT_NO_UNWIND | TOOL_OPT_NO_SRCLINE;
 	}
 	return 0;
+}
+
+/*
+ * -h: the tool's usage and help, without the lines of the shared options
+ * it does not take (TOOL_OPTS_HELP lists them all): help never offers what
+ * the parser refuses.  An entry is its first line, "  -a ", and the lines
+ * below it indented deeper than its name.
+ */
+static void print_help(const char *usage, const char *help, unsigned int accepts)
+{
+	static const struct {
+		const char *start;
+		unsigned int refused;
+	} shared[] = {
+		{ "  -p PID ", TOOL_OPT_NO_PID },
+		{ "  -c CMD ", TOOL_OPT_NO_CMD },
+		{ "  -- CMD ARGS ", TOOL_OPT_NO_CMD },
+		{ "  -a ", TOOL_OPT_NO_ALL },
+		{ "  --json ", TOOL_OPT_NO_JSON },
+		{ "  -m PAGES ", TOOL_OPT_NO_MMAP },
+		{ "  --call-graph ", TOOL_OPT_NO_UNWIND },
+		{ "  --unwinder ", TOOL_OPT_NO_UNWIND },
+		{ "  --srcline ", TOOL_OPT_NO_UNWIND | TOOL_OPT_NO_SRCLINE },
+	};
+	bool skipping = false;
+
+	printf("usage: %s\n", usage);
+	for (const char *l = help; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) + 1 : strlen(l);
+		bool entry = n > 3 && l[0] == ' ' && l[1] == ' ' && l[2] != ' ';
+
+		if (entry) {
+			skipping = false;
+			for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
+				if ((accepts & shared[i].refused) &&
+				    !strncmp(l, shared[i].start, strlen(shared[i].start)))
+					skipping = true;
+		} else if (n <= 1 || l[0] != ' ') {
+			skipping = false;	/* a blank line or prose ends an entry */
+		}
+		if (!skipping)
+			fwrite(l, 1, n, stdout);
+		l += n;
+	}
 }
 
 /* Whether getopt's optopt c, after a '?', is an option known here that
@@ -420,7 +466,7 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 			o->folded = true;
 			break;
 		case 'h':
-			printf("usage: %s\n%s", usage, help);
+			print_help(usage, help, accepts);
 			return 1;
 		default:
 			return bad(tool, wants_value(optopt, shortopts, longopts) ?

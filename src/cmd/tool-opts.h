@@ -103,6 +103,7 @@ struct tool_opts {
 #define TOOL_OPT_NO_MMAP	(1u << 11)	/* -m, --mmap-pages */
 #define TOOL_OPT_NO_JSON	(1u << 12)	/* --json */
 #define TOOL_OPT_NO_UNWIND	(1u << 13)	/* --call-graph, --unwinder, --srcline */
+#define TOOL_OPT_NO_SRCLINE	(1u << 14)	/* --srcline alone (record: a report's choice) */
 #define TOOL_OPT_NO_SHARED	(TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD | TOOL_OPT_NO_ALL | \
 				 TOOL_OPT_NO_MMAP | TOOL_OPT_NO_JSON | TOOL_OPT_NO_UNWIND)
 
