@@ -46,6 +46,12 @@ static int signal_status(const char *cmd, int status)
 	return 128 + sig;
 }
 
+static int not_a_command(const char *name)
+{
+	fprintf(stderr, "faultline: '%s' is not a faultline command (see 'faultline --help')\n", name);
+	return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *c;
@@ -54,7 +60,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return tool__output_status(EXIT_OK);
 	}
@@ -62,14 +69,26 @@ int main(int argc, char **argv)
 		printf("faultline %s\n", PACKAGE_VERSION);
 		return tool__output_status(EXIT_OK);
 	}
+	/* faultline help TOOL: TOOL's own -h. */
+	if (!strcmp(argv[1], "help") && argc == 3) {
+		char *hargv[] = { argv[2], "-h", NULL };
+
+		c = commands__find(argv[2]);
+		if (!c)
+			return not_a_command(argv[2]);
+		return tool__output_status(c->cmd ? c->cmd(2, hargv) : tool__main(c->tool, NULL, 2, hargv));
+	}
 	c = commands__find(argv[1]);
+	/* --version right after a command, as git and perf take it. */
+	if (c && argc == 3 && !strcmp(argv[2], "--version")) {
+		printf("faultline %s\n", PACKAGE_VERSION);
+		return tool__output_status(EXIT_OK);
+	}
 	if (c) {
 		int st = c->cmd ? c->cmd(argc - 1, argv + 1) :
 				  tool__main(c->tool, NULL, argc - 1, argv + 1);
 
 		return signal_status(argv[1], tool__output_status(st));
 	}
-	fprintf(stderr, "faultline: '%s' is not a faultline command (see 'faultline --help')\n",
-		argv[1]);
-	return EXIT_USAGE;
+	return not_a_command(argv[1]);
 }

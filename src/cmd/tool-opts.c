@@ -22,10 +22,29 @@
 #include "cmd/commands.h"
 #include "cmd/tool-opts.h"
 
+/* Whether @word names a program (a path, or a file on PATH) that can be run. */
+static bool names_program(const char *word)
+{
+	char *found = NULL;
+	bool yes = *word && *word != '-' && target__which(word, &found) == 0;
+
+	free(found);
+	return yes;
+}
+
 int tool__usage_error(const char *tool, const char *what, const char *arg)
 {
 	const char *sub = !strncmp(tool, "report ", 7) ? tool + 7 : NULL;
 
+	/* valgrind's, heaptrack's and memray's users type the program where
+	 * faultline takes a number: say how to run it. */
+	if (!sub && !strncmp(what, "invalid ", 8) && names_program(arg)) {
+		const char *noun = what + 8;
+
+		fprintf(stderr, "faultline %s: '%s' is not %s %s; to run a program: faultline %s -- %s\n",
+			tool, arg, strchr("aeiou", *noun) ? "an" : "a", noun, tool, arg);
+		return EXIT_USAGE;
+	}
 	if (sub)
 		fprintf(stderr, "faultline %s: %s '%s' (see 'faultline report -i FILE %s -h')\n",
 			tool, what, arg, sub);

@@ -96,7 +96,7 @@ int target__new_pid(pid_t pid, struct target **out, struct errbuf *eb)
  * so a typo is one clear error, not a traced child that dies at once.
  * 0, or -errno of the most telling failure (EACCES beats ENOENT, as execvp).
  */
-static int check_executable(const char *argv0, char **found)
+int target__which(const char *argv0, char **found)
 {
 	const char *path = getenv("PATH");
 	char buf[4096];
@@ -162,7 +162,7 @@ static int new_cmd(char *const *argv, const char *cmdline, struct target **out,
 
 	if (!argv[0] || !argv[0][0])
 		return errbuf__set(eb, -EINVAL, "empty command");
-	err = check_executable(argv[0], &exe);
+	err = target__which(argv[0], &exe);
 	if (err)
 		return errbuf__set(eb, err, "cannot execute '%s': %s", argv[0], strerror(-err));
 	t = alloc_target(TARGET_CMD);
