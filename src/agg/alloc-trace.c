@@ -92,6 +92,9 @@ struct probed {
 };
 
 /* An allocator probed once the run went on. */
+/* at->objs values. */
+enum { OBJ_PLAIN = 1, OBJ_PROBED = 2, OBJ_UNPROBED = 3 };
+
 struct late {
 	struct probed p;
 	char line[PATH_MAX + 300];	/* "jemalloc in PATH (dlopen'ed by pid N)" */
@@ -119,14 +122,23 @@ struct alloc_trace {
 	char obj[PATH_MAX];		/* the allocator found, when opts gave none */
 	char found[96];			/* what it is: "static glibc", "jemalloc, preloaded" */
 	struct probed first;		/* its roles probed, and where */
-	/* Objects mapped once the run goes on (dlopen'ed), by device and
-	 * inode (obj_key()): 1 looked at, 2 probed (the first allocator's is
-	 * 2 from the start). */
+	/* Objects mapped once the run goes on, by device and inode
+	 * (obj_key()): OBJ_PLAIN no allocator, OBJ_PROBED probed (the first
+	 * allocator's from the start), OBJ_UNPROBED an allocator whose
+	 * probes failed. */
 	struct hashmap *objs;
 	/* pid -> 1 once it entered a probed allocator function since its
 	 * exec (or the start): its libraries are loaded, a new one is
 	 * dlopen'ed. */
 	struct hashmap *running;
+	/* pid -> 1 from its exec until it maps an object that defines malloc:
+	 * ld.so maps the executable's allocator first (the program, its
+	 * preloads, then its libraries in load order), so that object is the
+	 * one its malloc calls: a program exec'd into a container, with the
+	 * container's libc, gets that libc probed. */
+	struct hashmap *fresh;
+	/* -O or --probes named the object: no other is looked for after exec. */
+	bool chosen;
 	struct late *late;		/* the allocators probed late */
 	size_t nlate;
 	char line[PATH_MAX + 400];	/* alloc_trace__probed()'s */
@@ -278,6 +290,8 @@ static bool keep(struct alloc_trace *at, const struct sample *smp, struct alloc_
 /* @pid runs its program: a library it maps from now on is dlopen'ed. */
 static void mark_running(struct alloc_trace *at, pid_t pid)
 {
+	/* It called a probed allocator: that one is its program's. */
+	hashmap__delete(at->fresh, (uint64_t)pid, NULL);
 	if (!hashmap__get(at->running, (uint64_t)pid, NULL) &&
 	    hashmap__set(at->running, (uint64_t)pid, 1))
 		at->err = -ENOMEM;
@@ -532,6 +546,8 @@ static void on_exec(struct session *s, pid_t pid, void *ctx)
 	at->st.dropped_exec += alloc_track__drop_pid(at->track, pid);
 	hashmap__delete(at->breaks, (uint64_t)pid, NULL);
 	hashmap__delete(at->running, (uint64_t)pid, NULL);	/* ld.so loads its libraries */
+	if (!at->o.kernel && !at->chosen && hashmap__set(at->fresh, (uint64_t)pid, 1))
+		at->err = -ENOMEM;
 }
 
 static int probe_late(struct alloc_trace *at, pid_t pid, const struct allocator *al,
@@ -556,12 +572,15 @@ static int probe_late(struct alloc_trace *at, pid_t pid, const struct allocator 
 }
 
 /*
- * A process of the target mapped code: a library dlopen'ed, if the
- * process runs already (it entered the allocator since its exec: the
- * libraries ld.so loads at start-up, among them a libc whose malloc a
- * preloaded or linked-in allocator overrides, come before).  One that
- * defines malloc and is not probed yet gets its allocator's probes now,
- * on every task of the target; what it allocated before is not seen.
+ * A process of the target mapped code.  Looked at when the process runs
+ * already (it entered the allocator since its exec: a library dlopen'ed;
+ * the libraries ld.so loads at start-up, among them a libc whose malloc a
+ * preloaded or linked-in allocator overrides, come before), or when it was
+ * exec'd and this is the first object it maps that defines malloc (its
+ * program's allocator: a command that enters a container execs a program
+ * whose libc is the container's).  One that defines malloc and is not
+ * probed yet gets its allocator's probes now, on every task of the target;
+ * what it allocated before is not seen.
  */
 static void on_mmap(struct session *s, pid_t pid, const struct map *m, void *ctx)
 {
@@ -570,22 +589,34 @@ static void on_mmap(struct session *s, pid_t pid, const struct map *m, void *ctx
 	char path[PATH_MAX];
 	struct allocator al;
 	struct late *lt, *nv;
-	uint64_t key = obj_key(m->maj, m->min, m->ino);
+	uint64_t key = obj_key(m->maj, m->min, m->ino), seen = 0;
+	bool fresh;
 	int err;
 
 	if (at->o.kernel || !(m->prot & PROT_EXEC) || !m->path || m->path[0] != '/' || !m->ino ||
-	    !session__in_target(s, pid) || !hashmap__get(at->running, (uint64_t)pid, NULL) ||
-	    hashmap__get(at->objs, key, NULL))
+	    !session__in_target(s, pid))
 		return;
-	if (hashmap__set(at->objs, key, 1)) {
-		at->err = -ENOMEM;
+	fresh = hashmap__get(at->fresh, (uint64_t)pid, NULL);
+	if (!fresh && !hashmap__get(at->running, (uint64_t)pid, NULL))
+		return;
+	if (hashmap__get(at->objs, key, &seen)) {
+		/* Its allocator is one looked at before: decided. */
+		if (fresh && seen != OBJ_PLAIN)
+			hashmap__delete(at->fresh, (uint64_t)pid, NULL);
 		return;
 	}
-	if (elf_sym__mapped_file(pid, m, path, sizeof(path), NULL) ||
-	    allocator__identify(path, "dlopen'ed", &al))
-		return;		/* gone already, or no allocator */
+	if (elf_sym__mapped_file(pid, m, path, sizeof(path), NULL))
+		return;		/* gone already */
+	if (allocator__identify(path, fresh ? "exec'd" : "dlopen'ed", &al)) {
+		if (hashmap__set(at->objs, key, OBJ_PLAIN))
+			at->err = -ENOMEM;
+		return;
+	}
+	hashmap__delete(at->fresh, (uint64_t)pid, NULL);
 	nv = realloc(at->late, (at->nlate + 1) * sizeof(*nv));
-	if (!nv) {
+	if (!nv || hashmap__set(at->objs, key, OBJ_UNPROBED)) {
+		if (nv)
+			at->late = nv;
 		at->err = -ENOMEM;
 		return;
 	}
@@ -593,11 +624,16 @@ static void on_mmap(struct session *s, pid_t pid, const struct map *m, void *ctx
 	lt = &at->late[at->nlate];
 	memset(lt, 0, sizeof(*lt));
 	err = probe_late(at, pid, &al, lt, &eb);
-	snprintf(lt->line, sizeof(lt->line), "%s in %s (dlopen'ed by pid %d)", al.name, m->path,
-		 (int)pid);
+	if (fresh)
+		snprintf(lt->line, sizeof(lt->line),
+			 "%s in %s as pid %d sees it (the allocator of the program it exec'd)",
+			 al.name, m->path, (int)pid);
+	else
+		snprintf(lt->line, sizeof(lt->line), "%s in %s (dlopen'ed by pid %d)", al.name,
+			 m->path, (int)pid);
 	if (!err) {
 		at->nlate++;
-		hashmap__set(at->objs, key, 2);
+		hashmap__set(at->objs, key, OBJ_PROBED);
 	}
 	if (at->h.late)
 		at->h.late(at->h.ctx, lt->line, lt->p.roles, err, eb.msg);
@@ -792,8 +828,10 @@ static int find_allocator(struct alloc_trace *at, struct allocator *al, const ch
 	int err;
 
 	*spec = NULL;
-	if (at->o.obj || at->o.probes)
+	if (at->o.obj || at->o.probes) {
+		at->chosen = true;
 		return 0;
+	}
 	if (session__replaying(at->s)) {
 		*spec = session__meta(at->s, "alloc.spec");
 		startup_replay(at, session__meta(at->s, "alloc.startup"));
@@ -1029,7 +1067,8 @@ static int add_user_probes(struct alloc_trace *at, struct errbuf *eb)
 	err = probe_object(at, name, NULL, "", &at->first, eb);
 	/* Never probed again when a process maps it later. */
 	if (!err && at->first.path[0] && !stat(at->first.path, &st) &&
-	    hashmap__set(at->objs, obj_key(major(st.st_dev), minor(st.st_dev), st.st_ino), 2))
+	    hashmap__set(at->objs, obj_key(major(st.st_dev), minor(st.st_dev), st.st_ino),
+			 OBJ_PROBED))
 		err = -ENOMEM;
 	return err;
 }
@@ -1214,8 +1253,9 @@ int alloc_trace__new(struct session *s, const struct alloc_trace_opts *o,
 	at->last_free_probe = hashmap__new();
 	at->objs = hashmap__new();
 	at->running = hashmap__new();
+	at->fresh = hashmap__new();
 	if (!err && (!at->breaks || !at->last_free || !at->last_free_probe || !at->objs ||
-		     !at->running))
+		     !at->running || !at->fresh))
 		err = -ENOMEM;
 	if (!err && o->index)
 		err = alloc_track__index(at->track);
@@ -1256,6 +1296,7 @@ void alloc_trace__free(struct alloc_trace *at)
 	hashmap__free(at->last_free_probe);
 	hashmap__free(at->objs);
 	hashmap__free(at->running);
+	hashmap__free(at->fresh);
 	free(at->late);
 	alloc_track__free(at->track);
 	free(at);

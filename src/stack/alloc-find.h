@@ -26,7 +26,10 @@
  * A library dlopen'ed later (after the process was attached, or the
  * command started) is not in that order: alloc-trace asks
  * allocator__identify() of each object a traced process maps once it runs,
- * and probes the new ones from then on.
+ * and probes the new ones from then on.  A program a traced process
+ * exec's (a command that enters a container, whose libc is the
+ * container's) is asked the same of the objects it maps until the first
+ * that defines malloc: ld.so maps them in the order above.
  *
  * Not seen: what such a library allocated before its mapping was read
  * (the moment it is probed), and an allocator that is not an ELF object's

@@ -13,9 +13,14 @@
 #      build-id (report pprof's mappings), not the decoy's;
 #   B. libc at a path that exists only inside the container
 #      (LD_LIBRARY_PATH there): the same exact account.
-# -c is not tested: faultline places its uprobes before the command runs,
-# on the libraries it resolves on the host, so a command that enters a
-# container (unshare --root) allocates in a libc no probe is on.
+#   C. -c of a command that enters the container (unshare --root=IMAGE,
+#      image A on the host's disk): faultline probes the host's libc for the
+#      command, then, as the program exec'd in there maps its own libc, that
+#      one (one stderr line: "... as pid N sees it (the allocator of the
+#      program it exec'd) from now on"); once the line is out the test lets
+#      the program allocate: the same exact account; the report's header
+#      names both allocators.  What such a program allocates before that
+#      line (its start-up) is not seen: said in the line.
 # Synchronized by the target's --go FIFO, opened through /proc/PID/root.
 . "$top_srcdir/tests/system/lib.sh"
 need_root
@@ -110,6 +115,25 @@ if sys.argv[3].encode() in data:
     sys.exit("the host's libc build-id %s is in the profile" % sys.argv[3])
 PY
 fi
+
+# C. -c into the container: its libc probed as the exec'd program maps it.
+spawn ct-c "$FAULTLINE" leak --json -T 100 -c "unshare -fpm --mount-proc --root=$T/img-a /leak-target leaks --go /go"
+wait_until "$FL_READY_TIMEOUT" grep -q "as pid [0-9]* sees it (the allocator of the program it exec'd) from now on" \
+	"$T/ct-c.err" || fail "C: no probing line for the container's libc: $(cat "$T/ct-c.err")"
+expect_line "^faultline leak: probing .* of glibc in ${LIBC} as pid [0-9]+ sees it \\(the allocator of the program it exec'd\\) from now on; its earlier calls are not seen$" "$T/ct-c.err"
+echo go >"$T/img-a/go"
+wait_exit "$spawned" "C: faultline leak -c"
+expect_eq "$rc" 0 "C: leak -c status"
+# Sites only: unshare's own blocks (its locale) are in the totals too, and
+# in the stacks (-T 100: all of them).
+grep '^site' "$T/ct-c.out" >"$T/ct-c.truth"
+check "$T/ct-c.out" "$T/ct-c.truth"
+spawn ct-c2 "$FAULTLINE" leak -c "unshare -fpm --mount-proc --root=$T/img-a /leak-target leaks --go /go"
+wait_until "$FL_READY_TIMEOUT" grep -q "the allocator of the program it exec'd" "$T/ct-c2.err" ||
+	fail "C: text run: no probing line"
+echo go >"$T/img-a/go"
+wait_exit "$spawned" "C: faultline leak -c, text"
+expect_line "probed from its mapping on: .*glibc in ${LIBC} as pid [0-9]+ sees it" "$T/ct-c2.out"
 
 # B. libc at a path only the container has.
 mkroot "$T/img-b" /container-only/lib >/dev/null || fail "cannot make image B"
