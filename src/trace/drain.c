@@ -69,6 +69,14 @@ struct drain {
 	int npfd;
 	int ctl_fd;		/* wakes the thread to stop */
 	int wait_fd;		/* wakes the reader */
+	/* Catch-up requests while the thread runs (drain__catch_up()): the
+	 * reader asks for pass number cu_req and waits on cu_fd until the
+	 * thread has made a pass begun after it (cu_done).  The thread
+	 * never waits for the reader: a reader descheduled, or held in a
+	 * ptrace stop, in the middle of a pass of its own would keep the
+	 * rings from being emptied while they fill. */
+	uint64_t cu_req, cu_done;	/* atomic */
+	int cu_fd;
 	pthread_t thread;
 	bool started;
 	/* One pass at a time: the thread's, or the reader's catching up. */
@@ -248,6 +256,15 @@ static void pressure(struct drain *d)
 	__atomic_store_n(&d->paused, true, __ATOMIC_RELAXED);
 }
 
+/* Half the ring is the kernel's no more (what is unpublished, and what
+ * it wrote since the pass began): pause the producer, whose stop takes
+ * the time of a signal, while the other half takes its records. */
+static void ring_pressure(struct drain *d, const struct spool *sp)
+{
+	if (d->bp.ring_bytes && ring__fill(sp->ring) >= d->bp.ring_bytes / 2)
+		pressure(d);
+}
+
 static void resume(struct drain *d)
 {
 	if (!d->paused)
@@ -291,6 +308,10 @@ static long spool_fill(struct drain *d, struct spool *sp, bool bounded)
 	if (!ring__snapshot(sp->ring))
 		return 0;
 	unread = sp->wpos - __atomic_load_n(&sp->consumed, __ATOMIC_ACQUIRE);
+	/* Late already (woken at a quarter, or kept from running): stop the
+	 * producer before copying, not half a ring of copying later. */
+	if (bounded)
+		ring_pressure(d, sp);
 	while ((err = ring__peek(sp->ring, &h)) == 0) {
 		if (bounded && d->cap && unread + h->size > d->cap) {
 			sp->capped++;
@@ -309,13 +330,15 @@ static long spool_fill(struct drain *d, struct spool *sp, bool bounded)
 		unread += (uint64_t)took;
 		since += (uint64_t)took;
 		/* Not in the last, unbounded pass: the producer is done. */
-		if (bounded && ((d->cap && unread >= d->cap / 2) ||
-				(d->bp.ring_bytes && (uint64_t)moved >= d->bp.ring_bytes / 2)))
+		if (bounded && d->cap && unread >= d->cap / 2)
 			pressure(d);
 		if (since >= PUBLISH_EVERY) {
 			__atomic_store_n(&sp->written, sp->wpos, __ATOMIC_RELEASE);
 			ring__publish(sp->ring);
 			since = 0;
+			/* The producer outruns the copy. */
+			if (bounded)
+				ring_pressure(d, sp);
 		}
 	}
 	sp->torn += err == -EIO;
@@ -347,7 +370,7 @@ static long pass(struct drain *d, bool bounded)
 static void *drain_main(void *arg)
 {
 	struct drain *d = arg;
-	uint64_t v;
+	uint64_t v, want;
 
 	if (d->rt_prio > 0) {
 		struct sched_param sp = { .sched_priority = d->rt_prio };
@@ -380,12 +403,22 @@ static void *drain_main(void *arg)
 			__atomic_store_n(&d->busy, 0, __ATOMIC_SEQ_CST);
 			break;
 		}
+		/* The requests made before this pass begins are served by it. */
+		want = __atomic_load_n(&d->cu_req, __ATOMIC_ACQUIRE);
 		pthread_mutex_lock(&d->lock);
 		v = pass(d, true) > 0;
 		pthread_mutex_unlock(&d->lock);
 		__atomic_store_n(&d->busy, 0, __ATOMIC_SEQ_CST);
 		if (v && write(d->wait_fd, &v, sizeof(v)) < 0) {
 			/* the counter is full: the reader is woken anyway */
+		}
+		if (want != __atomic_load_n(&d->cu_done, __ATOMIC_RELAXED)) {
+			uint64_t one = 1;
+
+			__atomic_store_n(&d->cu_done, want, __ATOMIC_RELEASE);
+			if (write(d->cu_fd, &one, sizeof(one)) < 0) {
+				/* full counter: the reader is woken anyway */
+			}
 		}
 	}
 	return NULL;
@@ -399,7 +432,7 @@ int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, str
 
 	if (!d)
 		return -ENOMEM;
-	d->ctl_fd = d->wait_fd = -1;
+	d->ctl_fd = d->wait_fd = d->cu_fd = -1;
 	/* Priority inheritance: the reader (normal class) holds the lock
 	 * through its catch-up pass, and a back-pressure pause it triggers
 	 * there; descheduled then on a busy host, it would keep the
@@ -432,7 +465,8 @@ int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, str
 	}
 	d->ctl_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	d->wait_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (d->ctl_fd < 0 || d->wait_fd < 0) {
+	d->cu_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->ctl_fd < 0 || d->wait_fd < 0 || d->cu_fd < 0) {
 		err = -errno;
 		goto fail;
 	}
@@ -535,7 +569,27 @@ int drain__flush(struct drain *d)
 
 void drain__catch_up(struct drain *d)
 {
-	reader_pass(d, true);
+	struct pollfd pfd;
+	uint64_t r, one = 1;
+
+	if (!d->started) {
+		reader_pass(d, true);
+		return;
+	}
+	r = __atomic_add_fetch(&d->cu_req, 1, __ATOMIC_ACQ_REL);
+	if (write(d->ctl_fd, &one, sizeof(one)) < 0) {
+		/* full counter: the thread is awake already */
+	}
+	pfd.fd = d->cu_fd;
+	pfd.events = POLLIN;
+	/* The thread answers every wakeup with a pass; the timeout only
+	 * bounds a missed one, and a thread told to quit serves no more. */
+	while (__atomic_load_n(&d->cu_done, __ATOMIC_ACQUIRE) < r &&
+	       !__atomic_load_n(&d->quit, __ATOMIC_SEQ_CST)) {
+		if (poll(&pfd, 1, 100) > 0 && read(d->cu_fd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: another wait took it */
+		}
+	}
 }
 
 int drain__wait_fd(const struct drain *d)
@@ -659,5 +713,7 @@ void drain__free(struct drain *d)
 		close(d->ctl_fd);
 	if (d->wait_fd >= 0)
 		close(d->wait_fd);
+	if (d->cu_fd >= 0)
+		close(d->cu_fd);
 	free(d);
 }

@@ -68,11 +68,12 @@ int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, str
 void drain__set_realtime(struct drain *d, int prio);
 /*
  * Back-pressure: when a spool holds half its bound unread (the reader is
- * behind), or one pass finds half a ring full (the drain was late), the
- * drain calls @pause, under the lock of its passes, from whichever thread
- * made the pass (the drain's, or the reader's drain__catch_up()), at once,
- * not at the pass's end: what the producer writes before it stops still
- * has the other half.  Once every spool is down to a quarter of its bound
+ * behind), or half a ring is the kernel's no more (looked at when a pass
+ * begins and after each MiB it hands back: the drain was late, or the
+ * producer outruns the copy), the drain calls @pause from its own thread
+ * (or, while the thread is not running, from the reader's
+ * drain__catch_up()), at once, not at the pass's end: what the producer
+ * writes before it stops still has the other half.  Once every spool is down to a quarter of its bound
  * (the reader caught up), it calls @resume; while paused the thread looks
  * every millisecond.  @pause returns false when it stopped nothing (then
  * it is not asked again until the spools are down to a quarter).
@@ -118,8 +119,12 @@ void drain__stop(struct drain *d);
  * thread; only while the thread is not running.  0 / -ENOMEM. */
 int drain__flush(struct drain *d);
 /*
- * Copy what the rings hold now, from the calling thread (the reader's,
- * before it snapshots): every record the kernel wrote before the call is
+ * Copy what the rings hold now (the reader, before it snapshots): the
+ * running thread is asked for a pass and the call waits for it, so that
+ * the thread never waits for the reader (a reader descheduled or stopped
+ * in a pass of its own would leave the rings to fill); with no thread
+ * running, the calling thread makes the pass.  Every record the kernel
+ * wrote before the call is
  * in its spool after it, whichever ring it went to, but for what the bound
  * or a failed allocation leaves in the ring (where the kernel counts what
  * it then drops).  The thread drains a quiet ring only every 100 ms (its

@@ -126,6 +126,13 @@ bool ring__snapshot(struct ring *r)
 	return r->tail < r->head;
 }
 
+uint64_t ring__fill(const struct ring *r)
+{
+	struct perf_event_mmap_page *pc = r->base;
+
+	return __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE) - pc->data_tail;
+}
+
 int ring__peek(struct ring *r, const struct perf_event_header **out)
 {
 	struct perf_event_header hdr;

@@ -19,6 +19,7 @@
 #include <linux/perf_event.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct ring;
 
@@ -51,6 +52,9 @@ bool ring__snapshot(struct ring *r);
  * after which the rest of the snapshot is dropped; -ENOMEM.
  */
 int ring__peek(struct ring *r, const struct perf_event_header **out);
+/* Bytes of the ring the kernel cannot write now: from the tail last
+ * published to its head, as of this call. */
+uint64_t ring__fill(const struct ring *r);
 /* Step past the record ring__peek() gave. */
 void ring__consume(struct ring *r);
 /* Release what was consumed to the kernel. */

@@ -41,7 +41,8 @@
  *   - back-pressure: a producer paused at half the bound and resumed at
  *     a quarter loses nothing, the bound never met, every pause resumed
  *     (drain__stop too); a pause refused is asked again only below a
- *     quarter;
+ *     quarter; a ring more than half full when a pass begins pauses the
+ *     producer before anything is copied;
  *   - drain__set_realtime: SCHED_FIFO for the thread while it runs, when
  *     granted (root), its normal class when refused;
  *   - stack trimming: a sample of a trimmed id is spooled with its stack
@@ -480,12 +481,21 @@ struct bp_state {
 	int paused;			/* atomic */
 	int calls, resumes;
 	bool refuse;			/* pause() stops nothing */
+	struct drain *d;		/* with it: what was copied at the first pause */
+	uint64_t copied_at_pause;
 };
 
 static bool bp_pause(void *ctx)
 {
 	struct bp_state *b = ctx;
 
+	if (b->d && !b->calls) {
+		struct drain_stats st;
+
+		/* The drain's own thread: its counters are its own. */
+		drain__stats(b->d, &st);
+		b->copied_at_pause = st.copied;
+	}
 	b->calls++;
 	if (b->refuse)
 		return false;
@@ -591,6 +601,47 @@ static void test_backpressure(void)
 	drain__stop(d);
 	drain__stats(d, &st);
 	CHECK_EQ_U64(st.pauses, 0);
+	drain__free(d);
+	fake_free(&f);
+}
+
+/*
+ * A late drain: the ring is already more than half full when the thread's
+ * first pass begins (the thread was kept from running while the producer
+ * wrote).  The producer is paused before a byte is copied, not after half
+ * a ring of copying, during which it would go on writing into the little
+ * room left.  Unbounded spool: only the ring's fill can ask for it.
+ */
+static void test_late_drain(void)
+{
+	struct fake f;
+	struct drain *d;
+	struct drain_stats st;
+	struct gen g = { .small_max = 2048 };
+	struct rd rd = { .g = &g };
+	struct bp_state b = { 0 };
+	struct drain_backpressure bp = { .pause = bp_pause, .resume = bp_resume, .ctx = &b };
+	double deadline = now() + LIMIT;
+	uint64_t seq, end;
+
+	fake_new(&f, 64, 0);
+	end = gen_upto(&g, 0, f.size * 3 / 4);
+	for (seq = 0; seq < end; seq++)
+		CHECK(fake_try_put(&f, seq, gen_size(&g, seq)));
+	CHECK_EQ_U64(drain__new(&f.r, 1, 0, 0, &d), 0);
+	b.d = d;
+	bp.ring_bytes = f.size;
+	drain__set_backpressure(d, &bp);
+	CHECK_EQ_U64(drain__start(d), 0);
+	CHECK_EQ_U64(rd_until(d, 0, &rd, end, deadline), 0);
+	CHECK_EQ_U64(rd.seq, end);
+	CHECK_EQ_U64(rd.bad, 0);
+	drain__stop(d);
+	drain__stats(d, &st);
+	CHECK_EQ_U64(b.calls, 1);
+	CHECK_EQ_U64(b.copied_at_pause, 0);
+	CHECK_EQ_U64(st.pauses, 1);
+	CHECK_EQ_U64(b.resumes, 1);
 	drain__free(d);
 	fake_free(&f);
 }
@@ -1101,6 +1152,7 @@ int main(void)
 	test_bound();
 	test_stop_flush();
 	test_backpressure();
+	test_late_drain();
 	test_chunks();
 	test_catch_up();
 	test_null_rings();
