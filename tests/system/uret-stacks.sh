@@ -10,6 +10,14 @@
 need_root
 UT=$(target uret-target)
 
+# rec ARGS...: faultline record ARGS, which must succeed and lose nothing:
+# the runs' stacks are compared line for line, counts included.
+rec() {
+	run_fl record "$@"
+	expect_eq "$rc" 0 "record $*: status"
+	expect_line '^faultline record: [0-9]+ samples \(0 lost\)' "$T/err"
+}
+
 # through_malloc FOLDED PROG: PROG's folded lines whose stack passes
 # through malloc (not setarch's, which runs before it under the same pid).
 through_malloc() {
@@ -55,10 +63,10 @@ check_tool() {
 # (setarch -R): with ASLR, whether the page that ptmalloc_init's getrandom
 # writes is already mapped differs between runs (2 of 6 runs faulted there,
 # none of 6 under -R, measured on 6.18), whatever faultline records.
-run_fl record -o "$T/u.rec" -- setarch -R "$UT"
+rec -o "$T/u.rec" -- setarch -R "$UT"
 expect_line "mmaps=5" "$T/out"
-run_fl record -o "$T/uf.rec" -e faults -- setarch -R "$UT"
-run_fl record -o "$T/ub.rec" -e brk -- setarch -R "$UT"
+rec -o "$T/uf.rec" -e faults -- setarch -R "$UT"
+rec -o "$T/ub.rec" -e brk -- setarch -R "$UT"
 check_tool uret-target faults "$T/u.rec" "$T/uf.rec" exact
 check_tool uret-target brk "$T/u.rec" "$T/ub.rec" exact
 
@@ -78,9 +86,9 @@ n=$(awk '/^[0-9]/ { if (st != "") print st; st = ""; s = ($4 == "mmap" && $6 == 
 # no-mapping stacks than without return probes.  Two runs of perl differ
 # by a fault or two, so the lines are compared for reaching main, not equal.
 if command -v perl >/dev/null 2>&1; then
-	run_fl record -o "$T/p.rec" -- perl -e 'my %h; $h{$_}=[1..5] for 1..20000'
-	run_fl record -o "$T/pf.rec" -e faults -- perl -e 'my %h; $h{$_}=[1..5] for 1..20000'
-	run_fl record -o "$T/pb.rec" -e brk -- perl -e 'my %h; $h{$_}=[1..5] for 1..20000'
+	rec -o "$T/p.rec" -- perl -e 'my %h; $h{$_}=[1..5] for 1..20000'
+	rec -o "$T/pf.rec" -e faults -- perl -e 'my %h; $h{$_}=[1..5] for 1..20000'
+	rec -o "$T/pb.rec" -e brk -- perl -e 'my %h; $h{$_}=[1..5] for 1..20000'
 	check_tool perl faults "$T/p.rec" "$T/pf.rec"
 	check_tool perl brk "$T/p.rec" "$T/pb.rec"
 	# the fault count under malloc agrees within the runs' own noise
