@@ -270,8 +270,10 @@ static void resume(struct drain *d)
 	if (!d->paused)
 		return;
 	d->bp.resume(d->bp.ctx);
-	d->pauses++;
-	d->paused_ns += clock__ns(CLOCK_MONOTONIC) - d->paused_at;
+	/* Read by drain__stats() on the reader's thread as they go. */
+	__atomic_store_n(&d->paused_ns, d->paused_ns + clock__ns(CLOCK_MONOTONIC) - d->paused_at,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&d->pauses, d->pauses + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&d->paused, false, __ATOMIC_RELAXED);
 }
 
@@ -655,11 +657,19 @@ void drain__publish(struct drain *d, int i)
 	__atomic_store_n(&sp->consumed, sp->rlog, __ATOMIC_RELEASE);
 }
 
+uint64_t drain__pauses(const struct drain *d, uint64_t *ns)
+{
+	uint64_t n = __atomic_load_n(&d->pauses, __ATOMIC_ACQUIRE);
+
+	if (ns)
+		*ns = __atomic_load_n(&d->paused_ns, __ATOMIC_RELAXED);
+	return n;
+}
+
 void drain__stats(const struct drain *d, struct drain_stats *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->pauses = d->pauses;
-	out->paused_ns = d->paused_ns;
+	out->pauses = drain__pauses(d, &out->paused_ns);
 	for (int i = 0; i < d->n; i++) {
 		const struct spool *sp = &d->sp[i];
 

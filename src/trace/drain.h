@@ -147,6 +147,9 @@ void drain__publish(struct drain *d, int i);
 
 /* Once stopped: the thread's counters are read without atomics. */
 void drain__stats(const struct drain *d, struct drain_stats *out);
+/* The pauses ended so far and their time (ns): from any thread, while
+ * the drain runs. */
+uint64_t drain__pauses(const struct drain *d, uint64_t *ns);
 
 /*
  * From a fatal-signal handler, before the rings are unmapped: make the

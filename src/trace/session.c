@@ -2456,6 +2456,9 @@ uint64_t session__lost(const struct session *s)
 
 uint64_t session__pauses(const struct session *s, uint64_t *ns)
 {
+	/* While the drain runs (an interval's report), its pauses so far. */
+	if (s->drain)
+		return drain__pauses(s->drain, ns);
 	if (ns)
 		*ns = s->paused_ns;
 	return s->pauses;

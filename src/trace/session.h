@@ -369,7 +369,8 @@ int session__need_user_space(const struct session *s, struct errbuf *eb);
 
 uint64_t session__lost(const struct session *s);
 /* Back-pressure: how many times the target was paused, and for how long
- * in all (ns); 0 when it never was, and in a replay. */
+ * in all (ns): so far while the run goes on (a pause not ended yet is not
+ * counted), a replay's from its recording; 0 when it never was. */
 uint64_t session__pauses(const struct session *s, uint64_t *ns);
 /* Whether back-pressure could have paused this live run's target but was
  * not asked to: a command with --no-pause, a -p target without --pause.
