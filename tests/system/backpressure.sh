@@ -135,19 +135,7 @@ go_fifo n
 spawn fl "$FAULTLINE" leak --no-pause $B -c "$MC --count $N --keep $K --go $fifo"
 fl=$spawned
 if wait_until "$FL_READY_TIMEOUT" grep -q "^Executing '" "$T/fl.err"; then
-	cat >"$T/during" <<EOF
-#!/bin/sh
-echo go >"$fifo"
-n=0
-until grep -q '^pid=' "$T/fl.out"; do
-	n=\$((n + 1))
-	[ "\$n" -le 6000 ] || { echo "--no-pause: the target never finished its loop" >&2; exit 1; }
-	sleep 0.01
-done
-EOF
-	chmod +x "$T/during"
-	rc=0
-	"$HT" "$fl" "$T/during" 2>"$T/hold.err" || rc=$?
+	hold_through_loop "$fl" "$fifo" "$T/fl.out"
 	expect_eq "$rc" 0 "--no-pause held: hold-thread status ($(cat "$T/hold.err"))"
 	wait_exit "$fl" "leak --no-pause, held"
 	expect_eq "$rc" 0 "leak --no-pause, held: status"

@@ -13,7 +13,6 @@
 . "$top_srcdir/tests/system/lib.sh"
 need_root
 MC=$(target malloc-churn)
-HT=$(target hold-thread)
 N=4000 KEEP=100
 
 go_fifo go
@@ -28,19 +27,7 @@ wait_until "$FL_READY_TIMEOUT" grep -q "^Executing '" "$T/fl.err" ||
 	{ fail "faultline not tracing: $(tail -n 3 "$T/fl.err")"; pass_or_fail; }
 # Hold the reader, then let the target run its loop: it prints its
 # account (pid= last) when the loop is done, and waits on --end.
-cat >"$T/during" <<EOF
-#!/bin/sh
-echo go >"$go"
-n=0
-until grep -q '^pid=' "$T/fl.out"; do
-	n=\$((n + 1))
-	[ "\$n" -le 6000 ] || { echo "the target never finished its loop" >&2; exit 1; }
-	sleep 0.01
-done
-EOF
-chmod +x "$T/during"
-rc=0
-"$HT" "$fl" "$T/during" 2>"$T/hold.err" || rc=$?
+hold_through_loop "$fl" "$go" "$T/fl.out"
 expect_eq "$rc" 0 "hold-thread status ($(cat "$T/hold.err"))"
 expect_line "^held $fl\$" "$T/hold.err"
 release "$end"

@@ -66,6 +66,14 @@
 #                              skip
 #   within VALUE EXPECTED PCT  |VALUE - EXPECTED| <= EXPECTED * PCT / 100
 #   leak_nums FILE KEY...      numbers of leak --json's summaries (below)
+#   hold_through_loop FL GO OUT
+#                              hold faultline FL's reader (its main thread,
+#                              in a ptrace stop: tests/targets/hold-thread)
+#                              while a malloc-churn it runs goes through its
+#                              loop: release GO (its --go FIFO), wait for
+#                              its account's last line (pid=) in OUT, let
+#                              the reader go; status in $rc, hold-thread's
+#                              stderr in $T/hold.err
 #   busy_opts                  options for a run that must lose no event
 #                              on a busy real program: none in the normal
 #                              build; in the sanitizer build (FL_SANITIZED=1),
@@ -488,6 +496,22 @@ for l in open(sys.argv[1]):
             v = o.get(sys.argv[2], 0)
 print(int(v) if isinstance(v, (int, float)) else v)
 PY
+}
+
+hold_through_loop() {
+	cat >"$T/during" <<EOF
+#!/bin/sh
+echo go >"$2"
+n=0
+until grep -q '^pid=' "$3"; do
+	n=\$((n + 1))
+	[ "\$n" -le 6000 ] || { echo "the target never finished its loop" >&2; exit 1; }
+	sleep 0.01
+done
+EOF
+	chmod +x "$T/during"
+	rc=0
+	"$(target hold-thread)" "$1" "$T/during" 2>"$T/hold.err" || rc=$?
 }
 
 busy_opts() { [ "${FL_SANITIZED:-0}" = 1 ] && echo "-m 65536" || :; }
