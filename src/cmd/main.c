@@ -38,10 +38,11 @@ static void usage(FILE *out)
 static int signal_status(const char *cmd, int status)
 {
 	int sig = stopsig__ended_by();
+	char name[32];
 
 	if (!sig)
 		return status;
-	fprintf(stderr, "faultline %s: stopped by SIG%s%s\n", cmd, sigabbrev_np(sig),
+	fprintf(stderr, "faultline %s: stopped by %s%s\n", cmd, stopsig__name(sig, name, sizeof(name)),
 		sig == SIGXFSZ ? " (file size limit reached)" : "");
 	return 128 + sig;
 }

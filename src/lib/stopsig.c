@@ -2,6 +2,7 @@
  * stopsig: stop signals as a flag.  See stopsig.h.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/stopsig.h"
@@ -14,9 +15,25 @@
  * session's emergency handler has them (trace/session.c). */
 static const int stop_signals[] = {
 	SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
-	SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF,
+	SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGSTKFLT, SIGIO, SIGPWR,
 };
-#define NSIGS (sizeof(stop_signals) / sizeof(stop_signals[0]))
+#define NFIXED (sizeof(stop_signals) / sizeof(stop_signals[0]))
+/* And the real-time signals the C library leaves to programs (SIGRTMIN
+ * to SIGRTMAX: its own two below SIGRTMIN are its threads' business),
+ * which end a process by default too. */
+#define NRT 33
+#define NSIGS (NFIXED + NRT)
+
+/* The i-th signal caught, or 0 past the last. */
+static int stop_signal(size_t i)
+{
+	int rt;
+
+	if (i < NFIXED)
+		return stop_signals[i];
+	rt = SIGRTMIN + (int)(i - NFIXED);
+	return rt <= SIGRTMAX ? rt : 0;
+}
 
 /* What a signal handler touches, and what it replaced: the only mutable
  * globals here.  ended: the first signal that ended a run, kept past
@@ -43,8 +60,8 @@ void stopsig__catch(void)
 	sigemptyset(&sa.sa_mask);
 	caught = 0;
 	settled = 0;
-	for (size_t i = 0; i < NSIGS; i++)
-		sigaction(stop_signals[i], &sa, &previous[i]);
+	for (size_t i = 0; i < NSIGS && stop_signal(i); i++)
+		sigaction(stop_signal(i), &sa, &previous[i]);
 }
 
 int stopsig__caught(void)
@@ -64,6 +81,21 @@ int stopsig__ended_by(void)
 
 void stopsig__release(void)
 {
-	for (size_t i = 0; i < NSIGS; i++)
-		sigaction(stop_signals[i], &previous[i], NULL);
+	for (size_t i = 0; i < NSIGS && stop_signal(i); i++)
+		sigaction(stop_signal(i), &previous[i], NULL);
+}
+
+const char *stopsig__name(int sig, char *buf, size_t n)
+{
+	const char *abbrev = sig >= SIGRTMIN && sig <= SIGRTMAX ? NULL : sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, n, "SIG%s", abbrev);
+	else if (sig == SIGRTMIN || sig == SIGRTMAX)
+		snprintf(buf, n, "SIGRT%s", sig == SIGRTMIN ? "MIN" : "MAX");
+	else if (sig > SIGRTMIN && sig < SIGRTMAX)
+		snprintf(buf, n, "SIGRTMIN+%d", sig - SIGRTMIN);
+	else
+		snprintf(buf, n, "signal %d", sig);
+	return buf;
 }

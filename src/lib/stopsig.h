@@ -1,7 +1,8 @@
 /*
  * stopsig: Ctrl-C, SIGTERM, SIGHUP and SIGPIPE, and every other signal
  * that would end the process but for a fault (QUIT, USR1, USR2, ALRM,
- * XCPU, XFSZ, VTALRM, PROF), as a request to stop, for
+ * XCPU, XFSZ, VTALRM, PROF, STKFLT, IO, PWR and the real-time signals
+ * SIGRTMIN to SIGRTMAX), as a request to stop, for
  * every loop that runs until stopped: a session's (trace/session.c, which
  * adds its own teardown on fatal signals) and those without one (cache's
  * /proc rung, oom's /dev/kmsg rung): the loop sees the request and ends
@@ -10,6 +11,8 @@
  */
 #ifndef FAULTLINE_STOPSIG_H
 #define FAULTLINE_STOPSIG_H
+
+#include <stddef.h>
 
 /* Install the handlers (the previous ones kept) and clear the request. */
 void stopsig__catch(void);
@@ -27,5 +30,8 @@ void stopsig__settle(void);
 int stopsig__ended_by(void);
 /* Put the previous handlers back. */
 void stopsig__release(void);
+/* @sig's name: "SIGTERM", "SIGRTMIN", "SIGRTMIN+3", "SIGRTMAX";
+ * into @buf, which it returns. */
+const char *stopsig__name(int sig, char *buf, size_t n);
 
 #endif
