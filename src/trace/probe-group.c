@@ -242,7 +242,7 @@ static int enable_check(struct probe_group *g, const char *event, const char *pa
 
 	if (g->tmpfs_ok || page <= 0 || statfs(path, &sf) || sf.f_type != TMPFS_MAGIC_NR)
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path, 0);	/* a traced process's path: no FIFO */
 	if (fd < 0)
 		return 0;
 	map = mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE, fd,

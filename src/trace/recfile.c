@@ -26,6 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/file.h"
 #include "trace/recfile.h"
 
 #define REC_MAGIC		"FAULTREC"
@@ -1173,9 +1174,12 @@ int recreader__open(const char *path, struct recreader **out, struct errbuf *eb)
 		err = -ENOMEM;
 		goto out;
 	}
-	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A recording's path is anyone's: no FIFO to wait on, no device. */
+	r->fd = open_regular(path, 0);
 	if (r->fd < 0) {
-		err = errbuf__set(eb, -errno, "cannot open '%s': %s", path, strerror(errno));
+		err = errbuf__set(eb, r->fd, "cannot open '%s': %s", path,
+				  r->fd == -EINVAL ? "not a regular file" : strerror(-r->fd));
+		r->fd = -1;
 		goto out;
 	}
 	if ((err = read_header(r))) {
