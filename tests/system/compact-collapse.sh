@@ -17,6 +17,7 @@ grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled && skip "THP dis
 before=$(awk '$1 == "thp_collapse_alloc" { print $2 }' /proc/vmstat)
 run_fl compact --json -c "$TT --regions 4"
 after=$(awk '$1 == "thp_collapse_alloc" { print $2 }' /proc/vmstat)
+cp "$T/err" "$T/regions4.err"	# shown on a failure, with the target's errno
 expect_eq "$rc" 0 "compact status"
 grep -q '^collapse=unsupported' "$T/out" && skip "this kernel has no MADV_COLLAPSE (6.1+): run it in the 6.1 guest"
 pid=$(sed -n 's/^pid=//p' "$T/out")

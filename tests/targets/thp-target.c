@@ -29,6 +29,7 @@
  * faulted=N, anon_huge_kb=K as above, pid=P; waits for --end.
  */
 #include <errno.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -50,7 +51,15 @@ static int unsupported;
 __attribute__((noinline)) static void collapse_regions(void)
 {
 	for (unsigned long i = 0; i < regions; i++) {
-		if (madvise(base + i * THP, THP, MADV_COLLAPSE) == 0) {
+		int r, tries = 0;
+
+		/* EAGAIN is transient (madvise(2): a page could not be
+		 * locked or isolated for a moment), and is said before any
+		 * collapse event: asked again, as the man page says to. */
+		while ((r = madvise(base + i * THP, THP, MADV_COLLAPSE)) != 0 && errno == EAGAIN &&
+		       ++tries < 100)
+			sched_yield();
+		if (r == 0) {
 			collapsed++;
 		} else if (errno == EINVAL && i == 0) {
 			unsupported = 1;
