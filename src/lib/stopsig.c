@@ -87,14 +87,14 @@ void stopsig__release(void)
 
 const char *stopsig__name(int sig, char *buf, size_t n)
 {
-	const char *abbrev = sig >= SIGRTMIN && sig <= SIGRTMAX ? NULL : sigabbrev_np(sig);
+	const char *abbrev;
 
-	if (abbrev)
-		snprintf(buf, n, "SIG%s", abbrev);
-	else if (sig == SIGRTMIN || sig == SIGRTMAX)
+	if (sig == SIGRTMIN || sig == SIGRTMAX)
 		snprintf(buf, n, "SIGRT%s", sig == SIGRTMIN ? "MIN" : "MAX");
 	else if (sig > SIGRTMIN && sig < SIGRTMAX)
 		snprintf(buf, n, "SIGRTMIN+%d", sig - SIGRTMIN);
+	else if ((abbrev = sigabbrev_np(sig)))
+		snprintf(buf, n, "SIG%s", abbrev);
 	else
 		snprintf(buf, n, "signal %d", sig);
 	return buf;

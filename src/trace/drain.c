@@ -79,11 +79,12 @@ struct drain {
 	int cu_fd;
 	pthread_t thread;
 	bool started;
-	/* One pass at a time: the thread's, or the reader's catching up. */
+	/* One pass at a time: the thread's, or the reader's while the
+	 * thread is not running (drain__flush(), a catch-up then). */
 	pthread_mutex_t lock;
 	int quit;		/* atomic */
 	int busy;		/* atomic: the thread is touching the rings */
-	int busy_reader;	/* atomic: the reader is, in drain__catch_up() */
+	int busy_reader;	/* atomic: the reader is, in a pass of its own */
 	long tid;		/* atomic: the thread's, for the signal path */
 	bool full;		/* atomic: the last pass left a ring for lack of room */
 	int rt_prio;		/* SCHED_FIFO priority asked for the thread; 0: none */
@@ -429,20 +430,14 @@ static void *drain_main(void *arg)
 int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, struct drain **out)
 {
 	struct drain *d = calloc(1, sizeof(*d));
-	pthread_mutexattr_t ma;
 	int err = -ENOMEM;
 
 	if (!d)
 		return -ENOMEM;
 	d->ctl_fd = d->wait_fd = d->cu_fd = -1;
-	/* Priority inheritance: the reader (normal class) holds the lock
-	 * through its catch-up pass, and a back-pressure pause it triggers
-	 * there; descheduled then on a busy host, it would keep the
-	 * real-time thread waiting while a ring fills. */
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
-	pthread_mutex_init(&d->lock, &ma);
-	pthread_mutexattr_destroy(&ma);
+	/* No priority inheritance needed: the reader takes the lock only
+	 * while the thread is not running (drain__catch_up() asks it). */
+	pthread_mutex_init(&d->lock, NULL);
 	d->n = n;
 	d->cap = cap;
 	d->sp = calloc((size_t)(n > 0 ? n : 1), sizeof(*d->sp));
@@ -694,7 +689,7 @@ void drain__quiesce_in_signal(struct drain *d)
 		return;
 	__atomic_store_n(&d->quit, 1, __ATOMIC_SEQ_CST);
 	tid = __atomic_load_n(&d->tid, __ATOMIC_SEQ_CST);
-	/* On the drain thread, the reader may be in drain__catch_up();
+	/* On the drain thread, the reader may be in a pass of its own;
 	 * elsewhere, the drain thread in its pass.  The handler's own
 	 * thread does not go back to the pass it interrupted. */
 	other = tid && tid == (long)syscall(SYS_gettid) ? &d->busy_reader : &d->busy;

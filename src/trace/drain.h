@@ -73,8 +73,8 @@ void drain__set_realtime(struct drain *d, int prio);
  * producer outruns the copy), the drain calls @pause from its own thread
  * (or, while the thread is not running, from the reader's
  * drain__catch_up()), at once, not at the pass's end: what the producer
- * writes before it stops still has the other half.  Once every spool is down to a quarter of its bound
- * (the reader caught up), it calls @resume; while paused the thread looks
+ * writes before it stops still has the other half.  Once every spool is
+ * down to a quarter of its bound (the reader caught up), it calls @resume; while paused the thread looks
  * every millisecond.  @pause returns false when it stopped nothing (then
  * it is not asked again until the spools are down to a quarter).
  */
