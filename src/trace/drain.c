@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -61,6 +62,14 @@ struct spool {
 	uint16_t peeked;
 };
 
+/* A ring's watcher (drain__set_backpressure(), @watch). */
+struct watch {
+	struct drain *d;
+	int i;
+	pthread_t thread;
+	bool started;
+};
+
 struct drain {
 	struct spool *sp;
 	int n;
@@ -90,11 +99,19 @@ struct drain {
 	int rt_prio;		/* SCHED_FIFO priority asked for the thread; 0: none */
 	int rt_got;		/* atomic: 1 once the thread has it, -1 refused */
 	bool nomem;		/* the last pass could not get a chunk */
-	/* back-pressure (drain__set_backpressure()), under lock */
+	/* back-pressure (drain__set_backpressure()), under plock: the
+	 * drain's passes and the watchers both pause */
 	struct drain_backpressure bp;
+	pthread_mutex_t plock;
 	bool paused;		/* atomic for the thread's timeout */
 	bool refused;		/* the last pause stopped nothing */
 	uint64_t paused_at, pauses, paused_ns;
+	/* The rings' watchers, one per ring, pinned to its CPU (ring i is
+	 * CPU i's): woken with the drain's wakeup, they pause the producer
+	 * when the drain is not there to (see drain.h). */
+	struct watch *watch;
+	int watch_fd;		/* wakes the watchers to stop */
+	int watching;		/* atomic: watchers looking at a ring */
 	/* stack trimming (drain__set_trim()), sorted by id; read-only once started */
 	struct drain_trim *trim;
 	size_t ntrim;
@@ -247,14 +264,18 @@ int drain__set_trim(struct drain *d, const struct drain_trim *t, size_t n)
 /* Past a high-water mark: pause the producer, once. */
 static void pressure(struct drain *d)
 {
-	if (d->paused || d->refused || !d->bp.pause)
+	if (!d->bp.pause)
 		return;
-	if (!d->bp.pause(d->bp.ctx)) {
-		d->refused = true;
-		return;
+	pthread_mutex_lock(&d->plock);
+	if (!d->paused && !d->refused) {
+		if (d->bp.pause(d->bp.ctx)) {
+			d->paused_at = clock__ns(CLOCK_MONOTONIC);
+			__atomic_store_n(&d->paused, true, __ATOMIC_RELAXED);
+		} else {
+			__atomic_store_n(&d->refused, true, __ATOMIC_RELAXED);
+		}
 	}
-	d->paused_at = clock__ns(CLOCK_MONOTONIC);
-	__atomic_store_n(&d->paused, true, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&d->plock);
 }
 
 /* Half the ring is the kernel's no more (what is unpublished, and what
@@ -266,6 +287,7 @@ static void ring_pressure(struct drain *d, const struct spool *sp)
 		pressure(d);
 }
 
+/* Under plock. */
 static void resume(struct drain *d)
 {
 	if (!d->paused)
@@ -282,7 +304,8 @@ static void resume(struct drain *d)
  * may go on. */
 static void relieve(struct drain *d)
 {
-	if (!d->paused && !d->refused)
+	if (!__atomic_load_n(&d->paused, __ATOMIC_RELAXED) &&
+	    !__atomic_load_n(&d->refused, __ATOMIC_RELAXED))
 		return;
 	for (int i = 0; i < d->n; i++) {
 		struct spool *sp = &d->sp[i];
@@ -293,8 +316,10 @@ static void relieve(struct drain *d)
 	}
 	if (__atomic_load_n(&d->full, __ATOMIC_RELAXED))
 		return;
-	d->refused = false;
+	pthread_mutex_lock(&d->plock);
+	__atomic_store_n(&d->refused, false, __ATOMIC_RELAXED);
 	resume(d);
+	pthread_mutex_unlock(&d->plock);
 }
 
 /* Move what ring @sp has now into the spool, up to the bound when
@@ -375,6 +400,7 @@ static void *drain_main(void *arg)
 	struct drain *d = arg;
 	uint64_t v, want;
 
+	pthread_setname_np(pthread_self(), "fl-drain");
 	if (d->rt_prio > 0) {
 		struct sched_param sp = { .sched_priority = d->rt_prio };
 
@@ -427,6 +453,109 @@ static void *drain_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A ring's watcher: woken by the kernel with the drain's own wakeup (a
+ * quarter of the ring written), on the CPU that wrote it, where its
+ * real-time class runs it before the producer's next instruction.  A
+ * ring half full then means the drain is not keeping up, whatever kept
+ * it (another CPU busy, a virtual CPU the host did not run): the
+ * producer is paused from here.  Then the drain is woken for its pass,
+ * the wakeup being the watcher's now (a perf ring's poll state goes to
+ * the first to look).
+ */
+static void *watch_main(void *arg)
+{
+	struct watch *w = arg;
+	struct drain *d = w->d;
+	struct spool *sp = &d->sp[w->i];
+	struct pollfd pfd[2] = {
+		{ .fd = d->watch_fd, .events = POLLIN },
+		{ .fd = ring__fd(sp->ring), .events = POLLIN },
+	};
+	uint64_t one = 1;
+	char name[16];
+
+	snprintf(name, sizeof(name), "fl-watch/%d", w->i);
+	pthread_setname_np(pthread_self(), name);
+	if (d->rt_prio > 0) {
+		struct sched_param prm = { .sched_priority = d->rt_prio < 99 ? d->rt_prio + 1 : 99 };
+
+		/* Refused: the watcher still wakes, as the drain does. */
+		pthread_setschedparam(pthread_self(), SCHED_FIFO, &prm);
+	}
+	for (;;) {
+		if (poll(pfd, 2, -1) <= 0)
+			continue;
+		if (pfd[0].revents)
+			break;
+		/* Hung up: the drain's passes still read the ring. */
+		if (pfd[1].revents & (POLLHUP | POLLERR))
+			pfd[1].fd = -1;
+		if (!(pfd[1].revents & POLLIN))
+			continue;
+		/* Counted before quit is looked at: the signal path sets
+		 * quit, then waits for none to be watching. */
+		__atomic_add_fetch(&d->watching, 1, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&d->quit, __ATOMIC_SEQ_CST))
+			ring_pressure(d, sp);
+		__atomic_sub_fetch(&d->watching, 1, __ATOMIC_SEQ_CST);
+		if (write(d->ctl_fd, &one, sizeof(one)) < 0) {
+			/* full counter: the drain is awake already */
+		}
+	}
+	return NULL;
+}
+
+/* Stop and join the watchers; once. */
+static void watch_stop(struct drain *d)
+{
+	uint64_t one = 1;
+
+	if (!d->watch)
+		return;
+	if (write(d->watch_fd, &one, sizeof(one)) < 0) {
+		/* full counter: they are woken anyway */
+	}
+	for (int i = 0; i < d->n; i++)
+		if (d->watch[i].started)
+			pthread_join(d->watch[i].thread, NULL);
+	free(d->watch);
+	d->watch = NULL;
+}
+
+/* A watcher for each ring on its CPU, when back-pressure asks for them;
+ * a ring whose CPU this process may not run on is the drain's to poll. */
+static void watch_start(struct drain *d)
+{
+	if (!d->bp.watch || !d->bp.pause || !d->bp.ring_bytes || d->watch_fd < 0)
+		return;
+	d->watch = calloc((size_t)d->n, sizeof(*d->watch));
+	if (!d->watch)
+		return;
+	for (int i = 0, p = 1; i < d->n; i++) {
+		struct watch *w = &d->watch[i];
+		pthread_attr_t attr;
+		cpu_set_t set;
+
+		if (!d->sp[i].ring)
+			continue;
+		w->d = d;
+		w->i = i;
+		CPU_ZERO(&set);
+		CPU_SET(i, &set);
+		if (pthread_attr_init(&attr))
+			continue;
+		w->started = !pthread_attr_setaffinity_np(&attr, sizeof(set), &set) &&
+			     !pthread_create(&w->thread, &attr, watch_main, w);
+		pthread_attr_destroy(&attr);
+		/* The drain's poll array: ctl_fd, then the rings in order. */
+		while (p < d->npfd && d->pfd[p].fd != ring__fd(d->sp[i].ring))
+			p++;
+		if (w->started && p < d->npfd)
+			d->pfd[p].fd = -1;
+	}
+}
+
 int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, struct drain **out)
 {
 	struct drain *d = calloc(1, sizeof(*d));
@@ -434,10 +563,11 @@ int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, str
 
 	if (!d)
 		return -ENOMEM;
-	d->ctl_fd = d->wait_fd = d->cu_fd = -1;
+	d->ctl_fd = d->wait_fd = d->cu_fd = d->watch_fd = -1;
 	/* No priority inheritance needed: the reader takes the lock only
 	 * while the thread is not running (drain__catch_up() asks it). */
 	pthread_mutex_init(&d->lock, NULL);
+	pthread_mutex_init(&d->plock, NULL);
 	d->n = n;
 	d->cap = cap;
 	d->sp = calloc((size_t)(n > 0 ? n : 1), sizeof(*d->sp));
@@ -463,7 +593,8 @@ int drain__new(struct ring *const *rings, int n, size_t cap, size_t reserve, str
 	d->ctl_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	d->wait_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	d->cu_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (d->ctl_fd < 0 || d->wait_fd < 0 || d->cu_fd < 0) {
+	d->watch_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->ctl_fd < 0 || d->wait_fd < 0 || d->cu_fd < 0 || d->watch_fd < 0) {
 		err = -errno;
 		goto fail;
 	}
@@ -509,10 +640,13 @@ int drain__start(struct drain *d)
 	__atomic_store_n(&d->quit, 0, __ATOMIC_SEQ_CST);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	watch_start(d);
 	err = pthread_create(&d->thread, NULL, drain_main, d);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
+	if (err) {
+		watch_stop(d);
 		return -err;
+	}
 	d->started = true;
 	return 0;
 }
@@ -526,6 +660,8 @@ void drain__stop(struct drain *d)
 	if (!d->started)
 		goto out;
 	__atomic_store_n(&d->quit, 1, __ATOMIC_SEQ_CST);
+	/* The watchers first: none pauses after the last resume. */
+	watch_stop(d);
 	if (write(d->ctl_fd, &one, sizeof(one)) < 0) {
 		/* full counter: the thread is awake already */
 	}
@@ -534,7 +670,9 @@ void drain__stop(struct drain *d)
 	__atomic_store_n(&d->tid, 0, __ATOMIC_SEQ_CST);
 out:
 	pthread_mutex_lock(&d->lock);
+	pthread_mutex_lock(&d->plock);
 	resume(d);
+	pthread_mutex_unlock(&d->plock);
 	pthread_mutex_unlock(&d->lock);
 }
 
@@ -693,8 +831,10 @@ void drain__quiesce_in_signal(struct drain *d)
 	 * elsewhere, the drain thread in its pass.  The handler's own
 	 * thread does not go back to the pass it interrupted. */
 	other = tid && tid == (long)syscall(SYS_gettid) ? &d->busy_reader : &d->busy;
-	/* A pass over full rings takes milliseconds; give it two seconds. */
-	for (int i = 0; i < 2000 && __atomic_load_n(other, __ATOMIC_SEQ_CST); i++) {
+	/* A pass over full rings takes milliseconds, a watcher's pause
+	 * as long; give them two seconds. */
+	for (int i = 0; i < 2000 && (__atomic_load_n(other, __ATOMIC_SEQ_CST) ||
+				     __atomic_load_n(&d->watching, __ATOMIC_SEQ_CST)); i++) {
 		struct timespec ts = { 0, 1000000 };
 
 		nanosleep(&ts, NULL);
@@ -714,11 +854,14 @@ void drain__free(struct drain *d)
 	free(d->pfd);
 	free(d->trim);
 	pthread_mutex_destroy(&d->lock);
+	pthread_mutex_destroy(&d->plock);
 	if (d->ctl_fd >= 0)
 		close(d->ctl_fd);
 	if (d->wait_fd >= 0)
 		close(d->wait_fd);
 	if (d->cu_fd >= 0)
 		close(d->cu_fd);
+	if (d->watch_fd >= 0)
+		close(d->watch_fd);
 	free(d);
 }

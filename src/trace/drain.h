@@ -77,9 +77,21 @@ void drain__set_realtime(struct drain *d, int prio);
  * down to a quarter of its bound (the reader caught up), it calls @resume; while paused the thread looks
  * every millisecond.  @pause returns false when it stopped nothing (then
  * it is not asked again until the spools are down to a quarter).
+ *
+ * With @watch, each ring also has a watcher thread pinned to the ring's
+ * CPU (rings[i] must be CPU i's, as perf's per-CPU rings are), at a
+ * real-time priority above the drain's, woken by the ring's wakeups in
+ * the drain's stead: at each one it pauses the producer if half the ring
+ * is the kernel's no more, then wakes the drain.  The producer cannot
+ * write on a CPU without its watcher running first, so a drain kept
+ * from running (a virtual CPU the host did not run for 20 ms on a busy
+ * machine) no longer means lost records: the ring fills to three
+ * quarters at most before the producer is stopped.  The rings must be
+ * perf's (a memfd polls always ready).
  */
 struct drain_backpressure {
 	uint64_t ring_bytes;		/* each ring's data size */
+	bool watch;			/* a watcher per ring (above) */
 	bool (*pause)(void *ctx);
 	void (*resume)(void *ctx);
 	void *ctx;

@@ -1972,6 +1972,7 @@ static int backpressure(struct session *s, uint64_t ring_bytes)
 	 * mark still holds. */
 	struct drain_backpressure bp = {
 		.ring_bytes = ring_bytes >= (1u << 20) ? ring_bytes : 0,
+		.watch = true,
 		.pause = pause_target, .resume = resume_target,
 	};
 	int err;

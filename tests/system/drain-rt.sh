@@ -1,6 +1,7 @@
 #!/bin/sh
 # drain-rt.sh: the thread that empties the rings runs SCHED_FIFO (priority
-# 1), so a busy host cannot delay it until a ring is full; the reader and
+# 1), so a busy host cannot delay it until a ring is full, and so do its
+# rings' watchers (priority 2, one a CPU); the reader and
 # the traced command do not (SCHED_RESET_ON_FORK, and the command is forked
 # before the thread starts); --no-realtime keeps it in the normal class.
 # Read from /proc/PID/task/TID/stat (policy, field 41; rt_priority, 40)
@@ -37,10 +38,13 @@ traced() {
 	echo "$name: faultline's threads (tid policy rtprio):" $(cat "$T/$name.fl")
 }
 
+# The rings' watchers (drain-absent.sh), one a CPU, at SCHED_FIFO 2.
+ncpu=$(getconf _NPROCESSORS_ONLN)
 traced rt
 expect_eq "$(awk '$2 == 1 && $3 == 1' "$T/rt.fl" | wc -l)" 1 "threads of faultline at SCHED_FIFO 1"
+expect_eq "$(awk '$2 == 1 && $3 == 2' "$T/rt.fl" | wc -l)" "$ncpu" "threads of faultline at SCHED_FIFO 2"
 expect_eq "$(awk '$2 != 0' "$T/rt.tg" | wc -l)" 0 "the target's threads not real-time"
-expect_eq "$(wc -l <"$T/rt.fl")" 2 "faultline's threads: the reader and the drain"
+expect_eq "$(wc -l <"$T/rt.fl")" $((2 + ncpu)) "faultline's threads: the reader, the drain, the watchers"
 expect_eq "$(awk '$2 == 0' "$T/rt.fl" | wc -l)" 1 "the reader's policy is SCHED_OTHER"
 
 traced nort --no-realtime
