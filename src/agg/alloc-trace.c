@@ -554,7 +554,8 @@ static void on_exec(struct session *s, pid_t pid, uint64_t time, void *ctx)
 	/* A new image: the old heap and mappings are gone, not leaked, and
 	 * no later fault or free at their addresses is theirs. */
 	at->exec_time = time;
-	at->st.dropped_exec += alloc_track__drop_pid(at->track, pid, at->h.gone ? on_gone : NULL, at);
+	at->st.dropped_exec += alloc_track__drop_pid(at->track, pid,
+						     at->h.gone ? on_gone : NULL, at);
 	hashmap__delete(at->breaks, (uint64_t)pid, NULL);
 	hashmap__delete(at->running, (uint64_t)pid, NULL);	/* ld.so loads its libraries */
 	if (!at->o.kernel && !at->chosen && hashmap__set(at->fresh, (uint64_t)pid, 1))

@@ -712,9 +712,10 @@ static int leak_add_events(void *ctx, struct session *s, const char *rung, const
 					.min_size = lk->lo.min_size, .max_size = lk->lo.max_size,
 					.sample_rate = lk->lo.sample_rate },
 			       lk->lo.trace || lk->hp ?
-			       &(struct alloc_trace_hooks){ .entered = lk->lo.trace ? on_entered : NULL,
-							    .made = on_made, .freed = on_freed,
-							    .late = on_late, .gone = on_gone, .ctx = lk } :
+			       &(struct alloc_trace_hooks){
+					.entered = lk->lo.trace ? on_entered : NULL,
+					.made = on_made, .freed = on_freed, .late = on_late,
+					.gone = on_gone, .ctx = lk } :
 			       &(struct alloc_trace_hooks){ .made = on_made, .late = on_late,
 							    .ctx = lk },
 			       &lk->at, eb);

@@ -70,7 +70,7 @@ int heap_flame__write(struct session *s, const struct heap_profile *hp, bool src
 		off_t end;
 
 		rewind(mem);
-		report__folded(&r, hs->pid, hs->pid > 0 ? session__stack_comm(s, hs->pid, hs->stack) : "[kernel]",
+		report__folded(&r, hs->pid, hs->pid > 0 ? session__comm(s, hs->pid) : "[kernel]",
 			       hs->stack, 0);
 		end = ftello(mem);
 		if (fflush(mem) || end < 0) {

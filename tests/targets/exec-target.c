@@ -88,7 +88,8 @@ int main(int argc, char **argv)
 	out_str(&o, " count=1\npre faults fn=pre_big pages=");
 	out_num(&o, PRE_TOUCH, 10);
 	for (int i = 0; i <= SMALL; i++) {
-		out_str(&o, i < SMALL ? "\npre addr fn=pre_small start=" : "\npre addr fn=pre_big start=");
+		out_str(&o, i < SMALL ? "\npre addr fn=pre_small start="
+				      : "\npre addr fn=pre_big start=");
 		out_num(&o, (uintptr_t)kept[i], 16);
 		out_str(&o, " end=");
 		out_num(&o, (uintptr_t)kept[i] + (i < SMALL ? SMALL_SIZE : BIG_SIZE), 16);
