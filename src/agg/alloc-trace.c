@@ -111,6 +111,7 @@ struct alloc_trace {
 	struct probe_ctx **ctxs;
 	size_t nctxs;
 	pid_t filter_pid;		/* kernel mode with a target: its allocations */
+	uint64_t exec_time;		/* of the exec whose blocks go (on_gone) */
 	struct alloc_trace_stats st;
 	bool posix_memalign_untracked;
 	/* A static glibc's start-up functions (file offsets in its
@@ -537,13 +538,24 @@ static void on_k_free(struct session *s, const struct sample *smp, void *ctx)
 		release(pc->at, smp, (pid_t)pc->key_space, ptr, 0);
 }
 
-static void on_exec(struct session *s, pid_t pid, void *ctx)
+/* A block or region its process held when it exec'd. */
+static void on_gone(void *ctx, const struct alloc_rec *r)
+{
+	struct alloc_trace *at = ctx;
+
+	at->h.gone(at->h.ctx, r, at->exec_time);
+}
+
+static void on_exec(struct session *s, pid_t pid, uint64_t time, void *ctx)
 {
 	struct alloc_trace *at = ctx;
 
 	(void)s;
-	/* A new image: the old heap and mappings are gone, not leaked. */
-	at->st.dropped_exec += alloc_track__drop_pid(at->track, pid);
+	/* A new image: the old heap and mappings are gone, not leaked, and
+	 * no later fault or free at their addresses is theirs. */
+	at->exec_time = time;
+	at->st.dropped_exec += alloc_track__drop_pid(at->track, pid,
+						     at->h.gone ? on_gone : NULL, at);
 	hashmap__delete(at->breaks, (uint64_t)pid, NULL);
 	hashmap__delete(at->running, (uint64_t)pid, NULL);	/* ld.so loads its libraries */
 	if (!at->o.kernel && !at->chosen && hashmap__set(at->fresh, (uint64_t)pid, 1))

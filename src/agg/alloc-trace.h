@@ -75,6 +75,9 @@ struct alloc_trace_hooks {
 	 * calloc, ..., free") are probed from now on; or, @err < 0, could
 	 * not be probed (@msg says why): its calls are not seen. */
 	void (*late)(void *ctx, const char *what, const char *roles, int err, const char *msg);
+	/* A block or region its process held when it exec'd (@time): gone
+	 * with the old image, neither freed nor leaked. */
+	void (*gone)(void *ctx, const struct alloc_rec *r, uint64_t time);
 	void *ctx;
 };
 

@@ -813,7 +813,8 @@ int64_t alloc_track__unmap(struct alloc_track *t, pid_t pid, uint64_t addr, uint
 	return released;
 }
 
-size_t alloc_track__drop_pid(struct alloc_track *t, pid_t pid)
+size_t alloc_track__drop_pid(struct alloc_track *t, pid_t pid,
+			     void (*gone)(void *ctx, const struct alloc_rec *r), void *ctx)
 {
 	size_t dropped = 0;
 
@@ -823,12 +824,18 @@ size_t alloc_track__drop_pid(struct alloc_track *t, pid_t pid)
 	for (size_t i = 0; i < t->cap; i++) {
 		/* Removal shifts later slots back: look at slot i again. */
 		while (t->slots[i].addr && t->slots[i].pid == pid) {
-			alloc_track__remove(t, pid, t->slots[i].addr, NULL);
+			struct alloc_rec r;
+
+			alloc_track__remove(t, pid, t->slots[i].addr, &r);
+			if (gone)
+				gone(ctx, &r);
 			dropped++;
 		}
 	}
 	for (size_t i = 0; i < t->nregions;) {
 		if (t->regions[i].pid == pid) {
+			if (gone)
+				gone(ctx, &t->regions[i]);
 			t->bytes -= t->regions[i].size;
 			t->regions[i] = t->regions[--t->nregions];
 			dropped++;

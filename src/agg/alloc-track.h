@@ -177,9 +177,11 @@ int alloc_track__remove(struct alloc_track *t, pid_t pid, uint64_t addr, struct 
  */
 int64_t alloc_track__unmap(struct alloc_track *t, pid_t pid, uint64_t addr, uint64_t len);
 
-/* Drop everything @pid had outstanding (exec replaced its image).
- * Returns how many blocks and regions were dropped. */
-size_t alloc_track__drop_pid(struct alloc_track *t, pid_t pid);
+/* Drop everything @pid had outstanding (exec replaced its image), each
+ * block and region passed to @gone (may be NULL) as it goes.  Returns how
+ * many blocks and regions were dropped. */
+size_t alloc_track__drop_pid(struct alloc_track *t, pid_t pid,
+			     void (*gone)(void *ctx, const struct alloc_rec *r), void *ctx);
 
 /**
  * alloc_track__note_map() - the allocator mapped [@addr, @addr + @len)

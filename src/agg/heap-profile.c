@@ -174,24 +174,36 @@ static bool temporary(const struct heap_profile *hp, pid_t pid, uint64_t addr, u
 	return false;
 }
 
-void heap_profile__release(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
-			   uint32_t stack, uint64_t time)
+/* @size bytes of @pid's @stack are no longer live; false when they were
+ * made before we looked (not ours). */
+static bool unlive(struct heap_profile *hp, pid_t pid, uint32_t stack, uint64_t size)
 {
 	struct site *st = site_of(hp, pid, stack, false);
-	bool temp = temporary(hp, pid, addr, size, stack);
 
 	hp->last_valid = false;
 	if (!st || st->live < size)
-		return;		/* made before we looked: not ours */
+		return false;
 	hp->events++;
-	note_time(hp, time);
 	before_change(hp, st);
 	st->live -= size;
 	st->s.leaked_blocks--;
 	hp->t.live_bytes -= size;
 	hp->t.live_blocks--;
+	return true;
+}
+
+void heap_profile__release(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
+			   uint32_t stack, uint64_t time)
+{
+	struct site *st;
+	bool temp = temporary(hp, pid, addr, size, stack);
+
+	if (!unlive(hp, pid, stack, size))
+		return;
+	note_time(hp, time);
 	hp->t.frees++;
 	if (temp) {
+		st = site_of(hp, pid, stack, false);
 		st->s.temporary++;
 		hp->t.temporary++;
 	}
@@ -210,6 +222,15 @@ void heap_profile__freed(void *ctx, const struct sample *smp, const struct alloc
 {
 	if (!r->region)
 		heap_profile__release(ctx, r->pid, r->addr, r->size, r->stack, smp->time);
+}
+
+void heap_profile__gone(void *ctx, const struct alloc_rec *r, uint64_t time)
+{
+	struct heap_profile *hp = ctx;
+
+	(void)time;	/* not the program's event: the run's times stay its own */
+	if (!r->region)
+		unlive(hp, r->pid, r->stack, r->size);
 }
 
 int heap_profile__error(const struct heap_profile *hp)

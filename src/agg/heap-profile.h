@@ -66,7 +66,7 @@ void heap_profile__release(struct heap_profile *hp, pid_t pid, uint64_t addr, ui
 			   uint32_t stack, uint64_t time);
 
 /*
- * The allocation tracer's hooks (alloc_trace_hooks .made and .freed, with
+ * The allocation tracer's hooks (alloc_trace_hooks .made, .freed, .gone, with
  * the heap_profile as their ctx): the blocks of the malloc family go to
  * heap_profile__alloc() and __release(), not the program's own mmap
  * regions, which heaptrack does not see either.  The first error of an
@@ -76,6 +76,9 @@ struct alloc_rec;
 struct sample;
 void heap_profile__made(void *hp, const struct sample *smp, const struct alloc_rec *r);
 void heap_profile__freed(void *hp, const struct sample *smp, const struct alloc_rec *r);
+/* .gone: a block its process held when it exec'd is no longer live, nor
+ * leaked; not a free (not counted as one, never temporary). */
+void heap_profile__gone(void *hp, const struct alloc_rec *r, uint64_t time);
 /* 0, or the first error heap_profile__made() met. */
 int heap_profile__error(const struct heap_profile *hp);
 

@@ -168,7 +168,7 @@ static int brk_report(void *ctx, struct session *s)
 	keyed__sort(st->sites, cmp_site, NULL);
 	for (size_t i = 0; i < keyed__count(st->sites); i++) {
 		const struct site *site = keyed__at(st->sites, i);
-		const char *comm = session__comm(s, site->pid);
+		const char *comm = session__stack_comm(s, site->pid, site->stack);
 
 		if (st->o->folded) {
 			report__folded(&r, site->pid, comm, site->stack, site->count);

@@ -109,6 +109,7 @@ static int name_stack(struct session *s, pid_t pid, uint32_t stack, char **key, 
 	const uint64_t *ips = stackdb__get(session__stackdb(s), stack, &nr);
 	size_t len = 0;
 
+	pid = session__stack_pid(s, pid, stack);	/* before an exec: the image of then */
 	if (GROW_FOR(*key, *cap, 1, 256))
 		return -ENOMEM;
 	(*key)[0] = '\0';
@@ -158,6 +159,7 @@ static int load(struct diff *d, int which, const struct replay_opts *base, struc
 		err = alloc_trace__new(s, &(struct alloc_trace_opts){ 0 },
 				       &(struct alloc_trace_hooks){ .made = heap_profile__made,
 								    .freed = heap_profile__freed,
+								    .gone = heap_profile__gone,
 								    .ctx = hp },
 				       &at, eb);
 	if (!err)

@@ -386,7 +386,7 @@ static int print_over_time(struct faults_state *st, struct report *r)
 		printf("\nRISING STACKS (by the faults per interval, over intervals 1..%zu)\n", ranked);
 	for (size_t i = 0; i < top; i++) {
 		const struct growth_site *g = &v[i];
-		const char *comm = session__comm(st->s, g->pid);
+		const char *comm = session__stack_comm(st->s, g->pid, g->stack);
 
 		if (st->o->json) {
 			printf("{\"type\":\"faults_rise\",\"rank\":%zu,\"rising\":%s,\"rise\":%" PRId64
@@ -440,7 +440,7 @@ static void print_report(struct session *s, void *ctx)
 	}
 	for (size_t i = first; i < n_sites; i++) {
 		const struct fsite *site = keyed__at(st->sites, i);
-		const char *comm = session__comm(s, site->pid);
+		const char *comm = session__stack_comm(s, site->pid, site->stack);
 		uint64_t n = shown(st, site->faults, site->major);
 
 		if (!n)
@@ -586,7 +586,7 @@ static void json_counts(const struct faults_state *st, const struct fault_owner 
 
 static void print_site(struct faults_state *st, struct report *r, const struct fault_owner *w)
 {
-	const char *comm = session__comm(st->s, w->pid);
+	const char *comm = session__stack_comm(st->s, w->pid, w->stack);
 	uint64_t n = shown(st, w->faults, w->major);
 	char classes[64];
 
@@ -730,8 +730,10 @@ static int add_events(void *ctx, struct session *s, const char *rung, const char
 		err = alloc_trace__new(s, &(struct alloc_trace_opts){
 						.obj = st->fo.obj, .prefix = st->fo.prefix,
 						.probes = st->fo.probes, .inherit = true, .index = true },
-				       &(struct alloc_trace_hooks){ NULL, on_made, NULL, on_returned,
-								    on_thread_gone, on_late, st },
+				       &(struct alloc_trace_hooks){ .made = on_made,
+								    .returned = on_returned,
+								    .thread_exit = on_thread_gone,
+								    .late = on_late, .ctx = st },
 				       &st->at, eb);
 		if (err)
 			return err;

@@ -151,7 +151,7 @@ static int goalloc_report(void *ctx, struct session *s)
 		printf("Top %u stacks by bytes allocated (runtime.mallocgc):\n", g->top);
 	for (size_t i = first; i < n; i++) {
 		const struct site *e = keyed__at(g->sites, i);
-		const char *comm = session__comm(s, e->pid);
+		const char *comm = session__stack_comm(s, e->pid, e->stack);
 
 		if (g->o->folded) {
 			report__folded(&r, e->pid, comm, e->stack, e->bytes);

@@ -184,6 +184,19 @@ static void on_freed(void *ctx, const struct sample *smp, const struct alloc_rec
 		h->err = heap_growth__change(h->hg, r->pid, r->stack, -(int64_t)r->size, false);
 }
 
+/* Held when its process exec'd: gone with the image, not a free. */
+static void on_gone(void *ctx, const struct alloc_rec *r, uint64_t time)
+{
+	struct heap *h = ctx;
+
+	if (r->region)
+		return;
+	interval_before(h, time, false);
+	heap_profile__gone(h->hp, r, time);
+	if (!h->err && h->hg)
+		h->err = heap_growth__change(h->hg, r->pid, r->stack, -(int64_t)r->size, false);
+}
+
 /* ---- the report ---- */
 
 /* heaptrack's byte counts: B, then K, M, G of 1000 with two decimals. */
@@ -211,12 +224,16 @@ struct frame_text {
 	char module[512];
 };
 
-static void frame_of(struct heap *h, pid_t pid, const uint64_t *ips, uint32_t i, struct frame_text *f)
+/* Frame @i of @pid's @stack (@ips), in the image it was taken in. */
+static void frame_of(struct heap *h, pid_t pid, uint32_t stack, const uint64_t *ips, uint32_t i,
+		     struct frame_text *f)
 {
-	const struct map *m = addrspaces__find(session__addrspaces(h->s), pid, ips[i]);
+	const struct map *m;
 	struct sym_result res = { 0 };
 	uint64_t at = i ? ips[i] - 1 : ips[i];
 
+	pid = session__stack_pid(h->s, pid, stack);
+	m = addrspaces__find(session__addrspaces(h->s), pid, ips[i]);
 	if (!symbolizer__user(session__symbolizer(h->s), session__addrspaces(h->s), pid, at, &res) &&
 	    res.func)
 		snprintf(f->func, sizeof(f->func), "%s", res.func);
@@ -363,7 +380,7 @@ static int merge(struct heap *h, struct merged *g)
 		size_t len = 0;
 
 		if (nr)
-			frame_of(h, hs->pid, ips, 0, &f);
+			frame_of(h, hs->pid, hs->stack, ips, 0, &f);
 		gr = group_of(g, &f);
 		if (!gr) {
 			err = -ENOMEM;
@@ -373,7 +390,7 @@ static int merge(struct heap *h, struct merged *g)
 		for (uint32_t k = 1; k < nr; k++) {
 			size_t fl;
 
-			frame_of(h, hs->pid, ips, k, &f);
+			frame_of(h, hs->pid, hs->stack, ips, k, &f);
 			fl = strlen(f.func);
 			if (GROW_FOR(key, keycap, len + fl + 2, 256)) {
 				err = -ENOMEM;
@@ -526,7 +543,7 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 			for (uint32_t k = 1; k < nr; k++) {
 				struct frame_text f;
 
-				frame_of(h, hs->pid, ips, k, &f);
+				frame_of(h, hs->pid, hs->stack, ips, k, &f);
 				printf("    %s\n", f.func);
 				if (f.module[0])
 					printf("      in %s\n", f.module);
@@ -580,7 +597,7 @@ static void print_frames(struct heap *h, pid_t pid, uint32_t stack, const char *
 	for (uint32_t k = 0; k < nr; k++) {
 		struct frame_text f;
 
-		frame_of(h, pid, ips, k, &f);
+		frame_of(h, pid, stack, ips, k, &f);
 		printf("%s%s\n", indent, f.func);
 		if (f.module[0])
 			printf("%s  in %s\n", indent, f.module);
@@ -804,7 +821,8 @@ static int heap_add_events(void *ctx, struct session *s, const char *rung, const
 	err = alloc_trace__new(s, &(struct alloc_trace_opts){ .obj = h->ho.obj, .prefix = h->ho.prefix,
 							       .probes = h->ho.probes },
 			       &(struct alloc_trace_hooks){ .made = on_made, .freed = on_freed,
-							    .late = on_late, .ctx = h },
+							    .late = on_late, .gone = on_gone,
+							    .ctx = h },
 			       &h->at, eb);
 	if (!err)
 		tool__alloc_notes(TOOL, h->at);

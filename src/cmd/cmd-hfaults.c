@@ -274,9 +274,10 @@ static void drop_process(struct hfaults_state *st, pid_t pid)
 			hashmap__delete(st->seen, key, NULL);
 }
 
-static void on_exec(struct session *s, pid_t pid, void *ctx)
+static void on_exec(struct session *s, pid_t pid, uint64_t time, void *ctx)
 {
 	(void)s;
+	(void)time;
 	drop_process(ctx, pid);
 }
 

@@ -281,6 +281,15 @@ static void on_freed(void *ctx, const struct sample *smp, const struct alloc_rec
 	trace_line(ctx, smp, msg);
 }
 
+/* Held when its process exec'd: gone with the old image, not a leak. */
+static void on_gone(void *ctx, const struct alloc_rec *r, uint64_t time)
+{
+	struct leak *lk = ctx;
+
+	if (lk->hp)
+		heap_profile__gone(lk->hp, r, time);
+}
+
 /* ---- report ---- */
 
 struct entry {
@@ -399,9 +408,9 @@ static void print_allocs(struct gather *g, const struct entry *e, const char *in
 	}
 }
 
-static const char *entry_comm(struct leak *lk, pid_t pid)
+static const char *entry_comm(struct leak *lk, pid_t pid, uint32_t stack)
 {
-	return pid ? session__comm(lk->s, pid) : "[kernel]";
+	return pid ? session__stack_comm(lk->s, pid, stack) : "[kernel]";
 }
 
 /*
@@ -544,7 +553,7 @@ static void print_report(struct leak *lk, bool final_all)
 	}
 	for (size_t i = first; i < g.n; i++) {
 		const struct entry *e = &g.entries[i];
-		const char *comm = entry_comm(lk, e->pid);
+		const char *comm = entry_comm(lk, e->pid, e->stack);
 
 		if (lk->o->folded) {
 			report__folded(&r, e->pid, comm, e->stack, e->bytes);
@@ -703,8 +712,10 @@ static int leak_add_events(void *ctx, struct session *s, const char *rung, const
 					.min_size = lk->lo.min_size, .max_size = lk->lo.max_size,
 					.sample_rate = lk->lo.sample_rate },
 			       lk->lo.trace || lk->hp ?
-			       &(struct alloc_trace_hooks){ lk->lo.trace ? on_entered : NULL, on_made,
-							    on_freed, NULL, NULL, on_late, lk } :
+			       &(struct alloc_trace_hooks){
+					.entered = lk->lo.trace ? on_entered : NULL,
+					.made = on_made, .freed = on_freed, .late = on_late,
+					.gone = on_gone, .ctx = lk } :
 			       &(struct alloc_trace_hooks){ .made = on_made, .late = on_late,
 							    .ctx = lk },
 			       &lk->at, eb);

@@ -146,7 +146,8 @@ static int add_events(struct pp *pp, bool want_faults, struct errbuf *eb)
 		return alloc_trace__new(pp->s, &(struct alloc_trace_opts){ 0 },
 					&(struct alloc_trace_hooks){
 						.made = heap_profile__made,
-						.freed = heap_profile__freed, .ctx = pp->hp },
+						.freed = heap_profile__freed,
+						.gone = heap_profile__gone, .ctx = pp->hp },
 					&pp->at, eb);
 	}
 	pp->faults = true;
@@ -231,12 +232,14 @@ static int add_sample(struct pp *pp, pid_t pid, uint32_t stack, const int64_t *v
 	const uint64_t *ips = stackdb__get(session__stackdb(pp->s), stack, &nr);
 	uint64_t *locs = malloc((nr ? nr : 1) * sizeof(*locs));
 	struct pprof_label pid_label = { .key = "pid", .num = pid };
+	/* Before an exec: named in the image of then. */
+	pid_t in = session__stack_pid(pp->s, pid, stack);
 	int err = 0;
 
 	if (!locs)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < nr && !err; i++) {
-		locs[i] = location_of(pp, pid, ips[i], i > 0);
+		locs[i] = location_of(pp, in, ips[i], i > 0);
 		if (!locs[i])
 			err = -ENOMEM;
 	}

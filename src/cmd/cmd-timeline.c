@@ -802,10 +802,12 @@ static int add_events(struct tl *t, struct errbuf *eb)
 	 * records kernel allocations, which belong to no process). */
 	if (recorded(t->s, "malloc_enter") && recorded(t->s, "free_enter")) {
 		err = alloc_trace__new(t->s, &(struct alloc_trace_opts){ 0 },
-				       &(struct alloc_trace_hooks){ on_alloc_entered,
-								    on_alloc_changed,
-								    on_alloc_changed, NULL,
-								    on_alloc_thread_exit, NULL, t },
+				       &(struct alloc_trace_hooks){
+						.entered = on_alloc_entered,
+						.made = on_alloc_changed,
+						.freed = on_alloc_changed,
+						.thread_exit = on_alloc_thread_exit,
+						.ctx = t },
 				       &t->at, eb);
 		if (err)
 			return err;

@@ -252,7 +252,14 @@ void report__folded(struct report *r, pid_t pid, const char *comm, uint32_t stac
 {
 	uint32_t nr = 0;
 	const uint64_t *ips = stackdb__get(session__stackdb(r->s), stack_id, &nr);
+	pid_t in = session__stack_pid(r->s, pid, stack_id);
 	char buf[1024];
+
+	/* Taken before an exec: the program's then, and its name. */
+	if (in != pid) {
+		pid = in;
+		comm = session__comm(r->s, in);
+	}
 
 	fputs(comm, r->out);
 	for (uint32_t i = nr; ips && i-- > 0;) {
@@ -439,10 +446,12 @@ void report__stack(struct report *r, pid_t pid, uint32_t stack_id, const char *i
 {
 	uint64_t layout = hash_bytes(indent, strlen(indent)) ^ (addrs ? 1 : 2);
 
-	print_rendered(r, pid, stack_id, layout, render_text, indent, addrs);
+	print_rendered(r, session__stack_pid(r->s, pid, stack_id), stack_id, layout, render_text,
+		       indent, addrs);
 }
 
 void report__stack_json(struct report *r, pid_t pid, uint32_t stack_id)
 {
-	print_rendered(r, pid, stack_id, 3, render_json, "", false);
+	print_rendered(r, session__stack_pid(r->s, pid, stack_id), stack_id, 3, render_json, "",
+		       false);
 }

@@ -34,9 +34,12 @@ void report__fini(struct report *r);
 
 /* Frames of a stack, innermost first, each on its own line after indent;
  * with addrs, "0x%016lx\t" before the symbol as BCC memleak does.  An empty
- * stack prints "[stack information lost]". */
+ * stack prints "[stack information lost]".  These three name a stack of
+ * pid's in the image it was taken in (session__stack_pid: a stack from
+ * before an exec in the program of then). */
 void report__stack(struct report *r, pid_t pid, uint32_t stack_id, const char *indent, bool addrs);
-/* "comm;outermost;...;innermost count\n" (FlameGraph's stackcollapse form). */
+/* "comm;outermost;...;innermost count\n" (FlameGraph's stackcollapse form);
+ * comm is the image's when the stack is from before an exec. */
 void report__folded(struct report *r, pid_t pid, const char *comm, uint32_t stack_id,
 		    uint64_t weight);
 /* A JSON array of {"addr":"0x..","sym":".."} frames. */

@@ -28,6 +28,11 @@ struct proc {
 	struct map *maps;	/* sorted by start, non-overlapping */
 	size_t nr, cap;
 	uint64_t code_gen;	/* changes when executable mappings change */
+	/* The program image (addrspaces__pin_image): new at exec, a fork
+	 * child's is its parent's.  pinned: a stack was unwound in it, so
+	 * an exec keeps it (retired, under an alias) instead of freeing it. */
+	uint32_t image;
+	bool pinned;
 	/* The "[uprobes]" page as of code generation xol_gen (a cache:
 	 * asked at every probed call, it changes only with the code). */
 	bool xol_known, xol_have;
@@ -35,8 +40,14 @@ struct proc {
 };
 
 struct addrspaces {
-	struct hashmap *procs;	/* tgid -> struct proc * */
+	/* tgid -> struct proc *; a retired image under its alias (< 0) */
+	struct hashmap *procs;
 	uint64_t next_gen;
+	uint32_t next_image;
+	/* Retired images: pid << 32 | image -> alias (a negative pid_t). */
+	struct hashmap *retired;
+	uint32_t nretired;
+	size_t retired_maps;
 	/* Descriptors of deleted executables, taken while their process
 	 * lived: (dev, inode) hash -> fd.  See addrspaces__kept_fd(). */
 	struct hashmap *kept;
@@ -44,6 +55,11 @@ struct addrspaces {
 };
 
 #define MAX_KEPT 256
+/* Images kept after their exec for the stacks unwound in them, and their
+ * mappings in all (~120 bytes each): beyond these (a long -a run), such
+ * stacks are named in the pid's new image, as they were before images. */
+#define MAX_RETIRED 1024
+#define MAX_RETIRED_MAPS (1u << 18)
 
 static uint64_t file_key(const struct map *m)
 {
@@ -289,8 +305,42 @@ static struct proc *get_proc(const struct addrspaces *as, pid_t pid)
 	return (struct proc *)(uintptr_t)v;
 }
 
-/* Install @p as @pid's maps, freeing the old ones.  On error @p is not
- * taken. */
+static uint64_t retired_key(pid_t pid, uint32_t image)
+{
+	return (uint64_t)(uint32_t)pid << 32 | image;
+}
+
+/*
+ * @old is no longer @pid's image (an exec, or a new process under a reused
+ * pid).  When a stack was unwound in it, it stays, under an alias, so that
+ * the stack is named in the maps it was taken under (perf keeps a thread's
+ * maps per exec the same way); else it goes.  Return: the alias, or 0 when
+ * it went.
+ */
+static pid_t retire(struct addrspaces *as, pid_t pid, struct proc *old)
+{
+	pid_t alias;
+
+	if (!old->pinned || as->nretired >= MAX_RETIRED ||
+	    as->retired_maps + old->nr > MAX_RETIRED_MAPS)
+		goto drop;
+	alias = -(pid_t)(as->nretired + 1);
+	if (hashmap__set(as->procs, (uint64_t)(uint32_t)alias, (uint64_t)(uintptr_t)old))
+		goto drop;
+	if (hashmap__set(as->retired, retired_key(pid, old->image), (uint64_t)(uint32_t)alias)) {
+		hashmap__delete(as->procs, (uint64_t)(uint32_t)alias, NULL);
+		goto drop;
+	}
+	as->nretired++;
+	as->retired_maps += old->nr;
+	return alias;
+drop:
+	proc__free(old);
+	return 0;
+}
+
+/* Install @p as @pid's maps; the old ones go, or are retired when @p is
+ * another image.  On error @p is not taken. */
 static int set_proc(struct addrspaces *as, pid_t pid, struct proc *p)
 {
 	struct proc *old = get_proc(as, pid);
@@ -299,7 +349,10 @@ static int set_proc(struct addrspaces *as, pid_t pid, struct proc *p)
 	err = hashmap__set(as->procs, (uint64_t)(uint32_t)pid, (uint64_t)(uintptr_t)p);
 	if (err)
 		return err;
-	proc__free(old);
+	if (old && old->image != p->image)
+		retire(as, pid, old);
+	else
+		proc__free(old);
 	return 0;
 }
 
@@ -326,9 +379,11 @@ int addrspaces__new(struct addrspaces **out)
 		return -ENOMEM;
 	as->procs = hashmap__new();
 	as->kept = hashmap__new();
-	if (!as->procs || !as->kept) {
+	as->retired = hashmap__new();
+	if (!as->procs || !as->kept || !as->retired) {
 		hashmap__free(as->procs);
 		hashmap__free(as->kept);
+		hashmap__free(as->retired);
 		free(as);
 		return -ENOMEM;
 	}
@@ -346,6 +401,7 @@ void addrspaces__free(struct addrspaces *as)
 	while (hashmap__next(as->procs, &pos, &key, &value))
 		proc__free((struct proc *)(uintptr_t)value);
 	hashmap__free(as->procs);
+	hashmap__free(as->retired);
 	pos = 0;
 	while (as->kept && hashmap__next(as->kept, &pos, &key, &value))
 		close((int)value);
@@ -362,7 +418,7 @@ static int cmp_start(const void *a, const void *b)
 
 int addrspaces__load_pid(struct addrspaces *as, pid_t pid, const char *procfs)
 {
-	struct proc *p = NULL;
+	struct proc *p = NULL, *old;
 	char file[4096];
 	char *line = NULL;
 	size_t cap = 0;
@@ -408,6 +464,13 @@ int addrspaces__load_pid(struct addrspaces *as, pid_t pid, const char *procfs)
 	 * the binary search. */
 	if (p->nr)
 		qsort(p->maps, p->nr, sizeof(*p->maps), cmp_start);
+	/* Read again, a known process is the same image. */
+	if ((old = get_proc(as, pid))) {
+		p->image = old->image;
+		p->pinned = old->pinned;
+	} else {
+		p->image = ++as->next_image;
+	}
 	err = set_proc(as, pid, p);
 	if (!err) {
 		p = NULL;
@@ -444,6 +507,7 @@ int addrspaces__add(struct addrspaces *as, pid_t pid, const struct map *m)
 			err = -ENOMEM;
 			goto out;
 		}
+		fresh->image = ++as->next_image;
 		p = fresh;
 	}
 
@@ -526,6 +590,7 @@ int addrspaces__fork(struct addrspaces *as, pid_t parent, pid_t child)
 		err = -ENOMEM;
 		goto out;
 	}
+	c->image = pp->image;	/* the same program, until the child execs */
 	for (size_t i = 0; i < pp->nr; i++) {
 		struct map m = pp->maps[i];
 
@@ -545,22 +610,51 @@ out:
 	return err;
 }
 
-void addrspaces__exec(struct addrspaces *as, pid_t pid)
+pid_t addrspaces__exec(struct addrspaces *as, pid_t pid)
+{
+	struct proc *old = get_proc(as, pid), *p = calloc(1, sizeof(*p));
+	pid_t alias = 0;
+
+	if (p)
+		p->image = ++as->next_image;
+	if (p && !hashmap__set(as->procs, (uint64_t)(uint32_t)pid, (uint64_t)(uintptr_t)p)) {
+		/* Known from now on, with no maps: the new image's MMAP2s follow. */
+		if (old)
+			alias = retire(as, pid, old);
+	} else {
+		free(p);
+		if (old) {
+			/* Out of memory: the old image's stacks lose their maps. */
+			for (size_t i = 0; i < old->nr; i++)
+				free(old->maps[i].path);
+			old->nr = 0;
+			old->image = ++as->next_image;
+			old->pinned = false;
+		}
+	}
+	touch(as, pid);
+	return alias;
+}
+
+uint32_t addrspaces__pin_image(struct addrspaces *as, pid_t pid)
 {
 	struct proc *p = get_proc(as, pid);
 
-	if (!p) {
-		/* Known from now on: the new image's MMAP2s follow. */
-		p = calloc(1, sizeof(*p));
-		if (p && set_proc(as, pid, p))
-			proc__free(p);
-		touch(as, pid);
-		return;
-	}
-	for (size_t i = 0; i < p->nr; i++)
-		free(p->maps[i].path);
-	p->nr = 0;
-	touch(as, pid);
+	if (!p)
+		return 0;
+	p->pinned = true;
+	return p->image;
+}
+
+pid_t addrspaces__image_pid(const struct addrspaces *as, pid_t pid, uint32_t image)
+{
+	const struct proc *p = get_proc(as, pid);
+	uint64_t alias;
+
+	if (!image || (p && p->image == image) ||
+	    !hashmap__get(as->retired, retired_key(pid, image), &alias))
+		return pid;
+	return (pid_t)(int32_t)(uint32_t)alias;
 }
 
 const struct map *addrspaces__find(const struct addrspaces *as, pid_t pid, uint64_t addr)

@@ -5,8 +5,18 @@
  * A stack is symbolized at report time, often after its process exited, so
  * /proc/PID/maps cannot be read then: maps are loaded once when a process is
  * first seen and then follow PERF_RECORD_MMAP2 (new mapping), FORK (copy)
- * and COMM|exec (drop).  EXIT keeps them, on purpose.  Keyed by tgid: all
- * threads share one address space.
+ * and COMM|exec (a new image).  EXIT keeps them, on purpose.  Keyed by
+ * tgid: all threads share one address space.
+ *
+ * Images.  An exec replaces a process's whole address space, but the
+ * stacks unwound before it (setarch's, under `-c 'setarch -R PROG'`) are
+ * named at report time, after it.  So each image has a number, the stack
+ * db keeps it beside the stack (addrspaces__pin_image() at unwind time),
+ * and an exec keeps the old image when a stack was unwound in it: retired,
+ * under an alias, a negative number that is no process's, which every
+ * function here takes where it takes a pid (addrspaces__image_pid() gives
+ * it).  A fork child's image is its parent's until it execs, so the stacks
+ * of a parent and its children intern once.
  *
  * Deleted files: the kernel appends " (deleted)" to the path of a mapped
  * file that was unlinked, both in /proc/PID/maps and in MMAP2 records.  We
@@ -137,10 +147,37 @@ int addrspaces__fork(struct addrspaces *as, pid_t parent, pid_t child);
  * @as: address spaces
  * @pid: tgid
  *
- * Its maps are dropped; it stays known (with none), since the MMAP2
- * records of the new image follow the COMM|exec record.
+ * It gets a new image with no maps and stays known, since the MMAP2
+ * records of the new image follow the COMM|exec record.  The old maps
+ * go, or are retired when a stack was unwound in them (pinned).
+ *
+ * Return: the alias the old image is kept under, or 0 when none is.
  */
-void addrspaces__exec(struct addrspaces *as, pid_t pid);
+pid_t addrspaces__exec(struct addrspaces *as, pid_t pid);
+
+/**
+ * addrspaces__pin_image() - the number of @pid's current image, kept
+ * @as: address spaces
+ * @pid: tgid
+ *
+ * Called for each stack unwound in @pid: an exec then keeps the image
+ * (retired) for naming that stack.  Numbers start at 1 and are never
+ * reused; a fork child shares its parent's until it execs.
+ *
+ * Return: the image, 0 when @pid is unknown.
+ */
+uint32_t addrspaces__pin_image(struct addrspaces *as, pid_t pid);
+
+/**
+ * addrspaces__image_pid() - where a stack of @pid's unwound in @image is named
+ * @as: address spaces
+ * @pid: tgid
+ * @image: from addrspaces__pin_image(); 0 for "the current one"
+ *
+ * Return: @pid while @image is its current image (or unknown, or was not
+ * kept), else the alias of the retired image: pass it where a pid goes.
+ */
+pid_t addrspaces__image_pid(const struct addrspaces *as, pid_t pid, uint32_t image);
 
 /**
  * addrspaces__find() - the mapping covering an address

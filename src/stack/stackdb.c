@@ -6,6 +6,8 @@
  * costs a memcmp per colliding stack rather than a wrong answer.  Ips live
  * in chunks that never move (a stack bigger than a chunk gets its own), which
  * is what lets stackdb__get() hand out pointers valid for the db's life.
+ * The hash is of the ips alone and the image is compared in the chain, so
+ * an image set later (stackdb__set_image) leaves every chain as it was.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 struct entry {
 	const uint64_t *ips;
 	uint32_t nr;
+	uint32_t image;		/* the address space's image it was unwound in, 0: none */
 	uint32_t next;		/* previous id with the same hash, 0 = none */
 };
 
@@ -97,23 +100,22 @@ static uint64_t *store(struct stackdb *db, uint32_t nr)
 	return c->ips + c->used - nr;
 }
 
-int stackdb__intern(struct stackdb *db, const uint64_t *ips, uint32_t nr, uint32_t *id)
+static uint64_t ips_hash(const uint64_t *ips, uint32_t nr)
+{
+	return hash_bytes(nr ? (const void *)ips : (const void *)empty_stack,
+			  (size_t)nr * sizeof(uint64_t));
+}
+
+int stackdb__add(struct stackdb *db, uint32_t image, const uint64_t *ips, uint32_t nr,
+		 uint32_t *id)
 {
 	size_t bytes = (size_t)nr * sizeof(uint64_t);
-	uint64_t hash = hash_bytes(nr ? (const void *)ips : (const void *)empty_stack, bytes);
+	uint64_t hash = ips_hash(ips, nr);
 	uint64_t head = 0;
 	const uint64_t *stored = empty_stack;
 	struct entry *e;
 
-	if (hashmap__get(db->by_hash, hash, &head)) {
-		for (uint32_t i = (uint32_t)head; i; i = db->entries[i - 1].next) {
-			e = &db->entries[i - 1];
-			if (e->nr == nr && (!nr || memcmp(e->ips, ips, bytes) == 0)) {
-				*id = i;
-				return 0;
-			}
-		}
-	}
+	hashmap__get(db->by_hash, hash, &head);
 	if (db->nr == UINT32_MAX - 1)
 		return -ENOMEM;
 	if (db->nr == db->cap) {
@@ -146,9 +148,30 @@ int stackdb__intern(struct stackdb *db, const uint64_t *ips, uint32_t nr, uint32
 	e = &db->entries[db->nr++];
 	e->ips = stored;
 	e->nr = nr;
+	e->image = image;
 	e->next = (uint32_t)head;
 	*id = db->nr;
 	return 0;
+}
+
+int stackdb__intern(struct stackdb *db, uint32_t image, const uint64_t *ips, uint32_t nr,
+		    uint32_t *id)
+{
+	size_t bytes = (size_t)nr * sizeof(uint64_t);
+	uint64_t head = 0;
+
+	if (hashmap__get(db->by_hash, ips_hash(ips, nr), &head)) {
+		for (uint32_t i = (uint32_t)head; i; i = db->entries[i - 1].next) {
+			const struct entry *e = &db->entries[i - 1];
+
+			if (e->nr == nr && e->image == image &&
+			    (!nr || memcmp(e->ips, ips, bytes) == 0)) {
+				*id = i;
+				return 0;
+			}
+		}
+	}
+	return stackdb__add(db, image, ips, nr, id);
 }
 
 const uint64_t *stackdb__get(const struct stackdb *db, uint32_t id, uint32_t *nr)
@@ -157,6 +180,17 @@ const uint64_t *stackdb__get(const struct stackdb *db, uint32_t id, uint32_t *nr
 		return NULL;
 	*nr = db->entries[id - 1].nr;
 	return db->entries[id - 1].ips;
+}
+
+uint32_t stackdb__image(const struct stackdb *db, uint32_t id)
+{
+	return id && id <= db->nr ? db->entries[id - 1].image : 0;
+}
+
+void stackdb__set_image(struct stackdb *db, uint32_t id, uint32_t image)
+{
+	if (id && id <= db->nr)
+		db->entries[id - 1].image = image;
 }
 
 uint32_t stackdb__count(const struct stackdb *db)

@@ -544,7 +544,7 @@ static int replay_stack(struct session *s, const struct sample *smp, bool user,
 	if (file_id)
 		*stack_id = file_id;
 	else
-		return stackdb__intern(s->stacks, NULL, 0, stack_id);
+		return stackdb__intern(s->stacks, 0, NULL, 0, stack_id);
 	return 0;
 }
 
@@ -555,7 +555,13 @@ static void deliver_sample(struct session *s, const struct rec_sample *rs)
 	struct sample smp = { .pid = rs->pid, .tid = rs->tid, .time = rs->time, .cpu = rs->cpu,
 			      .addr = rs->addr, .raw_size = rs->raw_size, .raw = rs->raw };
 	double at = session__elapsed(s, rs->time);
+	/* The image the live session unwound the user stack in: its
+	 * process's now (the recording keeps the order it saw events in),
+	 * kept for naming it after an exec. */
+	uint32_t image = rs->user_stack ? addrspaces__pin_image(s->as, (pid_t)rs->pid) : 0;
 
+	if (image && !stackdb__image(s->stacks, rs->user_stack))
+		stackdb__set_image(s->stacks, rs->user_stack, image);
 	if (at < s->replay->since || (s->replay->until > 0 && at > s->replay->until))
 		return;
 	/* -p in a report keeps one process's samples (its maps and the
@@ -621,12 +627,14 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 		}
 		return 0;
 	case REC_STACK:
-		if (stackdb__intern(s->stacks, rec->u.stack.ips, rec->u.stack.nr, &id))
+		/* Its image is the one its first sample's process has then
+		 * (deliver_sample): the same ips may come again, for another. */
+		if (stackdb__add(s->stacks, 0, rec->u.stack.ips, rec->u.stack.nr, &id))
 			return -ENOMEM;
 		if (id != rec->u.stack.id)
-			return errbuf__set(eb, -EBADMSG, "%s: offset %" PRIu64 ": stack %u repeats "
-					   "stack %u", s->replay->path, rec->offset, rec->u.stack.id,
-					   id);
+			return errbuf__set(eb, -EBADMSG, "%s: offset %" PRIu64 ": stack %u defined "
+					   "as stack %u", s->replay->path, rec->offset,
+					   rec->u.stack.id, id);
 		return 0;
 	case REC_SAMPLE:
 		s->now_ns = rec->u.sample.time > s->now_ns ? rec->u.sample.time : s->now_ns;

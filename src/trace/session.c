@@ -1523,7 +1523,8 @@ void session__on_comm(struct session *s, pid_t pid, pid_t tid, const char *comm,
 	if (pid != tid)
 		return;
 	if (exec) {
-		uint64_t n = 0;
+		uint64_t n = 0, old;
+		pid_t alias;
 
 		hashmap__get(s->execs, (uint64_t)pid, &n);
 		hashmap__set(s->execs, (uint64_t)pid, n + 1);
@@ -1532,9 +1533,12 @@ void session__on_comm(struct session *s, pid_t pid, pid_t tid, const char *comm,
 		if (s->tree && s->target && target__kind(s->target) == TARGET_CMD &&
 		    pid == target__pid(s->target))
 			hashmap__set(s->tree, (uint64_t)pid, 1);
-		addrspaces__exec(s->as, pid);
+		/* The old image, kept for its stacks, keeps its name too. */
+		alias = addrspaces__exec(s->as, pid);
+		if (alias && hashmap__get(s->comms, (uint64_t)pid, &old))
+			session__set_comm(s, alias, (const char *)(uintptr_t)old);
 		if (s->task.exec && !s->obs)
-			s->task.exec(s, pid, s->task.ctx);
+			s->task.exec(s, pid, time, s->task.ctx);
 	}
 	session__set_comm(s, pid, comm);
 }
@@ -2238,7 +2242,7 @@ static int live_kernel_stack(struct session *s, const struct sample *smp, uint32
 	uint32_t n;
 
 	n = sample__context_ips(smp, (uint64_t)PERF_CONTEXT_KERNEL, ips, MAX_USER_FRAMES);
-	return stackdb__intern(s->stacks, ips, n, stack_id);
+	return stackdb__intern(s->stacks, 0, ips, n, stack_id);
 }
 
 static int live_user_stack(struct session *s, const struct sample *smp, uint32_t *stack_id)
@@ -2277,7 +2281,9 @@ static int live_user_stack(struct session *s, const struct sample *smp, uint32_t
 		}
 		uret_mend_ips(s, smp, ips, n);
 	}
-	return stackdb__intern(s->stacks, ips, n, stack_id);
+	/* In the image it was taken in: an exec later keeps that for it. */
+	return stackdb__intern(s->stacks, addrspaces__pin_image(s->as, (pid_t)smp->pid), ips, n,
+			       stack_id);
 }
 
 uint64_t session__unwind_stops(const struct session *s, int reason)
@@ -2353,6 +2359,16 @@ uint32_t session__exec_count(const struct session *s, pid_t pid)
 
 	hashmap__get(s->execs, (uint64_t)pid, &n);
 	return (uint32_t)n;
+}
+
+pid_t session__stack_pid(const struct session *s, pid_t pid, uint32_t stack)
+{
+	return addrspaces__image_pid(s->as, pid, stackdb__image(s->stacks, stack));
+}
+
+const char *session__stack_comm(struct session *s, pid_t pid, uint32_t stack)
+{
+	return session__comm(s, session__stack_pid(s, pid, stack));
 }
 
 const char *session__comm(struct session *s, pid_t pid)

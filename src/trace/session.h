@@ -190,7 +190,8 @@ int session__set_filter(struct session *s, const struct tp_event *ev, const char
  * kept per thread can go).  Members may be NULL.
  */
 struct session_task_hooks {
-	void (*exec)(struct session *s, pid_t pid, void *ctx);
+	/* @pid exec'd at @time (the COMM record's): a new image. */
+	void (*exec)(struct session *s, pid_t pid, uint64_t time, void *ctx);
 	void (*fork)(struct session *s, pid_t parent, pid_t child, void *ctx);
 	void (*thread_exit)(struct session *s, pid_t pid, pid_t tid, void *ctx);
 	/* The kernel dropped @n events (a full ring): whatever state waits
@@ -345,8 +346,18 @@ unsigned int session__mmap_pages(const struct session *s);
 /* How many times pid has exec'd since tracing began: a new image, a new
  * heap and new mappings. */
 uint32_t session__exec_count(const struct session *s, pid_t pid);
-/* Command name of a process (as of its last exec), "?" if never known. */
+/* Command name of a process (as of its last exec), "?" if never known;
+ * of an image it exec'd away from for its alias (session__stack_pid). */
 const char *session__comm(struct session *s, pid_t pid);
+/*
+ * Where @pid's user @stack is named: @pid, or when @pid exec'd since the
+ * stack was taken, the alias of the image it was taken in (addrspace.h),
+ * which the symbolizer, the address spaces and session__comm() take as a
+ * pid.  A report calls it for each stack it names.
+ */
+pid_t session__stack_pid(const struct session *s, pid_t pid, uint32_t stack);
+/* The command name of the image @pid's @stack was taken in. */
+const char *session__stack_comm(struct session *s, pid_t pid, uint32_t stack);
 /* Target description for messages: "PID 123 (\"comm\")", "all processes"... */
 pid_t session__target_pid(const struct session *s);
 /* The file a live command target (-c, --) will execute; NULL otherwise. */

@@ -209,7 +209,7 @@ static void test_table(void)
 	CHECK_EQ_U64(alloc_track__count(t), N);
 	/* pid 7 is gone, pid 8's block at 16 (1 byte) became 99. */
 	CHECK_EQ_U64(alloc_track__bytes(t), (uint64_t)N * (N + 1) / 2 - 1 + 99);
-	CHECK_EQ_U64(alloc_track__drop_pid(t, 8), N);
+	CHECK_EQ_U64(alloc_track__drop_pid(t, 8, NULL, NULL), N);
 	CHECK_EQ_U64(alloc_track__count(t), 0);
 	CHECK_EQ_U64(alloc_track__bytes(t), 0);
 	CHECK_EQ_U64(alloc_track__peak_bytes(t, NULL), (uint64_t)N * (N + 1));
@@ -351,10 +351,28 @@ static struct alloc_rec blk(pid_t pid, uint64_t addr, uint64_t size, uint32_t st
 	CHECK(alloc_track__lookup(t, p, a, &_o) == -ENOENT); \
 } while (0)
 
+/* What alloc_track__drop_pid() passed on. */
+struct gone_count {
+	size_t blocks, regions, other_pid;
+};
+
+static void count_gone(void *ctx, const struct alloc_rec *r)
+{
+	struct gone_count *g = ctx;
+
+	if (r->pid != 10)
+		g->other_pid++;
+	else if (r->region)
+		g->regions++;
+	else
+		g->blocks++;
+}
+
 static void test_lookup(void)
 {
 	struct alloc_track *t;
 	struct alloc_rec r, o;
+	struct gone_count gone;
 	const uint64_t P = 4096;
 
 	CHECK(alloc_track__new(&t) == 0);
@@ -556,9 +574,13 @@ static void test_lookup(void)
 	CHECK(alloc_track__lookup(t, 12, 0x700010, &o) == 0 && o.stack == 26);
 	CHECK_MISS(t, 12, 0x700100);
 
-	/* drop_pid: all of pid 10 gone, pid 11 stays. */
+	/* drop_pid: all of pid 10 gone, pid 11 stays; each passed on. */
 	/* 9 blocks (A, C and the 17-page one were freed) and 2 regions. */
-	CHECK_EQ_U64(alloc_track__drop_pid(t, 10), 11);
+	gone = (struct gone_count){ 0 };
+	CHECK_EQ_U64(alloc_track__drop_pid(t, 10, count_gone, &gone), 11);
+	CHECK_EQ_U64(gone.blocks, 9);
+	CHECK_EQ_U64(gone.regions, 2);
+	CHECK_EQ_U64(gone.other_pid, 0);
 	CHECK_MISS(t, 10, 0x10040);
 	CHECK_MISS(t, 10, 0x100000);
 	CHECK_MISS(t, 10, 0x200800);
@@ -873,7 +895,7 @@ static void test_random(void)
 					i++;
 				}
 			}
-			rcheck(alloc_track__drop_pid(t, child) == dropped, "drop before fork", op);
+			rcheck(alloc_track__drop_pid(t, child, NULL, NULL) == dropped, "drop before fork", op);
 			n = nrefs;
 			for (size_t i = 0; i < n; i++) {
 				if (refs[i].pid == pid) {
@@ -896,7 +918,7 @@ static void test_random(void)
 					i++;
 				}
 			}
-			rcheck(alloc_track__drop_pid(t, pid) == dropped, "drop", op);
+			rcheck(alloc_track__drop_pid(t, pid, NULL, NULL) == dropped, "drop", op);
 		}
 		if (nrefs > maxn)
 			maxn = nrefs;

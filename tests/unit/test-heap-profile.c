@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "agg/alloc-track.h"
 #include "agg/heap-profile.h"
 #include "check.h"
 
@@ -96,6 +97,47 @@ static void test_rules(void)
 
 enum { NSITES = 5, NBLOCKS = 64, STEPS = 20000 };
 
+/* A block its process held when it exec'd: gone, not leaked, and not a
+ * free (no free counted, never temporary); the peak before it stays. */
+static void test_gone(void)
+{
+	struct heap_profile *hp;
+	const struct heap_totals *t;
+	struct heap_site *v = NULL;
+	const struct heap_site *a;
+	size_t n = 0;
+	struct alloc_rec r = { .addr = 0x100, .size = 64, .pid = 3, .stack = 5 };
+	struct alloc_rec map = { .addr = 0x9000, .size = 4096, .pid = 3, .stack = 5, .region = true };
+
+	CHECK_EQ_U64(heap_profile__new(0, &hp), 0);
+	CHECK_EQ_U64(heap_profile__alloc(hp, 3, 0x100, 64, 5, 1), 0);
+	heap_profile__gone(hp, &map, 2);	/* a region: not the heap's */
+	heap_profile__gone(hp, &r, 2);
+	t = heap_profile__totals(hp);
+	CHECK_EQ_U64(t->calls, 1);
+	CHECK_EQ_U64(t->frees, 0);
+	CHECK_EQ_U64(t->temporary, 0);
+	CHECK_EQ_U64(t->live_bytes, 0);
+	CHECK_EQ_U64(t->live_blocks, 0);
+	CHECK_EQ_U64(t->peak_bytes, 64);
+	CHECK_EQ_U64(t->last_time, 1);
+	/* Gone twice, or never made: nothing. */
+	heap_profile__gone(hp, &r, 3);
+	CHECK_EQ_U64(t->live_bytes, 0);
+	CHECK_EQ_U64(heap_profile__sites(hp, &v, &n), 0);
+	a = n == 1 ? &v[0] : NULL;
+	CHECK(a != NULL);
+	if (a) {
+		CHECK_EQ_U64(a->calls, 1);
+		CHECK_EQ_U64(a->temporary, 0);
+		CHECK_EQ_U64(a->leaked, 0);
+		CHECK_EQ_U64(a->leaked_blocks, 0);
+		CHECK_EQ_U64(a->peak, 64);
+	}
+	free(v);
+	heap_profile__free(hp);
+}
+
 static void test_random_peak(void)
 {
 	struct heap_profile *hp;
@@ -150,6 +192,7 @@ static void test_random_peak(void)
 int main(void)
 {
 	test_rules();
+	test_gone();
 	test_random_peak();
 	return check_done("test-heap-profile");
 }

@@ -358,6 +358,69 @@ static void test_updates(void)
 	addrspaces__free(NULL);
 }
 
+/*
+ * Images: an exec starts a new one; the old one stays, under an alias,
+ * only when a stack was unwound in it (pinned), and a stack of it is then
+ * named in the maps it was taken under, not in the new program's at the
+ * same addresses.  A fork child shares its parent's image until it execs.
+ */
+static void test_images(void)
+{
+	struct addrspaces *as = NULL;
+	uint32_t first, second, third;
+	pid_t old, older;
+
+	CHECK_EQ_U64(addrspaces__new(&as), 0);
+	CHECK_EQ_U64(addrspaces__pin_image(as, 500), 0);	/* unknown */
+	CHECK_EQ_U64(addrspaces__image_pid(as, 500, 7), 500);
+	CHECK_EQ_U64(add_map(as, 500, 0x555555554000, 0x555555556000, 0, "/bin/setarch"), 0);
+	first = addrspaces__pin_image(as, 500);
+	CHECK(first != 0);
+	CHECK_EQ_U64(addrspaces__image_pid(as, 500, first), 500);
+	CHECK_EQ_U64(addrspaces__image_pid(as, 500, 0), 500);
+
+	/* The first exec: the pinned image is kept under an alias. */
+	old = addrspaces__exec(as, 500);
+	CHECK(old < 0);
+	CHECK(addrspaces__find(as, 500, 0x555555555000) == NULL);
+	CHECK_EQ_U64(add_map(as, 500, 0x555555554000, 0x555555557000, 0, "/bin/exec-target"), 0);
+	second = addrspaces__pin_image(as, 500);
+	CHECK(second != 0 && second != first);
+	CHECK_EQ_U64((uint64_t)(int64_t)addrspaces__image_pid(as, 500, first), (uint64_t)(int64_t)old);
+	CHECK_EQ_U64(addrspaces__image_pid(as, 500, second), 500);
+	check_piece(as, old, 0x555555555000, 0x555555554000, 0x555555556000, 0, "/bin/setarch");
+	check_piece(as, 500, 0x555555555000, 0x555555554000, 0x555555557000, 0, "/bin/exec-target");
+	CHECK(addrspaces__known(as, old));
+
+	/* The second: both earlier images resolve, each to its own. */
+	older = old;
+	old = addrspaces__exec(as, 500);
+	CHECK(old < 0 && old != older);
+	CHECK_EQ_U64(add_map(as, 500, 0x555555554000, 0x555555558000, 0, "/bin/fault-target"), 0);
+	third = addrspaces__pin_image(as, 500);
+	check_piece(as, addrspaces__image_pid(as, 500, first), 0x555555555000, 0x555555554000,
+		    0x555555556000, 0, "/bin/setarch");
+	check_piece(as, addrspaces__image_pid(as, 500, second), 0x555555555000, 0x555555554000,
+		    0x555555557000, 0, "/bin/exec-target");
+	check_piece(as, addrspaces__image_pid(as, 500, third), 0x555555555000, 0x555555554000,
+		    0x555555558000, 0, "/bin/fault-target");
+
+	/* No stack in an image: an exec frees it (nothing to name). */
+	CHECK_EQ_U64(add_map(as, 600, 0x400000, 0x401000, 0, "/bin/sh"), 0);
+	CHECK_EQ_U64(addrspaces__exec(as, 600), 0);
+
+	/* fork: the child shares the parent's image; its own exec keeps it
+	 * for the child's stacks, and the parent's stays current. */
+	CHECK_EQ_U64(addrspaces__fork(as, 500, 501), 0);
+	CHECK_EQ_U64(addrspaces__pin_image(as, 501), third);
+	old = addrspaces__exec(as, 501);
+	CHECK(old < 0);
+	CHECK_EQ_U64((uint64_t)(int64_t)addrspaces__image_pid(as, 501, third), (uint64_t)(int64_t)old);
+	CHECK_EQ_U64(addrspaces__image_pid(as, 500, third), 500);
+	check_piece(as, old, 0x555555555000, 0x555555554000, 0x555555558000, 0, "/bin/fault-target");
+	addrspaces__free(as);
+}
+
 /* The uprobes page, cached per code generation: found when it appears,
  * moved with the mapping, gone with it. */
 static void test_uprobes_page(void)
@@ -392,6 +455,7 @@ int main(void)
 	test_load_self();
 	test_load_fixture();
 	test_updates();
+	test_images();
 	test_uprobes_page();
 	return check_done("test-maps");
 }

@@ -103,8 +103,8 @@ static void test_stacks(struct session *s)
 	struct capture c;
 	uint32_t id = 0, empty = 0;
 
-	CHECK_EQ_U64(stackdb__intern(session__stackdb(s), ips, 3, &id), 0);
-	CHECK_EQ_U64(stackdb__intern(session__stackdb(s), ips, 0, &empty), 0);
+	CHECK_EQ_U64(stackdb__intern(session__stackdb(s), 0, ips, 3, &id), 0);
+	CHECK_EQ_U64(stackdb__intern(session__stackdb(s), 0, ips, 0, &empty), 0);
 
 	cap_open(&c);
 	report__init(&r, s, c.f, false);

@@ -36,17 +36,17 @@ static void test_basic(void)
 
 	CHECK_EQ_U64(stackdb__new(&db), 0);
 	CHECK_EQ_U64(stackdb__count(db), 0);
-	CHECK_EQ_U64(stackdb__intern(db, a, 3, &ida), 0);
+	CHECK_EQ_U64(stackdb__intern(db, 0, a, 3, &ida), 0);
 	CHECK_EQ_U64(ida, 1);
-	CHECK_EQ_U64(stackdb__intern(db, a, 3, &ida2), 0);
+	CHECK_EQ_U64(stackdb__intern(db, 0, a, 3, &ida2), 0);
 	CHECK_EQ_U64(ida2, ida);
-	CHECK_EQ_U64(stackdb__intern(db, b, 3, &idb), 0);
+	CHECK_EQ_U64(stackdb__intern(db, 0, b, 3, &idb), 0);
 	CHECK_EQ_U64(idb, 2);
-	CHECK_EQ_U64(stackdb__intern(db, a_prefix, 2, &idp), 0);
+	CHECK_EQ_U64(stackdb__intern(db, 0, a_prefix, 2, &idp), 0);
 	CHECK_EQ_U64(idp, 3);
-	CHECK_EQ_U64(stackdb__intern(db, NULL, 0, &ide), 0);
+	CHECK_EQ_U64(stackdb__intern(db, 0, NULL, 0, &ide), 0);
 	CHECK_EQ_U64(ide, 4);
-	CHECK_EQ_U64(stackdb__intern(db, a, 0, &ide2), 0);	/* ips ignored when nr is 0 */
+	CHECK_EQ_U64(stackdb__intern(db, 0, a, 0, &ide2), 0);	/* ips ignored when nr is 0 */
 	CHECK_EQ_U64(ide2, ide);
 	CHECK_EQ_U64(stackdb__count(db), 4);
 
@@ -66,6 +66,35 @@ static void test_basic(void)
 	stackdb__free(NULL);
 }
 
+/* The same ips unwound in two images (setarch -R: two programs at one
+ * address) are two stacks; stackdb__add never merges; an image set later
+ * is what the lookup compares. */
+static void test_images(void)
+{
+	uint64_t a[] = { 0x555555555100, 0x555555555200 };
+	uint32_t i1, i2, i1b, i3, i4;
+	struct stackdb *db = NULL;
+
+	CHECK_EQ_U64(stackdb__new(&db), 0);
+	CHECK_EQ_U64(stackdb__intern(db, 1, a, 2, &i1), 0);
+	CHECK_EQ_U64(stackdb__intern(db, 2, a, 2, &i2), 0);
+	CHECK(i1 != i2);
+	CHECK_EQ_U64(stackdb__intern(db, 1, a, 2, &i1b), 0);
+	CHECK_EQ_U64(i1b, i1);
+	CHECK_EQ_U64(stackdb__image(db, i1), 1);
+	CHECK_EQ_U64(stackdb__image(db, i2), 2);
+	CHECK_EQ_U64(stackdb__image(db, 0), 0);
+	CHECK_EQ_U64(stackdb__image(db, 99), 0);
+	CHECK_EQ_U64(stackdb__add(db, 0, a, 2, &i3), 0);
+	CHECK(i3 != i1 && i3 != i2);
+	stackdb__set_image(db, i3, 3);
+	CHECK_EQ_U64(stackdb__image(db, i3), 3);
+	CHECK_EQ_U64(stackdb__intern(db, 3, a, 2, &i4), 0);
+	CHECK_EQ_U64(i4, i3);
+	CHECK_EQ_U64(stackdb__count(db), 3);
+	stackdb__free(db);
+}
+
 static void test_collision(void)
 {
 	uint64_t h0 = 0xcbf29ce484222325ULL ^ 16;
@@ -79,11 +108,11 @@ static void test_collision(void)
 	CHECK_EQ_U64(hash_bytes(s1, sizeof(s1)), hash_bytes(s2, sizeof(s2)));
 
 	CHECK_EQ_U64(stackdb__new(&db), 0);
-	CHECK_EQ_U64(stackdb__intern(db, s1, 2, &id1), 0);
-	CHECK_EQ_U64(stackdb__intern(db, s2, 2, &id2), 0);
+	CHECK_EQ_U64(stackdb__intern(db, 0, s1, 2, &id1), 0);
+	CHECK_EQ_U64(stackdb__intern(db, 0, s2, 2, &id2), 0);
 	CHECK(id1 != id2);
-	CHECK_EQ_U64(stackdb__intern(db, s1, 2, &id1b), 0);
-	CHECK_EQ_U64(stackdb__intern(db, s2, 2, &id2b), 0);
+	CHECK_EQ_U64(stackdb__intern(db, 0, s1, 2, &id1b), 0);
+	CHECK_EQ_U64(stackdb__intern(db, 0, s2, 2, &id2b), 0);
 	CHECK_EQ_U64(id1b, id1);
 	CHECK_EQ_U64(id2b, id2);
 	CHECK_EQ_U64(stackdb__count(db), 2);
@@ -120,12 +149,12 @@ static void test_many(void)
 	for (uint32_t i = 0; i < N; i++) {
 		uint32_t depth = nth_stack(i, ips);
 
-		if (stackdb__intern(db, ips, depth, &ids[i]))
+		if (stackdb__intern(db, 0, ips, depth, &ids[i]))
 			bad_get++;
 		if (i == N / 2) {
 			for (uint32_t j = 0; j < 70000; j++)
 				big[j] = 0xffff000000000000ULL + j;
-			CHECK_EQ_U64(stackdb__intern(db, big, 70000, &big_id), 0);
+			CHECK_EQ_U64(stackdb__intern(db, 0, big, 70000, &big_id), 0);
 		}
 	}
 	/* Depth-0 stacks all share the empty stack's id. */
@@ -133,7 +162,7 @@ static void test_many(void)
 	for (uint32_t i = 0; i < N; i++) {
 		uint32_t depth = nth_stack(i, ips);
 
-		if (stackdb__intern(db, ips, depth, &id) || id != ids[i])
+		if (stackdb__intern(db, 0, ips, depth, &id) || id != ids[i])
 			bad_again++;
 		got = stackdb__get(db, ids[i], &nr);
 		if (!got || nr != depth || (depth && memcmp(got, ips, depth * sizeof(uint64_t))))
@@ -152,6 +181,7 @@ static void test_many(void)
 int main(void)
 {
 	test_basic();
+	test_images();
 	test_collision();
 	test_many();
 	return check_done("test-stackdb");
