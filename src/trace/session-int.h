@@ -132,6 +132,7 @@ struct session {
 	pid_t pmu_min_tid;		/* its kernel filter: common_pid >= this; 0: none */
 	struct perf_cgroup *pmu_cg;	/* -c: the command's cgroup, its PMU events' */
 	bool pmu_cg_tried;
+	bool pmu_tmpfs_ok;		/* a PMU uprobe on a tmpfs file got its breakpoint */
 	int open_cgroup_fd;		/* open_one(): open on this cgroup; -1: no */
 	unsigned char *pmu_raw;		/* payload built for a PMU uprobe's sample */
 	size_t pmu_raw_cap;

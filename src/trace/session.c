@@ -53,6 +53,7 @@
 #include "stack/uret-fixup.h"
 #include "trace/uprobe-place.h"
 #include "trace/uprobe-pmu.h"
+#include "trace/uprobe-tmpfs.h"
 #include "lib/grow.h"
 
 #define SB_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
@@ -1280,6 +1281,21 @@ static int add_pmu_uprobe(struct session *s, const struct probe_spec *spec, unsi
 		pmu_args__free(pp.args);
 		free(pp.format);
 		return err;
+	}
+	/* A file on tmpfs: placed there, or a line saying why not (3.10's
+	 * open would succeed with a probe that never fires). */
+	if (!s->pmu_tmpfs_ok && uprobe_tmpfs__is(path)) {
+		char where[PATH_MAX + 32];
+
+		snprintf(where, sizeof(where), "%s:0x%" PRIx64, path, pp.off);
+		err = uprobe_tmpfs__check_pmu(features__uprobe_pmu_type(s->features), path, pp.off,
+					      sp->name, where, eb);
+		if (err) {
+			pmu_args__free(pp.args);
+			free(pp.format);
+			return err;
+		}
+		s->pmu_tmpfs_ok = true;
 	}
 	/* As on tracefs: the cheap placement passes flag-only instructions,
 	 * the return address is still at the stack pointer. */
