@@ -204,3 +204,39 @@ check_by_alloc() {
 	done <"$T/by-alloc.check"
 	echo "RESULT faults --by-alloc $what: $(grep -c ' ok ' "$T/by-alloc.check") checks exact; $(grep '^alloc_small in_allocator\|^alloc_small faults' "$T/by-alloc.check" | tr '\n' ';')"
 }
+
+# old_perf_tools WHAT: faultline where perf_event_open lacks what Linux
+# 3.12 and 3.16 added (the dummy event, PERF_SAMPLE_IDENTIFIER, mmap2,
+# comm_exec): the caller has made $FAULTLINE run under tests/targets/
+# old-perf -x dummy,sample_identifier,mmap2,comm_exec -l $T/refused (with
+# fl_wrap), which answers those as such a kernel does.  features names
+# what is lacking; leak -c (DWARF and fp, then the perf uprobe PMU rung),
+# faults --by-alloc and mmap -c each say so in one line and stay exact
+# against their targets (check_sites, check_by_alloc, check_calls); and
+# old-perf did refuse each of the four.
+old_perf_tools() {
+	local note="^faultline [a-z]+: this kernel.s perf_event_open lacks dummy \\(Linux 3\\.12\\): .*; sample_identifier \\(Linux 3\\.12\\): .*; mmap2 \\(Linux 3\\.16\\): .*; comm_exec \\(Linux 3\\.16\\): "
+	local c n
+	run_fl features
+	expect_eq "$rc" 0 "$1: features status"
+	expect_line '^perf_event_attr +takes use_clockid( format_lost)?; lacks dummy \(Linux 3\.12\), sample_identifier \(Linux 3\.12\), mmap2 \(Linux 3\.16\), comm_exec \(Linux 3\.16\)' "$T/out"
+	leak_c_both "$1" "$note"
+	FAULTLINE_MASK=uprobes run_fl leak -T 100 -c "$(target leak-target) leaks"
+	expect_eq "$rc" 0 "$1: leak -c on the PMU rung: status"
+	expect_line "$note" "$T/err"
+	expect_line '^faultline leak: falling back to perf uprobe PMU on the allocator' "$T/err"
+	check_sites "$1, PMU rung"
+	run_fl faults --by-alloc --json -c "$(target fault-target)"
+	expect_eq "$rc" 0 "$1: faults --by-alloc status"
+	expect_line "$note" "$T/err"
+	check_by_alloc "$1" tracepoint
+	run_fl mmap -c "$(target mmap-target)"
+	expect_eq "$rc" 0 "$1: mmap status"
+	expect_line "$note" "$T/err"
+	check_calls "$1"
+	for c in dummy sample_identifier mmap2 comm_exec; do
+		n=$(grep -c "^$c\$" "$T/refused" 2>/dev/null)
+		[ "${n:-0}" -ge 1 ] || fail "$1: old-perf refused no call for $c"
+	done
+	echo "RESULT old perf $1: calls refused: $(sort "$T/refused" | uniq -c | tr -s ' \n' ' ')"
+}
