@@ -6,7 +6,9 @@
  * report should include: every line carries the evidence (the file that
  * was or was not there), and FAULTLINE_MASK's effect is visible.  With
  * --root it reads a fixture tree instead (DIR/tracing, DIR/sys, DIR/proc)
- * and mounts nothing.  Exit status: 0 ok, 1 probing failed, 2 usage.
+ * and mounts nothing.  Live, it also says which of perf_event_attr's
+ * later bits the kernel takes (perf_caps__probe()), by opening a software
+ * event on itself with each.  Exit status: 0 ok, 1 probing failed, 2 usage.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,6 +23,7 @@
 #include "features.h"
 #include "ladder.h"
 #include "lib/errbuf.h"
+#include "trace/perf-event.h"
 
 
 #define WHY_LEN 256
@@ -64,7 +67,32 @@ static void print_privileges(const struct features *f)
 	printf("\n");
 }
 
-static void text_features(const struct features *f)
+/* What perf_event_attr takes (perf_caps__probe()), live; -1 with --root:
+ * a fixture tree holds no perf_event_open. */
+static void text_perf_caps(long caps)
+{
+	const char *sep = "takes ";
+
+	printf("%-20s ", "perf_event_attr");
+	if (caps < 0) {
+		printf("not probed (--root)\n");
+		return;
+	}
+	for (int c = 0; c < PERF_CAP__COUNT; c++)
+		if (caps & (1L << c)) {
+			printf("%s%s", sep, perf_cap__name(c));
+			sep = " ";
+		}
+	sep = *sep == 't' ? "lacks " : "; lacks ";
+	for (int c = 0; c < PERF_CAP__COUNT; c++)
+		if (!(caps & (1L << c))) {
+			printf("%s%s (Linux %s)", sep, perf_cap__name(c), perf_cap__since(c));
+			sep = ", ";
+		}
+	printf("\n");
+}
+
+static void text_features(const struct features *f, long caps)
 {
 	int id, paranoid = features__paranoid(f);
 
@@ -83,6 +111,7 @@ static void text_features(const struct features *f)
 	if (strcmp(features__lockdown(f), "confidentiality") == 0)
 		printf("%-20s %s\n", "", "tracefs is unusable under confidentiality lockdown");
 	printf("%-20s %s\n", "tracefs dir", *features__tracefs_dir(f) ? features__tracefs_dir(f) : "none");
+	text_perf_caps(caps);
 	printf("\n");
 }
 
@@ -106,7 +135,7 @@ static void text_tool(const struct ladder *l, int chosen, char (*why)[WHY_LEN])
 	}
 }
 
-static void json_features(const struct features *f)
+static void json_features(const struct features *f, long caps)
 {
 	int id, paranoid = features__paranoid(f);
 
@@ -121,8 +150,14 @@ static void json_features(const struct features *f)
 	json__str(stdout, features__lockdown(f));
 	printf(",\"tracefs_dir\":");
 	json__str(stdout, features__tracefs_dir(f));
-	printf(",\"uprobe_pmu_type\":%d,\"kprobe_pmu_type\":%d}\n", features__uprobe_pmu_type(f),
-	       features__kprobe_pmu_type(f));
+	printf(",\"uprobe_pmu_type\":%d,\"kprobe_pmu_type\":%d,\"perf_event_attr\":",
+	       features__uprobe_pmu_type(f), features__kprobe_pmu_type(f));
+	if (caps < 0)
+		printf("null");
+	for (int c = 0; caps >= 0 && c < PERF_CAP__COUNT; c++)
+		printf("%s\"%s\":%s", c ? "," : "{", perf_cap__name(c),
+		       caps & (1L << c) ? "true" : "false");
+	printf("%s}\n", caps < 0 ? "" : "}");
 	for (id = 0; id < FEAT__COUNT; id++) {
 		printf("{\"kind\":\"feature\",\"feature\":");
 		json__str(stdout, feature__name(id));
@@ -192,6 +227,7 @@ int cmd_features(int argc, char **argv)
 	struct stat st;
 	size_t nladders, i, len;
 	int opt, err, chosen, status = EXIT_OK;
+	long caps;
 
 	optind = 0;	/* GNU getopt: restart, whatever main() parsed before */
 	opterr = 0;	/* our own messages, with our own prefix */
@@ -254,10 +290,12 @@ int cmd_features(int argc, char **argv)
 		goto out;
 	}
 
+	/* Live only: what this kernel's perf_event_open takes. */
+	caps = root ? -1 : (long)perf_caps__probe();
 	if (json)
-		json_features(f);
+		json_features(f, caps);
 	else
-		text_features(f);
+		text_features(f, caps);
 	if (!json)
 		printf("%-8s %s\n", "TOOL", "SOURCE");
 	ladders = ladder__all(&nladders);

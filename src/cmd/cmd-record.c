@@ -190,6 +190,8 @@ int cmd_record(int argc, char **argv)
 	}
 	err = session__new(&o.sess, &s, &eb);
 	if (!err)
+		tool__perf_note(TOOL, s);
+	if (!err)
 		err = out_fd >= 0 ? session__record_fd(s, out_fd, "stdout", &eb) :
 				    session__record(s, ro.out, &eb);
 	if (err) {

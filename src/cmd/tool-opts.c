@@ -18,6 +18,7 @@
 #include "lib/file.h"
 #include "lib/ostream.h"
 #include "lib/stopsig.h"
+#include "trace/perf-event.h"
 #include "trace/target.h"
 #include "cmd/commands.h"
 #include "cmd/tool-opts.h"
@@ -735,6 +736,37 @@ int tool__fail(const char *tool, const struct errbuf *eb, int err)
 	return EXIT_FAIL;
 }
 
+void tool__perf_note(const char *tool, const struct session *s)
+{
+	static const struct {
+		enum perf_cap cap;
+		const char *instead;
+	} sideband[] = {
+		{ PERF_CAP_DUMMY, "side-band records on a page-fault counter that never samples" },
+		{ PERF_CAP_IDENTIFIER, "events told apart by PERF_SAMPLE_ID, every sample with an "
+		  "address" },
+		{ PERF_CAP_MMAP2, "mappings from PERF_RECORD_MMAP, without device, inode or flags" },
+		{ PERF_CAP_COMM_EXEC, "an exec taken as a process's first name change after its "
+		  "fork" },
+	};
+	unsigned int caps = session__perf_caps(s);
+	const char *sep = "";
+
+	if (session__replaying(s))
+		return;
+	for (size_t i = 0; i < sizeof(sideband) / sizeof(sideband[0]); i++) {
+		if (caps & (1u << sideband[i].cap))
+			continue;
+		if (!*sep)
+			fprintf(stderr, "faultline %s: this kernel's perf_event_open lacks ", tool);
+		fprintf(stderr, "%s%s (Linux %s): %s", sep, perf_cap__name(sideband[i].cap),
+			perf_cap__since(sideband[i].cap), sideband[i].instead);
+		sep = "; ";
+	}
+	if (*sep)
+		fputc('\n', stderr);
+}
+
 /*
  * "falling back to RUNG (WHY; WHY): LOSES" when rung @idx of @l is not the
  * first: why each rung above it could not serve, in the ladder's order,
@@ -802,6 +834,7 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 		tool__fail(tool, &eb, err);
 		return NULL;
 	}
+	tool__perf_note(tool, s);
 	if (session__stale_groups(s))
 		fprintf(stderr, "faultline %s: warning: %zu probe group(s) left by faultline "
 			"processes that died; remove them with 'faultline cleanup'\n", tool,

@@ -349,6 +349,14 @@ int tool__check_recording(const char *tool, const char *path);
 int tool__fail(const char *tool, const struct errbuf *eb, int err);
 
 /*
+ * tool__perf_note() - one line on stderr when a live session's kernel
+ * lacks a bit of perf_event_attr its side-band is made of (the dummy
+ * event, PERF_SAMPLE_IDENTIFIER, mmap2, comm_exec: before 3.12 and 3.16),
+ * naming each with what faultline does instead; nothing otherwise.
+ */
+void tool__perf_note(const char *tool, const struct session *s);
+
+/*
  * tool__usage_error() - a bad command line, in one line on stderr:
  * "faultline TOOL: WHAT 'ARG' (see 'faultline TOOL -h')"; a report-only
  * @tool ("report diff") points at "faultline report -i FILE diff -h".

@@ -115,6 +115,7 @@ struct drain {
 	/* stack trimming (drain__set_trim()), sorted by id; read-only once started */
 	struct drain_trim *trim;
 	size_t ntrim;
+	unsigned int id_word;	/* a sample's id: its u64 word after the header */
 };
 
 /* Mapped whole and populated: one system call for the chunk's 256 pages,
@@ -192,9 +193,10 @@ static size_t trim_size(const struct drain *d, const struct perf_event_header *h
 	struct drain_trim key, *t;
 	uint64_t size, dyn;
 
-	if (!d->ntrim || h->type != PERF_RECORD_SAMPLE || h->size < sizeof(*h) + 8)
+	if (!d->ntrim || h->type != PERF_RECORD_SAMPLE ||
+	    h->size < sizeof(*h) + 8 * ((size_t)d->id_word + 1))
 		return h->size;
-	memcpy(&key.id, b + sizeof(*h), sizeof(key.id));
+	memcpy(&key.id, b + sizeof(*h) + 8 * (size_t)d->id_word, sizeof(key.id));
 	t = bsearch(&key, d->trim, d->ntrim, sizeof(*d->trim), trim_cmp);
 	if (!t || h->size < sizeof(*h) + 8 + 8 + (size_t)t->stack_size + 8)
 		return h->size;
@@ -242,6 +244,11 @@ static long spool_append(const struct drain *d, struct spool *sp, const struct p
 	__atomic_store_n(&c->used, c->used + n, __ATOMIC_RELAXED);
 	sp->wpos += n;
 	return (long)n;
+}
+
+void drain__set_id_word(struct drain *d, unsigned int word)
+{
+	d->id_word = word;
 }
 
 int drain__set_trim(struct drain *d, const struct drain_trim *t, size_t n)

@@ -99,8 +99,9 @@ struct drain_backpressure {
 /* Before drain__start(); @bp is copied. */
 void drain__set_backpressure(struct drain *d, const struct drain_backpressure *bp);
 /*
- * Stack trimming: a sample of event @id (PERF_SAMPLE_IDENTIFIER first)
- * whose last field is a user-stack copy of @stack_size bytes
+ * Stack trimming: a sample of event @id (PERF_SAMPLE_IDENTIFIER first, or
+ * PERF_SAMPLE_ID at drain__set_id_word()'s word) whose last field is a
+ * user-stack copy of @stack_size bytes
  * (PERF_SAMPLE_STACK_USER: u64 size, data[size], u64 dyn_size).  The
  * kernel reserves the whole @stack_size in the ring but fills only
  * dyn_size (up to the end of the stack's mapping), so the drain spools
@@ -117,6 +118,9 @@ struct drain_trim {
 /* Before drain__start(): the events to trim (@t is copied; the ids of
  * events opened later are copied whole).  0 / -ENOMEM. */
 int drain__set_trim(struct drain *d, const struct drain_trim *t, size_t n);
+/* Before drain__start(): the u64 word of a sample that holds its id when
+ * it is not the first (no PERF_SAMPLE_IDENTIFIER: sample_id_pos's). */
+void drain__set_id_word(struct drain *d, unsigned int word);
 /* 1 when the running (or stopped) thread got SCHED_FIFO, -1 when it was
  * refused, 0 when not asked or not started yet. */
 int drain__realtime(const struct drain *d);

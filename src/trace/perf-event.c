@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trace/perf-event.h"
@@ -61,6 +62,95 @@ int perf_event__open(struct perf_event_attr *attr, pid_t pid, int cpu, int group
 int perf_event__open_cgroup(struct perf_event_attr *attr, int cgroup_fd, int cpu)
 {
 	return open_flags(attr, cgroup_fd, cpu, -1, PERF_FLAG_PID_CGROUP);
+}
+
+static const struct {
+	const char *name, *since;
+} caps[PERF_CAP__COUNT] = {
+	[PERF_CAP_DUMMY] = { "dummy", "3.12" },
+	[PERF_CAP_IDENTIFIER] = { "sample_identifier", "3.12" },
+	[PERF_CAP_MMAP2] = { "mmap2", "3.16" },
+	[PERF_CAP_COMM_EXEC] = { "comm_exec", "3.16" },
+	[PERF_CAP_CLOCKID] = { "use_clockid", "4.1" },
+	[PERF_CAP_FORMAT_LOST] = { "format_lost", "6.0" },
+};
+
+const char *perf_cap__name(enum perf_cap c)
+{
+	return (unsigned int)c < PERF_CAP__COUNT ? caps[c].name : NULL;
+}
+
+const char *perf_cap__since(enum perf_cap c)
+{
+	return (unsigned int)c < PERF_CAP__COUNT ? caps[c].since : NULL;
+}
+
+/* The probe's plain event: a disabled software counter of this process's
+ * page faults, sampling with the side-band's trailer. */
+static void probe_attr(struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_PAGE_FAULTS;
+	a->sample_period = 1;
+	a->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID;
+	a->sample_id_all = 1;
+	a->disabled = 1;
+	a->exclude_kernel = 1;
+}
+
+/* Taken, unless refused as unknown: EINVAL, or for an event config the
+ * kernel has no such event, ENOENT (@dummy). */
+static bool probe_one(struct perf_event_attr *a, bool dummy)
+{
+	int fd = perf_event__open(a, 0, -1, -1);
+
+	if (fd >= 0)
+		close(fd);
+	return fd != -EINVAL && !(dummy && fd == -ENOENT);
+}
+
+unsigned int perf_caps__probe(void)
+{
+	struct perf_event_attr a;
+	unsigned int have = 0;
+	int fd;
+
+	probe_attr(&a);
+	fd = perf_event__open(&a, 0, -1, -1);
+	if (fd < 0)
+		return (1u << PERF_CAP__COUNT) - 1;
+	close(fd);
+	for (unsigned int c = 0; c < PERF_CAP__COUNT; c++) {
+		probe_attr(&a);
+		switch ((enum perf_cap)c) {
+		case PERF_CAP_DUMMY:
+			a.config = PERF_COUNT_SW_DUMMY;
+			break;
+		case PERF_CAP_IDENTIFIER:
+			a.sample_type |= PERF_SAMPLE_IDENTIFIER;
+			break;
+		case PERF_CAP_MMAP2:
+			a.mmap = a.mmap2 = 1;
+			break;
+		case PERF_CAP_COMM_EXEC:
+			a.comm = a.comm_exec = 1;
+			break;
+		case PERF_CAP_CLOCKID:
+			a.use_clockid = 1;
+			a.clockid = CLOCK_MONOTONIC;
+			break;
+		case PERF_CAP_FORMAT_LOST:
+			a.read_format = PERF_FORMAT_LOST;
+			break;
+		case PERF_CAP__COUNT:
+			break;
+		}
+		if (probe_one(&a, c == PERF_CAP_DUMMY))
+			have |= 1u << c;
+	}
+	return have;
 }
 
 static int do_ioctl(int fd, unsigned long req, unsigned long arg)

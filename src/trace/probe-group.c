@@ -18,8 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/vfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +27,7 @@
 #include "proc/nspid.h"
 #include "trace/probe-group.h"
 #include "trace/probe-line.h"
+#include "trace/uprobe-tmpfs.h"
 
 #define PROBE_TYPES (TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE | \
 		     TRACEFS_DYNEVENT_KPROBE | TRACEFS_DYNEVENT_KRETPROBE)
@@ -218,37 +217,24 @@ static int add(struct probe_group *g, const struct probe_what *w, const char *fe
 	return 0;
 }
 
-#define TMPFS_MAGIC_NR 0x01021994	/* linux/magic.h TMPFS_MAGIC */
-
 /*
- * 3.10 (RHEL 7) cannot place a uprobe in a file on tmpfs: it reads the
- * probed instruction through the file's readpage, which tmpfs lacks, and
- * fails with EIO; but only when a process maps the file, and perf's open
- * of the event ignores that failure (uprobe_perf_open drops the return of
- * uprobe_apply): the probe would never fire and faultline would report
- * nothing, measured in the el7 guest (leak -p of a process using a libc
- * copied to /tmp: "Tracing", then 0 allocations).  The tracing "enable"
- * file does report it.  So for a file on tmpfs, the first time in a group,
- * the event is enabled and disabled at once through it while this process
- * maps the page; a kernel that can (6.x) passes, and is not asked again.
+ * A uprobe in a file on tmpfs, where 3.10 (RHEL 7) cannot place one
+ * (uprobe-tmpfs.h): the tracing "enable" file reports that, so the first
+ * time in a group the event is enabled and disabled at once through it
+ * while this process maps the page; a kernel that can (6.x) passes, and
+ * is not asked again.
  */
 static int enable_check(struct probe_group *g, const char *event, const char *path,
 			uint64_t offset, const char *where, struct errbuf *eb)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	struct statfs sf;
+	char probe[sizeof(g->name) + 80];
+	uint8_t byte;
+	size_t len;
 	void *map;
-	int fd, err = 0;
+	int err = 0;
 
-	if (g->tmpfs_ok || page <= 0 || statfs(path, &sf) || sf.f_type != TMPFS_MAGIC_NR)
-		return 0;
-	fd = open_regular(path, 0);	/* a traced process's path: no FIFO */
-	if (fd < 0)
-		return 0;
-	map = mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE, fd,
-		   (off_t)(offset & ~((uint64_t)page - 1)));
-	close(fd);
-	if (map == MAP_FAILED)
+	if (g->tmpfs_ok || !uprobe_tmpfs__is(path) ||
+	    uprobe_tmpfs__map(path, offset, &map, &len, &byte))
 		return 0;
 	errno = 0;
 	if (tracefs_event_enable(NULL, g->name, event) < 0) {
@@ -257,14 +243,11 @@ static int enable_check(struct probe_group *g, const char *event, const char *pa
 		tracefs_event_disable(NULL, g->name, event);
 		g->tmpfs_ok = true;
 	}
-	munmap(map, (size_t)page);
+	uprobe_tmpfs__unmap(map, len);
 	if (err != -EIO)
 		return 0;	/* not the tmpfs case: perf's open will say */
-	return errbuf__set(eb, -EIO,
-			   "cannot place probe '%s/%s' at '%s': this kernel cannot probe a file "
-			   "on tmpfs (it reads the instruction through the file's readpage, which "
-			   "tmpfs lacks); copy the program and its libraries to a disk filesystem "
-			   "(or ramfs) and run it from there", g->name, event, where);
+	snprintf(probe, sizeof(probe), "%s/%s", g->name, event);
+	return uprobe_tmpfs__refuse(eb, probe, where);
 }
 
 int probe_group__add_uprobe(struct probe_group *g, const char *event, const char *path,

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "trace/sample.h"
 
@@ -54,14 +55,34 @@ static int cursor__array(struct cursor *c, uint64_t n, const uint64_t **v)
 	return 0;
 }
 
-int sample__peek_id(const struct perf_event_header *hdr, uint64_t *id)
+int sample__id_pos(uint64_t st, struct sample_id_pos *pos)
 {
-	if (hdr->size < sizeof(*hdr) + 8)
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		*pos = (struct sample_id_pos){ 0, 1 };
+		return 0;
+	}
+	if (!(st & PERF_SAMPLE_ID))
 		return -EINVAL;
-	if (hdr->type == PERF_RECORD_SAMPLE)
-		memcpy(id, hdr + 1, 8);
-	else
-		memcpy(id, (const unsigned char *)hdr + hdr->size - 8, 8);
+	pos->sample = !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
+		      !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR);
+	pos->trailer = 1 + !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
+	return 0;
+}
+
+int sample__peek_id(const struct perf_event_header *hdr, const struct sample_id_pos *pos,
+		    uint64_t *id)
+{
+	size_t words = hdr->size < sizeof(*hdr) ? 0 : (hdr->size - sizeof(*hdr)) / 8;
+
+	if (hdr->type == PERF_RECORD_SAMPLE) {
+		if (pos->sample >= words)
+			return -EINVAL;
+		memcpy(id, (const unsigned char *)(hdr + 1) + 8 * (size_t)pos->sample, 8);
+	} else {
+		if (!pos->trailer || pos->trailer > words)
+			return -EINVAL;
+		memcpy(id, (const unsigned char *)hdr + hdr->size - 8 * (size_t)pos->trailer, 8);
+	}
 	return 0;
 }
 
@@ -207,6 +228,23 @@ int sample__parse_mmap2(const struct perf_event_header *hdr, struct sb_mmap2 *m)
 		m->maj = (uint32_t)majmin;
 		m->min = (uint32_t)(majmin >> 32);
 	}
+	return 0;
+}
+
+int sample__parse_mmap(const struct perf_event_header *hdr, struct sb_mmap2 *m)
+{
+	struct cursor c;
+
+	if (hdr->type != PERF_RECORD_MMAP)
+		return -EINVAL;
+	memset(m, 0, sizeof(*m));
+	cursor__init(&c, hdr);
+	if (cursor__u32x2(&c, &m->pid, &m->tid) || cursor__u64(&c, &m->addr) ||
+	    cursor__u64(&c, &m->len) || cursor__u64(&c, &m->pgoff) ||
+	    cursor__str(&c, &m->filename))
+		return -EINVAL;
+	m->prot = hdr->misc & PERF_RECORD_MISC_MMAP_DATA ? PROT_READ | PROT_WRITE :
+							   PROT_READ | PROT_EXEC;
 	return 0;
 }
 

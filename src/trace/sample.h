@@ -6,9 +6,11 @@
  * never a read past its end.  Decoded views point into the record and live
  * only as long as it does (the ring callback).
  *
- * Conventions: every event faultline opens has PERF_SAMPLE_IDENTIFIER, so a
- * sample's first u64 and a side-band record's last u64 name the event, and
- * the caller looks up that event's sample_type before decoding the rest.
+ * Conventions: every event of a session has PERF_SAMPLE_IDENTIFIER, so a
+ * sample's first u64 and a side-band record's last u64 name the event;
+ * on a kernel without it (before 3.12) every event has PERF_SAMPLE_ID at
+ * one place instead (struct sample_id_pos, as perf's id_pos and is_pos).
+ * The caller looks up that event's sample_type before decoding the rest.
  */
 #ifndef FAULTLINE_SAMPLE_H
 #define FAULTLINE_SAMPLE_H
@@ -39,9 +41,26 @@ struct sample {
 	const void *stack;
 };
 
-/* The identifier of a sample (first u64) or side-band record (last u64).
- * 0 / -EINVAL. */
-int sample__peek_id(const struct perf_event_header *hdr, uint64_t *id);
+/* Where every event's id is, in u64 words: in a sample, from the first
+ * after the header (0: PERF_SAMPLE_IDENTIFIER); in a side-band record's
+ * sample_id trailer, from its end (1: the last). */
+struct sample_id_pos {
+	unsigned int sample, trailer;
+};
+
+/**
+ * sample__id_pos() - where the id is in records of @sample_type, the
+ * sample_type every event of a session shares the id part of: with
+ * PERF_SAMPLE_IDENTIFIER first and last; with PERF_SAMPLE_ID after IP,
+ * TID, TIME and ADDR in a sample, and before STREAM_ID and CPU in a
+ * trailer (so the events must agree on those bits)
+ * Return: 0; -EINVAL when @sample_type has neither.
+ */
+int sample__id_pos(uint64_t sample_type, struct sample_id_pos *pos);
+
+/* The identifier of a sample or side-band record, at @pos.  0 / -EINVAL. */
+int sample__peek_id(const struct perf_event_header *hdr, const struct sample_id_pos *pos,
+		    uint64_t *id);
 
 /* The time of a PERF_RECORD_SAMPLE without decoding the rest (TIME comes
  * after IDENTIFIER, IP and TID only).  0 / -EINVAL (no TIME, too short). */
@@ -92,6 +111,11 @@ struct sb_id {
 };
 
 int sample__parse_mmap2(const struct perf_event_header *hdr, struct sb_mmap2 *m);
+/* A PERF_RECORD_MMAP (a kernel without mmap2, before 3.16) as an MMAP2
+ * that knows no device, inode or flags: prot is PROT_READ|PROT_EXEC for
+ * code, PROT_READ|PROT_WRITE for data (PERF_RECORD_MISC_MMAP_DATA, of
+ * attr.mmap_data), the record saying no more.  0 / -EINVAL. */
+int sample__parse_mmap(const struct perf_event_header *hdr, struct sb_mmap2 *m);
 int sample__parse_comm(const struct perf_event_header *hdr, struct sb_comm *c);
 int sample__parse_task(const struct perf_event_header *hdr, struct sb_task *t);
 int sample__parse_lost(const struct perf_event_header *hdr, struct sb_lost *l);

@@ -123,6 +123,16 @@ struct session {
 
 	size_t stale;
 	bool use_clockid;
+	/* What the kernel's perf_event_attr takes (perf_caps__probe()), and
+	 * so the id part every event's sample_type shares (SB_SAMPLE_TYPE,
+	 * or without PERF_SAMPLE_IDENTIFIER its ID at one place) and where
+	 * the id is in a record. */
+	unsigned int perf_caps;
+	uint64_t id_type;
+	struct sample_id_pos id_pos;
+	/* Without comm_exec: processes whose name the session knows since
+	 * their exec or its start (an exec is the first COMM after a fork). */
+	struct hashmap *named;
 	uint64_t start_mono_ns, start_real_ns;
 	enum session_stop stop;
 	uint64_t lost, samples, bad;
@@ -132,6 +142,7 @@ struct session {
 	pid_t pmu_min_tid;		/* its kernel filter: common_pid >= this; 0: none */
 	struct perf_cgroup *pmu_cg;	/* -c: the command's cgroup, its PMU events' */
 	bool pmu_cg_tried;
+	bool pmu_tmpfs_ok;		/* a PMU uprobe on a tmpfs file got its breakpoint */
 	int open_cgroup_fd;		/* open_one(): open on this cgroup; -1: no */
 	unsigned char *pmu_raw;		/* payload built for a PMU uprobe's sample */
 	size_t pmu_raw_cap;

@@ -7,7 +7,12 @@
  * COMM, FORK, EXIT) and owns the CPU's ring; every traced event opened on
  * that CPU is redirected into the same ring with PERF_EVENT_IOC_SET_OUTPUT.
  * All events share one sample_id layout (TID|TIME|CPU|IDENTIFIER) so any
- * record's trailer can be decoded before its event is known.
+ * record's trailer can be decoded before its event is known.  What of
+ * that the kernel lacks (perf_caps__probe(), before the first open: the
+ * dummy event and IDENTIFIER are 3.12's, MMAP2 and the COMM's exec flag
+ * 3.16's) is replaced: a page-fault counter that never samples, ID with
+ * ADDR in every event (so that the id is every sample's fourth word),
+ * MMAP records, an exec taken as a process's first COMM after its fork.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -53,10 +58,19 @@
 #include "stack/uret-fixup.h"
 #include "trace/uprobe-place.h"
 #include "trace/uprobe-pmu.h"
+#include "trace/uprobe-tmpfs.h"
 #include "lib/grow.h"
 
 #define SB_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 			PERF_SAMPLE_CPU)
+/* Without PERF_SAMPLE_IDENTIFIER (before 3.12) the id is PERF_SAMPLE_ID,
+ * whose place in a sample follows IP, TID, TIME and ADDR: every event
+ * takes ADDR then, so that it is the fourth word of every sample. */
+#define SB_SAMPLE_TYPE_NO_IDENTIFIER (PERF_SAMPLE_ID | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+				      PERF_SAMPLE_CPU | PERF_SAMPLE_ADDR)
+/* Without the dummy event (before 3.12) the side-band rides a software
+ * page-fault counter that never reaches its period. */
+#define SB_NEVER_PERIOD (1ULL << 62)
 #define MAX_USER_FRAMES 127
 /* Pending uretprobe returns mended in one stack copy: a malloc inside a
  * probed realloc is two; deeper nesting keeps the innermost. */
@@ -470,6 +484,8 @@ static void known_processes(struct session *s)
 		if (fgets(comm, sizeof(comm), f)) {
 			comm[strcspn(comm, "\n")] = '\0';
 			session__set_comm(s, (pid_t)pid, comm);
+			/* Named from /proc: a COMM now is no exec (comm_exec). */
+			(void)hashmap__set(s->named, (uint64_t)pid, 1);
 		}
 		fclose(f);
 		if (!s->opts.no_maps && !addrspaces__known(s->as, (pid_t)pid))
@@ -500,6 +516,7 @@ void session__learn_process(struct session *s, pid_t pid)
 			fclose(f);
 		}
 		session__set_comm(s, pid, comm);
+		(void)hashmap__set(s->named, (uint64_t)pid, 1);
 		learned = true;
 	}
 	if (!addrspaces__known(s->as, pid)) {
@@ -571,8 +588,6 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 		s->opts.stack_size = SESSION_DEFAULT_STACK_SIZE;
 	if (!s->opts.unwinder)
 		s->opts.unwinder = "libdw";
-	s->use_clockid = true;
-	s->format_lost = true;
 	s->pmu_retprobe_bit = -1;
 	signals_install(s);
 
@@ -605,6 +620,15 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 			free(stale);
 	}
 
+	/* What the kernel's perf_event_attr takes decides every event's
+	 * layout: probed before the first open. */
+	s->perf_caps = perf_caps__probe();
+	s->use_clockid = s->perf_caps & (1u << PERF_CAP_CLOCKID);
+	s->format_lost = s->perf_caps & (1u << PERF_CAP_FORMAT_LOST);
+	s->id_type = s->perf_caps & (1u << PERF_CAP_IDENTIFIER) ? SB_SAMPLE_TYPE :
+								 SB_SAMPLE_TYPE_NO_IDENTIFIER;
+	sample__id_pos(s->id_type, &s->id_pos);
+
 	/* The CPUs first: they size the rings. */
 	err = perf_cpus__online(&s->cpus, &s->ncpus);
 	if (err) {
@@ -619,9 +643,11 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	s->ids = hashmap__new();
 	s->execs = hashmap__new();
 	s->tree = hashmap__new();
+	s->named = hashmap__new();
 	s->round_heads = calloc((size_t)s->ncpus, sizeof(*s->round_heads));
 	s->round_times = calloc((size_t)s->ncpus, sizeof(*s->round_times));
-	if (!s->comms || !s->ids || !s->execs || !s->tree || !s->round_heads || !s->round_times)
+	if (!s->comms || !s->ids || !s->execs || !s->tree || !s->named || !s->round_heads ||
+	    !s->round_times)
 		goto fail;
 	if ((err = tp_catalog__new(s->tracing_dir, &s->catalog)) ||
 	    (err = addrspaces__new(&s->as)) || (err = stackdb__new(&s->stacks)) ||
@@ -654,12 +680,16 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 	base_attr(s, &sb);
 	sb.type = PERF_TYPE_SOFTWARE;
 	sb.config = PERF_COUNT_SW_DUMMY;
-	sb.sample_type = SB_SAMPLE_TYPE;
+	if (!(s->perf_caps & (1u << PERF_CAP_DUMMY))) {
+		sb.config = PERF_COUNT_SW_PAGE_FAULTS;
+		sb.sample_period = SB_NEVER_PERIOD;
+	}
+	sb.sample_type = s->id_type;
 	sb.mmap = 1;
-	sb.mmap2 = 1;
+	sb.mmap2 = !!(s->perf_caps & (1u << PERF_CAP_MMAP2));
 	sb.mmap_data = 1;
 	sb.comm = 1;
-	sb.comm_exec = 1;
+	sb.comm_exec = !!(s->perf_caps & (1u << PERF_CAP_COMM_EXEC));
 	sb.task = 1;
 	err = open_everywhere(s, &sb, "side-band", 0, eb);
 	if (err)
@@ -760,6 +790,7 @@ void session__free(struct session *s)
 	free(s->trims);
 	hashmap__free(s->execs);
 	hashmap__free(s->tree);
+	hashmap__free(s->named);
 	free(s->round_heads);
 	free(s->round_times);
 	symbolizer__free(s->sym);
@@ -785,6 +816,11 @@ void session__free(struct session *s)
 size_t session__stale_groups(const struct session *s)
 {
 	return s->stale;
+}
+
+unsigned int session__perf_caps(const struct session *s)
+{
+	return s->perf_caps;
 }
 
 const struct features *session__features(const struct session *s)
@@ -935,7 +971,7 @@ static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_
 	base_attr(s, &attr);
 	attr.type = type;
 	attr.config = config;
-	attr.sample_type = SB_SAMPLE_TYPE;
+	attr.sample_type = s->id_type;
 	if (type == PERF_TYPE_TRACEPOINT)
 		attr.sample_type |= PERF_SAMPLE_RAW;
 	if (flags & SESSION_SAMPLE_ADDR)
@@ -1281,6 +1317,21 @@ static int add_pmu_uprobe(struct session *s, const struct probe_spec *spec, unsi
 		free(pp.format);
 		return err;
 	}
+	/* A file on tmpfs: placed there, or a line saying why not (3.10's
+	 * open would succeed with a probe that never fires). */
+	if (!s->pmu_tmpfs_ok && uprobe_tmpfs__is(path)) {
+		char where[PATH_MAX + 32];
+
+		snprintf(where, sizeof(where), "%s:0x%" PRIx64, path, pp.off);
+		err = uprobe_tmpfs__check_pmu(features__uprobe_pmu_type(s->features), path, pp.off,
+					      sp->name, where, eb);
+		if (err) {
+			pmu_args__free(pp.args);
+			free(pp.format);
+			return err;
+		}
+		s->pmu_tmpfs_ok = true;
+	}
 	/* As on tracefs: the cheap placement passes flag-only instructions,
 	 * the return address is still at the stack pointer. */
 	if (sp->kind == PROBE_ENTRY && sp->sym_offset == 0)
@@ -1393,12 +1444,12 @@ static uint64_t record_time(struct session *s, const struct perf_event_header *h
 	/* Only the time, on the per-record read path: deliver() decodes the
 	 * rest once, when the record's turn comes. */
 	if (hdr->type == PERF_RECORD_SAMPLE) {
-		if (sample__peek_id(hdr, &id) || !hashmap__get(s->ids, id, &idx) ||
+		if (sample__peek_id(hdr, &s->id_pos, &id) || !hashmap__get(s->ids, id, &idx) ||
 		    sample__peek_time(hdr, s->evsels[idx - 1].sample_type, &time))
 			return 0;
 		return time;
 	}
-	if (sample__parse_id(hdr, SB_SAMPLE_TYPE, &sid))
+	if (sample__parse_id(hdr, s->id_type, &sid))
 		return 0;
 	return sid.time;
 }
@@ -1610,11 +1661,15 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 
 	switch (hdr->type) {
 	case PERF_RECORD_SAMPLE:
-		if (sample__peek_id(hdr, &id) || !hashmap__get(s->ids, id, &idx) ||
+		if (sample__peek_id(hdr, &s->id_pos, &id) || !hashmap__get(s->ids, id, &idx) ||
 		    sample__parse(hdr, s->evsels[idx - 1].sample_type, s->evsels[idx - 1].nr_regs, &smp)) {
 			s->bad++;
 			return 0;
 		}
+		/* An address only an event that asked for one has (without
+		 * PERF_SAMPLE_IDENTIFIER every event samples one). */
+		if (!(s->evsels[idx - 1].flags & SESSION_SAMPLE_ADDR))
+			smp.addr = 0;
 		if (s->evsels[idx - 1].pmu) {
 			/* Opened for every task: the target's samples only. */
 			if (s->target && target__kind(s->target) != TARGET_ALL &&
@@ -1642,7 +1697,9 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 		/* After: the entry's own stack holds the real address. */
 		return s->evsels[idx - 1].uret_entry ? uret_enter(s, &s->evsels[idx - 1], &smp) : 0;
 	case PERF_RECORD_MMAP2:
-		if (sample__parse_mmap2(hdr, &m2)) {
+	case PERF_RECORD_MMAP:
+		if (hdr->type == PERF_RECORD_MMAP2 ? sample__parse_mmap2(hdr, &m2) :
+						     sample__parse_mmap(hdr, &m2)) {
 			s->bad++;
 			return 0;
 		} else {
@@ -1660,6 +1717,14 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 			s->bad++;
 			return 0;
 		}
+		if (!(s->perf_caps & (1u << PERF_CAP_COMM_EXEC)) && cm.pid == cm.tid) {
+			/* No exec flag (before 3.16): a process's first name
+			 * change since its fork, or since the session knew
+			 * its name from /proc, is taken for its exec. */
+			cm.exec = !hashmap__get(s->named, cm.pid, NULL);
+			if (hashmap__set(s->named, cm.pid, 1))
+				return -ENOMEM;
+		}
 		session__on_comm(s, (pid_t)cm.pid, (pid_t)cm.tid, cm.comm, cm.exec, record_time(s, hdr));
 		return 0;
 	case PERF_RECORD_FORK:
@@ -1667,6 +1732,8 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 			s->bad++;
 			return 0;
 		}
+		if (tk.pid != tk.ppid)
+			hashmap__delete(s->named, tk.pid, NULL);
 		session__on_fork(s, &tk);
 		return 0;
 	case PERF_RECORD_EXIT:
@@ -2053,6 +2120,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 		errbuf__set(eb, err, "cannot set up back-pressure: %s", strerror(-err));
 		goto out;
 	}
+	drain__set_id_word(s->drain, s->id_pos.sample);
 	err = drain__set_trim(s->drain, s->trims, s->ntrims);
 	if (err) {
 		errbuf__set(eb, err, "cannot set up the ring reader: %s", strerror(-err));

@@ -121,6 +121,9 @@ struct session *session__ref(struct session *s);
 /* Number of stale faultline probe groups seen at start (left by a faultline
  * killed with SIGKILL); `faultline cleanup` removes them. */
 size_t session__stale_groups(const struct session *s);
+/* A live session's perf_caps__probe() (trace/perf-event.h): the bits of
+ * perf_event_attr its events were opened with; 0 for a replay. */
+unsigned int session__perf_caps(const struct session *s);
 
 const struct features *session__features(const struct session *s);
 

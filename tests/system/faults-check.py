@@ -10,7 +10,8 @@ usage: faults-check.py stacks|by-alloc JSONFILE TARGETOUT RUNG
             copy-on-write faults; the file read's major fault; process
             totals equal the sum of their stacks.
   by-alloc  per allocation site, the faults outside the allocator equal
-            touched_pages - before_touch, all its faults the touched pages
+            touched_pages - before_touch, those inside it the target's own
+            count over the allocator call, all its faults the touched pages
             no earlier site shares; bytes, allocations, classes exact; the
             child's copy-on-write faults on its copy of fork_buffer's block;
             sites and regions add up to the total.
@@ -101,7 +102,7 @@ def cow_check(stacks, child):
 
 
 def by_alloc(path, out, rung):
-    sites, resident, truth, addrs = {}, {}, {}, {}
+    sites, resident, truth, addrs, inalloc = {}, {}, {}, {}, {}
     for l in open(out):
         l = l.strip()
         m = re.match(r"site fn=(\w+) kind=(\w+) bytes=(\d+) touched_pages=(\d+)$", l)
@@ -110,6 +111,8 @@ def by_alloc(path, out, rung):
         if m: resident[m.group(1)] = int(m.group(2))
         m = re.match(r"addr fn=(\w+) start=(0x[0-9a-f]+) end=(0x[0-9a-f]+)$", l)
         if m: addrs.setdefault(m.group(1), []).append((int(m.group(2), 16), int(m.group(3), 16)))
+        m = re.match(r"inalloc fn=(\w+) faults=(\d+)$", l)
+        if m: inalloc[m.group(1)] = int(m.group(2))
         m = re.match(r"(\w+)=(\S+)$", l)
         if m: truth[m.group(1)] = m.group(2)
     pid, child = int(truth["pid"]), int(truth["child_pid"])
@@ -145,10 +148,16 @@ def by_alloc(path, out, rung):
         o = got.get((pid, fn))
         if not o:
             errs.append("%s: no site" % fn); continue
+        # The faults inside the allocator call are the kernel's count over
+        # that call (fault-target's getrusage window); the first window
+        # also holds the tracer's fault on the uprobes page, when one is.
+        in_alloc = inalloc[fn] - (summary["tracer"] if summary and fn == "alloc_small" else 0)
         want = {"faults": touched_own, "toucher": touched - resident[fn], "bytes": nbytes,
-                "class": classes[kind], "allocations": len(addrs[fn]), "major": 0}
+                "class": classes[kind], "allocations": len(addrs[fn]), "major": 0,
+                "in_allocator": in_alloc}
         have = {"faults": o["faults"], "toucher": o["faults"] - o["in_allocator"], "bytes": o["bytes"],
-                "class": o["class"], "allocations": o["allocations"], "major": o["major"]}
+                "class": o["class"], "allocations": o["allocations"], "major": o["major"],
+                "in_allocator": o["in_allocator"]}
         if rung == "tracepoint":
             want["first_touch"], have["first_touch"] = touched_own, o["first_touch"]
             want["cow"], have["cow"] = 0, o["cow"]

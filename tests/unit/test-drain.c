@@ -1144,6 +1144,41 @@ static void test_trim(void)
 	free(buf);
 }
 
+/* Without PERF_SAMPLE_IDENTIFIER the id is not a sample's first word:
+ * drain__set_id_word() names the one to look up (here the second, where
+ * stack_rec() puts its tag). */
+static void test_trim_id_word(void)
+{
+	static const struct drain_trim trims[] = { { 7, 1024 } };
+	unsigned char *buf = malloc(4096);
+	const struct perf_event_header *h;
+	struct fake f;
+	struct drain *d;
+	uint64_t tag;
+
+	CHECK(buf != NULL);
+	fake_new(&f, 4, 0);
+	CHECK_EQ_U64(drain__new(&f.r, 1, 0, 0, &d), 0);
+	drain__set_id_word(d, 1);
+	CHECK_EQ_U64(drain__set_trim(d, trims, 1), 0);
+	fake_emit_raw(&f, buf, stack_rec(buf, 0x55, 7, 1024, 100));	/* id 7 in word 1 */
+	fake_emit_raw(&f, buf, stack_rec(buf, 7, 0x55, 1024, 100));	/* 7 in word 0 only */
+	CHECK_EQ_U64(drain__flush(d), 0);
+	CHECK(drain__snapshot(d, 0));
+	CHECK_EQ_U64(drain__peek(d, 0, &h), 0);
+	memcpy(&tag, (const unsigned char *)h + 16, 8);
+	CHECK_EQ_U64(tag, 7);
+	CHECK_EQ_U64(h->size, sizeof(*h) + 24 + 104 + 8);
+	drain__consume(d, 0);
+	CHECK_EQ_U64(drain__peek(d, 0, &h), 0);
+	CHECK_EQ_U64(h->size, sizeof(*h) + 24 + 1024 + 8);
+	drain__consume(d, 0);
+	drain__publish(d, 0);
+	drain__free(d);
+	fake_free(&f);
+	free(buf);
+}
+
 int main(void)
 {
 	double t0 = now();
@@ -1159,6 +1194,7 @@ int main(void)
 	test_free();
 	test_realtime();
 	test_trim();
+	test_trim_id_word();
 	fprintf(stderr, "test-drain: %.2f s\n", now() - t0);
 	return check_done("test-drain");
 }

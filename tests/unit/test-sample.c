@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "check.h"
 #include "trace/sample.h"
@@ -49,6 +50,9 @@ static void put32x2(struct rec *r, uint32_t a, uint32_t b)
 	put(r, &a, 4);
 	put(r, &b, 4);
 }
+
+/* Where the id is with PERF_SAMPLE_IDENTIFIER: first, and last. */
+static const struct sample_id_pos ident = { 0, 1 };
 
 #define ST_BASE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 
@@ -132,7 +136,7 @@ static void test_full_sample(void)
 	CHECK_EQ_U64(sample__context_ips(&s, (uint64_t)PERF_CONTEXT_KERNEL, ips, 8), 1);
 	CHECK_EQ_U64(ips[0], 0xffffffff81000000ULL);
 
-	CHECK_EQ_U64(sample__peek_id(&r.hdr, &id), 0);
+	CHECK_EQ_U64(sample__peek_id(&r.hdr, &ident, &id), 0);
 	CHECK_EQ_U64(id, 0x1d);
 	CHECK_EQ_U64(sample__peek_time(&r.hdr, ST_ALL, &t), 0);
 	CHECK_EQ_U64(t, 123456789);
@@ -241,36 +245,68 @@ static void test_callchain_filter(void)
 	CHECK_EQ_U64(sample__context_ips(&s, (uint64_t)PERF_CONTEXT_KERNEL, ips, 8), 0);
 }
 
+/* An MMAP2 record (or with @type PERF_RECORD_MMAP, an MMAP: no device,
+ * inode, prot or flags) of pid 7, tid 8, [0x400000, +0x2000) at file
+ * offset 0x1000 of /usr/bin/x; the name's offset in *@fname. */
+static void mmap_rec(struct rec *r, uint32_t type, size_t *fname)
+{
+	rec_init(r, type);
+	put32x2(r, 7, 8);
+	put64(r, 0x400000);
+	put64(r, 0x2000);
+	put64(r, 0x1000);
+	if (type == PERF_RECORD_MMAP2) {
+		put64(r, (uint64_t)3 << 32 | 253);	/* min << 32 | maj, as perf lays them */
+		put64(r, 4242);
+		put64(r, 1);
+		put32x2(r, 5, 2);
+	}
+	*fname = r->len;
+	put(r, "/usr/bin/x\0\0\0\0\0\0", 16);
+	put64(r, 0x1d);			/* sample_id: IDENTIFIER */
+}
+
+/* What both records say alike. */
+static void check_mmap_common(const struct sb_mmap2 *m)
+{
+	CHECK_EQ_U64(m->pid, 7);
+	CHECK_EQ_U64(m->tid, 8);
+	CHECK_EQ_U64(m->addr, 0x400000);
+	CHECK_EQ_U64(m->len, 0x2000);
+	CHECK_EQ_U64(m->pgoff, 0x1000);
+	CHECK_STR(m->filename, "/usr/bin/x");
+}
+
+/* @parse refuses @r spoilt: a file name with no NUL before the record's
+ * end, then cut inside the fixed fields, then of type @other. */
+static void check_mmap_refused(struct rec *r, size_t fname,
+			       int (*parse)(const struct perf_event_header *, struct sb_mmap2 *),
+			       uint32_t other)
+{
+	struct sb_mmap2 m;
+
+	memset(r->bytes + fname, 'x', r->len - fname);
+	CHECK_EQ_U64(parse(&r->hdr, &m), -EINVAL);
+	r->hdr.size = (uint16_t)(fname - 4);
+	CHECK_EQ_U64(parse(&r->hdr, &m), -EINVAL);
+	r->hdr.type = other;
+	CHECK_EQ_U64(parse(&r->hdr, &m), -EINVAL);
+}
+
 static void test_mmap2(void)
 {
 	struct rec r;
 	struct sb_mmap2 m;
 	size_t fname;
 
-	rec_init(&r, PERF_RECORD_MMAP2);
-	put32x2(&r, 7, 8);
-	put64(&r, 0x400000);
-	put64(&r, 0x2000);
-	put64(&r, 0x1000);
-	put64(&r, (uint64_t)3 << 32 | 253);	/* min << 32 | maj, as perf lays them */
-	put64(&r, 4242);
-	put64(&r, 1);
-	put32x2(&r, 5, 2);
-	fname = r.len;
-	put(&r, "/usr/bin/x\0\0\0\0\0\0", 16);
-	put64(&r, 0x1d);			/* sample_id: IDENTIFIER */
+	mmap_rec(&r, PERF_RECORD_MMAP2, &fname);
 	CHECK_EQ_U64(sample__parse_mmap2(&r.hdr, &m), 0);
-	CHECK_EQ_U64(m.pid, 7);
-	CHECK_EQ_U64(m.tid, 8);
-	CHECK_EQ_U64(m.addr, 0x400000);
-	CHECK_EQ_U64(m.len, 0x2000);
-	CHECK_EQ_U64(m.pgoff, 0x1000);
+	check_mmap_common(&m);
 	CHECK_EQ_U64(m.maj, 253);
 	CHECK_EQ_U64(m.min, 3);
 	CHECK_EQ_U64(m.ino, 4242);
 	CHECK_EQ_U64(m.prot, 5);
 	CHECK_EQ_U64(m.flags, 2);
-	CHECK_STR(m.filename, "/usr/bin/x");
 
 	/* With a build id the union holds no device or inode. */
 	r.hdr.misc = PERF_RECORD_MISC_MMAP_BUILD_ID;
@@ -279,15 +315,7 @@ static void test_mmap2(void)
 	CHECK_EQ_U64(m.ino, 0);
 	r.hdr.misc = 0;
 
-	/* A file name with no NUL before the record's end. */
-	memset(r.bytes + fname, 'x', r.len - fname);
-	CHECK_EQ_U64(sample__parse_mmap2(&r.hdr, &m), -EINVAL);
-	/* Cut inside the fixed fields. */
-	r.hdr.size = (uint16_t)(fname - 4);
-	CHECK_EQ_U64(sample__parse_mmap2(&r.hdr, &m), -EINVAL);
-	/* Not an MMAP2 record at all. */
-	r.hdr.type = PERF_RECORD_MMAP;
-	CHECK_EQ_U64(sample__parse_mmap2(&r.hdr, &m), -EINVAL);
+	check_mmap_refused(&r, fname, sample__parse_mmap2, PERF_RECORD_MMAP);
 }
 
 static void test_comm_task_lost(void)
@@ -332,7 +360,7 @@ static void test_comm_task_lost(void)
 	CHECK_EQ_U64(sample__parse_lost(&r.hdr, &l), 0);
 	CHECK_EQ_U64(l.id, 0x1d);
 	CHECK_EQ_U64(l.lost, 17);
-	CHECK_EQ_U64(sample__peek_id(&r.hdr, &id), 0);
+	CHECK_EQ_U64(sample__peek_id(&r.hdr, &ident, &id), 0);
 	CHECK_EQ_U64(id, 0x1d);
 	CHECK_EQ_U64(sample__parse_id(&r.hdr, PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 				      PERF_SAMPLE_IDENTIFIER, &sid), 0);
@@ -349,9 +377,91 @@ static void test_comm_task_lost(void)
 				      PERF_SAMPLE_IDENTIFIER, &sid), -EINVAL);
 	/* A record too short to hold an identifier at all. */
 	r.hdr.size = sizeof(r.hdr) + 4;
-	CHECK_EQ_U64(sample__peek_id(&r.hdr, &id), -EINVAL);
+	CHECK_EQ_U64(sample__peek_id(&r.hdr, &ident, &id), -EINVAL);
 	r.hdr.type = PERF_RECORD_SAMPLE;
-	CHECK_EQ_U64(sample__peek_id(&r.hdr, &id), -EINVAL);
+	CHECK_EQ_U64(sample__peek_id(&r.hdr, &ident, &id), -EINVAL);
+}
+
+/* A kernel without PERF_SAMPLE_IDENTIFIER (before 3.12): PERF_SAMPLE_ID,
+ * after TID TIME ADDR in a sample and before CPU in a trailer, as the
+ * session lays every event out then. */
+static void test_no_identifier(void)
+{
+	const uint64_t st = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+			    PERF_SAMPLE_CPU;
+	struct sample_id_pos pos;
+	struct sample s;
+	struct sb_id sid;
+	struct rec r;
+	uint64_t id = 0;
+
+	CHECK_EQ_U64(sample__id_pos(st | PERF_SAMPLE_IDENTIFIER, &pos), 0);
+	CHECK_EQ_U64(pos.sample, 0);
+	CHECK_EQ_U64(pos.trailer, 1);
+	CHECK_EQ_U64(sample__id_pos(st, &pos), 0);
+	CHECK_EQ_U64(pos.sample, 3);
+	CHECK_EQ_U64(pos.trailer, 2);
+	CHECK_EQ_U64(sample__id_pos(st | PERF_SAMPLE_IP | PERF_SAMPLE_STREAM_ID, &pos), 0);
+	CHECK_EQ_U64(pos.sample, 4);
+	CHECK_EQ_U64(pos.trailer, 3);
+	CHECK_EQ_U64(sample__id_pos(st & ~(uint64_t)PERF_SAMPLE_ID, &pos), -EINVAL);
+
+	CHECK_EQ_U64(sample__id_pos(st, &pos), 0);
+	rec_init(&r, PERF_RECORD_SAMPLE);
+	put32x2(&r, 100, 101);
+	put64(&r, 777);			/* TIME */
+	put64(&r, 0x7f0000001000);	/* ADDR */
+	put64(&r, 0x2e);		/* ID */
+	put32x2(&r, 1, 0);
+	CHECK_EQ_U64(sample__peek_id(&r.hdr, &pos, &id), 0);
+	CHECK_EQ_U64(id, 0x2e);
+	CHECK_EQ_U64(sample__parse(&r.hdr, st, 0, &s), 0);
+	CHECK_EQ_U64(s.id, 0x2e);
+	CHECK_EQ_U64(s.addr, 0x7f0000001000);
+	CHECK_EQ_U64(s.cpu, 1);
+	CHECK_EQ_U64(sample__peek_time(&r.hdr, st, &id), 0);
+	CHECK_EQ_U64(id, 777);
+	/* Too short for the fourth word. */
+	r.hdr.size = (uint16_t)(sizeof(r.hdr) + 24);
+	CHECK_EQ_U64(sample__peek_id(&r.hdr, &pos, &id), -EINVAL);
+
+	/* A side-band record's trailer: TID TIME ID CPU. */
+	rec_init(&r, PERF_RECORD_EXIT);
+	put32x2(&r, 5, 4);
+	put32x2(&r, 5, 4);
+	put64(&r, 888);
+	put32x2(&r, 5, 5);
+	put64(&r, 888);
+	put64(&r, 0x2f);
+	put32x2(&r, 1, 0);
+	CHECK_EQ_U64(sample__peek_id(&r.hdr, &pos, &id), 0);
+	CHECK_EQ_U64(id, 0x2f);
+	CHECK_EQ_U64(sample__parse_id(&r.hdr, st, &sid), 0);
+	CHECK_EQ_U64(sid.id, 0x2f);
+	CHECK_EQ_U64(sid.time, 888);
+	CHECK_EQ_U64(sid.cpu, 1);
+	r.hdr.size = (uint16_t)(sizeof(r.hdr) + 8);
+	CHECK_EQ_U64(sample__peek_id(&r.hdr, &pos, &id), -EINVAL);
+}
+
+/* PERF_RECORD_MMAP (no mmap2, before 3.16): code or data by its misc. */
+static void test_mmap(void)
+{
+	struct sb_mmap2 m;
+	struct rec r;
+	size_t fname;
+
+	mmap_rec(&r, PERF_RECORD_MMAP, &fname);
+	CHECK_EQ_U64(sample__parse_mmap(&r.hdr, &m), 0);
+	check_mmap_common(&m);
+	CHECK_EQ_U64(m.ino, 0);
+	CHECK_EQ_U64(m.maj, 0);
+	CHECK_EQ_U64(m.flags, 0);
+	CHECK_EQ_U64(m.prot, PROT_READ | PROT_EXEC);
+	r.hdr.misc = PERF_RECORD_MISC_MMAP_DATA;
+	CHECK_EQ_U64(sample__parse_mmap(&r.hdr, &m), 0);
+	CHECK_EQ_U64(m.prot, PROT_READ | PROT_WRITE);
+	check_mmap_refused(&r, fname, sample__parse_mmap, PERF_RECORD_MMAP2);
 }
 
 int main(void)
@@ -362,5 +472,7 @@ int main(void)
 	test_callchain_filter();
 	test_mmap2();
 	test_comm_task_lost();
+	test_no_identifier();
+	test_mmap();
 	return check_done("test-sample");
 }

@@ -18,6 +18,9 @@ for f in dynamic_events error_log event_triggers; do
 	expect_line "^$f +no " "$T/out"
 done
 expect_line '^lockdown +absent$' "$T/out"
+# perf_event_attr: Red Hat's backports but PERF_FORMAT_LOST (6.0), as a
+# test program opening each bit found here (el7-perf-caps.sh goes on).
+expect_line '^perf_event_attr +takes dummy sample_identifier mmap2 comm_exec use_clockid; lacks format_lost \(Linux 6\.0\)$' "$T/out"
 rung() { awk -v t="$1" '$1 == t && (t != "leak" || $2 != "-k") { sub("^" t " +", ""); print; exit }' "$T/out"; }
 check_rung() { # TOOL EXPECTED_PREFIX
 	case $(rung "$1") in

@@ -16,19 +16,7 @@
 . "$top_srcdir/tests/vm/lib-swapin.sh"
 need_root
 RT=$(target reclaim-target)
-ZRAM=/sys/block/zram0
-MEMCG=/sys/fs/cgroup/memory
-PC=/proc/sys/vm/page-cluster
-[ -d "$ZRAM" ] || fail "no $ZRAM"
-[ -e "$MEMCG/memory.limit_in_bytes" ] || skip "no cgroup v1 memory controller at $MEMCG"
-echo 64M >"$ZRAM/disksize" || fail "cannot size zram0"
-mkswap /dev/zram0 >/dev/null || fail "mkswap /dev/zram0"
-swapon /dev/zram0 || fail "swapon /dev/zram0"
-old_pc=$(cat "$PC")
-CG=$MEMCG/faultline-swapin-$$
-trap 'st=$?; empty_cg "$CG"; echo "$old_pc" >"$PC"; swapoff /dev/zram0; echo 1 >"$ZRAM/reset"; (exit $st); _fl_exit' EXIT
-echo 0 >"$PC" || fail "cannot set $PC to 0"
-mkdir "$CG" || fail "cannot create $CG"
+zram_swap_cg faultline-swapin
 pswpin() { awk '$1 == "pswpin" { print $2 }' /proc/vmstat; }
 
 run_rung() { # NAME BANNER_REGEX

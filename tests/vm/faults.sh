@@ -2,8 +2,13 @@
 # faults.sh (guest): `faultline faults` on fault-target, on the tracepoint
 # rung (exceptions:page_fault_user) and the software-event rung, with the
 # counts fault-target's scenario makes (99 minor faults in touch_big, 32 in
-# touch_anon), and --by-alloc.
+# touch_anon); and --by-alloc on both rungs, every allocation site of the
+# target exact against its own account (check_by_alloc: allocations,
+# bytes, class, the faults inside each allocator call as getrusage counted
+# them, the toucher's, the child's copy-on-write, the totals), and its
+# text report.
 . "$top_srcdir/tests/system/lib.sh"
+. "$top_srcdir/tests/vm/lib-checks.sh"
 need_root
 FT=$(target fault-target)
 for mask in "" exceptions:page_fault_user; do
@@ -17,6 +22,17 @@ for mask in "" exceptions:page_fault_user; do
 	echo "RESULT faults (mask '$mask'): $(grep 'touch_anon 32$' "$T/out" | sed 's/.*;//')"
 done
 expect_line 'falling back to software events page-faults' "$T/err"
+for rung in tracepoint software; do
+	mask=
+	[ "$rung" = software ] && mask=exceptions:page_fault_user
+	FAULTLINE_MASK=$mask run_fl faults --by-alloc --json -c "$FT"
+	expect_eq "$rc" 0 "faults --by-alloc --json ($rung) status"
+	case $rung in
+	tracepoint) expect_line 'with tracepoint exceptions:page_fault_user' "$T/err" ;;
+	software) expect_line 'falling back to software events page-faults' "$T/err" ;;
+	esac
+	check_by_alloc "$rung" "$rung"
+done
 run_fl faults --by-alloc -c "$FT"
 expect_eq "$rc" 0 "faults --by-alloc status"
 expect_line '^    fault-target \[[0-9]+\]  mmap, 1 allocation, 8388608 bytes$' "$T/out"

@@ -1,6 +1,7 @@
 # lib-swapin.sh: the checks of `faultline swapin -p` against reclaim-target
 # --pageout, shared by tests/vm/swapin.sh (6.1: MADV_PAGEOUT) and
-# tests/vm/el7-swapin.sh (3.10: a memory cgroup limit).  Sourced after
+# tests/vm/el7-swapin.sh (3.10: a memory cgroup limit), and 3.10's zram
+# swap (el7-swapin.sh, el7-pressure.sh).  Sourced after
 # tests/system/lib.sh.  (tests/vm/init runs no lib-*.sh as a test.)
 
 truth() { sed -n "s/^$1=//p" "$T/$2.out" | head -n 1; }
@@ -31,4 +32,25 @@ swapin_rungs() {
 	export FAULTLINE_MASK
 	run_rung majfault 'falling back to major faults'
 	unset FAULTLINE_MASK
+}
+
+# zram_swap_cg NAME (3.10, el7-swapin.sh and el7-pressure.sh): swap on
+# zram0 (64 MiB; zram is built in there), vm.page-cluster 0 (3.10 reads
+# swap ahead even on zram: with 0 each page comes back by one read and one
+# major fault) and a v1 memory cgroup $CG (NAME-PID, under $MEMCG), all
+# undone at exit; skip without the v1 memory controller.
+zram_swap_cg() {
+	ZRAM=/sys/block/zram0
+	MEMCG=/sys/fs/cgroup/memory
+	PC=/proc/sys/vm/page-cluster
+	[ -d "$ZRAM" ] || fail "no $ZRAM"
+	[ -e "$MEMCG/memory.limit_in_bytes" ] || skip "no cgroup v1 memory controller at $MEMCG"
+	echo 64M >"$ZRAM/disksize" || fail "cannot size zram0"
+	mkswap /dev/zram0 >/dev/null || fail "mkswap /dev/zram0"
+	swapon /dev/zram0 || fail "swapon /dev/zram0"
+	old_pc=$(cat "$PC")
+	CG=$MEMCG/$1-$$
+	trap 'st=$?; empty_cg "$CG"; echo "$old_pc" >"$PC"; swapoff /dev/zram0; echo 1 >"$ZRAM/reset"; (exit $st); _fl_exit' EXIT
+	echo 0 >"$PC" || fail "cannot set $PC to 0"
+	mkdir "$CG" || fail "cannot create $CG"
 }
