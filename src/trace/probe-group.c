@@ -107,13 +107,15 @@ nomem:
 	return errbuf__set(eb, -ENOMEM, "out of memory while tracking probe '%s'", event);
 }
 
-/* The kernel's error_log entry of @cmd, or "" when it logged none (an
- * older entry, another process's, is never quoted). */
-static void kernel_says(const char *cmd, char *msg, size_t n)
+/* The kernel's error_log entry of @cmd, or "" when it logged none: only
+ * an entry that the log did not hold before the write (@before, read
+ * then) is quoted, never an older one, another process's or this same
+ * command's from an earlier try. */
+static void kernel_says(const char *before, const char *cmd, char *msg, size_t n)
 {
 	char *log = tracefs_error_all(NULL);
 
-	if (!probe_line__kernel_error(log, cmd, msg, n))
+	if (!probe_line__kernel_error(before, log, cmd, msg, n))
 		msg[0] = '\0';
 	free(log);
 }
@@ -121,20 +123,23 @@ static void kernel_says(const char *cmd, char *msg, size_t n)
 static int create(struct probe_group *g, struct tracefs_dynevent *ev, const char *event,
 		  const char *where, const char *cmd, bool kprobe, struct errbuf *eb)
 {
-	char klog[512];
+	char klog[512], *before;
 	int err;
 
 	if (!ev)
 		return errbuf__set(eb, -errno ? -errno : -EINVAL,
 				   "cannot describe probe '%s' at '%s'", event, where);
+	before = tracefs_error_all(NULL);	/* NULL: none yet (or no log: 3.10) */
 	if (tracefs_dynevent_create(ev) < 0) {
 		err = -(errno ? errno : EINVAL);
-		kernel_says(cmd, klog, sizeof(klog));
+		kernel_says(before, cmd, klog, sizeof(klog));
+		free(before);
 		errbuf__set(eb, err, "cannot create probe '%s/%s' at '%s': %s%s%s", g->name,
 			    event, where, strerror(-err), klog[0] ? ": kernel says: " : "", klog);
 		tracefs_dynevent_free(ev);
 		return err;
 	}
+	free(before);
 	return track(g, ev, event, kprobe, eb);
 }
 

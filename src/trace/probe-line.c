@@ -153,14 +153,40 @@ bool probe_line__unhex(const char *args, char *out, size_t n)
  *     Command: p:g/e /bin/true:0x10 a=%zz:u64
  *                                   ^
  */
-bool probe_line__kernel_error(const char *log, const char *cmd, char *msg, size_t n)
+
+/* Where the entries of @log that @before did not hold begin. */
+static const char *log_news(const char *before, const char *log)
 {
-	const char *head = NULL, *p = log;
+	const char *last = NULL, *p, *hit = NULL;
+	size_t blen, llen;
+
+	if (!before || !*before)
+		return log;
+	blen = strlen(before);
+	if (!strncmp(log, before, blen))
+		return log + blen;	/* the ring was not full: appended */
+	for (p = before; *p; p += strcspn(p, "\n"), p += *p == '\n')
+		if (*p == '[')
+			last = p;
+	if (!last)
+		return log;
+	llen = strlen(last);
+	for (p = log; (p = strstr(p, last)); p++)
+		if (p == log || p[-1] == '\n')
+			hit = p;
+	return hit ? hit + llen : log;
+}
+
+bool probe_line__kernel_error(const char *before, const char *log, const char *cmd, char *msg,
+			      size_t n)
+{
+	const char *head = NULL, *p;
 	size_t clen = strlen(cmd);
 	bool found = false;
 
 	if (!log)
 		return false;
+	p = log_news(before, log);
 	while (*p) {
 		const char *eol = p + strcspn(p, "\n"), *c = p;
 

@@ -60,12 +60,20 @@ int probe_line__kprobe(char *buf, size_t n, const char *group, const char *event
 bool probe_line__unhex(const char *args, char *out, size_t n);
 
 /*
- * probe_line__kernel_error() - the kernel's word on command @cmd: in @log
- * (the text of tracefs's error_log), the message of the last entry whose
- * "Command:" is @cmd, without its timestamp ("trace_uprobe: error: Invalid
- * register name"), into @msg.  Return: true when there is one: an entry of
- * another command (older, or another process's) is never quoted.
+ * probe_line__kernel_error() - the kernel's word on command @cmd: the
+ * message of the last entry of @log (the text of tracefs's error_log,
+ * read after the write) whose "Command:" is @cmd, without its timestamp
+ * ("trace_uprobe: error: Invalid register name"), into @msg: one line.
+ * Only entries that @before (the log read just before the write; NULL or
+ * "" for an empty one) did not hold count: an older entry, of another
+ * command or of this very text (a probe of the same name and place that
+ * failed before, a pid reused), is never quoted.  The log is a ring of a
+ * few entries (8 on 6.18: TRACING_LOG_ERRS_MAX), which drops its oldest as
+ * it adds, so its length before is no offset into it after: what follows
+ * @before's last entry is new, and all of @log when that entry is gone
+ * (dropped, or the log cleared).  Return: true when there is one.
  */
-bool probe_line__kernel_error(const char *log, const char *cmd, char *msg, size_t n);
+bool probe_line__kernel_error(const char *before, const char *log, const char *cmd, char *msg,
+			      size_t n);
 
 #endif

@@ -3,11 +3,14 @@
  * kernel's dynamic_events parser could misread (a newline starts another
  * command, whitespace splits one, '#' ends it, ':' starts the offset on
  * 3.10), builds the line libtracefs writes for good parts, the error
- * log is quoted only for the command that failed, and 3.10's fetchargs
+ * log is quoted only for the command that failed and only from the entries
+ * the write added (real logs of 6.18: tests/fixtures/error-log/), and 3.10's fetchargs
  * (no x types) are rewritten token by token; a group name gives its
  * owner's pid and PID namespace, and nothing else parses as one.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -20,6 +23,83 @@ static int up(const char *group, const char *event, const char *path, const char
 	char buf[PROBE_LINE_MAX + 1];
 
 	return probe_line__uprobe(buf, sizeof(buf), group, event, path, 0x10, false, args, NULL);
+}
+
+/* tests/fixtures/error-log/@name, read whole (top_srcdir, default "."). */
+static char *fixture(const char *name)
+{
+	const char *top = getenv("top_srcdir");
+	char path[4096], *text = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/error-log/%s", top ? top : ".", name);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "cannot read %s\n", path);
+		exit(1);
+	}
+	text = calloc(1, 65536);
+	if (text)
+		n = fread(text, 1, 65535, f);
+	fclose(f);
+	if (!text || !n)
+		exit(1);
+	return text;
+}
+
+/* Captured on 6.18 (tests/fixtures/error-log/README.md): the command C
+ * failed first for want of its file, then, the file there, for its
+ * register; the "full" pair is the ring of 8 entries, its oldest dropped
+ * by C's second failure. */
+#define FX_CMD "p:faultline_4242/malloc_enter /tmp/h25fx/lib/libc.so.6:0x0000000000098930 " \
+	       "size=%zz:u64 sp=%sp:x64"
+#define FX_NOFILE "trace_uprobe: error: Failed to find the given file"
+#define FX_REGISTER "trace_uprobe: error: Invalid register name"
+
+static void check_fixtures(void)
+{
+	char *pb = fixture("plain-before.log"), *pa = fixture("plain-after.log");
+	char *fb = fixture("full-before.log"), *fa = fixture("full-after.log");
+	const char *last;
+	char msg[256];
+
+	/* Appended: the new entry, not the older one of the same text. */
+	CHECK(probe_line__kernel_error(pb, pa, FX_CMD, msg, sizeof(msg)));
+	CHECK_STR(msg, FX_REGISTER);
+	/* A failure the kernel logged nothing for (3.10 has no log; libtracefs
+	 * can fail before the write): the same text's older entries are not
+	 * its reason. */
+	CHECK(!probe_line__kernel_error(pb, pb, FX_CMD, msg, sizeof(msg)));
+	CHECK(!probe_line__kernel_error(pa, pa, FX_CMD, msg, sizeof(msg)));
+	CHECK(!probe_line__kernel_error(fb, fb, FX_CMD, msg, sizeof(msg)));
+	/* Without a log before, every entry counts: the last of the command. */
+	CHECK(probe_line__kernel_error(NULL, pb, FX_CMD, msg, sizeof(msg)));
+	CHECK_STR(msg, FX_NOFILE);
+	CHECK(probe_line__kernel_error("", pa, FX_CMD, msg, sizeof(msg)));
+	CHECK_STR(msg, FX_REGISTER);
+	/* The full ring: as long as before, its oldest entry gone. */
+	CHECK(strlen(fb) != strlen(fa) || strncmp(fb, fa, strlen(fb)));
+	CHECK(probe_line__kernel_error(fb, fa, FX_CMD, msg, sizeof(msg)));
+	CHECK_STR(msg, FX_REGISTER);
+	/* before's last entry dropped too (more entries since than the ring
+	 * holds): all of the log is new. */
+	CHECK(probe_line__kernel_error(pb, fa, FX_CMD, msg, sizeof(msg)));
+	CHECK_STR(msg, FX_REGISTER);
+	/* Cleared, then the command's entry alone. */
+	last = strrchr(fa, '[');
+	CHECK(last && probe_line__kernel_error(fb, last, FX_CMD, msg, sizeof(msg)));
+	CHECK_STR(msg, FX_REGISTER);
+	/* Another command's entries never. */
+	CHECK(!probe_line__kernel_error(fb, fa, "p:faultline_4242/malloc_enter /x:0x10", msg,
+					sizeof(msg)));
+	/* One line, whatever @msg holds. */
+	CHECK(probe_line__kernel_error(fb, fa, FX_CMD, msg, 12));
+	CHECK_STR(msg, "trace_uprob");
+	free(pb);
+	free(pa);
+	free(fb);
+	free(fa);
 }
 
 int main(void)
@@ -89,14 +169,14 @@ int main(void)
 	      "[ 7106.666040] trace_uprobe: error: Invalid register name\n"
 	      "  Command: p:g/y /bin/true:0x10 a=%zz:u64\n"
 	      "                                             ^\n";
-	CHECK(probe_line__kernel_error(log, "p:g/x /nonexist:0x10 a=%di:u64", msg, sizeof(msg)));
+	CHECK(probe_line__kernel_error(NULL, log, "p:g/x /nonexist:0x10 a=%di:u64", msg, sizeof(msg)));
 	CHECK_STR(msg, "trace_uprobe: error: Failed to find the given file");
-	CHECK(probe_line__kernel_error(log, "p:g/y /bin/true:0x10 a=%zz:u64", msg, sizeof(msg)));
+	CHECK(probe_line__kernel_error(NULL, log, "p:g/y /bin/true:0x10 a=%zz:u64", msg, sizeof(msg)));
 	CHECK_STR(msg, "trace_uprobe: error: Invalid register name");
-	CHECK(!probe_line__kernel_error(log, "p:g/z /bin/true:0x10", msg, sizeof(msg)));
-	CHECK(!probe_line__kernel_error(log, "p:g/x /nonexist:0x10", msg, sizeof(msg)));
-	CHECK(!probe_line__kernel_error("", "p:g/x", msg, sizeof(msg)));
-	CHECK(!probe_line__kernel_error(NULL, "p:g/x", msg, sizeof(msg)));
+	CHECK(!probe_line__kernel_error(NULL, log, "p:g/z /bin/true:0x10", msg, sizeof(msg)));
+	CHECK(!probe_line__kernel_error(NULL, log, "p:g/x /nonexist:0x10", msg, sizeof(msg)));
+	CHECK(!probe_line__kernel_error(NULL, "", "p:g/x", msg, sizeof(msg)));
+	CHECK(!probe_line__kernel_error(NULL, NULL, "p:g/x", msg, sizeof(msg)));
 
 	/* 3.10's types: every x width becomes u, nothing else changes. */
 	CHECK(probe_line__unhex("ret=$retval:x64 sp=%sp:x64", msg, sizeof(msg)));
@@ -137,5 +217,6 @@ int main(void)
 			CHECK_EQ_U64((uint64_t)probe_group__parse_pid(bad[i]), (uint64_t)-1);
 		}
 	}
+	check_fixtures();
 	return check_done("test-probe-line");
 }
