@@ -562,25 +562,57 @@ static void on_exec(struct session *s, pid_t pid, uint64_t time, void *ctx)
 		at->err = -ENOMEM;
 }
 
-static int probe_late(struct alloc_trace *at, pid_t pid, const struct allocator *al,
-		      struct late *lt, struct errbuf *eb)
+/* The probes of spec @spec on @path, their events named with @suffix,
+ * added to the running session (in a replay: the recorded ones). */
+static int probe_late(struct alloc_trace *at, const char *spec, const char *path,
+		      const char *suffix, struct late *lt, struct errbuf *eb)
 {
-	char suffix[16];
 	struct errbuf eb2 = { "" };
 	int err, err2;
 
-	snprintf(suffix, sizeof(suffix), "_l%zu", at->nlate + 1);
 	err = session__grow_begin(at->s, eb);
 	if (err)
 		return err;
-	err = probe_object(at, al->spec, al->path, suffix, &lt->p, eb);
+	err = probe_object(at, spec, path, suffix, &lt->p, eb);
 	err2 = session__grow_end(at->s, !err, &eb2);
 	if (!err && err2) {
 		errbuf__set(eb, err2, "%s", eb2.msg);
 		err = err2;
 	}
-	(void)pid;
 	return err;
+}
+
+/* A new slot in at->late, zeroed; NULL when out of memory. */
+static struct late *new_late(struct alloc_trace *at)
+{
+	struct late *nv = realloc(at->late, (at->nlate + 1) * sizeof(*nv));
+
+	if (!nv)
+		return NULL;
+	at->late = nv;
+	memset(&nv[at->nlate], 0, sizeof(*nv));
+	return &nv[at->nlate];
+}
+
+/*
+ * Recording, an allocator probed late is told to the replay in the stream,
+ * after its EVENTs (session__grow_end wrote them): the META "alloc.late",
+ * "SUFFIX<tab>SPEC<tab>PATH<tab>WHAT" (the events' name suffix, the probe
+ * spec, the object, the line the tools print).  A replay adds the same
+ * probes' recorded events there (on_meta).
+ */
+#define LATE_META "alloc.late"
+
+static void record_late(struct alloc_trace *at, const char *suffix, const char *spec,
+			const char *path, const char *what)
+{
+	char v[sizeof(((struct late *)0)->line) + PATH_MAX + 128];
+	int err;
+
+	snprintf(v, sizeof(v), "%s\t%s\t%s\t%s", suffix, spec, path, what);
+	err = session__record_meta(at->s, LATE_META, v);
+	if (err && !at->err)
+		at->err = err;	/* the recorder latched it too: the run fails */
 }
 
 /*
@@ -600,13 +632,16 @@ static void on_mmap(struct session *s, pid_t pid, const struct map *m, void *ctx
 	struct errbuf eb = { "" };
 	char path[PATH_MAX];
 	struct allocator al;
-	struct late *lt, *nv;
+	struct late *lt;
+	char suffix[24];
 	uint64_t key = obj_key(m->maj, m->min, m->ino), seen = 0;
 	bool fresh;
 	int err;
 
+	/* A replay learns them from the recording (on_meta), not from
+	 * files here. */
 	if (at->o.kernel || !(m->prot & PROT_EXEC) || !m->path || m->path[0] != '/' || !m->ino ||
-	    !session__in_target(s, pid))
+	    session__replaying(s) || !session__in_target(s, pid))
 		return;
 	fresh = hashmap__get(at->fresh, (uint64_t)pid, NULL);
 	if (!fresh && !hashmap__get(at->running, (uint64_t)pid, NULL))
@@ -625,17 +660,13 @@ static void on_mmap(struct session *s, pid_t pid, const struct map *m, void *ctx
 		return;
 	}
 	hashmap__delete(at->fresh, (uint64_t)pid, NULL);
-	nv = realloc(at->late, (at->nlate + 1) * sizeof(*nv));
-	if (!nv || hashmap__set(at->objs, key, OBJ_UNPROBED)) {
-		if (nv)
-			at->late = nv;
+	lt = new_late(at);
+	if (!lt || hashmap__set(at->objs, key, OBJ_UNPROBED)) {
 		at->err = -ENOMEM;
 		return;
 	}
-	at->late = nv;
-	lt = &at->late[at->nlate];
-	memset(lt, 0, sizeof(*lt));
-	err = probe_late(at, pid, &al, lt, &eb);
+	snprintf(suffix, sizeof(suffix), "_l%zu", at->nlate + 1);
+	err = probe_late(at, al.spec, al.path, suffix, lt, &eb);
 	if (fresh)
 		snprintf(lt->line, sizeof(lt->line),
 			 "%s in %s as pid %d sees it (the allocator of the program it exec'd)",
@@ -646,9 +677,67 @@ static void on_mmap(struct session *s, pid_t pid, const struct map *m, void *ctx
 	if (!err) {
 		at->nlate++;
 		hashmap__set(at->objs, key, OBJ_PROBED);
+		if (session__recording(s))
+			record_late(at, suffix, al.spec, al.path, lt->line);
 	}
 	if (at->h.late)
 		at->h.late(at->h.ctx, lt->line, lt->p.roles, err, eb.msg);
+}
+
+/* Replaying: an allocator the recording probed late (record_late()), its
+ * recorded events added from here on.  Said only when that fails: the
+ * report names it with the others (alloc_trace__late()). */
+static void on_meta(struct session *s, const char *key, const char *value, void *ctx)
+{
+	struct alloc_trace *at = ctx;
+	struct errbuf eb = { "" };
+	char f[4][sizeof(((struct late *)0)->line)];
+	const char *p = value;
+	struct late *lt;
+	int err;
+
+	if (strcmp(key, LATE_META) || at->o.kernel)
+		return;
+	for (int i = 0; i < 4; i++) {
+		size_t n = i < 3 ? strcspn(p, "\t") : strlen(p);
+
+		if (n >= sizeof(f[i]) || (i < 3 && p[n] != '\t')) {
+			f[0][0] = '\0';
+			break;
+		}
+		memcpy(f[i], p, n);
+		f[i][n] = '\0';
+		p += n + (i < 3);
+	}
+	lt = new_late(at);
+	if (!lt) {
+		at->err = -ENOMEM;
+		return;
+	}
+	/* A spec by name only: a recording names no file to load. */
+	if (strncmp(f[0], "_l", 2) || !f[1][0] || strchr(f[1], '/') || !f[2][0]) {
+		snprintf(lt->line, sizeof(lt->line), "an allocator the recording probed late");
+		err = errbuf__set(&eb, -EBADMSG, "the recording's %s is malformed", LATE_META);
+	} else {
+		snprintf(lt->line, sizeof(lt->line), "%s", f[3]);
+		err = probe_late(at, f[1], f[2], f[0], lt, &eb);
+	}
+	if (!err)
+		at->nlate++;
+	else if (at->h.late)
+		at->h.late(at->h.ctx, lt->line, lt->p.roles, err, eb.msg);
+	(void)s;
+}
+
+/* Recording: a probed allocator's entry (or free) that went to the file
+ * says, as on_enter() would, that the process runs its program. */
+static void on_recorded(struct session *s, const struct sample *smp, session_sample_fn fn,
+			void *fn_ctx, void *ctx)
+{
+	(void)s;
+	(void)fn_ctx;
+	if (fn == on_enter || fn == on_free)
+		mark_running(ctx, (pid_t)smp->pid);
 }
 
 /* Events were lost: a call in flight may have lost its return, and a call
@@ -675,7 +764,7 @@ static void on_thread_exit(struct session *s, pid_t pid, pid_t tid, void *ctx)
 	hashmap__delete(at->last_free_probe, (uint64_t)tid, NULL);
 	if (pid == tid)
 		hashmap__delete(at->breaks, (uint64_t)pid, NULL);
-	if (at->h.thread_exit)
+	if (at->h.thread_exit && !session__recording(s))
 		at->h.thread_exit(at->h.ctx, pid, tid);
 }
 
@@ -1273,9 +1362,13 @@ int alloc_trace__new(struct session *s, const struct alloc_trace_opts *o,
 		err = alloc_track__index(at->track);
 	if (err)
 		goto fail;
+	/* Recording, too: a library the target dlopen's is probed and its
+	 * events recorded (the handlers of the events do not run then). */
 	session__on_task(s, &(struct session_task_hooks){ .exec = on_exec, .fork = on_fork,
 							  .thread_exit = on_thread_exit, .lost = on_lost,
-							  .mmap = on_mmap, .ctx = at });
+							  .mmap = on_mmap, .recorded = on_recorded,
+							  .meta = on_meta, .while_recording = true,
+							  .ctx = at });
 	if (o->kernel) {
 		at->filter_pid = session__target_pid(s) > 0 ? session__target_pid(s) : 0;
 		err = add_kernel_events(at, eb);

@@ -7,8 +7,9 @@
  * User mode: uprobes on the allocator's functions, from a probe spec
  * (probes/glibc.probes, jemalloc.probes, tcmalloc.probes; retargeted with
  * obj and prefix), and on those of every allocator library a process of
- * the target dlopen's later (live -p and -c: added while the session
- * runs, session__grow_begin()), plus the mmap/munmap/mremap/brk syscall tracepoints for
+ * the target dlopen's later (-p and -c: added while the session runs,
+ * session__grow_begin(); recording too, the META "alloc.late" telling a
+ * replay where to add them), plus the mmap/munmap/mremap/brk syscall tracepoints for
  * anonymous memory the program maps itself.  An entry probe gives the
  * size, its return probe the address and the stack (taken there, as BCC's
  * memleak does, so the innermost frame is the caller of malloc), a free
@@ -121,8 +122,9 @@ const char *alloc_trace__probed(struct alloc_trace *at);
  * alloc_trace__probed(), whose buffer it shares). */
 const char *alloc_trace__object(struct alloc_trace *at);
 /* The allocators probed once the run went on (dlopen'ed by a process of
- * the target after the start: see on_mmap in alloc-trace.c), each as
- * "jemalloc in PATH (dlopen'ed by pid N)"; live runs only. */
+ * the target after the start: see on_mmap in alloc-trace.c; in a replay,
+ * those the recording did, on_meta), each as "jemalloc in PATH (dlopen'ed
+ * by pid N)". */
 size_t alloc_trace__late_count(const struct alloc_trace *at);
 const char *alloc_trace__late(const struct alloc_trace *at, size_t i);
 /* What was left untraced at setup and why, for the tool to tell the user,

@@ -116,7 +116,8 @@ static int sub_init(struct fg *g, const struct tool_mode *mode)
 	int argc = 0;
 
 	g->sub = g->fo.faults ? &faults_tool : &heap_tool;
-	argv[argc++] = (char *)g->sub->name;
+	/* The heap tool's lines (what it probes) name this command. */
+	argv[argc++] = g->fo.faults ? (char *)g->sub->name : TOOL;
 	if (g->fo.faults) {
 		argv[argc++] = "--folded";
 		if (g->o->srcline)

@@ -86,6 +86,9 @@ struct heap_opts {
 };
 
 struct heap {
+	/* The command the user ran: "heap", or "flamegraph" composing heap
+	 * (its argv[0]), in the lines said while tracing. */
+	const char *name;
 	struct tool_opts *o;
 	struct heap_opts ho;
 	struct session *s;
@@ -775,6 +778,7 @@ static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 	int ret;
 
 	h->ho = (struct heap_opts){ .peak_limit = 10, .sub_limit = 5, .threshold = 1 };
+	h->name = argc > 0 && argv[0] ? argv[0] : TOOL;
 	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_ALL, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret;
@@ -805,8 +809,9 @@ static void heap_variant(const void *ctx, const char **ladder, const char **what
 /* Another allocator, dlopen'ed: said when it happens. */
 static void on_late(void *ctx, const char *what, const char *roles, int err, const char *msg)
 {
-	(void)ctx;
-	tool__alloc_late(TOOL, what, roles, err, msg);
+	const struct heap *h = ctx;
+
+	tool__alloc_late(h->name, what, roles, err, msg);
 }
 
 static int heap_add_events(void *ctx, struct session *s, const char *rung, const char *label,
@@ -825,7 +830,7 @@ static int heap_add_events(void *ctx, struct session *s, const char *rung, const
 							    .ctx = h },
 			       &h->at, eb);
 	if (!err)
-		tool__alloc_notes(TOOL, h->at);
+		tool__alloc_notes(h->name, h->at);
 	return err;
 }
 

@@ -73,6 +73,8 @@ static int info(const struct replay_opts *ro)
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (session__meta(s, keys[i]))
 			printf("%-12s %s\n", keys[i], session__meta(s, keys[i]));
+	/* After the run: the events defined as it went on too. */
+	err = session__run(s, NULL, &eb);
 	for (size_t i = 0; i < session__recorded_events(s); i++) {
 		unsigned int flags = 0;
 		const char *name = session__recorded_event(s, i, &flags);
@@ -81,7 +83,6 @@ static int info(const struct replay_opts *ro)
 		       flags & SESSION_KERNEL_STACK ? " +kstack" : "",
 		       flags & SESSION_SAMPLE_ADDR ? " +addr" : "");
 	}
-	err = session__run(s, NULL, &eb);
 	if (!err) {
 		uint64_t ns, pauses = session__pauses(s, &ns);
 
@@ -155,34 +156,72 @@ static void on_script_sample(struct session *s, const struct sample *smp, void *
 	tool__event_done();
 }
 
+/* The events script prints: one each, added as the recording defines
+ * them (most at its start; an allocator's probes once the run went on). */
+struct script {
+	struct session *s;
+	struct script_ev **evs;
+	size_t n;
+	int err;
+};
+
+static int script_add(struct script *sc, size_t i, struct errbuf *eb)
+{
+	struct script_ev **nv = realloc(sc->evs, (sc->n + 1) * sizeof(*nv)), *e;
+
+	if (!nv)
+		return -ENOMEM;
+	sc->evs = nv;
+	e = nv[sc->n] = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	sc->n++;
+	e->s = sc->s;
+	e->name = session__recorded_event(sc->s, i, &e->flags);
+	return session__add_recorded(sc->s, i, on_script_sample, e, &e->tev, eb);
+}
+
+static void on_script_event(struct session *s, size_t i, void *ctx)
+{
+	struct script *sc = ctx;
+	struct errbuf eb = { "" };
+	int err;
+
+	(void)s;
+	err = script_add(sc, i, &eb);
+	if (err && !sc->err) {
+		sc->err = err;
+		fprintf(stderr, "faultline " TOOL ": %s\n", errbuf__str(&eb, err));
+		session__stop(s);
+	}
+}
+
 static int script(const struct replay_opts *ro)
 {
 	struct errbuf eb = { "" };
-	struct session *s = NULL;
-	struct script_ev *evs = NULL;
+	struct script sc = { 0 };
 	size_t n;
 	int err;
 
-	err = session__new_replay(&(struct session_opts){ 0 }, ro, &s, &eb);
+	err = session__new_replay(&(struct session_opts){ 0 }, ro, &sc.s, &eb);
 	if (err)
 		goto out;
-	n = session__recorded_events(s);
-	evs = calloc(n ? n : 1, sizeof(*evs));
-	if (!evs) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < n && !err; i++) {
-		evs[i].s = s;
-		evs[i].name = session__recorded_event(s, i, &evs[i].flags);
-		err = session__add_recorded(s, i, on_script_sample, &evs[i], &evs[i].tev, &eb);
-	}
+	n = session__recorded_events(sc.s);
+	for (size_t i = 0; i < n && !err; i++)
+		err = script_add(&sc, i, &eb);
+	session__on_task(sc.s, &(struct session_task_hooks){ .event = on_script_event, .ctx = &sc });
 	if (!err)
-		err = session__run(s, NULL, &eb);
+		err = session__run(sc.s, NULL, &eb);
+	if (!err && sc.err)
+		err = sc.err;
 	fflush(stdout);
 out:
-	session__free(s);
-	free(evs);
+	session__free(sc.s);
+	for (size_t i = 0; i < sc.n; i++)
+		free(sc.evs[i]);
+	free(sc.evs);
+	if (err && sc.err == err)
+		return EXIT_FAIL;	/* said already */
 	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
 }
 

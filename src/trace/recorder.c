@@ -48,7 +48,8 @@ struct recorder {
 	struct recwriter *w;
 	char path[4096];
 	uint32_t *ev_of;		/* evsel index -> recorded event id, or NO_EVENT */
-	size_t nev;
+	size_t nev;			/* evsels known: those of the start, then grown */
+	uint32_t next_id;		/* the id the next EVENT written gets */
 	struct tp_field *call_site;	/* evsel index -> its 'call_site' field (.present) */
 	uint32_t memstat_id;		/* faultline:memstat's recorded id, or NO_EVENT */
 	uint32_t stacks_written;	/* stackdb ids 1 .. stacks_written are in the file */
@@ -246,61 +247,81 @@ static int write_event(struct session *s, const struct evsel *e, uint32_t id, st
 	return 0;
 }
 
-static int rec_start(struct session *s, struct errbuf *eb)
+/*
+ * The EVENTs of the evsels added since the last call (all of them at the
+ * start; then those a tool added while the run went on, session__grow_end):
+ * one recorded event per name, the one evsel of that name with a perf
+ * event of its own (add_evsel() made the others aliases).  The kernel
+ * addresses a report names, kernel stacks' frames and the kmem events'
+ * call sites (slab's caller rows, where the event has no cache name), are
+ * read from kallsyms now, not at the first one inside the run (KSYM
+ * records, write_ksym()).
+ */
+static int write_events(struct session *s, struct errbuf *eb)
 {
 	struct recorder *r = s->rec;
-	uint64_t key, val;
-	size_t pos = 0;
-	uint32_t next = 0;
+	size_t n = s->nevsels ? s->nevsels : 1, from = r->nev;
+	uint32_t *ev_of = realloc(r->ev_of, n * sizeof(*ev_of));
+	struct tp_field *call_site;
 	int err;
 
-	r->ev_of = malloc((s->nevsels ? s->nevsels : 1) * sizeof(*r->ev_of));
-	r->call_site = calloc(s->nevsels ? s->nevsels : 1, sizeof(*r->call_site));
-	if (!r->ev_of || !r->call_site)
-		return -ENOMEM;
-	r->nev = s->nevsels;
-	err = write_meta(s);
-	if (err)
-		return errbuf__set(eb, err, "%s: %s", r->path, recwriter__errmsg(r->w, err));
-	/* One recorded event per name: the one evsel of that name with a
-	 * perf event of its own (add_evsel() made the others aliases). */
-	for (size_t i = 0; i < s->nevsels; i++) {
+	if (ev_of)
+		r->ev_of = ev_of;
+	call_site = ev_of ? realloc(r->call_site, n * sizeof(*call_site)) : NULL;
+	if (!call_site)
+		return errbuf__set(eb, -ENOMEM, "out of memory");
+	r->call_site = call_site;
+	for (size_t i = from; i < s->nevsels; i++) {
 		r->ev_of[i] = NO_EVENT;
-		if (s->evsels[i].alias)
-			continue;
-		err = write_event(s, &s->evsels[i], next, eb);
-		if (err)
-			return err;
-		r->ev_of[i] = next++;
+		memset(&r->call_site[i], 0, sizeof(r->call_site[i]));
 	}
-	/* The memory-indicator samples a tool asked for, as one more event. */
-	r->memstat_id = NO_EVENT;
-	if (s->memstat_on) {
-		struct rec_event re = { .id = next, .kind = REC_EVENT_TRACEPOINT,
-					.name = MEMSTAT_SYSTEM ":" MEMSTAT_EVENT, .path = "",
-					.format = memstat__format() };
-
-		err = recwriter__event(r->w, &re);
-		if (err)
-			return errbuf__set(eb, err, "%s: %s", r->path, recwriter__errmsg(r->w, err));
-		r->memstat_id = next++;
-	}
-	/* The kernel addresses a report names: kernel stacks' frames, and
-	 * the kmem events' call sites (slab's caller rows, where the event
-	 * has no cache name).  Kallsyms is read now for them, before the
-	 * run, not at the first one inside it (KSYM records, write_ksym()). */
-	for (size_t i = 0; i < s->nevsels; i++) {
+	r->nev = s->nevsels;
+	for (size_t i = from; i < s->nevsels; i++) {
 		const struct evsel *e = &s->evsels[i];
 		struct sym_ksym k;
 		struct tp_field f;
 
-		if (e->kind == EVSEL_TRACEPOINT && e->tev && !e->alias &&
+		if (e->alias)
+			continue;
+		err = write_event(s, e, r->next_id, eb);
+		if (err)
+			return err;
+		r->ev_of[i] = r->next_id++;
+		if (e->kind == EVSEL_TRACEPOINT && e->tev &&
 		    !tp_event__field(e->tev, "call_site", &f)) {
 			r->call_site[i] = f;
 			r->call_site[i].present = true;
 		}
 		if ((e->flags & SESSION_KERNEL_STACK) || r->call_site[i].present)
 			symbolizer__kernel_sym(s->sym, 0, &k);
+	}
+	return 0;
+}
+
+static int rec_start(struct session *s, struct errbuf *eb)
+{
+	struct recorder *r = s->rec;
+	uint64_t key, val;
+	size_t pos = 0;
+	int err;
+
+	err = write_meta(s);
+	if (err)
+		return errbuf__set(eb, err, "%s: %s", r->path, recwriter__errmsg(r->w, err));
+	err = write_events(s, eb);
+	if (err)
+		return err;
+	/* The memory-indicator samples a tool asked for, as one more event. */
+	r->memstat_id = NO_EVENT;
+	if (s->memstat_on) {
+		struct rec_event re = { .id = r->next_id, .kind = REC_EVENT_TRACEPOINT,
+					.name = MEMSTAT_SYSTEM ":" MEMSTAT_EVENT, .path = "",
+					.format = memstat__format() };
+
+		err = recwriter__event(r->w, &re);
+		if (err)
+			return errbuf__set(eb, err, "%s: %s", r->path, recwriter__errmsg(r->w, err));
+		r->memstat_id = r->next_id++;
 	}
 	r->started = true;
 	/* What the session knew before the run (the -p target). */
@@ -530,6 +551,12 @@ static void rec_round(struct session *s)
 	r->flushed_ns = now;
 }
 
+/* Events added while the run goes on: written before their samples. */
+static int rec_grow(struct session *s, struct errbuf *eb)
+{
+	return s->rec->started ? write_events(s, eb) : 0;
+}
+
 static int rec_finish(struct session *s, struct errbuf *eb)
 {
 	struct recorder *r = s->rec;
@@ -566,6 +593,7 @@ static const struct session_observer recorder_observer = {
 	.comm = rec_comm,
 	.task = rec_task,
 	.lost = rec_lost,
+	.grow = rec_grow,
 	.memstat = rec_memstat,
 	.tracing = rec_tracing,
 	.round = rec_round,

@@ -82,8 +82,10 @@ struct replay {
 	uint32_t memstat_id;		/* faultline:memstat's id, UINT32_MAX: none */
 	/* The evsels of each recorded event, in the order they were added:
 	 * route[route_start[id] .. route_start[id + 1]), built when the run
-	 * starts, so a sample visits its own evsels only. */
+	 * starts, so a sample visits its own evsels only; built again when
+	 * an EVENT or an evsel comes once the run went on (stale). */
 	size_t *route_start, *route;
+	bool routes_stale;
 };
 
 static const struct session_source replay_source;
@@ -423,6 +425,7 @@ static int replay_add(struct session *s, int kind, const char *name, uint64_t co
 	e->rec_id = re->id;
 	if (ev)
 		*ev = tev;
+	s->replay->routes_stale = true;
 	return 0;
 }
 
@@ -550,6 +553,37 @@ static int replay_stack(struct session *s, const struct sample *smp, bool user,
 
 /* ---- the run ---- */
 
+/* Counting sort of the evsels by recorded event id (see struct replay). */
+static int build_routes(struct session *s)
+{
+	struct replay *rp = s->replay;
+	size_t *fill;
+
+	free(rp->route_start);
+	free(rp->route);
+	rp->routes_stale = false;
+	rp->route_start = calloc(rp->nevs + 1, sizeof(*rp->route_start));
+	rp->route = calloc(s->nevsels ? s->nevsels : 1, sizeof(*rp->route));
+	fill = calloc(rp->nevs + 1, sizeof(*fill));
+	if (!rp->route_start || !rp->route || !fill) {
+		free(fill);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < s->nevsels; i++)
+		if (s->evsels[i].rec_id < rp->nevs)
+			rp->route_start[s->evsels[i].rec_id + 1]++;
+	for (size_t id = 0; id < rp->nevs; id++)
+		rp->route_start[id + 1] += rp->route_start[id];
+	for (size_t i = 0; i < s->nevsels; i++) {
+		uint32_t id = s->evsels[i].rec_id;
+
+		if (id < rp->nevs)
+			rp->route[rp->route_start[id] + fill[id]++] = i;
+	}
+	free(fill);
+	return 0;
+}
+
 static void deliver_sample(struct session *s, const struct rec_sample *rs)
 {
 	struct sample smp = { .pid = rs->pid, .tid = rs->tid, .time = rs->time, .cpu = rs->cpu,
@@ -637,6 +671,8 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 					   rec->u.stack.id, id);
 		return 0;
 	case REC_SAMPLE:
+		if (s->replay->routes_stale && build_routes(s))
+			return -ENOMEM;
 		s->now_ns = rec->u.sample.time > s->now_ns ? rec->u.sample.time : s->now_ns;
 		if (rec->u.sample.event != s->replay->memstat_id)
 			s->replay->samples++;
@@ -646,6 +682,21 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 		/* Before the stacks it names: the reader checked its range and name. */
 		return symbolizer__add_kernel_sym(s->sym, &(struct sym_ksym){
 			rec->u.ksym.start, rec->u.ksym.end, rec->u.ksym.name, rec->u.ksym.module });
+	case REC_EVENT:
+		/* Added while the run went on (session__grow_end), before its
+		 * samples: a tool adds its evsels when a META tells it to. */
+		if (keep_event(s->replay, &rec->u.event))
+			return -ENOMEM;
+		s->replay->routes_stale = true;
+		if (s->task.event)
+			s->task.event(s, s->replay->nevs - 1, s->task.ctx);
+		return 0;
+	case REC_META:
+		if (keep_meta(s->replay, &rec->u.meta))
+			return -ENOMEM;
+		if (s->task.meta)
+			s->task.meta(s, rec->u.meta.key, rec->u.meta.value, s->task.ctx);
+		return 0;
 	case REC_LOST:
 		/* The tools hear of it where it was, and the count so far is
 		 * the session's until END sets the run's total. */
@@ -666,9 +717,8 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 			s->unwind_stops[i] = rec->u.end.counters[i];
 		return 0;
 	default:
-		return errbuf__set(eb, -EBADMSG, "%s: offset %" PRIu64 ": a %s record after the "
-				   "events were defined", s->replay->path, rec->offset,
-				   rec_type__name(rec->type));
+		return errbuf__set(eb, -EBADMSG, "%s: offset %" PRIu64 ": a %s record among the "
+				   "others", s->replay->path, rec->offset, rec_type__name(rec->type));
 	}
 }
 
@@ -697,34 +747,6 @@ static uint64_t record_time(const struct rec *rec)
 	}
 }
 
-/* Counting sort of the evsels by recorded event id (see struct replay). */
-static int build_routes(struct session *s)
-{
-	struct replay *rp = s->replay;
-	size_t *fill;
-
-	rp->route_start = calloc(rp->nevs + 1, sizeof(*rp->route_start));
-	rp->route = calloc(s->nevsels ? s->nevsels : 1, sizeof(*rp->route));
-	fill = calloc(rp->nevs + 1, sizeof(*fill));
-	if (!rp->route_start || !rp->route || !fill) {
-		free(fill);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < s->nevsels; i++)
-		if (s->evsels[i].rec_id < rp->nevs)
-			rp->route_start[s->evsels[i].rec_id + 1]++;
-	for (size_t id = 0; id < rp->nevs; id++)
-		rp->route_start[id + 1] += rp->route_start[id];
-	for (size_t i = 0; i < s->nevsels; i++) {
-		uint32_t id = s->evsels[i].rec_id;
-
-		if (id < rp->nevs)
-			rp->route[rp->route_start[id] + fill[id]++] = i;
-	}
-	free(fill);
-	return 0;
-}
-
 /* What rounds a replay follows whatever the file says: a day of them, and
  * an hour more for each record read (a corrupt file can hold several wild
  * times alike, which a file's own times cannot tell from real ones). */
@@ -748,14 +770,12 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
  * day after every other and after the start (a corrupt last record: a
  * real run that was quiet for a day before it ended costs 864,000 empty
  * rounds, milliseconds).  A
- * file that is corrupt (a reader error, or a META or EVENT among the
- * records, which apply() refuses) makes the replay fail where it is: its
- * times are not looked at (no rounds), the error is said. */
+ * file that is corrupt (a reader error) makes the replay fail where it
+ * is: its times are not looked at (no rounds), the error is said. */
 static void prescan(struct replay *rp, uint64_t start)
 {
 	struct recreader *r = NULL;
 	uint64_t before = start, t, whole = 0;
-	bool head = true;
 	struct stat st;
 	struct rec rec;
 	int ret;
@@ -763,10 +783,6 @@ static void prescan(struct replay *rp, uint64_t start)
 	if (stat(rp->path, &st) || !S_ISREG(st.st_mode) || recreader__open(rp->path, &r, NULL))
 		return;
 	while ((ret = recreader__next(r, &rec, NULL)) == 1) {
-		if (rec.type != REC_META && rec.type != REC_EVENT)
-			head = false;
-		else if (!head)
-			break;
 		if ((t = record_time(&rec))) {
 			if (rp->last_ns > before)
 				before = rp->last_ns;

@@ -223,6 +223,9 @@ struct session_observer {
 		     uint64_t time);
 	void (*task)(struct session *s, const struct sb_task *tk, bool fork);
 	void (*lost)(struct session *s, uint64_t time, uint64_t count);
+	/* Events were added while the run goes on (session__grow_end(),
+	 * before it enables them): the ones it does not know yet. */
+	int (*grow)(struct session *s, struct errbuf *eb);
 	/* A memory-indicator sample (session__add_memstat()). */
 	void (*memstat)(struct session *s, const struct mem_sample *ms);
 	/* Every event enabled and the target released: tracing has begun. */

@@ -1187,6 +1187,13 @@ void session__on_task(struct session *s, const struct session_task_hooks *h)
 	s->task = *h;
 }
 
+/* Whether the task hooks run: always but while recording, unless they
+ * asked to. */
+static bool task_hooks_on(const struct session *s)
+{
+	return !s->obs || s->task.while_recording;
+}
+
 /*
  * Uprobes through the perf PMU when tracefs cannot make them (lockdown
  * [confidentiality] closes tracefs; FAULTLINE_MASK=uprobes pretends so):
@@ -1560,7 +1567,7 @@ void session__on_mmap(struct session *s, pid_t pid, const struct map *m, uint64_
 	addrspaces__add(s->as, pid, m);
 	if (s->obs)
 		s->obs->mmap(s, pid, m, time);
-	else if (s->task.mmap)
+	if (s->task.mmap && task_hooks_on(s))
 		s->task.mmap(s, pid, m, s->task.ctx);
 }
 
@@ -1588,7 +1595,7 @@ void session__on_comm(struct session *s, pid_t pid, pid_t tid, const char *comm,
 		alias = addrspaces__exec(s->as, pid);
 		if (alias && hashmap__get(s->comms, (uint64_t)pid, &old))
 			session__set_comm(s, alias, (const char *)(uintptr_t)old);
-		if (s->task.exec && !s->obs)
+		if (s->task.exec && task_hooks_on(s))
 			s->task.exec(s, pid, time, s->task.ctx);
 	}
 	session__set_comm(s, pid, comm);
@@ -1614,7 +1621,7 @@ void session__on_fork(struct session *s, const struct sb_task *tk)
 	addrspaces__fork(s->as, (pid_t)tk->ppid, (pid_t)tk->pid);
 	if (hashmap__get(s->comms, tk->ppid, &pcomm))
 		session__set_comm(s, (pid_t)tk->pid, (const char *)(uintptr_t)pcomm);
-	if (s->task.fork && !s->obs)
+	if (s->task.fork && task_hooks_on(s))
 		s->task.fork(s, (pid_t)tk->ppid, (pid_t)tk->pid, s->task.ctx);
 }
 
@@ -1623,7 +1630,7 @@ void session__on_exit(struct session *s, const struct sb_task *tk)
 	uret_task(s, tk, false);
 	if (s->obs)
 		s->obs->task(s, tk, false);
-	else if (s->task.thread_exit)
+	if (s->task.thread_exit && task_hooks_on(s))
 		s->task.thread_exit(s, (pid_t)tk->pid, (pid_t)tk->tid, s->task.ctx);
 }
 
@@ -1690,10 +1697,14 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 		s->samples++;
 		session__learn_process(s, (pid_t)smp.pid);
 		/* Recording: the file gets it, the tools' handlers do not. */
-		if (s->obs)
+		if (s->obs) {
+			if (s->task.recorded && s->task.while_recording)
+				s->task.recorded(s, &smp, s->evsels[idx - 1].fn,
+						 s->evsels[idx - 1].ctx, s->task.ctx);
 			s->obs->sample(s, &s->evsels[idx - 1], idx - 1, &smp);
-		else
+		} else {
 			s->evsels[idx - 1].fn(s, &smp, s->evsels[idx - 1].ctx);
+		}
 		/* After: the entry's own stack holds the real address. */
 		return s->evsels[idx - 1].uret_entry ? uret_enter(s, &s->evsels[idx - 1], &smp) : 0;
 	case PERF_RECORD_MMAP2:
@@ -1756,7 +1767,7 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 		s->urets = NULL;
 		if (s->obs)
 			s->obs->lost(s, record_time(s, hdr), lo.lost);
-		else if (s->task.lost)
+		if (s->task.lost && task_hooks_on(s))
 			s->task.lost(s, lo.lost, s->task.ctx);
 		return 0;
 	default:
@@ -1908,8 +1919,6 @@ int session__grow_begin(struct session *s, struct errbuf *eb)
 		return 0;
 	if (s->growing)
 		return errbuf__set(eb, -EBUSY, "events are being added already");
-	if (s->obs)
-		return errbuf__set(eb, -EOPNOTSUPP, "a recording's events are fixed at its start");
 	if (!s->target || target__kind(s->target) == TARGET_ALL || s->opts.system_wide)
 		return errbuf__set(eb, -EOPNOTSUPP, "events on every CPU have no process tree to "
 				   "add events to");
@@ -1940,10 +1949,13 @@ int session__grow_begin(struct session *s, struct errbuf *eb)
 
 int session__grow_end(struct session *s, bool ok, struct errbuf *eb)
 {
-	int err = 0;
+	int err = 0, werr = 0;
 
 	if (!s->growing)
 		return 0;
+	/* Recording: the events go to the file before any sample of them. */
+	if (ok && s->obs && s->obs->grow && (werr = s->obs->grow(s, eb)))
+		ok = false;
 	for (size_t i = s->grow_first_fd; i < s->nfds; i++) {
 		if (s->fds[i] < 0)
 			continue;
@@ -1969,7 +1981,7 @@ int session__grow_end(struct session *s, bool ok, struct errbuf *eb)
 	s->growing = false;
 	tree_pause__free(s->grow_pause);	/* continues what it stopped */
 	s->grow_pause = NULL;
-	return err;
+	return werr ? werr : err;
 }
 
 int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)

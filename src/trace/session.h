@@ -204,6 +204,23 @@ struct session_task_hooks {
 	/* A process mapped @m (its address space has it already): a new
 	 * library, maybe, that a tool adds probes for (session__grow_begin). */
 	void (*mmap)(struct session *s, pid_t pid, const struct map *m, void *ctx);
+	/* Recording, with .while_recording: a sample went to the file, not
+	 * to the handler @fn(@fn_ctx) of its event (a tool that follows the
+	 * process, as a live run would, learns from it that @smp->pid runs). */
+	void (*recorded)(struct session *s, const struct sample *smp, session_sample_fn fn,
+			 void *fn_ctx, void *ctx);
+	/* Replaying: a META that the recording wrote once its run went on
+	 * (session__record_meta() from a hook or handler while recording:
+	 * what a tool added then, e.g. an allocator dlopen'ed), where it was
+	 * in the stream.  session__meta() finds it from then on. */
+	void (*meta)(struct session *s, const char *key, const char *value, void *ctx);
+	/* Replaying: the recording defined its event @i (session__recorded_event)
+	 * once its run went on, before any sample of it: a tool that takes
+	 * every event adds it now (session__add_recorded). */
+	void (*event)(struct session *s, size_t i, void *ctx);
+	/* The hooks run while recording too (they only follow the process
+	 * and grow the session; the tools' handlers do not run then). */
+	bool while_recording;
 	void *ctx;
 };
 /* One listener: a later call replaces the hooks (copied). */
@@ -224,8 +241,9 @@ struct session_hooks {
  * Recording (faultline record): set up the session as usual, add the
  * events, then session__record() before session__run().  While it runs,
  * every sample and side-band record goes to the file, with the stacks the
- * events asked for, unwound now; the tools' handlers and task hooks are
- * not called (their state may be gone: record only borrows their setup).
+ * events asked for, unwound now; the tools' handlers are not called, nor
+ * their task hooks, unless these say .while_recording (a tracer that adds
+ * probes for a library the target maps later).
  * Samples of two events of the same name are written once.  Errors:
  * -errno of the file (detail in eb).
  */
@@ -301,11 +319,14 @@ time_t session__wall(const struct session *s);
  * stopped (SIGSTOP, trace/tree-pause.h) from _begin to _end, so that it
  * makes as few calls as can be while the events are not on yet.
  *
- * Before the run (setup) both are no-ops.  -EOPNOTSUPP, said in @eb, for
- * -a and -k sessions (events on every CPU: no tree to open them on) and
- * while recording (a recording's events are written at its start); -ENOMEM.
- * _end returns the first error enabling an event.  Called from a task hook
- * or a sample handler, never from the drain thread.
+ * Before the run (setup) and in a replay both are no-ops.  -EOPNOTSUPP,
+ * said in @eb, for -a and -k sessions (events on every CPU: no tree to
+ * open them on); -ENOMEM.  Recording, _end writes the new events to the
+ * file before it enables them (their samples follow them there, and a
+ * replay adds them where they are: docs/record-format.md), and fails
+ * when it cannot.  _end returns the first error enabling an event.
+ * Called from a task hook or a sample handler, never from the drain
+ * thread.
  */
 int session__grow_begin(struct session *s, struct errbuf *eb);
 int session__grow_end(struct session *s, bool ok, struct errbuf *eb);
