@@ -150,8 +150,12 @@ def by_alloc(path, out, rung):
             errs.append("%s: no site" % fn); continue
         # The faults inside the allocator call are the kernel's count over
         # that call (fault-target's getrusage window); the first window
-        # also holds the tracer's fault on the uprobes page, when one is.
-        in_alloc = inalloc[fn] - (summary["tracer"] if summary and fn == "alloc_small" else 0)
+        # also holds the tracer's fault on the uprobes page, when one is:
+        # one per process image (its [uprobes] page), the summary's count
+        # being all images' (a -c command that execs fault-target took its
+        # own before the exec, exec-image.sh).
+        tracer = 1 if summary and summary["tracer"] else 0
+        in_alloc = inalloc[fn] - (tracer if fn == "alloc_small" else 0)
         want = {"faults": touched_own, "toucher": touched - resident[fn], "bytes": nbytes,
                 "class": classes[kind], "allocations": len(addrs[fn]), "major": 0,
                 "in_allocator": in_alloc}
