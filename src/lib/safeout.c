@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/newsys.h"
+#include "lib/passwd.h"
 #include "lib/safeout.h"
 
 struct safe_out {
@@ -38,24 +39,81 @@ static char *sibling(const char *path, const char *suffix)
 	return s;
 }
 
-/* Take @so->lock: created if need be (never through a symlink, never a
- * FIFO's open that blocks), flock()ed, and still the file at that name
- * once locked (a holder that just ended unlinks it). */
+/*
+ * A lock that another user left: refused, never used.  In a directory
+ * others can write, anyone can make DIR/.NAME.lock before root's record:
+ * a symlink (followed, root would create or truncate its target), a FIFO
+ * (an open that blocks), or a file they keep flock()ed to make root's
+ * record fail as if another faultline wrote FILE.  perf and rpm refuse
+ * files they did not make; so does this, naming the file and its owner.
+ */
+static int lock_refused(const struct safe_out *so, const struct stat *st, struct errbuf *eb)
+{
+	char name[64];
+	const char *what = S_ISLNK(st->st_mode) ? "a symbolic link" :
+			   S_ISREG(st->st_mode) ? "a file" : "not a regular file";
+
+	if (passwd__name("/etc/passwd", st->st_uid, name, sizeof(name)))
+		snprintf(name, sizeof(name), "uid %u", (unsigned int)st->st_uid);
+	if (S_ISREG(st->st_mode))
+		return errbuf__set(eb, -EPERM, "the lock '%s' is a file of %s, not of this user: "
+				   "not using it (remove it if no faultline of theirs is writing "
+				   "'%s')", so->lock, name, so->path);
+	return errbuf__set(eb, -EPERM, "the lock '%s' is %s (of %s): not using it", so->lock,
+			   what, name);
+}
+
+/* Open @so->lock: made now (O_EXCL), or the one there when it is a
+ * regular file of this user (a holder's, or one a killed faultline
+ * left), checked by lstat before the open and fstat after: never
+ * through a symlink, never a FIFO's open that blocks, never another
+ * user's.  -EAGAIN: it went away meanwhile, try again. */
+static int open_lock(const struct safe_out *so, struct stat *fst, struct errbuf *eb)
+{
+	struct stat lst;
+	int fd = open(so->lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		      0600);
+
+	if (fd < 0 && errno == EEXIST) {
+		if (lstat(so->lock, &lst))
+			return errno == ENOENT ? -EAGAIN : errbuf__set(eb, -errno,
+				"cannot stat the lock '%s': %s", so->lock, strerror(errno));
+		if (!S_ISREG(lst.st_mode) || lst.st_uid != geteuid())
+			return lock_refused(so, &lst, eb);
+		fd = open(so->lock, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT)
+			return -EAGAIN;
+	}
+	if (fd < 0)
+		return errbuf__set(eb, -errno, "cannot create the lock '%s': %s", so->lock,
+				   strerror(errno));
+	if (fstat(fd, fst)) {
+		int err = errno;
+
+		close(fd);
+		return errbuf__set(eb, -err, "cannot stat the lock '%s': %s", so->lock,
+				   strerror(err));
+	}
+	if (!S_ISREG(fst->st_mode) || fst->st_uid != geteuid()) {
+		close(fd);	/* swapped after the lstat */
+		return lock_refused(so, fst, eb);
+	}
+	return fd;
+}
+
+/* Take @so->lock: open_lock()'s, flock()ed, and still the file at that
+ * name once locked (a holder that just ended unlinks it). */
 static int take_lock(struct safe_out *so, struct errbuf *eb)
 {
 	struct stat fst, pst;
 
 	for (int tries = 0; tries < 8; tries++) {
-		int fd = open(so->lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+		int fd = open_lock(so, &fst, eb);
 
+		if (fd == -EAGAIN)
+			continue;
 		if (fd < 0)
-			return errbuf__set(eb, -errno, "cannot create the lock '%s': %s", so->lock,
-					   strerror(errno));
-		if (fstat(fd, &fst) || !S_ISREG(fst.st_mode)) {
-			close(fd);
-			return errbuf__set(eb, -EEXIST, "the lock '%s' is not a regular file",
-					   so->lock);
-		}
+			return fd;
 		if (flock(fd, LOCK_EX | LOCK_NB)) {
 			int err = errno;
 

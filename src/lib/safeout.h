@@ -11,6 +11,10 @@
  * leaves the old FILE as it was.  For the whole run, FILE's lock
  * (".NAME.lock" in the same directory, flock(2)ed, removed at the end) is
  * held: a second writer of the same FILE at once is refused (-EBUSY).
+ * A lock there that is not a regular file of this user (another user's
+ * file, made before ours in a directory anyone can write, a symlink, a
+ * FIFO) is refused (-EPERM, the message names it and its owner) and left
+ * as it is: never followed, opened as a FIFO, or taken for a writer's.
  * A FILE that is a character device or a FIFO (/dev/null, a reader's
  * pipe) is opened and written as it is, never replaced.
  */
@@ -36,8 +40,9 @@ struct safe_out;
  *        close (before safe_out__free(), so that close(2)'s errors are its)
  * @eb:   detail of a failure
  *
- * Return: 0; -EBUSY when another process holds @path's lock; -errno of
- * open(2) (detail in @eb); -ENOMEM.
+ * Return: 0; -EBUSY when another process holds @path's lock; -EPERM when
+ * the lock is not this user's regular file; -errno of open(2) (detail in
+ * @eb); -ENOMEM.
  */
 #define SAFE_OUT_EXACT_MODE (1u << 0)
 int safe_out__open(const char *path, mode_t mode, unsigned int flags, struct safe_out **out,

@@ -9,8 +9,9 @@
 # the targets' own, exactly as on the tracefs rung: leak-target's every
 # site (DWARF and fp), its forked child's leak (a PMU uprobe cannot be
 # inherited: fork would fail with EFAULT), brk-target's 5 breaks and final
-# break, mmap-target's every call, and -p of a target beside a busy
-# process born before the attach.
+# break, mmap-target's every call, -p of a target beside a busy process
+# born before the attach, and -c of a target that waits while another
+# process makes 100,000 malloc/free pairs.
 . "$top_srcdir/tests/system/lib.sh"
 . "$top_srcdir/tests/vm/lib-checks.sh"
 need_root
@@ -46,6 +47,37 @@ kill "$churn" 2>/dev/null; wait "$churn" 2>/dev/null
 expect_eq "$rc" 0 "leak -p status"
 cat "$T/target.out" >>"$T/out"
 check_sites "pmu -p, a busy allocator beside"
+
+# -c while another process calls malloc heavily (the issue's `leak -c
+# 'sleep 2'` here counted 20,754 of its events as lost): the command waits
+# at its --go FIFO while a malloc-churn started before it makes its
+# 100,000 malloc/free pairs under the probes (every process's on this
+# rung), to its end (its account: pairs=); then the command does its
+# work.  No event lost, every site the command's own.
+go_fifo churn-go
+spawn_at_fifo churn "$(target malloc-churn)" --count 100000 --go "$fifo"
+churn=$spawned
+churn_go=$fifo
+go_fifo quiet
+spawn fl-busy "$FAULTLINE" leak -T 100 -c "$LT leaks --go $fifo"
+fl=$spawned
+wait_until "$FL_READY_TIMEOUT" grep -q "^Executing '" "$T/fl-busy.err" ||
+	fail "busy: faultline not tracing: $(cat "$T/fl-busy.err")"
+tg=$(pgrep -P "$fl" -x leak-target) || fail "busy: no leak-target under faultline"
+wait_until "$FL_READY_TIMEOUT" _fl_at_fifo "$tg" || fail "busy: leak-target never at its --go FIFO"
+release "$churn_go"
+wait_exit "$churn" "busy: malloc-churn"
+expect_eq "$(sed -n 's/^pairs=//p' "$T/churn.out")" 100000 "busy: malloc-churn's pairs"
+kill -0 "$fl" 2>/dev/null || fail "busy: faultline ended before its command"
+release "$fifo"
+wait_exit "$fl" "busy: leak -c"
+expect_eq "$rc" 0 "busy: leak -c status"
+cp "$T/fl-busy.out" "$T/out"
+check_sites "pmu -c, 100,000 malloc/free pairs of another process while the command waited"
+# The report at the command's exit (leak's 5 s reports may come before).
+tail -n 1 "$T/out" | grep -Eq '^[0-9]+ samples, lost 0 events, ' ||
+	fail "busy: the last report lost events: $(tail -n 1 "$T/out")"
+echo "RESULT busy: malloc-churn beside, $(grep ^ns_per_pair= "$T/churn.out"); $(grep 'allocations outstanding from' "$T/out" | tail -n 1 | cut -d';' -f1); $(tail -n 1 "$T/out")"
 
 # -c: the command gets a cgroup of its own (faultline_<pid>, below its
 # own, in the perf_event hierarchy) and the PMU events are that cgroup's,

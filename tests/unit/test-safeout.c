@@ -4,7 +4,9 @@
  * untouched until the commit, a symlink at the path is replaced (its
  * target unchanged), a second open of the same path while the first holds
  * it is -EBUSY, a failed run (free without commit) leaves the old file and
- * nothing else, and a lock file nobody holds is taken over.
+ * nothing else, and a lock file nobody holds is taken over; a lock that
+ * is a symlink, a FIFO or another user's file is refused (-EPERM), its
+ * name and owner said, and left as it was.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -68,13 +70,14 @@ int main(void)
 {
 	struct errbuf eb = { "" };
 	struct safe_out *so = NULL, *so2 = NULL;
-	char path[256], buf[256];
+	char path[256], buf[256], lockpath[256];
 	struct stat st;
 	int fd = -1, fd2 = -1;
 
 	if (!mkdtemp(dir))
 		return 99;
 	snprintf(path, sizeof(path), "%s/out.rec", dir);
+	snprintf(lockpath, sizeof(lockpath), "%s/.out.rec.lock", dir);
 
 	/* A symlink at the path, to someone's file. */
 	put("target", "secret");
@@ -116,6 +119,32 @@ int main(void)
 	CHECK_EQ_U64(safe_out__commit(so, &eb), 0);
 	close(fd);
 	safe_out__free(so);
+	names(buf, sizeof(buf));
+	CHECK_STR(buf, "out.rec target ");
+
+	/* A lock that is not this user's regular file: refused, named, and
+	 * left as it was (a symlink's target neither created nor written). */
+	snprintf(buf, sizeof(buf), "%s/victim", dir);
+	CHECK(symlink(buf, lockpath) == 0);
+	CHECK(safe_out__open(path, 0600, SAFE_OUT_EXACT_MODE, &so, &fd, &eb) == -EPERM);
+	CHECK(so == NULL && fd == -1);
+	CHECK(strstr(eb.msg, "is a symbolic link (of ") != NULL);
+	CHECK(strstr(eb.msg, lockpath) != NULL);
+	CHECK(access(buf, F_OK) != 0);
+	CHECK(unlink(lockpath) == 0);
+	CHECK(mkfifo(lockpath, 0600) == 0);
+	CHECK(safe_out__open(path, 0600, SAFE_OUT_EXACT_MODE, &so, &fd, &eb) == -EPERM);
+	CHECK(strstr(eb.msg, "is not a regular file (of ") != NULL);
+	CHECK(unlink(lockpath) == 0);
+	if (geteuid() == 0) {	/* another user's file: root can make one */
+		put(".out.rec.lock", "");
+		CHECK(chown(lockpath, 65534, 65534) == 0);
+		CHECK(safe_out__open(path, 0600, SAFE_OUT_EXACT_MODE, &so, &fd, &eb) == -EPERM);
+		CHECK(strstr(eb.msg, "is a file of ") != NULL);
+		CHECK(strstr(eb.msg, "not of this user: not using it") != NULL);
+		CHECK(lstat(lockpath, &st) == 0 && st.st_uid == 65534);
+		CHECK(unlink(lockpath) == 0);
+	}
 	names(buf, sizeof(buf));
 	CHECK_STR(buf, "out.rec target ");
 
