@@ -3,7 +3,8 @@
 # probed from then on (leak -p and leak -c), its blocks counted exactly.
 #
 # late-alloc dlopen's liblate-alloc.so (an allocator of ours on mmap:
-# malloc, calloc, realloc, free) once traced, waits on its --probed FIFO,
+# malloc, calloc, realloc, aligned_alloc, free; late-alloc calls all but
+# aligned_alloc) once traced, waits on its --probed FIFO,
 # then keeps 60,000 B in 55 blocks through it (three sites) and frees the
 # rest, and prints its account.  The test opens --probed only once
 # faultline has said, in its one line, that it probes the library: no
@@ -18,7 +19,7 @@ need_root
 LA=$(target late-alloc)
 LIB=$(target liblate-alloc.so)
 [ -f "$LIB" ] || fail "no $LIB (make builds it)"
-LINE="^faultline leak: probing malloc, calloc, realloc, free of an allocator of unknown kind in $LIB \\(dlopen'ed by pid [0-9]+\\) from now on; its earlier calls are not seen\$"
+LINE="^faultline leak: probing malloc, calloc, realloc, aligned_alloc, free of an allocator of unknown kind in $LIB \\(dlopen'ed by pid [0-9]+\\) from now on; its earlier calls are not seen\$"
 
 # probed_line FILE: faultline's line on FILE (its stderr) saying it
 # probes the library; fails after $FL_READY_TIMEOUT s.
@@ -49,7 +50,7 @@ if wait_ready "$T/fl.err" "leak -p"; then
 	release "$go"
 	if probed_line "$T/fl.err"; then
 		expect_line "dlopen'ed by pid $tpid\\)" "$T/fl.err"
-		expect_eq "$(late_probes "$fpid")" 7 "-p: probes on the library while running"
+		expect_eq "$(late_probes "$fpid")" 9 "-p: probes on the library while running"
 	fi
 	release "$probed"
 	wait_until "$FL_READY_TIMEOUT" grep -q '^late_bytes=' "$T/target.out" ||
@@ -78,7 +79,7 @@ run_fl_late() {
 	expect_eq "$rc" 0 "leak -c status"
 	assert_no_probes_of "$fpid"
 }
-run_fl_late 7 "" --json
+run_fl_late 9 "" --json
 grep -v '^{' "$T/fl.out" >"$T/c.truth"
 python3 "$top_srcdir/tests/system/leak-check.py" sites "$T/fl.out" "$T/c.truth" 3 ||
 	fail "-c: the late library's blocks against the target's account"
@@ -92,7 +93,7 @@ sys.exit(0 if len(s["late_allocators"]) == 1 and re.match(want, s["late_allocato
 PY
 
 # 3. -c, as text: the report's header names both allocators.
-run_fl_late 7 "" -T 3
+run_fl_late 9 "" -T 3
 expect_line "^	probed from the start: .*libc\\.so\\.6 \\(glibc\\)\$" "$T/fl.out"
 expect_line "^	probed from its mapping on: an allocator of unknown kind in $LIB \\(dlopen'ed by pid [0-9]+\\)\$" "$T/fl.out"
 
@@ -112,7 +113,7 @@ if probed_line "$T/fl.err"; then
 	cpid=$(grep -E -- "$LINE" "$T/fl.err" | sed "s/.*dlopen'ed by pid \\([0-9]*\\).*/\\1/")
 	kill -KILL "$fpid"
 	wait_exit "$fpid" "leak -c (SIGKILL)"
-	expect_eq "$(late_probes "$fpid")" 7 "after SIGKILL: the library's probes left"
+	expect_eq "$(late_probes "$fpid")" 9 "after SIGKILL: the library's probes left"
 	run_fl cleanup
 	expect_eq "$rc" 0 "cleanup status"
 	expect_eq "$(late_probes "$fpid")" 0 "after cleanup: the library's probes"

@@ -10,7 +10,8 @@
  *   --end FIFO     wait after the account is printed
  *
  * Through LIB's malloc, calloc, realloc and free, called by dlsym()'s
- * pointers (the program's own malloc stays glibc's): late_keep keeps 40
+ * pointers (the program's own malloc stays glibc's; dl-alloc.h, which
+ * wants aligned_alloc of LIB too): late_keep keeps 40
  * blocks of 1000 B, late_zeroed 10 of 5 x 100 B, late_grown 5 grown by
  * realloc from 10 B to 3000 B (the 10 B blocks freed by it), temp_late
  * frees its 20 blocks of 700 B.  Printed as "site fn=F bytes=B count=C"
@@ -19,73 +20,47 @@
 #define TRUTH_PROG "late-alloc"
 #define TRUTH_USAGE "usage: late-alloc LIB [--probed FIFO] [--go FIFO] [--end FIFO]\n"
 #include "truth.h"
+#include "dl-alloc.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 
-static void *(*lib_malloc)(size_t);
-static void *(*lib_calloc)(size_t, size_t);
-static void *(*lib_realloc)(void *, size_t);
-static void (*lib_free)(void *);
+static struct dl_alloc lib;
 static void *kept[55];
 
 void late_keep(void)
 {
 	for (int i = 0; i < 40; i++)
-		kept[i] = lib_malloc(1000);
+		kept[i] = lib.malloc_fn(1000);
 }
 
 void late_zeroed(void)
 {
 	for (int i = 0; i < 10; i++)
-		kept[40 + i] = lib_calloc(5, 100);
+		kept[40 + i] = lib.calloc_fn(5, 100);
 }
 
 void late_grown(void)
 {
 	for (int i = 0; i < 5; i++)
-		kept[50 + i] = lib_realloc(lib_malloc(10), 3000);
+		kept[50 + i] = lib.realloc_fn(lib.malloc_fn(10), 3000);
 }
 
 void temp_late(void)
 {
 	for (int i = 0; i < 20; i++)
-		lib_free(lib_malloc(700));
+		lib.free_fn(lib.malloc_fn(700));
 }
 
 int main(int argc, char **argv)
 {
 	static char out[512];
-	const char *probed = NULL;
+	const char *probed;
 	unsigned long delay = 0, hold = 0;
-	void *h;
 	int n;
 
-	if (argc < 2 || argv[1][0] == '-')
-		die_usage(argc < 2 ? "LIB missing" : NULL);
-	for (int a = 2; a < argc; a++) {
-		if (!strcmp(argv[a], "--probed")) {
-			probed = argv[++a];
-			if (!probed)
-				die_usage("--probed needs a FIFO");
-		} else {
-			parse_shared_opt(argv, &a, &delay, &hold);
-		}
-	}
+	dl_alloc_opts(argc, argv, &probed, &delay, &hold);
 	wait_go(delay);
-	h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		say(TRUTH_PROG ": dlopen failed\n");
-		return 1;
-	}
-	lib_malloc = (void *(*)(size_t))dlsym(h, "malloc");
-	lib_calloc = (void *(*)(size_t, size_t))dlsym(h, "calloc");
-	lib_realloc = (void *(*)(void *, size_t))dlsym(h, "realloc");
-	lib_free = (void (*)(void *))dlsym(h, "free");
-	if (!lib_malloc || !lib_calloc || !lib_realloc || !lib_free) {
-		say(TRUTH_PROG ": LIB lacks malloc, calloc, realloc or free\n");
-		return 1;
-	}
+	dl_alloc_open(argv[1], &lib);
 	wait_fifo(probed);
 	late_keep();
 	late_zeroed();
