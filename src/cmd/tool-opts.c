@@ -806,10 +806,11 @@ void tool__say_fallback(struct tool_opts *o)
 	o->fallback[0] = '\0';
 }
 
-struct session *tool__start(struct tool_opts *o, const char *tool, const char **rung_key,
+struct session *tool__start(struct tool_opts *o, const char *ladder, const char **rung_key,
 			    const char **rung_label)
 {
-	const struct ladder *l = ladder__find(tool);
+	const char *tool = o->name ? o->name : ladder;
+	const struct ladder *l = ladder__find(ladder);
 	char why[8][256];
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
@@ -825,7 +826,7 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 	else
 		setvbuf(stdout, NULL, _IOFBF, OUTPUT_BUFFER);
 	if (o->mode->record)
-		return start_recording(o->mode->record, tool, l, rung_key, rung_label);
+		return start_recording(o->mode->record, ladder, l, rung_key, rung_label);
 	if (o->mode->replay)
 		err = session__new_replay(&o->sess, o->mode->replay, &s, &eb);
 	else
@@ -867,10 +868,11 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
 	return s;
 }
 
-int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_rung,
+int tool__start_bare(struct tool_opts *o, const char *ladder, const char *bare_rung,
 		     struct session **s, const char **rung_key, const char **rung_label)
 {
-	const struct ladder *l = ladder__find(tool);
+	const char *tool = o->name ? o->name : ladder;
+	const struct ladder *l = ladder__find(ladder);
 	struct fl_roots roots = { 0 };
 	struct features *f = NULL;
 	struct errbuf eb = { "" };
@@ -881,7 +883,7 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 	/* A recording holds events, not the /proc counters the bare rung
 	 * reads: record and report go through the event rungs only. */
 	if (o->mode->record || o->mode->replay) {
-		*s = tool__start(o, tool, rung_key, rung_label);
+		*s = tool__start(o, ladder, rung_key, rung_label);
 		if (!*s || !ladder__is(*rung_key, bare_rung))
 			return *s ? 0 : -1;
 		/* A recording that has none of the tool's events. */
@@ -907,7 +909,7 @@ int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_run
 		goto out;
 	}
 	if (!ladder__is(l->rungs[idx].key, bare_rung)) {
-		*s = tool__start(o, tool, rung_key, rung_label);
+		*s = tool__start(o, ladder, rung_key, rung_label);
 		ret = *s ? 0 : -1;
 		goto out;
 	}

@@ -39,6 +39,9 @@ struct tool_mode {
 struct tool_opts {
 	struct session_opts sess;
 	const struct tool_mode *mode;	/* how the tool runs; never NULL once parsed */
+	/* The command's name for its messages, when it runs on another
+	 * tool's ladder (heap and flamegraph on leak's); NULL: the ladder's */
+	const char *name;
 	bool all;		/* -a given */
 	bool timestamps;	/* -T */
 	bool stacks;		/* -g */

@@ -48,6 +48,7 @@ static int start(struct tool_run *r)
 	r->what = t->what;
 	if (t->variant)
 		t->variant(r->st, &r->ladder, &r->what);
+	r->o.name = t->name;	/* heap's messages are heap's, on leak's ladder */
 	if (t->bare_rung)
 		return tool__start_bare(&r->o, r->ladder, t->bare_rung, &r->s, &r->rung, &r->label);
 	r->s = tool__start(&r->o, r->ladder, &r->rung, &r->label);
