@@ -682,6 +682,9 @@ int tool__output_open(const char *path, int fd, struct ostream **os, struct errb
 {
 	int err = fd >= 0 ? ostream__fdopen(fd, os) : ostream__open(path, os);
 
+	if (err == -ESTALE && fd < 0)
+		return errbuf__set(eb, err, "'%s' was replaced while it was opened: not writing it",
+				   path);
 	if (err && fd < 0)
 		return errbuf__set(eb, err, "cannot create '%s': %s", path, strerror(-err));
 	return err ? output_error(path, err, eb) : 0;

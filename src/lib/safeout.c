@@ -169,6 +169,61 @@ static int make_tmp(struct safe_out *so, mode_t mode, bool exact, int *fd, struc
 	return errbuf__set(eb, -EEXIST, "cannot create a temporary next to '%s'", so->path);
 }
 
+/* Whether @fd is still the device or FIFO lstat() saw (@st); -ESTALE
+ * (said in @eb) when something else stands at @path now. */
+static int still_special(int fd, const struct stat *st, const char *path, struct errbuf *eb)
+{
+	struct stat now;
+
+	if (!fstat(fd, &now) && now.st_dev == st->st_dev && now.st_ino == st->st_ino &&
+	    (now.st_mode & S_IFMT) == (st->st_mode & S_IFMT))
+		return 0;
+	return errbuf__set(eb, -ESTALE, "'%s' was replaced while it was opened: not writing it",
+			   path);
+}
+
+/*
+ * The device or FIFO that lstat() found at @path (@st), opened for
+ * writing, and only it: between the lstat and an open of the path,
+ * whoever can write the directory could put a regular file of someone's
+ * there (root would write over its start, no O_TRUNC), a symlink, or
+ * another device (whose open alone may act).  So the path is opened with
+ * O_PATH | O_NOFOLLOW (no device opened, no FIFO waited on), checked by
+ * fstat to be lstat's inode, and that inode opened through /proc/self/fd,
+ * O_NONBLOCK; a FIFO without a reader yet (ENXIO) is waited on as open(2)
+ * does, on that same inode.  The fd's fstat is checked once more, and
+ * O_NONBLOCK cleared: writes to a full pipe wait.
+ */
+static int open_special(const char *path, const struct stat *st, int *fd, struct errbuf *eb)
+{
+	char self[64];
+	int pfd, err, fl;
+
+	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return errbuf__set(eb, -errno, "cannot open '%s': %s", path, strerror(errno));
+	err = still_special(pfd, st, path, eb);
+	if (!err) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+		*fd = open(self, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (*fd < 0 && errno == ENXIO && S_ISFIFO(st->st_mode))
+			*fd = open(self, O_WRONLY | O_CLOEXEC);	/* no reader yet: wait for one */
+		if (*fd < 0)
+			err = errbuf__set(eb, -errno, "cannot open '%s': %s", path, strerror(errno));
+	}
+	close(pfd);
+	if (err)
+		return err;
+	err = still_special(*fd, st, path, eb);
+	if (!err && ((fl = fcntl(*fd, F_GETFL)) < 0 || fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) < 0))
+		err = errbuf__set(eb, -errno, "cannot open '%s': %s", path, strerror(errno));
+	if (err) {
+		close(*fd);
+		*fd = -1;
+	}
+	return err;
+}
+
 int safe_out__open(const char *path, mode_t mode, unsigned int flags, struct safe_out **out, int *fd,
 		   struct errbuf *eb)
 {
@@ -190,11 +245,9 @@ int safe_out__open(const char *path, mode_t mode, unsigned int flags, struct saf
 	/* A device or a FIFO (/dev/null, a reader's pipe) is written as it
 	 * is: never replaced by a file. */
 	if (!lstat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-		*fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-		if (*fd < 0) {
-			err = errbuf__set(eb, -errno, "cannot open '%s': %s", path, strerror(errno));
+		err = open_special(path, &st, fd, eb);
+		if (err)
 			goto fail;
-		}
 		so->committed = true;
 		*out = so;
 		return 0;

@@ -16,7 +16,10 @@
  * FIFO) is refused (-EPERM, the message names it and its owner) and left
  * as it is: never followed, opened as a FIFO, or taken for a writer's.
  * A FILE that is a character device or a FIFO (/dev/null, a reader's
- * pipe) is opened and written as it is, never replaced.
+ * pipe) is opened and written as it is, never replaced: only the inode
+ * that lstat() found there (O_PATH | O_NOFOLLOW, fstat()ed, then opened
+ * through /proc/self/fd O_NONBLOCK, a FIFO waited on for its reader, and
+ * fstat()ed again), never what another user swapped in meanwhile.
  */
 #ifndef FAULTLINE_SAFEOUT_H
 #define FAULTLINE_SAFEOUT_H
@@ -41,8 +44,9 @@ struct safe_out;
  * @eb:   detail of a failure
  *
  * Return: 0; -EBUSY when another process holds @path's lock; -EPERM when
- * the lock is not this user's regular file; -errno of open(2) (detail in
- * @eb); -ENOMEM.
+ * the lock is not this user's regular file; -ESTALE when the device or
+ * FIFO at @path was replaced between its lstat() and its open; -errno of
+ * open(2) (detail in @eb); -ENOMEM.
  */
 #define SAFE_OUT_EXACT_MODE (1u << 0)
 int safe_out__open(const char *path, mode_t mode, unsigned int flags, struct safe_out **out,

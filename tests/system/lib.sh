@@ -39,6 +39,7 @@
 #                              (a safety net around a handshake, never the
 #                              synchronisation itself: see below)
 #   go_fifo NAME               make the FIFO $T/NAME.fifo, its path in $fifo
+#   fifo_unblock FIFO          release a process waiting in FIFO's open
 #   spawn_at_fifo NAME CMD...  spawn, then wait until CMD is blocked opening
 #                              its --go (or --end) FIFO: its start-up (the
 #                              loader's mmaps, work before --go) is over
@@ -321,6 +322,12 @@ _fl_at_fifo() {
 		[ "$(cat "/proc/$1/wchan" 2>/dev/null)" = wait_for_partner ]
 }
 
+# fifo_unblock FIFO: let go whoever still waits in FIFO's open (a reader
+# whose writer never came, or the reverse): an O_RDWR open never blocks
+# and is both ends at once.  A no-op for nobody waiting.
+fifo_unblock() {
+	exec 9<>"$1" && exec 9>&-
+}
 spawn_at_fifo() {
 	spawn "$@"
 	wait_until "$FL_READY_TIMEOUT" _fl_at_fifo "$spawned" ||
