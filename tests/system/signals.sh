@@ -5,7 +5,9 @@
 # ones) ends the run as asked: report
 # printed, recording finished and readable, then one line naming the
 # signal, exit 128 + N, as perf record does; a fault such as SIGSEGV
-# (async-signal-safe emergency removal, one line, death by the signal).
+# (async-signal-safe emergency removal, one line, death by the signal),
+# also while tracing a command (leak -c, record -e leak -c: the command
+# not left stopped, the recording read up to its last whole record).
 . "$top_srcdir/tests/system/lib.sh"
 need_root
 TD=$(tracing_dir) || skip "no tracefs"
@@ -62,6 +64,48 @@ ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_sigbus=0:handl
 export ASAN_OPTIONS
 for sig in SEGV BUS ILL FPE ABRT TRAP SYS; do
 	signalled "$sig" $((128 + $(kill -l "$sig"))) err "^faultline: fatal signal SIG$sig: probes removed$"
+done
+
+# A fault while tracing a command (-c): leak on the tracefs uprobe rung
+# (the uprobe PMU's is uprobe-pmu.sh's), and record -e leak.  The command
+# (leak-target, held on its --end FIFO once its work is done) is not left
+# stopped; the probes are gone; a recording so ended is read up to its
+# last whole record.  Sync: faultline's ready line, then the target seen
+# blocked on its FIFO.
+LT=$(target leak-target)
+state_of() { sed 's/^.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null; }
+faulted_c() { # SIG NAME TOOL ARGS... (the command appended)
+	local sig=$1 name=$2 fl tg
+	shift 2
+	go_fifo "$name"
+	spawn "$name" "$FAULTLINE" "$@" -c "$LT leaks --end $fifo"
+	fl=$spawned
+	wait_until "$FL_READY_TIMEOUT" grep -q "^Executing '" "$T/$name.err" ||
+		fail "$name: faultline not tracing: $(cat "$T/$name.err")"
+	tg=$(pgrep -P "$fl" -x leak-target) || fail "$name: no leak-target under faultline"
+	wait_until "$FL_READY_TIMEOUT" _fl_at_fifo "$tg" || fail "$name: leak-target never reached --end"
+	group_present "$fl" || fail "$name: no probes created"
+	kill -"$sig" "$fl"
+	wait_exit "$fl" "$name"
+	expect_eq "$rc" $((128 + $(kill -l "$sig"))) "$name: status"
+	group_present "$fl" && fail "$name: probes of $fl left"
+	st=$(state_of "$tg")
+	[ "$st" = T ] || [ "$st" = t ] && fail "$name: the command left stopped (state $st)"
+	release "$fifo"
+	wait_until "$FL_TIMEOUT" sh -c '! kill -0 "$1" 2>/dev/null' sh "$tg" ||
+		fail "$name: the command did not end once released"
+}
+for sig in SEGV BUS ILL FPE ABRT TRAP SYS; do
+	faulted_c "$sig" "leak-$sig" leak -T 100
+	expect_line "^faultline: fatal signal SIG$sig: probes removed$" "$T/leak-$sig.err"
+done
+for sig in SEGV ABRT; do
+	faulted_c "$sig" "rec-$sig" record -e leak -o "$T/fault-$sig.rec"
+	expect_line "^faultline: fatal signal SIG$sig: probes removed, the recording left unfinished \(report reads it up to its last whole record\)$" "$T/rec-$sig.err"
+	run_fl report -i "$T/fault-$sig.rec" leak
+	expect_eq "$rc" 0 "report of the recording ended by SIG$sig: status"
+	expect_line "^faultline report: warning: the recording ends early at [0-9.]+ s" "$T/err"
+	expect_line "bytes in [0-9]+ allocations outstanding" "$T/out"
 done
 
 # The file size limit (ulimit -f) reached by a recording: the write fails
