@@ -5,7 +5,8 @@
 # flamegraph each print exactly what they print for the same recording
 # with that sample removed, plus one line on stderr naming the malformed
 # record, and the footer counts it; a long replay (20 hours of rounds)
-# stops at SIGINT or SIGTERM.  The recording is the golden alloc-a
+# stops at SIGINT or SIGTERM, and so does a replay of heap or flamegraph
+# signalled as it starts.  The recording is the golden alloc-a
 # (tests/golden/data; no root needed).
 # Env: FAULTLINE, top_srcdir, top_builddir. Exit 0 pass, 1 fail, 77 skip.
 
@@ -82,6 +83,40 @@ for sig in INT TERM; do
 	[ "$n" -lt 720001 ] || fail "SIG$sig: the replay ran to its end ($n reports)"
 	expect_line '^[0-9]+ samples, lost 0 events' "$T/long-$sig.out"
 done
+
+# Every replay stops at SIGINT and SIGTERM, whatever the tool: heap and
+# flamegraph too.  The signal is sent at report's last open of the
+# recording, the replay's own (its handlers installed by then), where
+# open-hook holds it: no clock.  The replay must stop at once: the report
+# of what it replayed by then (nothing: "0 samples", where the whole
+# recording says 103) printed, the page written, the stop line, exit
+# 128 + N.  (open-hook counts the opens in a first run, so a change in
+# how often report opens the file moves the hook with it.)
+OH=$(target open-hook)
+nopen=$("$OH" -n 1000 "$T/a.rec" true "$FAULTLINE" report -i "$T/a.rec" heap 2>&1 >/dev/null |
+	sed -n 's/^open-hook: .* opened \([0-9]*\) times, not 1000$/\1/p')
+[ -n "$nopen" ] || fail "open-hook could not count report's opens of the recording"
+for what in heap "flamegraph -o @"; do
+	name=${what%% *}
+	for sig in INT TERM; do
+		rm -f "$T/stop.html"
+		echo "+ open-hook -n $nopen (kill -$sig) faultline report -i a.rec $what"
+		rc=0
+		"$OH" -n "${nopen:-1}" "$T/a.rec" "kill -$sig \$OPEN_HOOK_PID" "$FAULTLINE" report \
+			-i "$T/a.rec" $(echo "$what" | sed "s|@|$T/stop.html|") >"$T/out" 2>"$T/err" || rc=$?
+		expect_line '^open-hook: hooked$' "$T/err"
+		expect_stopped "$sig" report "$T/err" "$name stopped at the replay's start"
+		expect_eq "$(grep -vc '^open-hook:' "$T/err")" 1 "$name, SIG$sig: lines on stderr"
+		if [ "$name" = heap ]; then
+			expect_line '^0 samples, lost 0 events' "$T/out"
+		else
+			expect_line '</html>' "$T/stop.html"
+		fi
+	done
+done
+# Unhooked, the same run replays the whole recording.
+run_fl report -i "$T/a.rec" heap
+expect_line '^103 samples, lost 0 events' "$T/out"
 
 # --json counts it with the bad records.
 run_fl report -i "$T/time.rec" heap --json

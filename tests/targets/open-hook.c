@@ -1,19 +1,22 @@
 /*
  * open-hook: run a command, and run a shell hook at the very moment the
- * command's main thread enters the first open(2), openat(2) or openat2(2)
- * of a given path, before the kernel looks the path up; then let the
- * command go on, untraced.  For the system tests of a race that no clock
+ * command's main thread enters the first (or the Kth) open(2), openat(2)
+ * or openat2(2) of a given path, before the kernel looks the path up; then
+ * let the command go on, untraced.  For the system tests of what no clock
  * could hit reliably: a file swapped between a program's lstat() and its
- * open() of the same path.
+ * open() of the same path; a signal sent at a known point of a run.
  *
- *   open-hook PATH HOOK CMD [ARG...]
+ *   open-hook [-n K] PATH HOOK CMD [ARG...]
  *
  * CMD runs under ptrace (its main thread only: threads it creates are not
- * traced), stopping at each system call.  At the entry of the first open
- * of PATH (the path argument as given, compared byte for byte), HOOK runs
- * through sh -c and is waited for; "open-hook: hooked" goes to stderr;
+ * traced), stopping at each system call.  At the entry of the Kth open
+ * of PATH (default 1; the path argument as given, compared byte for
+ * byte), HOOK runs through sh -c, with OPEN_HOOK_PID (CMD's pid) in its
+ * environment, and is waited for; "open-hook: hooked" goes to stderr;
  * then CMD is detached and the open goes on, on whatever PATH names now.
- * Signals CMD receives while traced are passed on.  Exit status: CMD's
+ * Signals CMD receives while traced are passed on.  Unhooked (PATH opened
+ * fewer than K times), "open-hook: PATH opened N times, not K" goes to
+ * stderr when CMD ends.  Exit status: CMD's
  * (128 + N when signal N killed it); 2 on a usage error, 1 when CMD cannot
  * be traced, 3 when the system calls of this machine are not known here
  * (x86-64 and aarch64 are).
@@ -89,10 +92,17 @@ static int path_is(pid_t pid, unsigned long addr, const char *want)
 int main(int argc, char **argv)
 {
 	int st, entering = 0, hooked = 0;
+	long nth = 1, seen = 0;
+	char pidstr[24];
 	pid_t pid;
 
-	if (argc < 4) {
-		fprintf(stderr, "usage: open-hook PATH HOOK CMD [ARG...]\n");
+	if (argc > 2 && !strcmp(argv[1], "-n")) {
+		nth = strtol(argv[2], NULL, 10);
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc < 4 || nth < 1) {
+		fprintf(stderr, "usage: open-hook [-n K] PATH HOOK CMD [ARG...]\n");
 		return 2;
 	}
 #if !defined(__x86_64__) && !defined(__aarch64__)
@@ -129,8 +139,10 @@ int main(int argc, char **argv)
 		if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
 			entering = !entering;
 			if (entering && !syscall_path(pid, &nr, &addr) && is_open(nr) &&
-			    path_is(pid, addr, argv[1])) {
+			    path_is(pid, addr, argv[1]) && ++seen == nth) {
 				hooked = 1;
+				snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+				setenv("OPEN_HOOK_PID", pidstr, 1);
 				if (system(argv[2]) != 0)
 					fprintf(stderr, "open-hook: the hook failed\n");
 				fprintf(stderr, "open-hook: hooked\n");
@@ -146,6 +158,6 @@ int main(int argc, char **argv)
 	if (!WIFEXITED(st) && !WIFSIGNALED(st) && waitpid(pid, &st, 0) != pid)
 		return 1;
 	if (!hooked)
-		fprintf(stderr, "open-hook: %s was never opened\n", argv[1]);
+		fprintf(stderr, "open-hook: %s opened %ld times, not %ld\n", argv[1], seen, nth);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
