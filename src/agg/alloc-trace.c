@@ -20,6 +20,7 @@
 #include "stack/addrspace.h"
 #include "stack/alloc-find.h"
 #include "stack/elf-sym.h"
+#include "agg/alloc-sample.h"
 #include "agg/alloc-trace.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
@@ -161,14 +162,6 @@ static bool field_u64(const struct tp_field *f, const struct sample *smp, uint64
 	return tp_field__u64(f, smp->raw, smp->raw_size, v) == 0;
 }
 
-/* Sampling by address, so an allocation and its free agree. */
-static bool sampled(const struct alloc_trace *at, uint64_t addr)
-{
-	if (at->o.sample_rate <= 1)
-		return true;
-	return ((addr >> 4) * 0x9e3779b97f4a7c15ULL >> 32) % at->o.sample_rate == 0;
-}
-
 static bool size_wanted(const struct alloc_trace *at, uint64_t size)
 {
 	return size >= at->o.min_size && (!at->o.max_size || size <= at->o.max_size);
@@ -188,7 +181,9 @@ static void release(struct alloc_trace *at, const struct sample *smp, pid_t pid,
 		at->st.frees++;
 		if (at->h.freed)
 			at->h.freed(at->h.ctx, smp, &r);
-	} else if (sampled(at, addr)) {
+	} else if (alloc_sample__picked(at->o.sample_rate, addr)) {
+		/* (the block's size unknown: among the addresses the small
+		 * blocks' stratum would have kept) */
 		at->st.unknown_frees++;
 	}
 }
@@ -263,7 +258,8 @@ static bool keep(struct alloc_trace *at, const struct sample *smp, struct alloc_
 	int err;
 
 	/* Regions are few and large: sampling them would only add noise. */
-	if (!size_wanted(at, r->size) || (!r->region && !sampled(at, r->addr)))
+	if (!size_wanted(at, r->size) ||
+	    (!r->region && !alloc_sample__weight(at->o.sample_rate, r->addr, r->size)))
 		return false;
 	err = kernel ? session__kernel_stack(at->s, smp, &r->stack) :
 		       session__user_stack(at->s, smp, &r->stack);

@@ -47,7 +47,7 @@ struct alloc_trace_opts {
 	const char *prefix;		/* its symbols' prefix (je_) */
 	const char *probes;		/* probe spec name or file (NULL: by obj) */
 	uint64_t min_size, max_size;	/* keep only these sizes (max 0: no limit) */
-	uint64_t sample_rate;		/* keep one block in N, by address (0, 1: all) */
+	uint64_t sample_rate;		/* -s N: agg/alloc-sample.h's rule (0, 1: all) */
 	/* A fork child starts with copies of its parent's blocks and
 	 * regions (its writes to them are its own faults). */
 	bool inherit;
@@ -86,7 +86,7 @@ struct alloc_trace_stats {
 	uint64_t allocs;		/* blocks and regions kept */
 	uint64_t allocs_by_kind[ALLOC_KIND__COUNT];	/* the same, by kind: they add up */
 	uint64_t frees;			/* tracked blocks freed */
-	uint64_t unknown_frees;		/* frees of blocks never seen made (sampled ones only) */
+	uint64_t unknown_frees;		/* frees of blocks never seen made (sampled: picked addresses only) */
 	uint64_t failed;		/* calls that failed (nothing allocated) */
 	uint64_t dropped_exec;		/* outstanding when their process exec'd */
 	uint64_t loader_regions;	/* the dynamic loader's own start-up regions, left out */

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "lib/json.h"
+#include "agg/alloc-sample.h"
 #include "agg/alloc-trace.h"
 #include "cmd/heap-flame.h"
 #include "agg/heap-profile.h"
@@ -48,8 +49,9 @@ static const char help[] =
 	"               only allocations older than MS milliseconds (default 500) in\n"
 	"               periodic reports; the report after a -c command exits shows all\n"
 	"  -s, --sample-rate N\n"
-	"               track one allocation in N (chosen by address, so frees match);\n"
-	"               figures are estimates, scaled by N\n"
+	"               track every block of 1024 bytes or more and one smaller block\n"
+	"               in N (chosen by address, so frees match); figures are\n"
+	"               estimates, each small block counted N times\n"
 	"  -T, --top N  show the N stacks with the most outstanding bytes (default 10)\n"
 	"  -z, --min-size B / -Z, --max-size B\n"
 	"               only allocations of at least / at most B bytes\n"
@@ -247,8 +249,15 @@ static uint64_t stack_key(pid_t pid, uint32_t stack)
 	return (uint64_t)(uint32_t)pid << 32 | stack;
 }
 
-/* Every block or region kept: its stack's calls, what leak prints beside
- * what is outstanding (one hashmap update a call: bench/leak-overhead). */
+/* What one kept block or region stands for (-s). */
+static uint64_t weight(const struct leak *lk, const struct alloc_rec *r)
+{
+	return r->region ? 1 : alloc_sample__weight(lk->lo.sample_rate, r->addr, r->size);
+}
+
+/* Every block or region kept: its stack's calls (weighted under -s),
+ * what leak prints beside what is outstanding (one hashmap update a
+ * call: bench/leak-overhead). */
 static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
 {
 	struct leak *lk = ctx;
@@ -256,7 +265,7 @@ static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec 
 	char msg[96];
 
 	hashmap__get(lk->calls, key, &n);
-	if (hashmap__set(lk->calls, key, n + 1) && !lk->err)
+	if (hashmap__set(lk->calls, key, n + weight(lk, r)) && !lk->err)
 		lk->err = -ENOMEM;
 	if (lk->hp)
 		heap_profile__made(lk->hp, smp, r);
@@ -308,7 +317,7 @@ struct gather {
 	struct alloc_rec *allocs;	/* -a */
 	size_t nallocs;
 	uint64_t min_time;		/* younger blocks are left out */
-	uint64_t scale;			/* -s: what one sampled block stands for */
+	uint64_t scale;			/* -s N's N, 1 without */
 	/* The totals by kind (user mode), and the malloc family's blocks
 	 * above the mmap threshold among them. */
 	uint64_t kind_bytes[ALLOC_KIND__COUNT], kind_count[ALLOC_KIND__COUNT];
@@ -337,17 +346,17 @@ static void gather_one(const struct alloc_rec *r, void *ctx)
 		}
 		hashmap__get(g->lk->calls, key, &calls);
 		nv[g->n] = (struct entry){ .pid = pid, .stack = r->stack,
-					   .calls = calls * (r->region ? 1 : g->scale) };
+					   .calls = calls };
 		idx = ++g->n;
 		if (g->n == 1)
 			g->first_pid = pid;
 		else if (pid != g->first_pid)
 			g->any_pid_differs = true;
 	}
-	/* Sampled blocks stand for sample_rate blocks each; regions are
-	 * never sampled. */
-	bytes = r->size * (r->region ? 1 : g->scale);
-	count = r->region ? 1 : g->scale;
+	/* A sampled block stands for what agg/alloc-sample says; regions
+	 * are never sampled. */
+	count = weight(g->lk, r);
+	bytes = r->size * count;
 	g->entries[idx - 1].bytes += bytes;
 	g->entries[idx - 1].count += count;
 	g->kind_bytes[alloc_rec__kind(r)] += bytes;
@@ -455,6 +464,9 @@ static void print_totals(struct leak *lk, const struct gather *g)
 		       g->scale, st->allocs, st->frees, st->unknown_frees, st->failed,
 		       st->dropped_exec, alloc_track__replaced(lk->track), st->loader_regions,
 		       peak, peak_at, st->startup_blocks);
+		/* -s: the figures are estimates, and by which rule. */
+		if (g->scale > 1)
+			printf(",\"estimates\":true,\"sample_whole_bytes\":%d", ALLOC_SAMPLE_WHOLE);
 		/* Only when a run probed one (live: a recording has none). */
 		for (size_t i = 0; i < alloc_trace__late_count(lk->at); i++) {
 			printf("%s", i ? "," : ",\"late_allocators\":[");
@@ -548,8 +560,8 @@ static void print_report(struct leak *lk, bool final_all)
 		for (size_t i = 0; i < alloc_trace__late_count(lk->at); i++)
 			printf("\tprobed from its mapping on: %s\n", alloc_trace__late(lk->at, i));
 		if (scale > 1)
-			printf("\t(sampled 1 allocation in %" PRIu64 ": bytes and counts are estimates)\n",
-			       scale);
+			printf("\t(sampled: every block of %d bytes or more, 1 smaller block in %" PRIu64
+			       ": bytes and counts are estimates)\n", ALLOC_SAMPLE_WHOLE, scale);
 	}
 	for (size_t i = first; i < g.n; i++) {
 		const struct entry *e = &g.entries[i];

@@ -46,7 +46,7 @@ const char *lost__remedy(const struct session *s, const char *tool, char *buf, s
 	if (session__dwarf(s) && session__user_stacks(s))
 		opts[k++] = "--call-graph fp (no stack copy in each sample)";
 	if (!replay && c && (command__flags(c) & TOOL_SAMPLES))
-		opts[k++] = "-s 10 (one allocation in 10)";
+		opts[k++] = "-s 10 (one small block in 10)";
 	if (!k) {
 		snprintf(buf, n, "the rings are at their largest: trace less at once (-p PID, "
 			 "fewer tools)");

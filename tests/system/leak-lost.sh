@@ -46,7 +46,7 @@ first_is_lost() {
 LEAK_MEANING='allocations and frees were missed: some blocks shown may have been freed, and some allocations are missing'
 # What -m 1 and the default DWARF stacks call for.
 M4_FP='-m 4 (the rings had 1 page a CPU), --call-graph fp (no stack copy in each sample)'
-LEAK_REMEDY="to lose none, run again with $M4_FP or -s 10 (one allocation in 10)"
+LEAK_REMEDY="to lose none, run again with $M4_FP or -s 10 (one small block in 10)"
 FP_REMEDY="to lose none, run again with ${M4_FP%%, *} or ${M4_FP#*, }"
 
 # 1. leak, text: the warning, then the report.

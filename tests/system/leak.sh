@@ -104,6 +104,17 @@ for l in open(sys.argv[1]):
 sys.exit("no leak_many stack")
 PY
 
+# 4b. Sampling keeps every block of 1 KiB or more whole: leak_big's two
+# 1 MiB blocks are exact under -s 64 (by count alone they would be 0 or
+# 128 MiB), the small blocks' stacks estimates; both said.
+run_fl leak --json -s 64 -T 100 -c "$LT leaks"
+expect_eq "$rc" 0 "leak -s 64 status"
+expect_line '"bytes":2097152,"allocations":2,.*leak_big\+' "$T/out"
+expect_line '"sample_rate":64,.*"estimates":true,"sample_whole_bytes":1024' "$T/out"
+run_fl leak -s 64 -c "$LT leaks"
+expect_line '^	\(sampled: every block of 1024 bytes or more, 1 smaller block in 64: bytes and counts are estimates\)$' "$T/out"
+expect_line '^	2097152 bytes in 2 allocations from stack$' "$T/out"
+
 # 5. -z/-Z: only blocks of 1000 to 2000 bytes: the realloc chain's 1000
 # (realloc is filtered in faultline, malloc in the kernel).
 run_fl leak --json -T 100 -z 1000 -Z 2000 -c "$LT leaks"
