@@ -509,7 +509,8 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 	struct sort_ctx sc = { m };
 	size_t shown = 0;
 
-	qsort_r(g->groups, g->ngroups, sizeof(*g->groups), cmp_groups, &sc);
+	if (g->ngroups)		/* none: a replay stopped at its start */
+		qsort_r(g->groups, g->ngroups, sizeof(*g->groups), cmp_groups, &sc);
 	if (!h->o->json)
 		printf("%s\n", section_titles[m]);
 	for (size_t i = 0; i < g->ngroups && shown < h->ho.peak_limit; i++) {
