@@ -323,6 +323,10 @@ static int rec_start(struct session *s, struct errbuf *eb)
 			return errbuf__set(eb, err, "%s: %s", r->path, recwriter__errmsg(r->w, err));
 		r->memstat_id = r->next_id++;
 	}
+	/* The head ends here: a file cut right after it (a fatal signal
+	 * before any other record was written) is a run cut short, which a
+	 * report reads, not a head cut short (replay.c: read_head()). */
+	meta_u64(r, "head_events", r->next_id);
 	r->started = true;
 	/* What the session knew before the run (the -p target). */
 	while (hashmap__next(s->comms, &pos, &key, &val))

@@ -196,6 +196,17 @@ static int check_tail(struct replay *rp, struct errbuf *eb)
 	return read_error(rp, ret < 0 ? ret : -EBADMSG, eb);
 }
 
+/* Whether the head read is the whole of it: its META head_events, the
+ * recorder's last head record, counts the EVENTs read (a recording
+ * without one, an older faultline's, cannot tell). */
+static bool head_whole(const struct replay *rp)
+{
+	for (size_t i = rp->nmeta; i-- > 0;)
+		if (!strcmp(rp->meta[i].key, "head_events"))
+			return strtoull(rp->meta[i].value, NULL, 10) == rp->nevs;
+	return false;
+}
+
 static int read_head(struct replay *rp, struct errbuf *eb)
 {
 	int ret, err;
@@ -216,6 +227,11 @@ static int read_head(struct replay *rp, struct errbuf *eb)
 		rp->ended = true;	/* nothing but a head: an empty run */
 		return 0;
 	}
+	/* Cut after its whole head: nothing recorded yet (a recorder killed
+	 * by a fault as it began); replay_run() finds the cut again and
+	 * says it, as for a cut anywhere after the head. */
+	if (ret == -ENODATA && head_whole(rp))
+		return 0;
 	return read_error(rp, ret, eb);
 }
 
