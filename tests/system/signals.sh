@@ -6,8 +6,8 @@
 # printed, recording finished and readable, then one line naming the
 # signal, exit 128 + N, as perf record does; a fault such as SIGSEGV
 # (async-signal-safe emergency removal, one line, death by the signal),
-# also while tracing a command (leak -c, record -e leak -c: the command
-# not left stopped, the recording read up to its last whole record).
+# for -a and for a command (-c) on the tracefs and perf uprobe PMU rungs
+# and recorded: the command left running, the recording readable.
 . "$top_srcdir/tests/system/lib.sh"
 need_root
 TD=$(tracing_dir) || skip "no tracefs"
@@ -66,52 +66,99 @@ for sig in SEGV BUS ILL FPE ABRT TRAP SYS; do
 	signalled "$sig" $((128 + $(kill -l "$sig"))) err "^faultline: fatal signal SIG$sig: probes removed$"
 done
 
-# A fault while tracing a command (-c): leak on the tracefs uprobe rung
-# (the uprobe PMU's is uprobe-pmu.sh's), and record -e leak.  The command
-# (leak-target, held on its --end FIFO once its work is done) is not left
-# stopped; the probes are gone; a recording so ended is read up to its
-# last whole record.  Sync: faultline's ready line, then the target seen
-# blocked on its FIFO.
-LT=$(target leak-target)
-state_of() { sed 's/^.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null; }
-faulted_c() { # SIG NAME TOOL ARGS... (the command appended)
-	local sig=$1 name=$2 fl tg
-	shift 2
-	go_fifo "$name"
-	spawn "$name" "$FAULTLINE" "$@" -c "$LT leaks --end $fifo"
-	fl=$spawned
-	wait_until "$FL_READY_TIMEOUT" grep -q "^Executing '" "$T/$name.err" ||
-		fail "$name: faultline not tracing: $(cat "$T/$name.err")"
-	tg=$(pgrep -P "$fl" -x leak-target) || fail "$name: no leak-target under faultline"
-	wait_until "$FL_READY_TIMEOUT" _fl_at_fifo "$tg" || fail "$name: leak-target never reached --end"
-	group_present "$fl" || fail "$name: no probes created"
-	kill -"$sig" "$fl"
-	wait_exit "$fl" "$name"
-	expect_eq "$rc" $((128 + $(kill -l "$sig"))) "$name: status"
-	group_present "$fl" && fail "$name: probes of $fl left"
-	st=$(state_of "$tg")
-	[ "$st" = T ] || [ "$st" = t ] && fail "$name: the command left stopped (state $st)"
-	release "$fifo"
-	wait_until "$FL_TIMEOUT" sh -c '! kill -0 "$1" 2>/dev/null' sh "$tg" ||
-		fail "$name: the command did not end once released"
+# The same faults sent to a run of a command (-c): leak-target, held at
+# its --go FIFO so that it outlives faultline, which is its parent.
+# Three modes: leak on the tracefs uprobe rung, leak on the perf uprobe
+# PMU rung (FAULTLINE_MASK=tracefs, as tests/system/uprobe-pmu.sh: the
+# probes are perf fds, the command in a cgroup faultline_PID of its
+# own), and record -e leak (the recording flushed as it is, without its
+# END record).  After the death: the command alive and not stopped (the
+# emergency path lets a paused target go), no probe group, no cgroup
+# faultline_PID (nor the command in it), nothing of faultline_PID for
+# `faultline cleanup` to remove; then the test ends the command.
+
+# cg_dir TG FL: the directory of TG's cgroup faultline_FL (perf_event's
+# hierarchy: cgroup2's, or a v1 mount of perf_event); nothing if none.
+cg_dir() {
+	local l m
+	l=$(grep "/faultline_$2\$" "/proc/$1/cgroup" 2>/dev/null | head -n 1)
+	[ -n "$l" ] || return 0
+	case $l in
+	0::*) m=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts) ;;
+	*) m=$(awk '$3 == "cgroup" && $4 ~ /(^|,)perf_event(,|$)/ { print $2; exit }' /proc/self/mounts) ;;
+	esac
+	[ -n "$m" ] && echo "$m${l#*:*:}"
+	return 0
 }
+
+# cmd_signalled SIG MODE [TOOL ARGS...]: faultline TOOL ARGS -c
+# leak-target, killed by SIG once its command runs (the "Executing" line:
+# the banner comes once tracing is live), then the checks above.
+cmd_signalled() {
+	local sig=$1 mode=$2 name=fl-$2-$1 tg cg st
+	shift 2
+	go_fifo "$mode-$sig"
+	spawn "$name" "$FAULTLINE" "$@" -c "$LT leaks --go $fifo"
+	pid=$spawned
+	wait_until "$FL_READY_TIMEOUT" grep -q "^Executing '" "$T/$name.err" ||
+		fail "$mode SIG$sig: faultline not tracing: $(tail -n 3 "$T/$name.err")"
+	tg=$(pgrep -P "$pid" -x leak-target) || {
+		fail "$mode SIG$sig: no leak-target under faultline $pid"
+		kill -KILL "$pid"
+		wait_exit "$pid" "$mode SIG$sig"
+		return 0
+	}
+	cg=
+	case $mode in
+	pmu)
+		cg=$(cg_dir "$tg" "$pid")
+		[ -n "$cg" ] && [ -d "$cg" ] ||
+			fail "$mode SIG$sig: the command is not in a cgroup faultline_$pid: $(cat "/proc/$tg/cgroup" 2>/dev/null)"
+		;;
+	*) group_present "$pid" || fail "$mode SIG$sig: no probes created" ;;
+	esac
+	kill -"$sig" "$pid"
+	wait_exit "$pid" "$mode SIG$sig"
+	expect_eq "$rc" $((128 + $(kill -l "$sig"))) "$mode: exit status after SIG$sig"
+	st=$(sed 's/.*) //' "/proc/$tg/stat" 2>/dev/null | cut -d' ' -f1)
+	case $st in
+	'' | Z | X) fail "$mode SIG$sig: the command (pid $tg) died with faultline" ;;
+	T | t) fail "$mode SIG$sig: the command (pid $tg) left stopped (state $st)" ;;
+	esac
+	group_present "$pid" && fail "$mode SIG$sig left probes of $pid"
+	[ -n "$cg" ] && [ -d "$cg" ] && fail "$mode SIG$sig left $cg"
+	grep -q "/faultline_$pid\$" "/proc/$tg/cgroup" 2>/dev/null &&
+		fail "$mode SIG$sig: the command left in cgroup faultline_$pid"
+	"$FAULTLINE" cleanup -n >"$T/$name.cleanup" 2>&1
+	expect_no_line "faultline_$pid([^0-9]|\$)" "$T/$name.cleanup"
+	kill "$tg" 2>/dev/null
+	wait_until 10 _fl_gone "$tg" || fail "$mode SIG$sig: the command (pid $tg) ignored SIGTERM"
+}
+LT=$(target leak-target)
+pmu=
+[ -r /sys/bus/event_source/devices/uprobe/type ] && pmu=1
 for sig in SEGV BUS ILL FPE ABRT TRAP SYS; do
-	faulted_c "$sig" "leak-$sig" leak -T 100
-	expect_line "^faultline: fatal signal SIG$sig: probes removed$" "$T/leak-$sig.err"
+	fatal="^faultline: fatal signal SIG$sig: probes removed"
+	cmd_signalled "$sig" uprobe leak
+	expect_line "$fatal\$" "$T/fl-uprobe-$sig.err"
+	if [ -n "$pmu" ]; then
+		FAULTLINE_MASK=tracefs
+		cmd_signalled "$sig" pmu leak
+		FAULTLINE_MASK='syscalls:*'
+		expect_line "$fatal\$" "$T/fl-pmu-$sig.err"
+	fi
+	cmd_signalled "$sig" record record -e leak -o "$T/$sig-cmd.rec"
+	expect_line "$fatal, the recording left unfinished \(report reads it up to its last whole record\)\$" \
+		"$T/fl-record-$sig.err"
+	run_fl report -i "$T/$sig-cmd.rec" leak
+	expect_eq "$rc" 0 "report of the recording of a command ended by SIG$sig: status"
+	expect_line "^faultline report: warning: the recording ends early at [0-9.]+ s \([0-9]+ bytes of a record cut off\): no END record$" "$T/err"
 done
-for sig in SEGV ABRT; do
-	faulted_c "$sig" "rec-$sig" record -e leak -o "$T/fault-$sig.rec"
-	expect_line "^faultline: fatal signal SIG$sig: probes removed, the recording left unfinished \(report reads it up to its last whole record\)$" "$T/rec-$sig.err"
-	run_fl report -i "$T/fault-$sig.rec" leak
-	expect_eq "$rc" 0 "report of the recording ended by SIG$sig: status"
-	expect_line "^faultline report: warning: the recording ends early at [0-9.]+ s" "$T/err"
-	expect_line "bytes in [0-9]+ allocations outstanding" "$T/out"
-done
+[ -n "$pmu" ] || echo "no perf uprobe PMU here: the PMU rung's runs skipped"
 
 # The file size limit (ulimit -f) reached by a recording: the write fails
 # with EFBIG (SIGXFSZ caught), the run stops, probes removed, said, status
 # 128 + SIGXFSZ; the file is what fitted, read up to its last whole record.
-LT=$(target leak-target)
 "$FAULTLINE" record -e leak -o "$T/full.rec" -c "$LT leaks" >/dev/null 2>"$T/full.err" ||
 	fail "record of leak-target: $(cat "$T/full.err")"
 full=$(stat -c %s "$T/full.rec")
