@@ -89,23 +89,34 @@ const char *path_base(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-int open_regular(const char *path, int flags)
+int open_inode(const char *path, int pflags, int oflags,
+	       int (*check)(const struct stat *st, const void *ctx), const void *ctx)
 {
 	char self[64];
 	struct stat st;
 	int pfd, fd;
 
-	pfd = open(path, O_PATH | O_CLOEXEC | flags);
+	pfd = open(path, O_PATH | O_CLOEXEC | pflags);
 	if (pfd < 0)
 		return -errno;
-	if (fstat(pfd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(pfd);
-		return -EINVAL;
+	fd = fstat(pfd, &st) ? -errno : check(&st, ctx);
+	if (!fd) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+		fd = open(self, oflags | O_CLOEXEC);
+		if (fd < 0)
+			fd = -errno;
 	}
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		fd = -errno;
 	close(pfd);
 	return fd;
+}
+
+static int regular_only(const struct stat *st, const void *ctx)
+{
+	(void)ctx;
+	return S_ISREG(st->st_mode) ? 0 : -EINVAL;
+}
+
+int open_regular(const char *path, int flags)
+{
+	return open_inode(path, flags, O_RDONLY | O_NONBLOCK, regular_only, NULL);
 }

@@ -18,6 +18,8 @@ int read_file(const char *path, size_t max, char **buf, size_t *len);
 /* The same from an open @fd (left open), from where it stands. */
 int read_fd(int fd, size_t max, char **buf, size_t *len);
 
+struct stat;
+
 /*
  * open_regular() - open a file whose path someone else chose (a traced
  * process's mapping, a recording's, a perf map) for reading
@@ -30,6 +32,21 @@ int read_fd(int fd, size_t max, char **buf, size_t *len);
  * -errno: -EINVAL for what is not a regular file.
  */
 int open_regular(const char *path, int flags);
+
+/*
+ * open_inode() - open what @path names now, as @oflags, only when @check
+ * accepts it
+ * @pflags: more flags for the O_PATH open of @path (O_NOFOLLOW)
+ * @check:  given the O_PATH fd's fstat: 0 to open it, or the -errno to
+ *          return
+ *
+ * The mechanism of open_regular(): @path opened O_PATH (no device opened,
+ * no FIFO waited on), fstat()ed, and that inode, not whatever the path
+ * names by then, opened through /proc/self/fd with @oflags | O_CLOEXEC.
+ * Return: the fd, @check's -errno, or open(2)'s.
+ */
+int open_inode(const char *path, int pflags, int oflags,
+	       int (*check)(const struct stat *st, const void *ctx), const void *ctx);
 
 /* The last component of @path: what follows its last '/', or @path. */
 const char *path_base(const char *path);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/file.h"
 #include "lib/newsys.h"
 #include "lib/passwd.h"
 #include "lib/safeout.h"
@@ -169,17 +170,13 @@ static int make_tmp(struct safe_out *so, mode_t mode, bool exact, int *fd, struc
 	return errbuf__set(eb, -EEXIST, "cannot create a temporary next to '%s'", so->path);
 }
 
-/* Whether @fd is still the device or FIFO lstat() saw (@st); -ESTALE
- * (said in @eb) when something else stands at @path now. */
-static int still_special(int fd, const struct stat *st, const char *path, struct errbuf *eb)
+/* open_inode()'s check: the inode is the device or FIFO lstat() saw. */
+static int same_special(const struct stat *now, const void *ctx)
 {
-	struct stat now;
+	const struct stat *st = ctx;
 
-	if (!fstat(fd, &now) && now.st_dev == st->st_dev && now.st_ino == st->st_ino &&
-	    (now.st_mode & S_IFMT) == (st->st_mode & S_IFMT))
-		return 0;
-	return errbuf__set(eb, -ESTALE, "'%s' was replaced while it was opened: not writing it",
-			   path);
+	return now->st_dev == st->st_dev && now->st_ino == st->st_ino &&
+	       (now->st_mode & S_IFMT) == (st->st_mode & S_IFMT) ? 0 : -ESTALE;
 }
 
 /*
@@ -187,41 +184,31 @@ static int still_special(int fd, const struct stat *st, const char *path, struct
  * writing, and only it: between the lstat and an open of the path,
  * whoever can write the directory could put a regular file of someone's
  * there (root would write over its start, no O_TRUNC), a symlink, or
- * another device (whose open alone may act).  So the path is opened with
- * O_PATH | O_NOFOLLOW (no device opened, no FIFO waited on), checked by
- * fstat to be lstat's inode, and that inode opened through /proc/self/fd,
- * O_NONBLOCK; a FIFO without a reader yet (ENXIO) is waited on as open(2)
- * does, on that same inode.  The fd's fstat is checked once more, and
- * O_NONBLOCK cleared: writes to a full pipe wait.
+ * another device (whose open alone may act).  So it is open_inode()'s,
+ * O_NOFOLLOW, checked to be lstat's inode, O_NONBLOCK; a FIFO without a
+ * reader yet (ENXIO) is waited on as open(2) does, on that same inode;
+ * then O_NONBLOCK is cleared: writes to a full pipe wait.
  */
 static int open_special(const char *path, const struct stat *st, int *fd, struct errbuf *eb)
 {
-	char self[64];
-	int pfd, err, fl;
+	int fl;
 
-	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (pfd < 0)
-		return errbuf__set(eb, -errno, "cannot open '%s': %s", path, strerror(errno));
-	err = still_special(pfd, st, path, eb);
-	if (!err) {
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-		*fd = open(self, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-		if (*fd < 0 && errno == ENXIO && S_ISFIFO(st->st_mode))
-			*fd = open(self, O_WRONLY | O_CLOEXEC);	/* no reader yet: wait for one */
-		if (*fd < 0)
-			err = errbuf__set(eb, -errno, "cannot open '%s': %s", path, strerror(errno));
-	}
-	close(pfd);
-	if (err)
-		return err;
-	err = still_special(*fd, st, path, eb);
-	if (!err && ((fl = fcntl(*fd, F_GETFL)) < 0 || fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) < 0))
-		err = errbuf__set(eb, -errno, "cannot open '%s': %s", path, strerror(errno));
-	if (err) {
+	*fd = open_inode(path, O_NOFOLLOW, O_WRONLY | O_NONBLOCK, same_special, st);
+	if (*fd == -ENXIO && S_ISFIFO(st->st_mode))	/* no reader yet: wait for one */
+		*fd = open_inode(path, O_NOFOLLOW, O_WRONLY, same_special, st);
+	if (*fd == -ESTALE)
+		return errbuf__set(eb, -ESTALE, "'%s' was replaced while it was opened: not "
+				   "writing it", path);
+	if (*fd < 0)
+		return errbuf__set(eb, *fd, "cannot open '%s': %s", path, strerror(-*fd));
+	if ((fl = fcntl(*fd, F_GETFL)) < 0 || fcntl(*fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int err = -errno;
+
 		close(*fd);
 		*fd = -1;
+		return errbuf__set(eb, err, "cannot open '%s': %s", path, strerror(-err));
 	}
-	return err;
+	return 0;
 }
 
 int safe_out__open(const char *path, mode_t mode, unsigned int flags, struct safe_out **out, int *fd,

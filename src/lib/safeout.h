@@ -17,9 +17,10 @@
  * as it is: never followed, opened as a FIFO, or taken for a writer's.
  * A FILE that is a character device or a FIFO (/dev/null, a reader's
  * pipe) is opened and written as it is, never replaced: only the inode
- * that lstat() found there (O_PATH | O_NOFOLLOW, fstat()ed, then opened
- * through /proc/self/fd O_NONBLOCK, a FIFO waited on for its reader, and
- * fstat()ed again), never what another user swapped in meanwhile.
+ * that lstat() found there (lib/file's open_inode(): O_PATH | O_NOFOLLOW,
+ * fstat()ed, then that inode opened through /proc/self/fd, O_NONBLOCK, a
+ * FIFO waited on for its reader), never what another user swapped in
+ * meanwhile.
  */
 #ifndef FAULTLINE_SAFEOUT_H
 #define FAULTLINE_SAFEOUT_H
