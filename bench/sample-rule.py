@@ -76,8 +76,7 @@ blocks = {}        # addr -> (size, stack)
 alloc = {}         # stack -> [(addr, size)] every block made
 for tid, name, f, stack in events:
     fn, _, kind = name.rpartition("_")
-    if kind == "enter" and fn in ("free", "delete") or name.startswith("delete") or \
-            name.startswith("free") or name == "sdallocx_enter":
+    if name.startswith(("free", "delete")) or name == "sdallocx_enter":
         p = num(f.get("ptr", "0"))
         if p and not inflight.get(tid):
             blocks.pop(p, None)
