@@ -930,7 +930,6 @@ static int replay_run(struct session *s, const struct session_hooks *hooks, stru
 			rp->cut = true;
 			rp->cut_ns = s->now_ns;
 		}
-		s->samples = rp->samples;
 		/* Why it stopped, as END would have said: the target's exit
 		 * when it was read, else the recorder's end (a signal). */
 		if (!s->stop)
@@ -943,6 +942,10 @@ static int replay_run(struct session *s, const struct session_hooks *hooks, stru
 	}
 	if (!err && rp->end_read)
 		err = check_tail(rp, eb);
+	/* Cut short, or stopped (a signal, --duration) before END: the
+	 * samples replayed, not 0 (END's total is the whole run's). */
+	if (!err && !rp->end_read)
+		s->samples = rp->samples;
 	s->bad += rp->bad_times;
 	warn_bad_times(s);
 	if (!err && hooks && hooks->round)
