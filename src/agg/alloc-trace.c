@@ -67,8 +67,8 @@ struct probe_ctx {
 	const struct role *role;
 	enum alloc_fn fn;		/* syscall and kernel events */
 	struct tp_field f_size, f_nmemb, f_ptr, f_sp, f_ret, f_addr, f_len, f_flags, f_old_len,
-		f_order, f_prot;
-	bool has_nmemb, has_sp, has_ptr, has_flags;
+		f_order, f_prot, f_hsz;
+	bool has_nmemb, has_sp, has_ptr, has_flags, has_hsz;
 	int kind;			/* KIND_* */
 	uint64_t key_space;		/* kernel: which address space (slab, page, percpu) */
 };
@@ -114,6 +114,13 @@ struct alloc_trace {
 	pid_t filter_pid;		/* kernel mode with a target: its allocations */
 	uint64_t exec_time;		/* of the exec whose blocks go (on_gone) */
 	struct alloc_trace_stats st;
+	/* -s N: the rule, and whether the kernel applies it (the return,
+	 * store and free probes filtered; no entry probe but realloc's,
+	 * which frees): see alloc_trace__sampling(). */
+	struct alloc_sample sample;
+	bool ksample;
+	char sampling[640];
+	struct hashmap *last_ret;	/* ksample: tid -> the block its last return made */
 	bool posix_memalign_untracked;
 	/* A static glibc's start-up functions (file offsets in its
 	 * executable, device and inode): blocks made there are left out. */
@@ -181,7 +188,7 @@ static void release(struct alloc_trace *at, const struct sample *smp, pid_t pid,
 		at->st.frees++;
 		if (at->h.freed)
 			at->h.freed(at->h.ctx, smp, &r);
-	} else if (alloc_sample__picked(at->o.sample_rate, addr)) {
+	} else if (alloc_sample__picked(&at->sample, addr)) {
 		/* (the block's size unknown: among the addresses the small
 		 * blocks' stratum would have kept) */
 		at->st.unknown_frees++;
@@ -259,7 +266,7 @@ static bool keep(struct alloc_trace *at, const struct sample *smp, struct alloc_
 
 	/* Regions are few and large: sampling them would only add noise. */
 	if (!size_wanted(at, r->size) ||
-	    (!r->region && !alloc_sample__weight(at->o.sample_rate, r->addr, r->size)))
+	    (!r->region && !alloc_sample__weight(&at->sample, r->addr, r->size)))
 		return false;
 	err = kernel ? session__kernel_stack(at->s, smp, &r->stack) :
 		       session__user_stack(at->s, smp, &r->stack);
@@ -375,6 +382,54 @@ static void on_return(struct session *s, const struct sample *smp, void *ctx)
 	complete(at, smp, &c, ret, pc->role->zero_frees);
 }
 
+/*
+ * -s N in the kernel: a return or posix_memalign's store, already picked
+ * by the filter, makes a block on its own (no entry event: its size is
+ * the usable size from the chunk header).  Two returns of one block in a
+ * row are one call seen twice: a probed function that tail-calls another
+ * (reallocarray into realloc, realloc(NULL, n) into malloc) returns
+ * through both return probes at once.
+ */
+static void made_sampled(struct alloc_trace *at, const struct sample *smp, const struct role *role,
+			 uint64_t addr, uint64_t hsz)
+{
+	struct alloc_call c = { .fn = role->fn, .time = smp->time };
+	uint64_t last;
+	bool mapped;
+
+	at->st.sampled_events++;
+	mark_running(at, (pid_t)smp->pid);
+	if (hashmap__get(at->last_ret, (uint64_t)smp->tid, &last) && last == addr &&
+	    alloc_track__has(at->track, (pid_t)smp->pid, addr))
+		return;
+	if (hashmap__set(at->last_ret, (uint64_t)smp->tid, addr))
+		at->err = -ENOMEM;
+	c.size = alloc_sample__glibc_usable(hsz, &mapped);
+	if (mapped) {
+		c.map_addr = addr;	/* glibc's own mmap for this block */
+		c.map_len = c.size;
+	}
+	if (c.fn == ALLOC_POSIX_MEMALIGN) {
+		c.ptr = addr;
+		addr = 0;	/* its return code: success */
+	} else {
+		c.fn = ALLOC_MALLOC;	/* no old block: that was the entry's */
+	}
+	complete(at, smp, &c, addr, false);
+}
+
+/* A return's address is its value; the store's, its ptr. */
+static void on_made_sampled(struct session *s, const struct sample *smp, void *ctx)
+{
+	struct probe_ctx *pc = ctx;
+	uint64_t addr = 0, hsz = 0;
+
+	(void)s;
+	if (field_u64(pc->kind == KIND_RETURN ? &pc->f_ret : &pc->f_ptr, smp, &addr) &&
+	    field_u64(&pc->f_hsz, smp, &hsz) && addr)
+		made_sampled(pc->at, smp, pc->role, addr, hsz);
+}
+
 static void on_store(struct session *s, const struct sample *smp, void *ctx)
 {
 	struct probe_ctx *pc = ctx;
@@ -393,8 +448,12 @@ static void on_free(struct session *s, const struct sample *smp, void *ctx)
 
 	(void)s;
 	mark_running(at, (pid_t)smp->pid);
+	if (at->ksample)
+		at->st.sampled_events++;
 	if (!field_u64(&pc->f_ptr, smp, &ptr) || !ptr)
 		return;
+	if (at->ksample)
+		hashmap__delete(at->last_ret, (uint64_t)smp->tid, NULL);
 	/* A free inside realloc is realloc's business. */
 	if (alloc_track__busy(at->track, (pid_t)smp->tid))
 		return;
@@ -474,6 +533,11 @@ static void on_sys_exit(struct session *s, const struct sample *smp, void *ctx)
 	if (c.fn == ALLOC_BRK && !(ret >= (uint64_t)-4095) &&
 	    hashmap__set(at->breaks, (uint64_t)smp->pid, ret))
 		at->err = -ENOMEM;
+	/* Sampled in the kernel, the allocator's entries are not seen: a
+	 * call of it in flight shows as its return probe's trampoline on
+	 * the stack. */
+	if (!c.inner && at->ksample && session__in_return_probed(s, smp))
+		c.inner = true;
 	if (c.inner) {
 		/* The allocator mapped memory for the call in flight. */
 		if (c.size && c.fn != ALLOC_BRK && ret < (uint64_t)-4095)
@@ -758,6 +822,7 @@ static void on_thread_exit(struct session *s, pid_t pid, pid_t tid, void *ctx)
 	alloc_track__forget_thread(at->track, tid);
 	hashmap__delete(at->last_free, (uint64_t)tid, NULL);
 	hashmap__delete(at->last_free_probe, (uint64_t)tid, NULL);
+	hashmap__delete(at->last_ret, (uint64_t)tid, NULL);
 	if (pid == tid)
 		hashmap__delete(at->breaks, (uint64_t)pid, NULL);
 	if (at->h.thread_exit && !session__recording(s))
@@ -976,6 +1041,110 @@ static void note_probed(struct probed *po, const struct role *role)
 			 role->name);
 }
 
+/* alloc_trace__sampling()'s text: in the kernel (@why NULL), or here and why. */
+static void describe_sampling(struct alloc_trace *at, const char *why)
+{
+	if (!why)
+		snprintf(at->sampling, sizeof(at->sampling),
+			 "in the kernel: every block of %d bytes or more (its usable size, from "
+			 "glibc's chunk header) and 1 smaller block in %" PRIu64 " (address bits 7-%u "
+			 "all set), by the return and free probes' filters", ALLOC_SAMPLE_WHOLE,
+			 at->sample.rate, 6 + (unsigned int)__builtin_ctzll(at->sample.rate));
+	else
+		snprintf(at->sampling, sizeof(at->sampling),
+			 "in user space: every block of %d bytes or more and 1 smaller block in %" PRIu64
+			 " (by a hash of its address), every event still written: %s",
+			 ALLOC_SAMPLE_WHOLE, at->sample.rate, why);
+}
+
+/*
+ * -s N in the kernel for this object's probes?  The first object decides
+ * for the run (at->ksample, and what alloc_trace__sampling() says); an
+ * allocator probed later is sampled the same way when its spec can be.
+ */
+static bool sample_here(struct alloc_trace *at, const struct probe_set *set, const char *obj)
+{
+	bool header = probe_set__block_size(set) == PROBE_BLOCK_SIZE_GLIBC_CHUNK;
+	const char *why = NULL;
+
+	if (obj)
+		return at->ksample && header;
+	if (at->sample.rate <= 1)
+		return false;
+	if (!session__uprobe_filters_in_kernel(at->s))
+		why = session__replaying(at->s) ? "replayed from a recording of every event" :
+		      "the uprobe PMU has no fetchargs and runs no filter in the kernel";
+	else if (!header)
+		why = "this allocator's blocks have no size header a kernel filter can read "
+		      "(glibc's only: the probe spec's block-size)";
+	else if (!alloc_sample__bits_ok(at->sample.rate))
+		why = "N is not a power of two (the kernel's filter picks by address bits)";
+	if (why) {
+		describe_sampling(at, why);
+		return false;
+	}
+	at->ksample = true;
+	at->sample.by = ALLOC_SAMPLE_BITS;
+	describe_sampling(at, NULL);
+	return true;
+}
+
+/* The kernel refused the sampled probe: back to sampling here. */
+static void sample_refused(struct alloc_trace *at, const struct errbuf *eb)
+{
+	char why[300];
+
+	at->ksample = false;
+	at->sample.by = ALLOC_SAMPLE_HASH;
+	snprintf(why, sizeof(why), "the kernel refused the filter's probe (%.200s)",
+		 eb && eb->msg[0] ? eb->msg : "?");
+	describe_sampling(at, why);
+}
+
+/* The value of fetcharg @name in @fetchargs ("%di" of "ptr=%di:x64"). */
+static bool fetcharg_value(const char *fetchargs, const char *name, char *buf, size_t n)
+{
+	size_t ln = strlen(name);
+
+	for (const char *p = fetchargs; p && *p;) {
+		size_t len = strcspn(p, " ");
+
+		if (len > ln && !strncmp(p, name, ln) && p[ln] == '=') {
+			size_t vlen = strcspn(p + ln + 1, ": ");
+
+			if (vlen == 0 || vlen >= n)
+				return false;
+			memcpy(buf, p + ln + 1, vlen);
+			buf[vlen] = '\0';
+			return true;
+		}
+		p += len;
+		p += strspn(p, " ");
+	}
+	return false;
+}
+
+/* @spec with the fetchargs the kernel's sampling filter reads (the
+ * header word and the picking bits of the address it returns or takes). */
+static int sample_spec(struct alloc_trace *at, const struct probe_spec *spec, int kind,
+		       struct probe_spec *out, char *buf, size_t n, struct errbuf *eb)
+{
+	char value[64], extra[160];
+	int w;
+
+	if (!fetcharg_value(spec->fetchargs, kind == KIND_RETURN ? "ret" : "ptr", value,
+			    sizeof(value)) ||
+	    alloc_sample__fetchargs(&at->sample, value, extra, sizeof(extra)))
+		return errbuf__set(eb, -EINVAL, "probe '%s' gives no address a filter can read",
+				   spec->name);
+	w = snprintf(buf, n, "%s%s%s", spec->fetchargs, spec->fetchargs[0] ? " " : "", extra);
+	if (w < 0 || (size_t)w >= n)
+		return errbuf__set(eb, -ENOSPC, "probe '%s': fetchargs too long", spec->name);
+	*out = *spec;
+	out->fetchargs = buf;
+	return 0;
+}
+
 struct placed {
 	char path[PATH_MAX];
 	uint64_t off;
@@ -993,8 +1162,8 @@ static int probe_object(struct alloc_trace *at, const char *name, const char *ob
 {
 	struct probe_set *set = NULL;
 	struct placed *placed = NULL;
-	size_t nplaced = 0;
-	bool have_malloc = false, have_free = false;
+	size_t nplaced = 0, added = 0;
+	bool have_malloc = false, have_free = false, ks;
 	int err;
 
 	if (strchr(name, '/'))
@@ -1011,10 +1180,11 @@ static int probe_object(struct alloc_trace *at, const char *name, const char *ob
 		err = -ENOMEM;
 		goto out;
 	}
+	ks = sample_here(at, set, obj);
 	for (size_t i = 0; i < probe_set__count(set); i++) {
 		const struct probe_spec *spec = probe_set__at(set, i);
-		struct probe_spec renamed, renamed_pmu;
-		char ename[128], pname[128];
+		struct probe_spec renamed, renamed_pmu, sampled;
+		char ename[128], pname[128], fetchargs[512];
 		struct placed *pl = &placed[nplaced];
 		struct tp_event *ev = NULL;
 		struct probe_ctx *pc;
@@ -1043,10 +1213,26 @@ static int probe_object(struct alloc_trace *at, const char *name, const char *ob
 					  "free_enter, realloc_return...)", spec->name, name);
 			goto out;
 		}
+		/* Sampled in the kernel, no entry is traced: a return (or
+		 * posix_memalign's store) makes its block alone, with the
+		 * size from the block's header, and realloc's entry frees
+		 * the old block. */
+		if (ks && kind == KIND_ENTER && role->fn == ALLOC_REALLOC) {
+			kind = KIND_FREE;
+		} else if (ks && (kind == KIND_ENTER ||
+				  (kind == KIND_RETURN && role->fn == ALLOC_POSIX_MEMALIGN))) {
+			continue;
+		}
+		if (ks && kind != KIND_ENTER) {
+			err = sample_spec(at, spec, kind, &sampled, fetchargs, sizeof(fetchargs), eb);
+			if (err)
+				goto out;
+			spec = &sampled;
+		}
 		/* An entry probe alone may take the cheap placement; one
 		 * sharing its function with a return probe stays at the
 		 * entry, the breakpoint both then share. */
-		if (kind == KIND_FREE && spec->kind == PROBE_ENTRY)
+		if (kind == KIND_FREE && spec->kind == PROBE_ENTRY && role->is_free)
 			flags |= SESSION_PLACE_CHEAP;
 		err = session__uprobe_locate(at->s, spec, flags, pl->path, sizeof(pl->path), &pl->off,
 					     eb);
@@ -1076,7 +1262,7 @@ static int probe_object(struct alloc_trace *at, const char *name, const char *ob
 		nplaced++;
 		if (!po->path[0])
 			snprintf(po->path, sizeof(po->path), "%s", pl->path);
-		if (spec->kind == PROBE_ENTRY)
+		if (spec->kind == PROBE_ENTRY || ks)
 			note_probed(po, role);
 		pc = new_ctx(at, kind);
 		if (!pc) {
@@ -1087,14 +1273,15 @@ static int probe_object(struct alloc_trace *at, const char *name, const char *ob
 		switch (kind) {
 		case KIND_RETURN:
 			flags |= SESSION_USER_STACK | SESSION_RETURN_PROBED;
-			fn = on_return;
+			fn = ks ? on_made_sampled : on_return;
+			have_malloc |= ks && role->fn == ALLOC_MALLOC;
 			break;
 		case KIND_STORE:
-			fn = on_store;
+			fn = ks ? on_made_sampled : on_store;
 			break;
 		case KIND_FREE:
 			fn = on_free;
-			have_free = true;
+			have_free |= role->is_free;
 			break;
 		default:
 			/* Its return is probed: stacks sampled inside the
@@ -1106,9 +1293,23 @@ static int probe_object(struct alloc_trace *at, const char *name, const char *ob
 			break;
 		}
 		err = session__add_uprobe(at->s, spec, flags, fn, pc, &ev, eb);
+		if (err && ks && !added && !obj) {
+			/* The kernel cannot read the header (uprobes without
+			 * memory fetchargs or bit fields): every event then,
+			 * sampled here. */
+			sample_refused(at, eb);
+			ks = false;
+			nplaced = 0;
+			have_malloc = have_free = false;
+			po->roles[0] = po->path[0] = '\0';
+			i = (size_t)-1;
+			continue;
+		}
 		if (err)
 			goto out;
+		added++;
 		pc->has_sp = !tp_event__field(ev, "sp", &pc->f_sp);
+		pc->has_hsz = !tp_event__field(ev, "hsz", &pc->f_hsz);
 		pc->has_nmemb = !tp_event__field(ev, "nmemb", &pc->f_nmemb);
 		pc->has_ptr = !tp_event__field(ev, "ptr", &pc->f_ptr);
 		if ((kind == KIND_ENTER && tp_event__field(ev, "size", &pc->f_size)) ||
@@ -1133,7 +1334,16 @@ static int probe_object(struct alloc_trace *at, const char *name, const char *ob
 			if (err)
 				goto out;
 		}
-		if (kind == KIND_FREE) {
+		if (ks && pc->has_hsz) {
+			char filter[128];
+
+			err = alloc_sample__filter(&at->sample, kind == KIND_RETURN ? "ret" : "ptr",
+						   filter, sizeof(filter));
+			if (!err)
+				err = session__set_filter(at->s, ev, filter, eb);
+			if (err)
+				goto out;
+		} else if (kind == KIND_FREE) {
 			err = session__set_filter(at->s, ev, "ptr != 0", eb);
 			if (err)
 				goto out;
@@ -1215,6 +1425,14 @@ static int add_event(struct alloc_trace *at, const char *sys, const char *event,
 	return err;
 }
 
+/* Sampled in the kernel, a syscall's exit tells whether the allocator
+ * made it from the return probes' trampoline on its stack: a copy of
+ * the stack whatever the call graph (session__in_return_probed()). */
+static unsigned int exit_words(const struct alloc_trace *at)
+{
+	return at->ksample ? SESSION_STACK_WORDS : 0;
+}
+
 /* A libc wrapper's probe standing in for a syscall tracepoint: its
  * fetchargs have the tracepoint's field names (libc-syscalls.probes). */
 static int add_libc_event(struct alloc_trace *at, const struct probe_set *set, const char *probe,
@@ -1250,14 +1468,14 @@ static int add_libc_syscalls(struct alloc_trace *at, bool mmap, bool munmap, boo
 		err = add_libc_event(at, set, "mmap_enter", KIND_SYS_ENTER, ALLOC_MMAP, 0, eb);
 	if (!err && mmap)
 		err = add_libc_event(at, set, "mmap_return", KIND_SYS_EXIT, ALLOC_MMAP,
-				     SESSION_USER_STACK, eb);
+				     SESSION_USER_STACK | exit_words(at), eb);
 	if (!err && munmap)
 		err = add_libc_event(at, set, "munmap_enter", KIND_MUNMAP, ALLOC_MMAP, 0, eb);
 	if (!err && brk)
 		err = add_libc_event(at, set, "brk_enter", KIND_SYS_ENTER, ALLOC_BRK, 0, eb);
 	if (!err && brk)
 		err = add_libc_event(at, set, "brk_return", KIND_SYS_EXIT, ALLOC_BRK,
-				     SESSION_USER_STACK, eb);
+				     SESSION_USER_STACK | exit_words(at), eb);
 	probe_set__free(set);
 	return err;
 }
@@ -1287,7 +1505,7 @@ static int add_syscall_events(struct alloc_trace *at, struct errbuf *eb)
 		err = add_event(at, "syscalls", calls[i].enter, KIND_SYS_ENTER, calls[i].fn, 0, 0, eb);
 		if (!err)
 			err = add_event(at, "syscalls", calls[i].exit, KIND_SYS_EXIT, calls[i].fn, 0,
-					SESSION_USER_STACK, eb);
+					SESSION_USER_STACK | exit_words(at), eb);
 	}
 	munmap = has_tp(at, "syscalls", "sys_enter_munmap");
 	if (!err && munmap)
@@ -1348,10 +1566,14 @@ int alloc_trace__new(struct session *s, const struct alloc_trace_opts *o,
 	at->breaks = hashmap__new();
 	at->last_free = hashmap__new();
 	at->last_free_probe = hashmap__new();
+	at->last_ret = hashmap__new();
+	at->sample = (struct alloc_sample){ .rate = o->sample_rate, .by = ALLOC_SAMPLE_HASH };
+	if (o->sample_rate > 1)
+		describe_sampling(at, o->kernel ? "kernel allocations" : "no allocator probed");
 	at->objs = hashmap__new();
 	at->running = hashmap__new();
 	at->fresh = hashmap__new();
-	if (!err && (!at->breaks || !at->last_free || !at->last_free_probe || !at->objs ||
+	if (!err && (!at->breaks || !at->last_free || !at->last_free_probe || !at->last_ret || !at->objs ||
 		     !at->running || !at->fresh))
 		err = -ENOMEM;
 	if (!err && o->index)
@@ -1395,6 +1617,7 @@ void alloc_trace__free(struct alloc_trace *at)
 	hashmap__free(at->breaks);
 	hashmap__free(at->last_free);
 	hashmap__free(at->last_free_probe);
+	hashmap__free(at->last_ret);
 	hashmap__free(at->objs);
 	hashmap__free(at->running);
 	hashmap__free(at->fresh);
@@ -1439,6 +1662,21 @@ size_t alloc_trace__late_count(const struct alloc_trace *at)
 const char *alloc_trace__late(const struct alloc_trace *at, size_t i)
 {
 	return i < at->nlate ? at->late[i].line : NULL;
+}
+
+const struct alloc_sample *alloc_trace__sample(const struct alloc_trace *at)
+{
+	return &at->sample;
+}
+
+const char *alloc_trace__sampling(const struct alloc_trace *at)
+{
+	return at->sample.rate > 1 && at->sampling[0] ? at->sampling : NULL;
+}
+
+bool alloc_trace__sampled_in_kernel(const struct alloc_trace *at)
+{
+	return at->ksample;
 }
 
 const char *alloc_trace__warning(const struct alloc_trace *at)

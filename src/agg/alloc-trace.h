@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "agg/alloc-sample.h"
 #include "agg/alloc-track.h"
 #include "lib/errbuf.h"
 #include "trace/sample.h"
@@ -92,6 +93,9 @@ struct alloc_trace_stats {
 	uint64_t loader_regions;	/* the dynamic loader's own start-up regions, left out */
 	uint64_t startup_blocks;	/* a static glibc's start-up blocks and regions, left out */
 	uint64_t inherited;		/* copied to fork children (opts.inherit) */
+	/* -s N in the kernel: the return, store and free samples the
+	 * kernel's filters let through (one block in N, and the large). */
+	uint64_t sampled_events;
 };
 
 /**
@@ -127,6 +131,14 @@ const char *alloc_trace__object(struct alloc_trace *at);
  * by pid N)". */
 size_t alloc_trace__late_count(const struct alloc_trace *at);
 const char *alloc_trace__late(const struct alloc_trace *at, size_t i);
+/* -s N: the rule in force (rate 0 or 1: every block).  Owned by @at. */
+const struct alloc_sample *alloc_trace__sample(const struct alloc_trace *at);
+/* -s N: where blocks are sampled, for the tool to tell: "in the kernel
+ * (...)" or "in user space, every event written: WHY"; NULL without -s. */
+const char *alloc_trace__sampling(const struct alloc_trace *at);
+/* Whether the kernel samples (its filters pick the blocks). */
+bool alloc_trace__sampled_in_kernel(const struct alloc_trace *at);
+
 /* What was left untraced at setup and why, for the tool to tell the user,
  * or NULL. */
 const char *alloc_trace__warning(const struct alloc_trace *at);

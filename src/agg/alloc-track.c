@@ -729,6 +729,14 @@ int alloc_track__add(struct alloc_track *t, const struct alloc_rec *r)
 	return 0;
 }
 
+bool alloc_track__has(struct alloc_track *t, pid_t pid, uint64_t addr)
+{
+	bool found;
+
+	find(t, pid, addr, &found);
+	return found || find_old(t, pid, addr);
+}
+
 int alloc_track__remove(struct alloc_track *t, pid_t pid, uint64_t addr, struct alloc_rec *out)
 {
 	struct alloc_rec *old;

@@ -159,6 +159,9 @@ uint64_t alloc_track__drop_calls(struct alloc_track *t);
  */
 int alloc_track__add(struct alloc_track *t, const struct alloc_rec *r);
 
+/* Whether a block of @pid starts at @addr. */
+bool alloc_track__has(struct alloc_track *t, pid_t pid, uint64_t addr);
+
 /**
  * alloc_track__remove() - free of the block at @addr
  * @out: NULL, or receives the block

@@ -252,7 +252,7 @@ static uint64_t stack_key(pid_t pid, uint32_t stack)
 /* What one kept block or region stands for (-s). */
 static uint64_t weight(const struct leak *lk, const struct alloc_rec *r)
 {
-	return r->region ? 1 : alloc_sample__weight(lk->lo.sample_rate, r->addr, r->size);
+	return r->region ? 1 : alloc_sample__weight(alloc_trace__sample(lk->at), r->addr, r->size);
 }
 
 /* Every block or region kept: its stack's calls (weighted under -s),
@@ -466,7 +466,10 @@ static void print_totals(struct leak *lk, const struct gather *g)
 		       peak, peak_at, st->startup_blocks);
 		/* -s: the figures are estimates, and by which rule. */
 		if (g->scale > 1)
-			printf(",\"estimates\":true,\"sample_whole_bytes\":%d", ALLOC_SAMPLE_WHOLE);
+			printf(",\"estimates\":true,\"sample_whole_bytes\":%d,\"sampled_in_kernel\":%s"
+			       ",\"sampled_events\":%" PRIu64, ALLOC_SAMPLE_WHOLE,
+			       alloc_trace__sampled_in_kernel(lk->at) ? "true" : "false",
+			       st->sampled_events);
 		/* Only when a run probed one (live: a recording has none). */
 		for (size_t i = 0; i < alloc_trace__late_count(lk->at); i++) {
 			printf("%s", i ? "," : ",\"late_allocators\":[");
@@ -560,8 +563,8 @@ static void print_report(struct leak *lk, bool final_all)
 		for (size_t i = 0; i < alloc_trace__late_count(lk->at); i++)
 			printf("\tprobed from its mapping on: %s\n", alloc_trace__late(lk->at, i));
 		if (scale > 1)
-			printf("\t(sampled: every block of %d bytes or more, 1 smaller block in %" PRIu64
-			       ": bytes and counts are estimates)\n", ALLOC_SAMPLE_WHOLE, scale);
+			printf("\t(sampled %s: bytes and counts are estimates)\n",
+			       alloc_trace__sampling(lk->at));
 	}
 	for (size_t i = first; i < g.n; i++) {
 		const struct entry *e = &g.entries[i];

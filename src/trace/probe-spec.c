@@ -39,6 +39,7 @@ struct probe_set {
 	struct probe_spec *specs;
 	size_t count;
 	size_t cap;
+	enum probe_block_size block_size;
 };
 
 /* One line being parsed: where to report, and its whitespace tokens. */
@@ -200,6 +201,11 @@ void probe_set__free(struct probe_set *set)
 		spec_release(&set->specs[i]);
 	free(set->specs);
 	free(set);
+}
+
+enum probe_block_size probe_set__block_size(const struct probe_set *set)
+{
+	return set ? set->block_size : PROBE_BLOCK_SIZE_NONE;
 }
 
 size_t probe_set__count(const struct probe_set *set)
@@ -596,9 +602,16 @@ int probe_set__parse(const char *text, const char *origin, struct probe_set **ou
 			err = parse_expect(&lc, set, eb);
 			if (err)
 				goto out;
+		} else if (strcmp(lc.tok[0], "block-size") == 0) {
+			if (lc.ntok != 2 || strcmp(lc.tok[1], "glibc-chunk")) {
+				err = errbuf__set(eb, -EINVAL, "%s:%d: 'block-size' knows one header: "
+						  "'block-size glibc-chunk'", lc.origin, lc.line);
+				goto out;
+			}
+			set->block_size = PROBE_BLOCK_SIZE_GLIBC_CHUNK;
 		} else {
 			err = errbuf__set(eb, -EINVAL,
-					  "%s:%d: unknown directive '%s' (expected 'library', 'probe' or 'expect')",
+					  "%s:%d: unknown directive '%s' (expected 'library', 'probe', 'pmu', 'expect' or 'block-size')",
 					  lc.origin, lc.line, lc.tok[0]);
 			goto out;
 		}

@@ -16,6 +16,9 @@
  *   expect NAME HEXBYTES            the instruction bytes at probe NAME
  *   pmu NAME entry|return SYMBOL[+OFFSET] [FETCHARG...]
  *                                   probe NAME as the uprobe PMU places it
+ *   block-size glibc-chunk          a block's size is in the word before
+ *                                   it, as glibc's chunk header keeps it
+ *                                   (leak -s N samples in the kernel)
  *
  * "expect" guards a probe placed inside a function (SYMBOL+OFFSET): the
  * offset is only right for the build it was read from, so the caller
@@ -60,6 +63,12 @@ struct probe_spec {
 };
 
 struct probe_set;
+
+/* Where a block's size can be read from its address alone ("block-size"). */
+enum probe_block_size {
+	PROBE_BLOCK_SIZE_NONE,
+	PROBE_BLOCK_SIZE_GLIBC_CHUNK,
+};
 
 /**
  * probe_set__parse() - parse the text of a probe spec file
@@ -125,6 +134,9 @@ int probe_set__retarget(struct probe_set *set, const char *library, const char *
 void probe_set__free(struct probe_set *set);
 
 size_t probe_set__count(const struct probe_set *set);
+
+/* The set's "block-size" (PROBE_BLOCK_SIZE_NONE without one). */
+enum probe_block_size probe_set__block_size(const struct probe_set *set);
 
 /**
  * probe_set__at() - spec number @i, in file order

@@ -1006,6 +1006,11 @@ static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_
 			attr.sample_stack_user = 8;
 		}
 	}
+	if ((flags & SESSION_STACK_WORDS) && !(attr.sample_type & PERF_SAMPLE_STACK_USER)) {
+		attr.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		attr.sample_regs_user |= 1ULL << PERF_REG_X86_SP;
+		attr.sample_stack_user = SESSION_STACK_WORDS_SIZE;
+	}
 	if ((flags & SESSION_KERNEL_STACK) && !(attr.sample_type & PERF_SAMPLE_CALLCHAIN)) {
 		attr.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		attr.exclude_callchain_user = 1;
@@ -1205,6 +1210,26 @@ static bool use_uprobe_pmu(const struct session *s)
 	return !(features__has(s->features, FEAT_UPROBES) &&
 		 features__has(s->features, FEAT_URETPROBES)) &&
 	       features__has(s->features, FEAT_UPROBE_PMU);
+}
+
+bool session__uprobe_filters_in_kernel(const struct session *s)
+{
+	return !session__replaying(s) && !use_uprobe_pmu(s);
+}
+
+bool session__in_return_probed(struct session *s, const struct sample *smp)
+{
+	const unsigned char *p = smp->stack;
+	uint64_t lo, hi, w;
+
+	if (!p || smp->stack_size < 8 || !addrspaces__uprobes_page(s->as, (pid_t)smp->pid, &lo, &hi))
+		return false;
+	for (uint64_t off = 0; off + 8 <= smp->stack_size; off += 8) {
+		memcpy(&w, p + off, 8);
+		if (w >= lo && w < hi)
+			return true;
+	}
+	return false;
 }
 
 int session__uprobe_locate(struct session *s, const struct probe_spec *spec, unsigned int flags,

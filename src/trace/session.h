@@ -102,6 +102,10 @@ enum session_stop {
  * carry %sp and the return address there, so that stacks sampled inside
  * the call unwind past the return probe's trampoline (stack/uret-fixup.h). */
 #define SESSION_RETURN_PROBED	(1u << 5)
+/* Samples carry the user stack's first SESSION_STACK_WORDS_SIZE bytes
+ * and %sp whatever the call graph, for session__in_return_probed(). */
+#define SESSION_STACK_WORDS	(1u << 6)
+#define SESSION_STACK_WORDS_SIZE 2048
 
 typedef void (*session_sample_fn)(struct session *s, const struct sample *smp, void *ctx);
 
@@ -176,6 +180,23 @@ int session__add_kprobe(struct session *s, const char *event, const char *func, 
  */
 int session__uprobe_locate(struct session *s, const struct probe_spec *spec, unsigned int flags,
 			   char *path, size_t n, uint64_t *off, struct errbuf *eb);
+
+/* The session's uprobes are tracefs's, live: their fetchargs read the
+ * target's memory and their filters run in the kernel (false on the
+ * uprobe PMU rung, whose filters run here, and in a replay). */
+bool session__uprobe_filters_in_kernel(const struct session *s);
+
+/**
+ * session__in_return_probed() - whether @smp was taken inside a call of
+ * a function with a return probe (uretprobe) of its thread
+ *
+ * The kernel keeps the return address of such a call in flight as its
+ * trampoline, the first byte of the "[uprobes]" page: a word of the
+ * sample's stack copy (SESSION_STACK_WORDS, or a DWARF stack) from %sp up
+ * that falls in that page says so.  Calls deeper than the copy are not
+ * seen.  False without a copy or a known page.
+ */
+bool session__in_return_probed(struct session *s, const struct sample *smp);
 
 /**
  * session__set_filter() - a tracefs filter expression on an event added

@@ -105,15 +105,17 @@ sys.exit("no leak_many stack")
 PY
 
 # 4b. Sampling keeps every block of 1 KiB or more whole: leak_big's two
-# 1 MiB blocks are exact under -s 64 (by count alone they would be 0 or
-# 128 MiB), the small blocks' stacks estimates; both said.
+# 1 MiB blocks are both counted under -s 64 (by count alone they would be
+# 0 or 128 MiB), the small blocks' stacks estimates; both said.  -s 64
+# samples in the kernel, sizes read from glibc's chunk header: a block's
+# usable size, 1 MiB + 4 KiB - 16 each in its own mmap (leak-sample.sh).
 run_fl leak --json -s 64 -T 100 -c "$LT leaks"
 expect_eq "$rc" 0 "leak -s 64 status"
-expect_line '"bytes":2097152,"allocations":2,.*leak_big\+' "$T/out"
-expect_line '"sample_rate":64,.*"estimates":true,"sample_whole_bytes":1024' "$T/out"
+expect_line '"bytes":2105312,"allocations":2,.*leak_big\+' "$T/out"
+expect_line '"sample_rate":64,.*"estimates":true,"sample_whole_bytes":1024,"sampled_in_kernel":true' "$T/out"
 run_fl leak -s 64 -c "$LT leaks"
-expect_line '^	\(sampled: every block of 1024 bytes or more, 1 smaller block in 64: bytes and counts are estimates\)$' "$T/out"
-expect_line '^	2097152 bytes in 2 allocations from stack$' "$T/out"
+expect_line '^	\(sampled in the kernel: every block of 1024 bytes or more \(its usable size, from glibc.s chunk header\) and 1 smaller block in 64 \(address bits 7-12 all set\), by the return and free probes. filters: bytes and counts are estimates\)$' "$T/out"
+expect_line '^	2105312 bytes in 2 allocations from stack$' "$T/out"
 
 # 5. -z/-Z: only blocks of 1000 to 2000 bytes: the realloc chain's 1000
 # (realloc is filtered in faultline, malloc in the kernel).

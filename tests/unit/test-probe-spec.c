@@ -129,6 +129,18 @@ static void test_empty(void)
 	CHECK_EQ_U64(err, 0);
 	CHECK_EQ_U64(probe_set__count(set), 0);
 	probe_set__free(set);
+
+	/* A block's size where glibc keeps it; none said, none known. */
+	set = NULL;
+	err = probe_set__parse("library c\nblock-size glibc-chunk\n", "e", &set, NULL);
+	CHECK_EQ_U64(err, 0);
+	CHECK_EQ_U64(probe_set__block_size(set), PROBE_BLOCK_SIZE_GLIBC_CHUNK);
+	probe_set__free(set);
+	set = NULL;
+	err = probe_set__parse("library c\n", "e", &set, NULL);
+	CHECK_EQ_U64(err, 0);
+	CHECK_EQ_U64(probe_set__block_size(set), PROBE_BLOCK_SIZE_NONE);
+	probe_set__free(set);
 }
 
 struct bad_case {
@@ -140,7 +152,11 @@ static const struct bad_case bad_cases[] = {
 	{ "probe a entry f\n",
 	  "t.probes:1: probe 'a' comes before any 'library' line" },
 	{ "# c\n\nlibrary c\nfrobnicate x\n",
-	  "t.probes:4: unknown directive 'frobnicate' (expected 'library', 'probe' or 'expect')" },
+	  "t.probes:4: unknown directive 'frobnicate' (expected 'library', 'probe', 'pmu', 'expect' or 'block-size')" },
+	{ "library c\nblock-size jemalloc\n",
+	  "t.probes:2: 'block-size' knows one header: 'block-size glibc-chunk'" },
+	{ "library c\nblock-size\n",
+	  "t.probes:2: 'block-size' knows one header: 'block-size glibc-chunk'" },
 	{ "library\n",
 	  "t.probes:1: 'library' needs exactly one name" },
 	{ "library a b\n",
