@@ -119,6 +119,7 @@ struct alloc_trace {
 	 * which frees): see alloc_trace__sampling(). */
 	struct alloc_sample sample;
 	bool ksample;
+	bool recorded_ksample;		/* a replay of a recording sampled so */
 	char sampling[640];
 	struct hashmap *last_ret;	/* ksample: tid -> the block its last return made */
 	bool posix_memalign_untracked;
@@ -1041,6 +1042,10 @@ static void note_probed(struct probed *po, const struct role *role)
 			 role->name);
 }
 
+/* The META of a recording whose allocations the kernel sampled (record
+ * -s N): N. */
+#define SAMPLE_META "alloc.sample"
+
 /* alloc_trace__sampling()'s text: in the kernel (@why NULL), or here and why. */
 static void describe_sampling(struct alloc_trace *at, const char *why)
 {
@@ -1069,6 +1074,14 @@ static bool sample_here(struct alloc_trace *at, const struct probe_set *set, con
 
 	if (obj)
 		return at->ksample && header;
+	if (at->recorded_ksample) {
+		/* A recording sampled in the kernel: its events are the
+		 * sampled probes' (alloc_trace__new() took the rate). */
+		at->ksample = true;
+		at->sample.by = ALLOC_SAMPLE_BITS;
+		describe_sampling(at, NULL);
+		return true;
+	}
 	if (at->sample.rate <= 1)
 		return false;
 	if (!session__uprobe_filters_in_kernel(at->s))
@@ -1086,6 +1099,12 @@ static bool sample_here(struct alloc_trace *at, const struct probe_set *set, con
 	at->ksample = true;
 	at->sample.by = ALLOC_SAMPLE_BITS;
 	describe_sampling(at, NULL);
+	if (session__recording(at->s)) {
+		char v[24];
+
+		snprintf(v, sizeof(v), "%" PRIu64, at->sample.rate);
+		session__record_meta(at->s, SAMPLE_META, v);
+	}
 	return true;
 }
 
@@ -1549,6 +1568,28 @@ static int add_kernel_events(struct alloc_trace *at, struct errbuf *eb)
 	return err;
 }
 
+/* A replay of a recording sampled in the kernel at @rate: only a tool
+ * that weighs sampled blocks (leak: opts.sample_rate given) can read it,
+ * at that rate. */
+static int recorded_sample(struct alloc_trace *at, const char *rate, struct errbuf *eb)
+{
+	char *end;
+	unsigned long long n = strtoull(rate, &end, 10);
+
+	if (*end || !alloc_sample__bits_ok(n))
+		return errbuf__set(eb, -EINVAL, "the recording's allocation sampling '%.20s' is not "
+				   "a rate this faultline knows", rate);
+	if (!at->o.sample_rate)
+		return errbuf__set(eb, -EINVAL, "its allocations were recorded sampled (record -s %llu): "
+				   "only 'report leak' reads them", n);
+	if (at->o.sample_rate > 1 && at->o.sample_rate != n)
+		return errbuf__set(eb, -EINVAL, "its allocations were recorded sampled at -s %llu: "
+				   "not -s %" PRIu64, n, at->o.sample_rate);
+	at->sample.rate = n;
+	at->recorded_ksample = true;
+	return 0;
+}
+
 int alloc_trace__new(struct session *s, const struct alloc_trace_opts *o,
 		     const struct alloc_trace_hooks *h, struct alloc_trace **out, struct errbuf *eb)
 {
@@ -1587,6 +1628,10 @@ int alloc_trace__new(struct session *s, const struct alloc_trace_opts *o,
 							  .mmap = on_mmap, .recorded = on_recorded,
 							  .meta = on_meta, .while_recording = true,
 							  .ctx = at });
+	if (!o->kernel && session__replaying(s) && session__meta(s, SAMPLE_META))
+		err = recorded_sample(at, session__meta(s, SAMPLE_META), eb);
+	if (err)
+		goto fail;
 	if (o->kernel) {
 		at->filter_pid = session__target_pid(s) > 0 ? session__target_pid(s) : 0;
 		err = add_kernel_events(at, eb);

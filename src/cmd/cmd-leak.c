@@ -520,7 +520,7 @@ static void print_totals(struct leak *lk, const struct gather *g)
 
 static void print_report(struct leak *lk, bool final_all)
 {
-	uint64_t scale = lk->lo.sample_rate > 1 ? lk->lo.sample_rate : 1;
+	uint64_t rate = alloc_trace__sample(lk->at)->rate, scale = rate > 1 ? rate : 1;
 	struct gather g = { .lk = lk, .min_time = UINT64_MAX, .scale = scale };
 	struct report r;
 	char clock[16];
@@ -738,6 +738,10 @@ static int leak_add_events(void *ctx, struct session *s, const char *rung, const
 		return err;
 	lk->track = alloc_trace__track(lk->at);
 	tool__alloc_notes(TOOL, lk->at);
+	/* Recording: the report says it later; whoever records, now. */
+	if (session__recording(s) && alloc_trace__sampling(lk->at))
+		fprintf(stderr, "faultline " TOOL ": -s %" PRIu64 ": sampled %s\n",
+			alloc_trace__sample(lk->at)->rate, alloc_trace__sampling(lk->at));
 	return 0;
 }
 

@@ -28,7 +28,7 @@
 #define TOOL "record"
 
 static const char usage[] =
-	"faultline record [-e TOOLS] [-p PID | -c CMD | -a] [-o FILE] [--flush-every SECS]\n"
+	"faultline record [-e TOOLS] [-p PID | -c CMD | -a] [-o FILE] [--flush-every SECS] [-s N]\n"
 	"                        [STACK OPTIONS] [-m PAGES] [duration] [-- CMD [ARG]...]";
 static const char help[] =
 	"  -e TOOLS     comma list of the tools whose events to record: leak, faults, brk,\n"
@@ -41,6 +41,10 @@ static const char help[] =
 	"  --flush-every SECS\n"
 	"               write the records to the file at least this often (default 1,\n"
 	"               and whenever 1 MiB is buffered): what a killed recorder leaves\n"
+	"  -s, --sample-rate N\n"
+	"               leak: record every block of 1024 bytes or more and 1 smaller\n"
+	"               block in N, picked in the kernel where it can be (glibc; see\n"
+	"               faultline-leak(1) -s); only report leak reads such a recording\n"
 	"  -p PID       record this process (all its threads, and threads it creates)\n"
 	"  -c CMD       run CMD and record it from its first instruction\n"
 	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
@@ -63,6 +67,7 @@ struct record_opts {
 	const char *out;
 	bool tools_given;
 	uint64_t flush_ns;
+	const char *sample;	/* -s N, for leak */
 };
 
 enum { OPT_FLUSH_EVERY = 256 };
@@ -78,6 +83,9 @@ static const char *record_opt(int c, const char *arg, void *ctx)
 		return NULL;
 	case 'o':
 		ro->out = arg;
+		return NULL;
+	case 's':
+		ro->sample = arg;
 		return NULL;
 	case OPT_FLUSH_EVERY:
 		return tool_opts__parse_secs_ns(arg, &ro->flush_ns) || ro->flush_ns > 60000000000ULL ?
@@ -121,6 +129,7 @@ static int check_tools(const char *tools)
 /* The tools set up on the recording session, freed after its run. */
 struct recorded_tools {
 	struct tool_mode mode;		/* the tools' (they keep a pointer) */
+	const char *sample;		/* -s N: leak's */
 	struct tool_run **run;
 	size_t n, cap;
 };
@@ -130,7 +139,7 @@ struct recorded_tools {
 static int setup_tool(struct session *s, const struct tool_opts *o, const struct command *c,
 		      struct recorded_tools *rt)
 {
-	char pid[16], *argv[4] = { (char *)c->name, NULL, NULL, NULL };
+	char pid[16], *argv[6] = { (char *)c->name, NULL, NULL, NULL, NULL, NULL };
 	int argc = 1;
 
 	if (session__target_pid(s) > 0) {
@@ -139,6 +148,10 @@ static int setup_tool(struct session *s, const struct tool_opts *o, const struct
 		argv[argc++] = pid;
 	} else if (o->all || (!o->sess.pid && !o->sess.cmd)) {
 		argv[argc++] = "-a";
+	}
+	if (rt->sample && (command__flags(c) & TOOL_SAMPLES)) {
+		argv[argc++] = "-s";
+		argv[argc++] = (char *)rt->sample;
 	}
 	if (GROW_FOR(rt->run, rt->cap, rt->n + 1, 8)) {
 		fprintf(stderr, "faultline " TOOL ": out of memory\n");
@@ -153,10 +166,11 @@ int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "flush-every", required_argument, NULL, OPT_FLUSH_EVERY },
+		{ "sample-rate", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct record_opts ro = { .out = "faultline.rec", .flush_ns = RECORD_FLUSH_NS };
-	struct tool_extra extra = { "e:o:", longopts, record_opt, NULL, &ro };
+	struct tool_extra extra = { "e:o:s:", longopts, record_opt, NULL, &ro };
 	struct tool_opts o = { 0 };
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
@@ -172,6 +186,11 @@ int cmd_record(int argc, char **argv)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	if (check_tools(ro.tools))
 		return EXIT_USAGE;
+	rt.sample = ro.sample;
+	if (ro.sample && !strstr(ro.tools, "leak")) {
+		fprintf(stderr, "faultline " TOOL ": -s samples leak's allocations: not without leak in -e\n");
+		return EXIT_USAGE;
+	}
 	if (!strcmp(ro.out, "-") && isatty(STDOUT_FILENO)) {
 		fprintf(stderr, "faultline " TOOL ": -o - would write the recording to a terminal: "
 			"redirect stdout, or give -o FILE\n");

@@ -1217,19 +1217,52 @@ bool session__uprobe_filters_in_kernel(const struct session *s)
 	return !session__replaying(s) && !use_uprobe_pmu(s);
 }
 
+/* Whether one of @n ips lies in [@lo, @hi). */
+static bool ips_in(const uint64_t *ips, uint32_t n, uint64_t lo, uint64_t hi)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (ips[i] >= lo && ips[i] < hi)
+			return true;
+	return false;
+}
+
 bool session__in_return_probed(struct session *s, const struct sample *smp)
+{
+	uint64_t lo, hi;
+	uint32_t id, n = 0;
+	const uint64_t *ips;
+
+	if (!addrspaces__uprobes_page(s->as, (pid_t)smp->pid, &lo, &hi) ||
+	    session__user_stack(s, smp, &id))
+		return false;
+	ips = stackdb__get(s->stacks, id, &n);
+	return ips && ips_in(ips, n, lo, hi);
+}
+
+/*
+ * A stack of an event that asked for SESSION_STACK_WORDS ends with the
+ * return probes' trampoline when a call with one is in flight: a DWARF
+ * walk stops there by itself, a frame-pointer callchain the kernel mended
+ * (6.11+) does not show it, so it is added from the stack copy, whose
+ * words still hold it.  session__in_return_probed() then reads it from
+ * the frames alone, live and in a replay (a recording keeps the frames).
+ */
+static void mark_return_probed(struct session *s, const struct evsel *ev,
+			       const struct sample *smp, uint64_t *ips, uint32_t *n)
 {
 	const unsigned char *p = smp->stack;
 	uint64_t lo, hi, w;
 
-	if (!p || smp->stack_size < 8 || !addrspaces__uprobes_page(s->as, (pid_t)smp->pid, &lo, &hi))
-		return false;
+	if (!ev || !(ev->flags & SESSION_STACK_WORDS) || !p || *n >= MAX_USER_FRAMES ||
+	    !addrspaces__uprobes_page(s->as, (pid_t)smp->pid, &lo, &hi) || ips_in(ips, *n, lo, hi))
+		return;
 	for (uint64_t off = 0; off + 8 <= smp->stack_size; off += 8) {
 		memcpy(&w, p + off, 8);
-		if (w >= lo && w < hi)
-			return true;
+		if (w >= lo && w < hi) {
+			ips[(*n)++] = w;
+			return;
+		}
 	}
-	return false;
 }
 
 int session__uprobe_locate(struct session *s, const struct probe_spec *spec, unsigned int flags,
@@ -2386,6 +2419,7 @@ static int live_user_stack(struct session *s, const struct sample *smp, uint32_t
 		}
 		uret_mend_ips(s, smp, ips, n);
 	}
+	mark_return_probed(s, ev, smp, ips, &n);
 	/* In the image it was taken in: an exec later keeps that for it. */
 	return stackdb__intern(s->stacks, addrspaces__pin_image(s->as, (pid_t)smp->pid), ips, n,
 			       stack_id);

@@ -103,7 +103,8 @@ enum session_stop {
  * the call unwind past the return probe's trampoline (stack/uret-fixup.h). */
 #define SESSION_RETURN_PROBED	(1u << 5)
 /* Samples carry the user stack's first SESSION_STACK_WORDS_SIZE bytes
- * and %sp whatever the call graph, for session__in_return_probed(). */
+ * and %sp whatever the call graph, so that their stacks show a call with
+ * a return probe in flight (session__in_return_probed()). */
 #define SESSION_STACK_WORDS	(1u << 6)
 #define SESSION_STACK_WORDS_SIZE 2048
 
@@ -191,10 +192,11 @@ bool session__uprobe_filters_in_kernel(const struct session *s);
  * a function with a return probe (uretprobe) of its thread
  *
  * The kernel keeps the return address of such a call in flight as its
- * trampoline, the first byte of the "[uprobes]" page: a word of the
- * sample's stack copy (SESSION_STACK_WORDS, or a DWARF stack) from %sp up
- * that falls in that page says so.  Calls deeper than the copy are not
- * seen.  False without a copy or a known page.
+ * trampoline, the first byte of the "[uprobes]" page: the sample's user
+ * stack (session__user_stack()) then has a frame there.  An event whose
+ * stacks are walked by frame pointers on a kernel that mends them (6.11+)
+ * needs SESSION_STACK_WORDS for it: the frame is taken from the copy.
+ * Live and replayed alike.  False without a stack or a known page.
  */
 bool session__in_return_probed(struct session *s, const struct sample *smp);
 

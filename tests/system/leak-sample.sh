@@ -93,6 +93,35 @@ run_fl leak --json -s 64 -c "$MT"
 expect_eq "$rc" 0 "leak -s 64 mmap-target status"
 expect_eq "$(field "$T/out" leak_summary kinds.mmap)" "$want" "the program's own mmaps under -s 64"
 
+# 2b. record -e leak -s 64 records the sampled probes' events alone (the
+# allocator's own mmaps told from the frames kept: the trampoline's), and
+# report leak reads them at that rate; no other tool reads them, nor leak
+# at another rate.
+for cg in dwarf fp; do
+	run_fl record -e leak -s 64 --call-graph $cg -o "$T/s.rec" -c "$LT leaks"
+	expect_eq "$rc" 0 "record -s 64 --call-graph $cg status"
+	expect_line '^faultline leak: -s 64: sampled in the kernel: every block of 1024 bytes or more' "$T/err"
+	run_fl report -i "$T/s.rec" leak --json -T 100
+	expect_eq "$rc" 0 "report leak of a sampled recording ($cg)"
+	expect_line '"bytes":2105312,"allocations":2,.*leak_big\+' "$T/out"
+	expect_eq "$(field "$T/out" leak_summary sample_rate)" 64 "$cg recording: report leak's rate"
+	expect_eq "$(field "$T/out" leak_summary sampled_in_kernel)" true "$cg recording: sampled in the kernel"
+	expect_eq "$(field "$T/out" leak_summary kinds.mmap.allocations)" 0 \
+		"$cg recording: the allocator's mmaps taken for the program's"
+	expect_eq "$(field "$T/out" leak_summary kinds.brk.allocations)" 0 \
+		"$cg recording: the allocator's brk taken for the program's"
+done
+run_fl report -i "$T/s.rec" heap
+expect_eq "$rc" 1 "report heap of a sampled recording"
+expect_eq "$(cat "$T/err")" "faultline heap: its allocations were recorded sampled (record -s 64): only 'report leak' reads them" \
+	"report heap of a sampled recording: its one line"
+run_fl report -i "$T/s.rec" leak -s 16
+expect_eq "$rc" 1 "report leak -s 16 of a recording at 64"
+expect_line "^faultline leak: its allocations were recorded sampled at -s 64: not -s 16$" "$T/err"
+run_fl record -e faults -s 64 -o "$T/f.rec" -c "$LT leaks"
+expect_eq "$rc" 2 "record -s without leak"
+expect_line "^faultline record: -s samples leak's allocations: not without leak in -e$" "$T/err"
+
 # 3. Sampled here, and said: N not a power of two.
 run_fl leak -s 10 -c "$LT many"
 expect_eq "$rc" 0 "leak -s 10 status"

@@ -91,6 +91,24 @@ leak_c_both() {
 	check_sites "$1, fp"
 }
 
+# leak_sample WHERE: `leak -s 64` on leak-target: in the kernel when the
+# kernel's uprobes read the chunk header and filter (leak_big's two 1 MiB
+# blocks at their usable size, 1 MiB + 4 KiB - 16 each), else in user space
+# with the reason said (the sizes asked); WHERE is "kernel" or "user".
+leak_sample() {
+	run_fl leak -s 64 -T 100 -c "$(target leak-target) leaks"
+	expect_eq "$rc" 0 "leak -s 64 status"
+	if [ "$1" = kernel ]; then
+		expect_line '^	\(sampled in the kernel: every block of 1024 bytes or more' "$T/out"
+		expect_line '^	2105312 bytes in 2 allocations from stack$' "$T/out"
+	else
+		expect_line '^	\(sampled in user space: .*every event still written: ' "$T/out"
+		expect_line '^	2097152 bytes in 2 allocations from stack$' "$T/out"
+	fi
+	echo "RESULT leak -s 64: $(grep -m1 '^	(sampled' "$T/out" | cut -c1-200)"
+	assert_no_stale_probes
+}
+
 # pmu_tools WHAT: leak (DWARF and fp), brk and mmap on the perf uprobe
 # PMU rung (locked down, or tracefs masked), each against its target.
 pmu_tools() {
