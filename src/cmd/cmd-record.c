@@ -57,7 +57,7 @@ static const char help[] =
 	TOOL_OPTS_PAUSE_HELP
 	"  --call-graph dwarf[,SIZE] | fp\n"
 	"               how the user stacks the tools ask for are taken (default\n"
-	"               dwarf,8192: unwound at record time, only the frames are kept)\n"
+	"               dwarf,32768: unwound at record time, only the frames are kept)\n"
 	"  --unwinder libdw | libunwind\n"
 	"               the DWARF unwinder (default libdw)\n"
 	"  duration     stop after this many seconds\n";

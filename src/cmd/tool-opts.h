@@ -83,7 +83,7 @@ struct tool_opts {
 #define TOOL_OPTS_STACK_HELP \
 	"  --call-graph dwarf[,SIZE] | fp\n" \
 	"               user stacks unwound with DWARF CFI from SIZE bytes of copied\n" \
-	"               stack (default dwarf,8192), or the kernel's frame-pointer walk\n" \
+	"               stack (default dwarf,32768), or the kernel's frame-pointer walk\n" \
 	"  --unwinder libdw | libunwind\n" \
 	"               the DWARF unwinder (default libdw)\n" \
 	"  --srcline    add file:line to each frame, and the functions inlined there\n"

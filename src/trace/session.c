@@ -71,13 +71,13 @@
 /* Without the dummy event (before 3.12) the side-band rides a software
  * page-fault counter that never reaches its period. */
 #define SB_NEVER_PERIOD (1ULL << 62)
-#define MAX_USER_FRAMES 127
+#define MAX_USER_FRAMES 255
 /* Pending uretprobe returns mended in one stack copy: a malloc inside a
  * probed realloc is two; deeper nesting keeps the innermost. */
 #define MAX_URET_PATCHES 16
 /* Ring pages per CPU when -m is not given.  A DWARF sample carries its
- * stack copy (8 KiB by default), so its ring must be larger to absorb the
- * same burst: 1024 pages (4 MiB, ~480 samples) kept every event of
+ * stack copy, so its ring must be larger to absorb the same burst; with an
+ * 8 KiB copy: 1024 pages (4 MiB, ~480 samples) kept every event of
  * bench/unwind-throughput's allocator where 256 lost up to 1.5%, but
  * `leak` on a busy two-CPU machine still lost samples when the reader
  * was descheduled for ~15 ms during a burst of malloc returns; 4096
@@ -91,6 +91,10 @@
  * many-CPU machines do not lock gigabytes, and never below 64 pages a CPU. */
 #define DEFAULT_PAGES_FP 1024
 #define DEFAULT_PAGES_DWARF 4096
+/* ... for a copy of this many bytes; doubled for each doubling of it
+ * (32 KiB, the default since bench/stack-size: 16384 pages, within the
+ * cap: 8192 a CPU on two CPUs, ~1000 samples). */
+#define DEFAULT_PAGES_COPY 8192
 #define MIN_DEFAULT_PAGES 64
 #define MAX_DEFAULT_RING_BYTES (64u << 20)
 #define READER_NICE (-10)
@@ -563,6 +567,11 @@ static unsigned int default_pages(const struct session *s)
 	uint64_t ring_bytes = (uint64_t)s->ncpus * (uint64_t)sysconf(_SC_PAGESIZE);
 	unsigned int pages = s->opts.callgraph == CALLGRAPH_DWARF ? DEFAULT_PAGES_DWARF :
 								    DEFAULT_PAGES_FP;
+
+	/* A larger copy, as many samples: twice the pages a doubling. */
+	for (uint32_t sz = s->opts.stack_size; s->opts.callgraph == CALLGRAPH_DWARF &&
+	     sz > DEFAULT_PAGES_COPY && pages < (1u << 20); sz /= 2)
+		pages *= 2;
 
 	while (pages > MIN_DEFAULT_PAGES && pages * ring_bytes > MAX_DEFAULT_RING_BYTES)
 		pages /= 2;

@@ -75,9 +75,9 @@ struct session_opts {
 	enum session_pause pause;
 };
 
-/* Default bytes of user stack copied per DWARF sample: see README
+/* Default bytes of user stack copied per DWARF sample: see faultline(1)
  * ("Stack copy size") for the measurement behind it. */
-#define SESSION_DEFAULT_STACK_SIZE 8192
+#define SESSION_DEFAULT_STACK_SIZE 32768
 /* The kernel's limit for sample_stack_user (u16, 8-byte multiple). */
 #define SESSION_MAX_STACK_SIZE 65528
 

@@ -16,13 +16,14 @@ MT=$(target mmap-target)
 CHECK=$top_srcdir/tests/system/faults-check.py
 
 # The tool's own lines, without what changes from run to run: addresses,
-# pids, the clock, the footer's sample counts and the NOTE of walks cut
-# by the stack copy (a recording holds the events and stacks of several
-# tools), the target's own output, and leak's peak (the
+# pids, the clock, the footer's sample counts, the NOTE of walks cut by
+# the stack copy (a recording holds the events and stacks of several
+# tools) and the line of back-pressure's pauses (how often the drain was
+# late is the run's), the target's own output, and leak's peak (the
 # target's threads interleave differently in each run).
 norm() {
 	grep -v -E '^([a-z_]+=|[a-z_]+ [a-z_]+=|\[[0-9:]+\] |Executing|Reading)' "$1" |
-		grep -v -E 'samples, lost|"type":"summary"|^peak: |^NOTE: .* cut short by the' |
+		grep -v -E 'samples, lost|"type":"summary"|^peak: |^NOTE: .* cut short by the|^the target was paused ' |
 		sed -E 's/,"peak_bytes":[0-9]+,"peak_time_s":[0-9.]+//;
 			s/0x[0-9a-f]+/X/g; s/\[[0-9]+\]/[P]/g; s/"pid":[0-9]+/"pid":P/g;
 			s/^[0-9]+( +)/P\1/; s/(from stack of pid )[0-9]+/\1P/'
