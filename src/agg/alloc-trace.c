@@ -1569,8 +1569,8 @@ static int add_kernel_events(struct alloc_trace *at, struct errbuf *eb)
 }
 
 /* A replay of a recording sampled in the kernel at @rate: only a tool
- * that weighs sampled blocks (leak: opts.sample_rate given) can read it,
- * at that rate. */
+ * that weighs sampled blocks (leak, heap: opts.sample_rate given) can
+ * read it, at that rate. */
 static int recorded_sample(struct alloc_trace *at, const char *rate, struct errbuf *eb)
 {
 	char *end;
@@ -1581,7 +1581,7 @@ static int recorded_sample(struct alloc_trace *at, const char *rate, struct errb
 				   "a rate this faultline knows", rate);
 	if (!at->o.sample_rate)
 		return errbuf__set(eb, -EINVAL, "its allocations were recorded sampled (record -s %llu): "
-				   "only 'report leak' reads them", n);
+				   "only 'report leak' and 'report heap' read them", n);
 	if (at->o.sample_rate > 1 && at->o.sample_rate != n)
 		return errbuf__set(eb, -EINVAL, "its allocations were recorded sampled at -s %llu: "
 				   "not -s %" PRIu64, n, at->o.sample_rate);

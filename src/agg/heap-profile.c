@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agg/alloc-sample.h"
 #include "agg/alloc-track.h"
 #include "agg/heap-profile.h"
 #include "lib/hashmap.h"
@@ -45,6 +46,9 @@ struct heap_profile {
 	size_t recent_head;
 	bool last_valid;		/* heaptrack: the last event was an allocation */
 	int err;			/* the first of heap_profile__made() */
+	/* heap --sample-rate: what each block made by the hooks stands for
+	 * (NULL, or a rate <= 1: itself). */
+	const struct alloc_sample *sample;
 };
 
 int heap_profile__new(unsigned int temp_threshold, struct heap_profile **out)
@@ -116,8 +120,9 @@ static void note_time(struct heap_profile *hp, uint64_t time)
 		hp->t.last_time = time;
 }
 
-int heap_profile__alloc(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
-			uint32_t stack, uint64_t time)
+/* A block of @size standing for @w blocks like it. */
+static int alloc_w(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
+		   uint32_t stack, uint64_t time, uint64_t w)
 {
 	struct site *st = site_of(hp, pid, stack, true);
 	uint64_t n = 0;
@@ -125,18 +130,18 @@ int heap_profile__alloc(struct heap_profile *hp, pid_t pid, uint64_t addr, uint6
 	if (!st)
 		return -ENOMEM;
 	hashmap__get(hp->sizes, size, &n);
-	if (hashmap__set(hp->sizes, size, n + 1))
+	if (hashmap__set(hp->sizes, size, n + w))
 		return -ENOMEM;
 	hp->events++;
 	note_time(hp, time);
 	before_change(hp, st);
-	st->live += size;
-	st->s.calls++;
-	st->s.bytes += size;
-	st->s.leaked_blocks++;
-	hp->t.calls++;
-	hp->t.live_bytes += size;
-	hp->t.live_blocks++;
+	st->live += size * w;
+	st->s.calls += w;
+	st->s.bytes += size * w;
+	st->s.leaked_blocks += w;
+	hp->t.calls += w;
+	hp->t.live_bytes += size * w;
+	hp->t.live_blocks += w;
 	if (hp->t.live_bytes > hp->t.peak_bytes) {
 		hp->t.peak_bytes = hp->t.live_bytes;
 		hp->t.peak_time = time;
@@ -148,6 +153,12 @@ int heap_profile__alloc(struct heap_profile *hp, pid_t pid, uint64_t addr, uint6
 	return 0;
 }
 
+int heap_profile__alloc(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
+			uint32_t stack, uint64_t time)
+{
+	return alloc_w(hp, pid, addr, size, stack, time, 1);
+}
+
 /*
  * Whether freeing @addr of @pid (@size bytes from @stack) now makes its
  * allocation temporary.  heaptrack's rule as heaptrack_print applies it:
@@ -155,6 +166,11 @@ int heap_profile__alloc(struct heap_profile *hp, pid_t pid, uint64_t addr, uint6
  * (heaptrack compares the allocation's (size, trace) entry, not the
  * address, so a block just like the one just made counts too).
  */
+static bool sampled(const struct heap_profile *hp)
+{
+	return hp->sample && hp->sample->rate > 1;
+}
+
 static bool temporary(const struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
 		      uint32_t stack)
 {
@@ -176,32 +192,34 @@ static bool temporary(const struct heap_profile *hp, pid_t pid, uint64_t addr, u
 
 /* @size bytes of @pid's @stack are no longer live; false when they were
  * made before we looked (not ours). */
-static bool unlive(struct heap_profile *hp, pid_t pid, uint32_t stack, uint64_t size)
+static bool unlive(struct heap_profile *hp, pid_t pid, uint32_t stack, uint64_t size, uint64_t w)
 {
 	struct site *st = site_of(hp, pid, stack, false);
 
 	hp->last_valid = false;
-	if (!st || st->live < size)
+	if (!st || st->live < size * w || st->s.leaked_blocks < w)
 		return false;
 	hp->events++;
 	before_change(hp, st);
-	st->live -= size;
-	st->s.leaked_blocks--;
-	hp->t.live_bytes -= size;
-	hp->t.live_blocks--;
+	st->live -= size * w;
+	st->s.leaked_blocks -= w;
+	hp->t.live_bytes -= size * w;
+	hp->t.live_blocks -= w;
 	return true;
 }
 
-void heap_profile__release(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
-			   uint32_t stack, uint64_t time)
+static void release_w(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
+		      uint32_t stack, uint64_t time, uint64_t w)
 {
 	struct site *st;
-	bool temp = temporary(hp, pid, addr, size, stack);
+	/* Sampled, the events between two seen are not: "freed before any
+	 * other event" cannot be told, and is not counted. */
+	bool temp = !sampled(hp) && temporary(hp, pid, addr, size, stack);
 
-	if (!unlive(hp, pid, stack, size))
+	if (!unlive(hp, pid, stack, size, w))
 		return;
 	note_time(hp, time);
-	hp->t.frees++;
+	hp->t.frees += w;
 	if (temp) {
 		st = site_of(hp, pid, stack, false);
 		st->s.temporary++;
@@ -209,28 +227,50 @@ void heap_profile__release(struct heap_profile *hp, pid_t pid, uint64_t addr, ui
 	}
 }
 
+void heap_profile__release(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
+			   uint32_t stack, uint64_t time)
+{
+	release_w(hp, pid, addr, size, stack, time, 1);
+}
+
+/* What the block @r stands for under the profile's sampling. */
+static uint64_t weight(const struct heap_profile *hp, const struct alloc_rec *r)
+{
+	return hp->sample ? alloc_sample__weight(hp->sample, r->addr, r->size) : 1;
+}
+
 void heap_profile__made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
 {
 	struct heap_profile *hp = ctx;
+	uint64_t w = weight(hp, r);
 
 	(void)smp;
-	if (!r->region && !hp->err)
-		hp->err = heap_profile__alloc(hp, r->pid, r->addr, r->size, r->stack, r->time);
+	if (!r->region && !hp->err && w)
+		hp->err = alloc_w(hp, r->pid, r->addr, r->size, r->stack, r->time, w);
 }
 
 void heap_profile__freed(void *ctx, const struct sample *smp, const struct alloc_rec *r)
 {
-	if (!r->region)
-		heap_profile__release(ctx, r->pid, r->addr, r->size, r->stack, smp->time);
+	struct heap_profile *hp = ctx;
+	uint64_t w = weight(hp, r);
+
+	if (!r->region && w)
+		release_w(hp, r->pid, r->addr, r->size, r->stack, smp->time, w);
 }
 
 void heap_profile__gone(void *ctx, const struct alloc_rec *r, uint64_t time)
 {
 	struct heap_profile *hp = ctx;
+	uint64_t w = weight(hp, r);
 
 	(void)time;	/* not the program's event: the run's times stay its own */
-	if (!r->region)
-		unlive(hp, r->pid, r->stack, r->size);
+	if (!r->region && w)
+		unlive(hp, r->pid, r->stack, r->size, w);
+}
+
+void heap_profile__set_sample(struct heap_profile *hp, const struct alloc_sample *s)
+{
+	hp->sample = s;
 }
 
 int heap_profile__error(const struct heap_profile *hp)

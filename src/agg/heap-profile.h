@@ -79,6 +79,17 @@ void heap_profile__freed(void *hp, const struct sample *smp, const struct alloc_
 /* .gone: a block its process held when it exec'd is no longer live, nor
  * leaked; not a free (not counted as one, never temporary). */
 void heap_profile__gone(void *hp, const struct alloc_rec *r, uint64_t time);
+/*
+ * Blocks sampled by @s (heap --sample-rate, agg/alloc-sample.h): each one
+ * the hooks see stands for as many blocks as the rule says (calls, bytes,
+ * live and leaked blocks, the sizes' counts, peaks), 0 for one the rule
+ * did not keep; temporary allocations are not counted (the events
+ * between two kept ones are not seen).  @s is kept, not copied; NULL:
+ * every block is itself.
+ */
+struct alloc_sample;
+void heap_profile__set_sample(struct heap_profile *hp, const struct alloc_sample *s);
+
 /* 0, or the first error heap_profile__made() met. */
 int heap_profile__error(const struct heap_profile *hp);
 

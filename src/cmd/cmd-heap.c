@@ -41,7 +41,7 @@
 static const char usage[] =
 	"faultline heap [-p PID | -c CMD] [-n N] [-s N] [-l] [-H FILE]\n"
 	"                      [--temporary-allocation-threshold N] [-O LIB] [--symbols-prefix P]\n"
-	"                      [--interval SECS | --interval-calls N]\n"
+	"                      [--interval SECS | --interval-calls N] [--sample-rate N]\n"
 	"                      [--probes SPEC] [STACK OPTIONS] [--json] [-m PAGES] [duration]\n"
 	"       faultline report -i FILE heap [options]";
 
@@ -67,6 +67,10 @@ static const char help[] =
 	"                        reached its highest in the last quarter of the run)\n"
 	"  --interval-calls N    the same, an interval every N allocation calls (it ends\n"
 	"                        just before the call that starts the next)\n"
+	"  --sample-rate N       every block of 1024 bytes or more and 1 smaller block in\n"
+	"                        N, picked in the kernel where it can be (glibc; see\n"
+	"                        faultline-leak(1) -s): calls, bytes and peaks are\n"
+	"                        estimates, temporary allocations not counted\n"
 	"  -O, --obj LIB         the allocator library (default: the one the program's\n"
 	"                        malloc calls, as for faultline leak)\n"
 	"  --symbols-prefix P    its symbols' prefix (jemalloc: je_)\n"
@@ -74,12 +78,14 @@ static const char help[] =
 	TOOL_OPTS_HELP
 	TOOL_OPTS_STACK_HELP;
 
-enum { OPT_PREFIX = 256, OPT_PROBES, OPT_THRESHOLD, OPT_INTERVAL, OPT_INTERVAL_CALLS };
+enum { OPT_PREFIX = 256, OPT_PROBES, OPT_THRESHOLD, OPT_INTERVAL, OPT_INTERVAL_CALLS,
+       OPT_SAMPLE_RATE };
 
 struct heap_opts {
 	unsigned int peak_limit, sub_limit, threshold;
 	uint64_t interval_ns;		/* --interval */
 	unsigned int interval_calls;	/* --interval-calls */
+	unsigned int sample_rate;	/* --sample-rate (0: every block) */
 	bool leaks;
 	const char *histogram;
 	const char *obj, *prefix, *probes;
@@ -134,6 +140,9 @@ static const char *heap_opt(int c, const char *arg, void *ctx)
 	case OPT_INTERVAL_CALLS:
 		return parse_uint(arg, &ho->interval_calls) ? NULL :
 		       "--interval-calls wants a number of allocation calls, not";
+	case OPT_SAMPLE_RATE:
+		return parse_uint(arg, &ho->sample_rate) && ho->sample_rate <= (1u << 20) ? NULL :
+		       "--sample-rate wants a sample rate from 1 to 1048576, not";
 	case OPT_THRESHOLD:
 		return parse_uint(arg, &ho->threshold) ? NULL :
 		       "--temporary-allocation-threshold wants a number of allocations, not";
@@ -713,6 +722,9 @@ static int print_report(struct heap *h)
 	report__lost_first(&r, h->o->json, false, TOOL,
 			   "allocations and frees were missed: calls, temporary allocations, the peak "
 			   "and the leaks are short of what happened");
+	if (alloc_trace__sampling(h->at) && !h->o->json)
+		printf("(sampled %s: calls, bytes and peaks are estimates; temporary allocations "
+		       "are not counted)\n\n", alloc_trace__sampling(h->at));
 	if (h->hg) {
 		err = print_growth(h, &r);
 		if (err)
@@ -733,10 +745,15 @@ static int print_report(struct heap *h)
 		printf("{\"type\":\"heap_summary\",\"runtime_s\":%.6f,\"calls\":%" PRIu64
 		       ",\"temporary\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
 		       ",\"peak_time_s\":%.6f,\"leaked_bytes\":%" PRIu64 ",\"leaked_blocks\":%" PRIu64
-		       ",\"temporary_threshold\":%u}\n",
+		       ",\"temporary_threshold\":%u",
 		       secs, t->calls, t->temporary, t->frees, t->peak_bytes,
 		       t->peak_time ? session__elapsed(h->s, t->peak_time) : 0.0, t->live_bytes,
 		       t->live_blocks, h->ho.threshold);
+		if (alloc_trace__sampling(h->at))
+			printf(",\"estimates\":true,\"sample_rate\":%" PRIu64 ",\"sampled_in_kernel\":%s",
+			       alloc_trace__sample(h->at)->rate,
+			       alloc_trace__sampled_in_kernel(h->at) ? "true" : "false");
+		printf("}\n");
 	} else {
 		printf("total runtime: %.2fs.\n", secs);
 		printf("calls to allocation functions: %" PRIu64 " (%.0f/s)\n", t->calls,
@@ -772,6 +789,7 @@ static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 		{ "obj", required_argument, NULL, 'O' },
 		{ "symbols-prefix", required_argument, NULL, OPT_PREFIX },
 		{ "probes", required_argument, NULL, OPT_PROBES },
+		{ "sample-rate", required_argument, NULL, OPT_SAMPLE_RATE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct heap *h = ctx;
@@ -790,6 +808,11 @@ static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 	}
 	if (h->ho.interval_ns && h->ho.interval_calls) {
 		fprintf(stderr, "faultline " TOOL ": --interval or --interval-calls, not both\n");
+		return -EINVAL;
+	}
+	if ((h->ho.interval_ns || h->ho.interval_calls) && h->ho.sample_rate > 1) {
+		fprintf(stderr, "faultline " TOOL ": --interval and --interval-calls follow every "
+			"call: not with --sample-rate\n");
 		return -EINVAL;
 	}
 	if ((h->ho.interval_ns || h->ho.interval_calls) && heap_growth__new(&h->hg))
@@ -824,15 +847,25 @@ static int heap_add_events(void *ctx, struct session *s, const char *rung, const
 	(void)rung;
 	(void)label;
 	h->s = s;
+	/* A rate of 1 still weighs each block: a recording sampled by
+	 * record -s is read at its own rate (by heap: a flame graph says
+	 * nothing of estimates, and refuses it). */
 	err = alloc_trace__new(s, &(struct alloc_trace_opts){ .obj = h->ho.obj, .prefix = h->ho.prefix,
-							       .probes = h->ho.probes },
+							       .probes = h->ho.probes,
+							       .sample_rate = h->ho.sample_rate ? h->ho.sample_rate :
+									      !strcmp(h->name, TOOL) },
 			       &(struct alloc_trace_hooks){ .made = on_made, .freed = on_freed,
 							    .late = on_late, .gone = on_gone,
 							    .ctx = h },
 			       &h->at, eb);
-	if (!err)
-		tool__alloc_notes(h->name, h->at);
-	return err;
+	if (err)
+		return err;
+	tool__alloc_notes(h->name, h->at);
+	heap_profile__set_sample(h->hp, alloc_trace__sample(h->at));
+	if (h->hg && alloc_trace__sampling(h->at))
+		return errbuf__set(eb, -EINVAL, "--interval and --interval-calls follow every call: "
+				   "not with sampled allocations");
+	return 0;
 }
 
 int heap__profile(void *ctx, struct heap_profile **hp)

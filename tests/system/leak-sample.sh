@@ -12,7 +12,8 @@
 #     return probe's trampoline on the syscall's stack does), with DWARF
 #     and frame-pointer stacks; the program's own mmaps are counted as
 #     unsampled;
-#   - a realloc chain and a calloc under the filter;
+#   - record -e leak -s 64, read back by report leak and report heap at
+#     that rate, refused by the other tools; heap --sample-rate 64;
 #   - where it cannot be done in the kernel, it is done here and said so:
 #     N not a power of two, the uprobe PMU rung, jemalloc (no header).
 . "$top_srcdir/tests/system/lib.sh"
@@ -111,16 +112,48 @@ for cg in dwarf fp; do
 	expect_eq "$(field "$T/out" leak_summary kinds.brk.allocations)" 0 \
 		"$cg recording: the allocator's brk taken for the program's"
 done
-run_fl report -i "$T/s.rec" heap
-expect_eq "$rc" 1 "report heap of a sampled recording"
-expect_eq "$(cat "$T/err")" "faultline heap: its allocations were recorded sampled (record -s 64): only 'report leak' reads them" \
-	"report heap of a sampled recording: its one line"
+run_fl report -i "$T/s.rec" heap --json
+expect_eq "$rc" 0 "report heap of a sampled recording"
+expect_line '"type":"heap_summary",.*"estimates":true,"sample_rate":64,"sampled_in_kernel":true' "$T/out"
+for t in "faults --by-alloc" "flamegraph -o $T/s.html"; do
+	run_fl report -i "$T/s.rec" $t
+	expect_eq "$rc" 1 "report $t of a sampled recording"
+	expect_line "^faultline [a-z]+: its allocations were recorded sampled \(record -s 64\): only 'report leak' and 'report heap' read them$" "$T/err"
+	[ ! -e "$T/s.html" ] || fail "report $t of a sampled recording wrote its page"
+done
 run_fl report -i "$T/s.rec" leak -s 16
 expect_eq "$rc" 1 "report leak -s 16 of a recording at 64"
 expect_line "^faultline leak: its allocations were recorded sampled at -s 64: not -s 16$" "$T/err"
 run_fl record -e faults -s 64 -o "$T/f.rec" -c "$LT leaks"
 expect_eq "$rc" 2 "record -s without leak"
 expect_line "^faultline record: -s samples leak's allocations: not without leak in -e$" "$T/err"
+
+# 2c. heap --sample-rate 64: heaptrack's figures as estimates, from the
+# same kernel filter: leak_many's 10,000 blocks (usable size 40) within
+# 5%, no temporary allocation counted (the events between two kept ones
+# are not seen), said.  --interval follows every call: refused.
+run_fl heap --json --sample-rate 64 -c "$LT many"
+expect_eq "$rc" 0 "heap --sample-rate 64 status"
+python3 - "$T/out" <<'PY' || fail "heap --sample-rate 64 estimate"
+import json, sys
+for l in open(sys.argv[1]):
+    if l.startswith("{"):
+        o = json.loads(l)
+        if o.get("type") == "heap_summary":
+            ok = (9500 <= o["leaked_blocks"] <= 10500 and o["leaked_bytes"] == 40 * o["leaked_blocks"]
+                  and o["temporary"] == 0 and o["estimates"] and o["sample_rate"] == 64
+                  and o["sampled_in_kernel"])
+            sys.exit(0 if ok else "heap summary %s" % o)
+sys.exit("no heap_summary")
+PY
+run_fl heap --sample-rate 64 -c "$LT many"
+expect_line '^\(sampled in the kernel: .*: calls, bytes and peaks are estimates; temporary allocations are not counted\)$' "$T/out"
+run_fl heap --sample-rate 64 --interval 1 -c "$LT many"
+expect_eq "$rc" 2 "heap --sample-rate --interval status"
+expect_line "^faultline heap: --interval and --interval-calls follow every call: not with --sample-rate$" "$T/err"
+run_fl report -i "$T/s.rec" heap --interval 1
+[ "$rc" -ne 0 ] || fail "report heap --interval of a sampled recording: status 0"
+expect_line "^faultline heap: --interval and --interval-calls follow every call: not with sampled allocations$" "$T/err"
 
 # 3. Sampled here, and said: N not a power of two.
 run_fl leak -s 10 -c "$LT many"

@@ -7,8 +7,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "agg/alloc-sample.h"
 #include "agg/alloc-track.h"
 #include "agg/heap-profile.h"
+#include "trace/sample.h"
 #include "check.h"
 
 static const struct heap_site *site(const struct heap_site *v, size_t n, pid_t pid, uint32_t stack)
@@ -189,10 +191,48 @@ static void test_random_peak(void)
 	heap_profile__free(hp);
 }
 
+/* heap --sample-rate: a kept small block counts N times, a large one
+ * once, one the rule dropped nothing; a free takes back what its block
+ * stood for; nothing is temporary. */
+static void test_sampled(void)
+{
+	struct alloc_sample rule = { .rate = 64, .by = ALLOC_SAMPLE_BITS };
+	/* Bits 7-12 all set: picked; clear: not. */
+	struct alloc_rec kept = { .addr = 0x55000fff80, .size = 40, .pid = 3, .stack = 5 };
+	struct alloc_rec dropped = { .addr = 0x5500000000, .size = 40, .pid = 3, .stack = 5 };
+	struct alloc_rec big = { .addr = 0x5500000010, .size = 4096, .pid = 3, .stack = 6 };
+	struct sample smp = { .time = 2 };
+	struct heap_profile *hp;
+	const struct heap_totals *t;
+
+	CHECK(alloc_sample__weight(&rule, kept.addr, kept.size) == 64);
+	CHECK(alloc_sample__weight(&rule, dropped.addr, dropped.size) == 0);
+	CHECK_EQ_U64(heap_profile__new(0, &hp), 0);
+	heap_profile__set_sample(hp, &rule);
+	heap_profile__made(hp, &smp, &kept);
+	heap_profile__made(hp, &smp, &dropped);
+	heap_profile__made(hp, &smp, &big);
+	t = heap_profile__totals(hp);
+	CHECK_EQ_U64(t->calls, 65);
+	CHECK_EQ_U64(t->live_blocks, 65);
+	CHECK_EQ_U64(t->live_bytes, 64 * 40 + 4096);
+	CHECK_EQ_U64(t->peak_bytes, 64 * 40 + 4096);
+	/* Freed right after it was made: not temporary when sampled. */
+	heap_profile__freed(hp, &smp, &big);
+	heap_profile__freed(hp, &smp, &dropped);
+	heap_profile__freed(hp, &smp, &kept);
+	CHECK_EQ_U64(t->frees, 65);
+	CHECK_EQ_U64(t->temporary, 0);
+	CHECK_EQ_U64(t->live_bytes, 0);
+	CHECK_EQ_U64(t->live_blocks, 0);
+	heap_profile__free(hp);
+}
+
 int main(void)
 {
 	test_rules();
 	test_gone();
+	test_sampled();
 	test_random_peak();
 	return check_done("test-heap-profile");
 }
