@@ -6,6 +6,11 @@
  * limits and sampling); size limits are kernel filters on the entry probes
  * that carry the size alone; free's probe moves to an instruction the
  * kernel emulates (SESSION_PLACE_CHEAP).
+ *
+ * Why so long: the setup of every rung (an allocator's probes from its
+ * spec, sampled in the kernel or not; syscall tracepoints or libc's
+ * wrappers; the kmem tracepoints) and the handler of each event kind share
+ * the tracer's private state; the setup could go to a file of its own.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -1170,6 +1175,67 @@ struct placed {
 	int kind;
 };
 
+/* The handler of a probe of @kind (@ks: sampled in the kernel), and the
+ * flags its event takes, added to *@flags. */
+static session_sample_fn probe_handler(int kind, bool ks, unsigned int *flags)
+{
+	switch (kind) {
+	case KIND_RETURN:
+		*flags |= SESSION_USER_STACK | SESSION_RETURN_PROBED;
+		return ks ? on_made_sampled : on_return;
+	case KIND_STORE:
+		return ks ? on_made_sampled : on_store;
+	case KIND_FREE:
+		return on_free;
+	default:
+		/* Its return is probed: stacks sampled inside the call (a
+		 * fault, a brk) need the entry's return address to unwind
+		 * past the kernel's trampoline. */
+		*flags |= SESSION_RETURN_PROBED;
+		return on_enter;
+	}
+}
+
+/* The fields @pc reads from its event @ev, and the event's kernel
+ * filters: the sizes of -z/-Z, the sampling rule (@ks), free's NULL. */
+static int probe_fields(struct alloc_trace *at, struct probe_ctx *pc, const struct tp_event *ev,
+			const struct probe_spec *spec, const char *name, bool ks, struct errbuf *eb)
+{
+	int kind = pc->kind;
+	char filter[128];
+	int err = 0;
+
+	pc->has_sp = !tp_event__field(ev, "sp", &pc->f_sp);
+	pc->has_hsz = !tp_event__field(ev, "hsz", &pc->f_hsz);
+	pc->has_nmemb = !tp_event__field(ev, "nmemb", &pc->f_nmemb);
+	pc->has_ptr = !tp_event__field(ev, "ptr", &pc->f_ptr);
+	if ((kind == KIND_ENTER && tp_event__field(ev, "size", &pc->f_size)) ||
+	    (kind == KIND_RETURN && tp_event__field(ev, "ret", &pc->f_ret)) ||
+	    ((kind == KIND_FREE || kind == KIND_STORE) && !pc->has_ptr))
+		return errbuf__set(eb, -EINVAL, "probe '%s' of spec '%s' lacks the fetcharg its "
+				   "role reads (size, ret or ptr)", spec->name, name);
+	/* Sizes filtered in the kernel where the size alone decides: not
+	 * calloc (a product) nor realloc (whose 0 frees). */
+	if (kind == KIND_ENTER && !pc->has_nmemb && pc->role->fn != ALLOC_REALLOC &&
+	    (at->o.min_size || at->o.max_size)) {
+		if (at->o.max_size)
+			snprintf(filter, sizeof(filter), "size >= %" PRIu64 " && size <= %" PRIu64,
+				 at->o.min_size, at->o.max_size);
+		else
+			snprintf(filter, sizeof(filter), "size >= %" PRIu64, at->o.min_size);
+		err = session__set_filter(at->s, ev, filter, eb);
+	}
+	if (!err && ks && pc->has_hsz) {
+		err = alloc_sample__filter(&at->sample, kind == KIND_RETURN ? "ret" : "ptr", filter,
+					   sizeof(filter));
+		if (!err)
+			err = session__set_filter(at->s, ev, filter, eb);
+	} else if (!err && kind == KIND_FREE) {
+		err = session__set_filter(at->s, ev, "ptr != 0", eb);
+	}
+	return err;
+}
+
 /*
  * The probes of spec @name (on at->o.obj when it retargets, with
  * at->o.prefix; on @obj when given: an allocator found later), their
@@ -1289,28 +1355,9 @@ static int probe_object(struct alloc_trace *at, const char *name, const char *ob
 			goto out;
 		}
 		pc->role = role;
-		switch (kind) {
-		case KIND_RETURN:
-			flags |= SESSION_USER_STACK | SESSION_RETURN_PROBED;
-			fn = ks ? on_made_sampled : on_return;
-			have_malloc |= ks && role->fn == ALLOC_MALLOC;
-			break;
-		case KIND_STORE:
-			fn = ks ? on_made_sampled : on_store;
-			break;
-		case KIND_FREE:
-			fn = on_free;
-			have_free |= role->is_free;
-			break;
-		default:
-			/* Its return is probed: stacks sampled inside the
-			 * call (a fault, a brk) need the entry's return
-			 * address to unwind past the kernel's trampoline. */
-			flags |= SESSION_RETURN_PROBED;
-			fn = on_enter;
-			have_malloc |= role->fn == ALLOC_MALLOC;
-			break;
-		}
+		fn = probe_handler(kind, ks, &flags);
+		have_malloc |= role->fn == ALLOC_MALLOC && (ks ? kind == KIND_RETURN : kind == KIND_ENTER);
+		have_free |= kind == KIND_FREE && role->is_free;
 		err = session__add_uprobe(at->s, spec, flags, fn, pc, &ev, eb);
 		if (err && ks && !added && !obj) {
 			/* The kernel cannot read the header (uprobes without
@@ -1327,46 +1374,9 @@ static int probe_object(struct alloc_trace *at, const char *name, const char *ob
 		if (err)
 			goto out;
 		added++;
-		pc->has_sp = !tp_event__field(ev, "sp", &pc->f_sp);
-		pc->has_hsz = !tp_event__field(ev, "hsz", &pc->f_hsz);
-		pc->has_nmemb = !tp_event__field(ev, "nmemb", &pc->f_nmemb);
-		pc->has_ptr = !tp_event__field(ev, "ptr", &pc->f_ptr);
-		if ((kind == KIND_ENTER && tp_event__field(ev, "size", &pc->f_size)) ||
-		    (kind == KIND_RETURN && tp_event__field(ev, "ret", &pc->f_ret)) ||
-		    ((kind == KIND_FREE || kind == KIND_STORE) && !pc->has_ptr)) {
-			err = errbuf__set(eb, -EINVAL, "probe '%s' of spec '%s' lacks the fetcharg its "
-					  "role reads (size, ret or ptr)", spec->name, name);
+		err = probe_fields(at, pc, ev, spec, name, ks, eb);
+		if (err)
 			goto out;
-		}
-		/* Sizes filtered in the kernel where the size alone decides:
-		 * not calloc (a product) nor realloc (whose 0 frees). */
-		if (kind == KIND_ENTER && !pc->has_nmemb && role->fn != ALLOC_REALLOC &&
-		    (at->o.min_size || at->o.max_size)) {
-			char filter[96];
-
-			if (at->o.max_size)
-				snprintf(filter, sizeof(filter), "size >= %" PRIu64 " && size <= %" PRIu64,
-					 at->o.min_size, at->o.max_size);
-			else
-				snprintf(filter, sizeof(filter), "size >= %" PRIu64, at->o.min_size);
-			err = session__set_filter(at->s, ev, filter, eb);
-			if (err)
-				goto out;
-		}
-		if (ks && pc->has_hsz) {
-			char filter[128];
-
-			err = alloc_sample__filter(&at->sample, kind == KIND_RETURN ? "ret" : "ptr",
-						   filter, sizeof(filter));
-			if (!err)
-				err = session__set_filter(at->s, ev, filter, eb);
-			if (err)
-				goto out;
-		} else if (kind == KIND_FREE) {
-			err = session__set_filter(at->s, ev, "ptr != 0", eb);
-			if (err)
-				goto out;
-		}
 	}
 	if (!have_malloc || !have_free)
 		err = errbuf__set(eb, -ENOENT, "probe spec '%s' found no malloc or no free to probe",

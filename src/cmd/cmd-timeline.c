@@ -40,6 +40,10 @@
  * Exactness: the outstanding column of an interval is read from the
  * tracer's table before the first event of the next interval is applied
  * (a handler of every recorded event, added first, closes the interval).
+ *
+ * Why so long: five recorded sources (the allocation tracer, faults,
+ * reclaim, swap-ins, OOM kills) joined per interval and per process, each
+ * with its hooks here beside the table they fill.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -310,6 +310,108 @@ int tool_opts__parse(struct tool_opts *o, const struct tool_mode *mode, const ch
 	return tool_opts__parse_ext(o, mode, tool, accepts, usage, help, NULL, argc, argv);
 }
 
+/* -m PAGES: 0, or -EINVAL said. */
+static int mmap_pages(struct tool_opts *o, const char *tool, const char *arg)
+{
+	unsigned long pages;
+	char *end;
+
+	errno = 0;
+	pages = strtoul(arg, &end, 10);
+	if (errno || *end || !power_of_two(pages))
+		return bad(tool, "-m wants a power of two number of pages, not", arg);
+	if (pages > TOOL_MAX_MMAP_PAGES)
+		return bad(tool, "-m takes at most " TOOL_MAX_MMAP_PAGES_S " pages a CPU, not", arg);
+	o->sess.mmap_pages = (unsigned int)pages;
+	return 0;
+}
+
+/* --call-graph fp | dwarf[,SIZE]: 0, or -EINVAL said. */
+static int call_graph(struct tool_opts *o, const char *tool, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+	unsigned long size;
+	char *end;
+
+	if (len == 2 && !strncmp(arg, "fp", 2) && !comma) {
+		o->sess.callgraph = CALLGRAPH_FP;
+		return 0;
+	}
+	if (len != 5 || strncmp(arg, "dwarf", 5))
+		return bad(tool, "--call-graph is fp or dwarf[,SIZE], not", arg);
+	o->sess.callgraph = CALLGRAPH_DWARF;
+	if (!comma)
+		return 0;
+	errno = 0;
+	size = strtoul(comma + 1, &end, 0);
+	if (errno || *end || size < 8 || size > SESSION_MAX_STACK_SIZE)
+		return bad(tool, "--call-graph dwarf,SIZE wants 8 to 65528 bytes, not", comma + 1);
+	o->sess.stack_size = (unsigned int)(size + 7) & ~7u;
+	return 0;
+}
+
+/* After the options: one target, one output format, and a report's
+ * target the recorded one.  0, or -EINVAL said. */
+static int target_and_format(struct tool_opts *o, const char *tool)
+{
+	if (o->sess.cmd_argv)
+		o->sess.cmd = o->cmdline;
+	if ((o->sess.pid > 0) + !!o->sess.cmd + o->all > 1)
+		return bad(tool, "choose one of -p, -c and -a, not", "several");
+	/* Stopping every process of the host is never back-pressure. */
+	if (o->sess.pause == SESSION_PAUSE_ON && !(o->sess.pid > 0) && !o->sess.cmd)
+		return bad(tool, "--pause pauses a -p PID target (a command's is by default), not",
+			   "every process");
+	if (o->mode->replay && o->sess.cmd)
+		return bad(tool, "a report reads a recording: -c and -- CMD are for faultline record, not",
+			   o->sess.cmd);
+	/* A report traces what was recorded: the recorded target, unless
+	 * -p narrows it to one of the recorded processes. */
+	if (o->mode->replay && !o->sess.pid && !o->all) {
+		o->sess.cmd = o->mode->command;
+		o->sess.pid = o->mode->command ? 0 : o->mode->target_pid;
+	}
+	if (o->json && o->folded)
+		return bad(tool, "choose one output format, not", "--json and --folded");
+	return 0;
+}
+
+/* getopt's tables: the tool's options first (getopt takes the first
+ * match), then the shared ones it neither refuses nor takes the letter
+ * of; @longopts has room for 64. */
+static void getopt_tables(unsigned int accepts, const struct tool_extra *extra,
+			  const struct option *shared, size_t nshared, char *shortopts, size_t n,
+			  struct option *longopts)
+{
+	static const char shared_short[] = "p:c:am:Tgh";
+	const char *own = extra && extra->shortopts ? extra->shortopts : "";
+	size_t nlong = 0, nshort;
+
+	snprintf(shortopts, n, "%s%s", accepts & TOOL_OPT_ANY_ORDER ? "" : "+", own);
+	nshort = strlen(shortopts);
+	for (size_t i = 0; shared_short[i] && nshort + 2 < n; i++) {
+		if (shared_short[i] == ':')
+			continue;
+		if (!(accepts & refuse_bit(shared_short[i]))) {
+			shortopts[nshort++] = shared_short[i];
+			if (shared_short[i + 1] == ':')
+				shortopts[nshort++] = ':';
+		}
+	}
+	shortopts[nshort] = '\0';
+	for (size_t i = 0; extra && extra->longopts && extra->longopts[i].name && nlong < 40; i++)
+		longopts[nlong++] = extra->longopts[i];
+	for (size_t i = 0; i < nshared; i++) {
+		int val = shared[i].val;
+
+		/* Refused, or its letter is the tool's own: not an option here. */
+		if (shared[i].name && ((accepts & refuse_bit(val)) || strchr(own, val)))
+			continue;
+		longopts[nlong++] = shared[i];
+	}
+}
+
 int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
 			 const char *usage, const char *help, const struct tool_extra *extra,
 			 int argc, char **argv)
@@ -332,40 +434,15 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char shared_short[] = "p:c:am:Tgh";
-	const char *own = extra && extra->shortopts ? extra->shortopts : "";
 	struct option longopts[64];
 	char shortopts[128];
-	size_t nlong = 0, nshort = 0;
 	char *end;
-	int c, dd;
+	int c, dd, err;
 
 	memset(o, 0, sizeof(*o));
 	o->mode = mode ? mode : &live_mode;
-	/* The tool's options first: getopt takes the first match. */
-	snprintf(shortopts, sizeof(shortopts), "%s%s", accepts & TOOL_OPT_ANY_ORDER ? "" : "+",
-		 own);
-	nshort = strlen(shortopts);
-	for (size_t i = 0; shared_short[i] && nshort + 2 < sizeof(shortopts); i++) {
-		if (shared_short[i] == ':')
-			continue;
-		if (!(accepts & refuse_bit(shared_short[i]))) {
-			shortopts[nshort++] = shared_short[i];
-			if (shared_short[i + 1] == ':')
-				shortopts[nshort++] = ':';
-		}
-	}
-	shortopts[nshort] = '\0';
-	for (size_t i = 0; extra && extra->longopts && extra->longopts[i].name && nlong < 40; i++)
-		longopts[nlong++] = extra->longopts[i];
-	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
-		int val = shared[i].val;
-
-		/* Refused, or its letter is the tool's own: not an option here. */
-		if (shared[i].name && ((accepts & refuse_bit(val)) || strchr(own, val)))
-			continue;
-		longopts[nlong++] = shared[i];
-	}
+	getopt_tables(accepts, extra, shared, sizeof(shared) / sizeof(shared[0]), shortopts,
+		      sizeof(shortopts), longopts);
 	/* perf's "-- CMD ARGS": getopt and the positionals see what is
 	 * before it. */
 	dd = find_dashdash(argc, argv, shortopts, longopts);
@@ -412,20 +489,11 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 		case 'a':
 			o->all = true;
 			break;
-		case 'm': {
-			unsigned long pages;
-
-			errno = 0;
-			pages = strtoul(optarg, &end, 10);
-			if (errno || *end || !power_of_two(pages))
-				return bad(tool, "-m wants a power of two number of pages, not",
-					   optarg);
-			if (pages > TOOL_MAX_MMAP_PAGES)
-				return bad(tool, "-m takes at most " TOOL_MAX_MMAP_PAGES_S
-					   " pages a CPU, not", optarg);
-			o->sess.mmap_pages = (unsigned int)pages;
+		case 'm':
+			err = mmap_pages(o, tool, optarg);
+			if (err)
+				return err;
 			break;
-		}
 		case 'T':
 			if (!(accepts & TOOL_OPT_T))
 				return bad(tool, "unknown option", "-T");
@@ -439,29 +507,11 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 		case 'j':
 			o->json = true;
 			break;
-		case 'G': {
-			char *comma = strchr(optarg, ',');
-			size_t len = comma ? (size_t)(comma - optarg) : strlen(optarg);
-
-			if (len == 2 && !strncmp(optarg, "fp", 2) && !comma) {
-				o->sess.callgraph = CALLGRAPH_FP;
-			} else if (len == 5 && !strncmp(optarg, "dwarf", 5)) {
-				o->sess.callgraph = CALLGRAPH_DWARF;
-				if (comma) {
-					unsigned long size;
-
-					errno = 0;
-					size = strtoul(comma + 1, &end, 0);
-					if (errno || *end || size < 8 || size > SESSION_MAX_STACK_SIZE)
-						return bad(tool, "--call-graph dwarf,SIZE wants 8 to 65528 bytes, not",
-							   comma + 1);
-					o->sess.stack_size = (unsigned int)(size + 7) & ~7u;
-				}
-			} else {
-				return bad(tool, "--call-graph is fp or dwarf[,SIZE], not", optarg);
-			}
+		case 'G':
+			err = call_graph(o, tool, optarg);
+			if (err)
+				return err;
 			break;
-		}
 		case OPT_SRCLINE:
 			o->srcline = true;
 			break;
@@ -493,25 +543,9 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 				   "option needs a value:" : "unknown option", argv[optind - 1]);
 		}
 	}
-	if (o->sess.cmd_argv)
-		o->sess.cmd = o->cmdline;
-	if ((o->sess.pid > 0) + !!o->sess.cmd + o->all > 1)
-		return bad(tool, "choose one of -p, -c and -a, not", "several");
-	/* Stopping every process of the host is never back-pressure. */
-	if (o->sess.pause == SESSION_PAUSE_ON && !(o->sess.pid > 0) && !o->sess.cmd)
-		return bad(tool, "--pause pauses a -p PID target (a command's is by default), not",
-			   "every process");
-	if (o->mode->replay && o->sess.cmd)
-		return bad(tool, "a report reads a recording: -c and -- CMD are for faultline record, not",
-			   o->sess.cmd);
-	/* A report traces what was recorded: the recorded target, unless
-	 * -p narrows it to one of the recorded processes. */
-	if (o->mode->replay && !o->sess.pid && !o->all) {
-		o->sess.cmd = o->mode->command;
-		o->sess.pid = o->mode->command ? 0 : o->mode->target_pid;
-	}
-	if (o->json && o->folded)
-		return bad(tool, "choose one output format, not", "--json and --folded");
+	err = target_and_format(o, tool);
+	if (err)
+		return err;
 	if (extra && extra->positional) {
 		const char *arg = optind < argc ? argv[optind] : "";
 		const char *msg = extra->positional(argc - optind, argv + optind, &arg, extra->ctx);

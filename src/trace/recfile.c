@@ -17,6 +17,10 @@
  * many there are; the decoders then read fields through a cursor that
  * knows how many bytes of the record are left, so no read can leave the
  * record, and every id is checked against what the file defined before.
+ *
+ * Why so long: the writer and the reader of one format side by side, so
+ * that each record's layout is written and read within a screen of each
+ * other; the split into a writer and a reader is still to do.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
 # into one that uses it. compat/ (kernel feature probing) sits just above
 # lib/. A quoted include naming no known folder is an error too: every
 # header is reached through its layer (generated proto/ code counts as
-# a library's).
+# a library's).  And no file or function too long to read (below).
 srcdir=${top_srcdir:-$(dirname "$0")/../..}
 cd "$srcdir" || exit 99
 layers="lib compat proc stack trace agg cmd"
@@ -50,6 +50,26 @@ for f in $(find src compat -name '*.[ch]' | sort); do
 			bad=$((bad + 1))
 		fi
 	done
+done
+# Sizes: a .c file of more than 1,200 lines, or a function of more than
+# 150 (from its opening brace in column 0 to its closing one, the
+# kernel's style), is a module doing more than one job, unless the file
+# says why in its opening comment (a line "Why so long: ...").
+for f in $(find src compat -name '*.c' | sort); do
+	why=$(awk 'NR == 1 && !/^\/\*/ { exit } /Why so long:/ { print "y"; exit } /\*\// { exit }' "$f")
+	[ -n "$why" ] && continue
+	lines=$(wc -l <"$f")
+	if [ "$lines" -gt 1200 ]; then
+		echo "layers: $f has $lines lines (more than 1,200, and no 'Why so long:' in its opening comment)"
+		bad=$((bad + 1))
+	fi
+	long=$(awk '/^\{$/ { start = NR; name = prev }
+		/^\}/ && start { if (NR - start - 1 > 150) printf "%s (line %d, %d lines); ", name, start, NR - start - 1; start = 0 }
+		!/^\{$/ { prev = $0 }' "$f")
+	if [ -n "$long" ]; then
+		echo "layers: $f: functions of more than 150 lines, and no 'Why so long:': $long"
+		bad=$((bad + 1))
+	fi
 done
 echo "layers: $checked includes checked, $bad wrong"
 [ "$checked" -gt 100 ] || { echo "layers: too few includes found: is this the tree?"; exit 1; }
