@@ -1,5 +1,5 @@
 /*
- * fuzz-recfile: fuzz target of the recording reader (src/trace/recfile.c).
+ * fuzz-recfile: fuzz target of the recording reader (src/trace/recread.c).
  *
  * LLVMFuzzerTestOneInput() reads every record of its input through
  * recreader__open_mem() until the clean end or an error, and checks what
@@ -38,7 +38,7 @@
  * libFuzzer, by hand, from the source tree:
  *   clang -g -O1 -DFUZZ_LIBFUZZER -fsanitize=fuzzer,address,undefined \
  *     -include BUILD/config.h -iquote src tests/fuzz/fuzz-recfile.c \
- *     src/trace/recfile.c src/lib/errbuf.c -o fuzz-recfile-lf
+ *     src/trace/recfile.c src/trace/recread.c src/lib/errbuf.c -o fuzz-recfile-lf
  *   mkdir corpus && BUILD/tests/fuzz/fuzz-recfile -w corpus
  *   ./fuzz-recfile-lf -max_total_time=600 corpus
  */
