@@ -59,6 +59,7 @@
 #include "lib/hashmap.h"
 #include "lib/json.h"
 #include "cmd/commands.h"
+#include "trace/printk-join.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
 #include "ladder.h"
@@ -67,6 +68,7 @@
 #include "agg/mem-series.h"
 #include "agg/oom-join.h"
 #include "agg/reclaim-watch.h"
+#include "proc/kmsg.h"
 #include "proc/oom-kmsg.h"
 #include "proc/cgroup.h"
 #include "proc/pidstat.h"
@@ -84,9 +86,6 @@
 #define KMSG_WAIT_NS 1000000000ULL
 /* --timeline: how long a kill's last row waits for its victim to be gone. */
 #define VICTIM_WAIT_NS 5000000000ULL
-/* A printk:console line not continued for this long is complete. */
-#define CONSOLE_LINE_NS 50000000ULL
-#define CONSOLE_LINE 2048
 
 static const char usage[] =
 	"faultline oom [-v] [--timeline] [--before SECS] [-G CGROUP] [--json] [duration]";
@@ -132,15 +131,11 @@ struct oom_state {
 	struct session *s;
 	bool replay;			/* s is a recording's: nothing live is read */
 	struct oom_kmsg *parser;
-	int kmsg_fd;
-	uint64_t kmsg_lost;
+	struct kmsg *kmsg;		/* /dev/kmsg, live */
 	bool log;			/* the kernel's report comes (kmsg or console) */
-	/* printk:console: the line being joined from its pieces */
+	/* printk:console: its pieces joined into lines */
 	struct tp_field f_msg;
-	char line[CONSOLE_LINE];
-	size_t line_len;
-	uint32_t line_tid;
-	uint64_t line_time;
+	struct printk_join *console;
 	uint64_t rec_swap_kb, rec_mem_kb;	/* replay: the recorded SwapTotal, MemTotal */
 	char memcg_root[PATH_MAX];	/* mount of the memory controller's hierarchy */
 	uint64_t page_kb;
@@ -467,34 +462,7 @@ static void print_kill(struct oom_state *st, struct kill *k)
 	fflush(stdout);
 }
 
-/* ---- /dev/kmsg ---------------------------------------------------------- */
-
-/* Open /dev/kmsg at its end: only reports from now on. */
-static int kmsg_open(int *fd_out, struct errbuf *eb)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return errbuf__set(eb, -errno, "cannot read '/dev/kmsg': %s", strerror(errno));
-	if (lseek(fd, 0, SEEK_END) < 0) {
-		int err = -errno;
-
-		close(fd);
-		return errbuf__set(eb, err, "cannot seek '/dev/kmsg': %s", strerror(-err));
-	}
-	*fd_out = fd;
-	return 0;
-}
-
-/* Wall-clock ns of a kmsg timestamp (printk's clock runs with CLOCK_MONOTONIC). */
-static uint64_t kmsg_realtime(uint64_t ts_usec, uint64_t *mono)
-{
-	uint64_t real = clock__ns(CLOCK_REALTIME), now = clock__ns(CLOCK_MONOTONIC);
-	uint64_t t = ts_usec * 1000;
-
-	*mono = t;
-	return t <= now ? real - (now - t) : real;
-}
+/* ---- the kernel's report: /dev/kmsg, or printk:console's lines ---------- */
 
 static void kmsg_report(struct oom_state *st, const struct oom_report *r)
 {
@@ -505,7 +473,7 @@ static void kmsg_report(struct oom_state *st, const struct oom_report *r)
 		k.r = *r;
 		k.source = "kernel log report (/dev/kmsg)";
 		if (r->have & OOM_HAVE_TS)
-			k.real_ns = kmsg_realtime(r->ts_usec, &k.mono_ns);
+			k.real_ns = kmsg__realtime(r->ts_usec, &k.mono_ns);
 		else
 			k.real_ns = clock__ns(CLOCK_REALTIME);
 		print_kill(st, &k);
@@ -514,26 +482,24 @@ static void kmsg_report(struct oom_state *st, const struct oom_report *r)
 	oom_join__add_report(st->join, r);
 }
 
+/* One kernel log record, from /dev/kmsg or joined from printk:console. */
+static void kmsg_record(const char *rec, size_t len, void *ctx)
+{
+	struct oom_state *st = ctx;
+	struct oom_report r;
+
+	if (oom_kmsg__feed(st->parser, rec, len, &r) == 1)
+		kmsg_report(st, &r);
+}
+
 /* Read every record there is now. */
 static void kmsg_drain(struct oom_state *st)
 {
 	char buf[8192];
-	struct oom_report r;
+	size_t n;
 
-	while (st->kmsg_fd >= 0) {
-		ssize_t n = read(st->kmsg_fd, buf, sizeof(buf));
-
-		if (n < 0 && errno == EPIPE) {
-			st->kmsg_lost++;	/* overwritten before we read it */
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (oom_kmsg__feed(st->parser, buf, (size_t)n, &r) == 1)
-			kmsg_report(st, &r);
-	}
+	while (st->kmsg && (n = kmsg__read(st->kmsg, buf, sizeof(buf))) > 0)
+		kmsg_record(buf, n, st);
 }
 
 /* ---- tracepoint and kprobe rungs ------------------------------------------ */
@@ -617,16 +583,14 @@ static void flush_pending(struct oom_state *st, bool final)
 	st->npending -= done;
 }
 
-static void console_line_done(struct oom_state *st);
-
 static void on_round(void *ctx)
 {
 	struct oom_state *st = ctx;
 
 	sample_tick(st);
 	kmsg_drain(st);
-	if (st->line_len && mono_now(st) - st->line_time >= CONSOLE_LINE_NS)
-		console_line_done(st);
+	if (st->console)
+		printk_join__flush(st->console, mono_now(st));
 	flush_pending(st, false);
 }
 
@@ -745,70 +709,17 @@ static void on_oom_kill_process(struct session *s, const struct sample *smp, voi
 
 /* ---- the report as printed: printk:console ------------------------------ */
 
-/*
- * The joined line, to the parser as the /dev/kmsg record it is there
- * ("6,SEQ,USEC,-;text", with '\\' and control characters escaped as kmsg
- * escapes them), so that one parser reads both.
- */
-static void console_line_done(struct oom_state *st)
-{
-	char rec[CONSOLE_LINE * 4 + 64];
-	struct oom_report r;
-	size_t n;
-
-	n = (size_t)snprintf(rec, sizeof(rec), "6,0,%" PRIu64 ",-;", st->line_time / 1000);
-	for (size_t i = 0; i < st->line_len && n + 5 < sizeof(rec); i++) {
-		unsigned char c = (unsigned char)st->line[i];
-
-		if (c == '\\' || c < ' ' || c == 0x7f)
-			n += (size_t)snprintf(rec + n, sizeof(rec) - n, "\\x%02x", c);
-		else
-			rec[n++] = (char)c;
-	}
-	st->line_len = 0;
-	if (oom_kmsg__feed(st->parser, rec, n, &r) == 1)
-		kmsg_report(st, &r);
-}
-
-/*
- * One printk() call's text, its level and trailing newline gone (5.10+
- * trace it as stored, continuation pieces apart).  A piece continues the
- * line before it, of the same task, when it starts with ',' or ':' or
- * that line ends with '=' or ' ': how the pr_cont() pieces of the OOM
- * report join ("oom-kill:constraint=...", ",oom_memcg=", "/a/b", ...;
- * "Memory cgroup stats for ", "/a/b", ":").  A line is complete when the
- * next one starts, at once for "Killed process" (one printk, never
- * continued, and the line a kill waits for), or after CONSOLE_LINE_NS.
- */
+/* One printk() call's text (printk-join.h joins the report's lines). */
 static void on_console(struct session *s, const struct sample *smp, void *ctx)
 {
 	struct oom_state *st = ctx;
-	char piece[CONSOLE_LINE];
-	size_t len;
-	bool cont;
+	char piece[PRINTK_JOIN_LINE];
 
 	(void)s;
 	if (tp_field__str(&st->f_msg, smp->raw, smp->raw_size, piece, sizeof(piece)))
 		return;
-	len = strlen(piece);
-	cont = st->line_len && st->line_tid == smp->tid &&
-	       (piece[0] == ',' || piece[0] == ':' || st->line[st->line_len - 1] == '=' ||
-		st->line[st->line_len - 1] == ' ');
-	if (st->line_len && !cont)
-		console_line_done(st);
-	if (!st->line_len) {
-		st->line_tid = smp->tid;
-		st->line_time = smp->time;
-	}
-	if (len > sizeof(st->line) - 1 - st->line_len)
-		len = sizeof(st->line) - 1 - st->line_len;
-	memcpy(st->line + st->line_len, piece, len);
-	st->line_len += len;
-	st->line[st->line_len] = '\0';
-	if (strstr(st->line, "Killed process ")) {
-		console_line_done(st);
+	if (printk_join__piece(st->console, smp->tid, smp->time, piece))
 		flush_pending(st, false);
-	}
 }
 
 /* What a replay cannot give, said once. */
@@ -837,6 +748,11 @@ static int add_events(struct oom_state *st, struct errbuf *eb)
 			return err;
 		if (tp_event__field(ev, "msg", &st->f_msg))
 			return errbuf__set(eb, -ENOENT, "the printk:console event has no field 'msg'");
+		/* "Killed process": one printk, never continued, and the
+		 * line a kill waits for. */
+		err = printk_join__new("Killed process ", kmsg_record, st, &st->console);
+		if (err)
+			return err;
 		st->log = true;
 	}
 	if (ladder__is(st->rung, "kprobe"))
@@ -870,7 +786,7 @@ static int run_kmsg(struct oom_state *st, double duration, const char *label)
 		deadline = clock__ns(CLOCK_MONOTONIC) + (uint64_t)(duration * 1e9);
 	fprintf(stderr, "Tracing OOM kills with %s... Hit Ctrl-C to end.\n", label);
 	while (!stopsig__caught()) {
-		struct pollfd pfd = { .fd = st->kmsg_fd, .events = POLLIN };
+		struct pollfd pfd = { .fd = kmsg__fd(st->kmsg), .events = POLLIN };
 		int timeout = 100;
 
 		if (deadline) {
@@ -1012,7 +928,6 @@ static int oom_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode
 	struct tool_extra extra = { .shortopts = "vG:", .longopts = longopts, .opt = extra_opt, .ctx = st };
 	int ret;
 
-	st->kmsg_fd = -1;
 	st->before = 30;
 	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
 	if (ret)
@@ -1052,7 +967,7 @@ static int oom_add_events(void *ctx, struct session *s, const char *rung, const 
 	/* The kmsg rung needs no tracefs and no session: the "falling back"
 	 * line was said choosing it. */
 	if (ladder__is(rung, "kmsg")) {
-		err = kmsg_open(&st->kmsg_fd, eb);
+		err = kmsg__open(&st->kmsg, eb);
 		if (!err && st->timeline)
 			err = timeline_start(st, eb);
 		return err;
@@ -1077,13 +992,13 @@ static int oom_add_events(void *ctx, struct session *s, const char *rung, const 
 		if (session__meta(s, "oom.mem_total_kb"))
 			st->rec_mem_kb = strtoull(session__meta(s, "oom.mem_total_kb"), NULL, 10);
 	} else {
-		err = kmsg_open(&st->kmsg_fd, eb);
+		err = kmsg__open(&st->kmsg, eb);
 		if (err && ladder__is(rung, "kprobe"))
 			return err;
 		if (err)
 			fprintf(stderr, "faultline " TOOL ": warning: %s: no constraint or memcg limits "
 				"from the kernel's report\n", errbuf__str(eb, err));
-		st->log = st->kmsg_fd >= 0;
+		st->log = st->kmsg != NULL;
 	}
 	err = add_events(st, eb);
 	if (!err && (st->timeline || session__recording(s)))
@@ -1109,16 +1024,16 @@ static int oom_report(void *ctx, struct session *s)
 
 	if (s) {
 		kmsg_drain(st);
-		if (st->line_len)
-			console_line_done(st);
+		if (st->console)
+			printk_join__flush(st->console, 0);
 		flush_pending(st, true);
 		if (st->dropped)
 			fprintf(stderr, "faultline " TOOL ": %" PRIu64 " oom_kill_process call(s) without a "
 				"kernel report (no victim killed, or the log was lost)\n", st->dropped);
 	}
-	if (st->kmsg_lost)
+	if (kmsg__lost(st->kmsg))
 		fprintf(stderr, "faultline " TOOL ": %" PRIu64 " kernel log record(s) overwritten before "
-			"they were read\n", st->kmsg_lost);
+			"they were read\n", kmsg__lost(st->kmsg));
 	return EXIT_OK;
 }
 
@@ -1126,8 +1041,8 @@ static void oom_fini(void *ctx)
 {
 	struct oom_state *st = ctx;
 
-	if (st->kmsg_fd >= 0)
-		close(st->kmsg_fd);
+	kmsg__close(st->kmsg);
+	printk_join__free(st->console);
 	oom_kmsg__free(st->parser);
 	mem_series__free(st->series);
 	reclaim_watch__free(st->rw);
