@@ -28,7 +28,7 @@ int tool__usage_error(const char *tool, const char *what, const char *arg)
 	const char *sub = !strncmp(tool, "report ", 7) ? tool + 7 : NULL;
 
 	if (sub)
-		fprintf(stderr, "faultline %s: %s '%s' (see 'faultline report -i FILE %s -h')\n",
+		fprintf(stderr, "faultline %s: %s '%s' (see 'faultline report %s -h')\n",
 			tool, what, arg, sub);
 	else
 		fprintf(stderr, "faultline %s: %s '%s' (see 'faultline %s -h')\n", tool, what, arg,

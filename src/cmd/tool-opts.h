@@ -370,7 +370,7 @@ void tool__perf_note(const char *tool, const struct session *s);
 /*
  * tool__usage_error() - a bad command line, in one line on stderr:
  * "faultline TOOL: WHAT 'ARG' (see 'faultline TOOL -h')"; a report-only
- * @tool ("report diff") points at "faultline report -i FILE diff -h".
+ * @tool ("report diff") points at "faultline report diff -h".
  *
  * Return: EXIT_USAGE.
  */

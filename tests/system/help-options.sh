@@ -12,7 +12,7 @@
 # flamegraph --json, which they refused or ignored; leak's -a is its own
 # (--show-allocs, listed as "-a, --show-allocs").
 # Also: a program named where a number goes gets how to run it; `faultline
-# help TOOL` prints TOOL -h; `faultline TOOL --version`.
+# help CMD` prints CMD -h (version.sh: `faultline CMD --version`).
 . "$top_srcdir/tests/system/lib.sh"
 
 tools="leak heap flamegraph faults ffaults hfaults goalloc brk mmap reclaim swapin cache pressure oom cachetop shm slab compact record"
@@ -110,18 +110,35 @@ hint "faultline cache: invalid interval 'ls' (see 'faultline cache -h')" cache l
 hint "faultline oom: invalid duration 'ls' (see 'faultline oom -h')" oom ls
 hint "faultline leak: invalid interval 'ls' (see 'faultline leak -h')" leak -p 1 ls
 
-# faultline help TOOL is TOOL -h; --version after a command.
-for t in leak heap report features; do
-	run_fl "$t" -h
+# faultline help CMD prints exactly what CMD -h does, for every command of
+# the table (as --help lists it); help report SUB what report SUB -h does,
+# with no recording.
+# same_help NAME ARGS...: `faultline help ARGS` = `faultline ARGS -h`.
+same_help() {
+	run_fl "$@" -h
+	expect_eq "$rc" 0 "$* -h: exit"
 	cp "$T/out" "$T/h1"
-	run_fl help "$t"
-	expect_eq "$rc" 0 "help $t: exit"
-	cmp -s "$T/h1" "$T/out" || fail "help $t differs from $t -h"
-	run_fl "$t" --version
-	expect_eq "$rc" 0 "$t --version: exit"
-	expect_line '^faultline [0-9]+\.[0-9]+' "$T/out"
+	[ -s "$T/h1" ] || fail "$* -h printed nothing"
+	head -n 1 "$T/h1" | grep -q '^usage: faultline ' || fail "$* -h: no usage line"
+	run_fl help "$@"
+	expect_eq "$rc" 0 "help $*: exit"
+	cmp -s "$T/h1" "$T/out" || fail "help $* differs from $* -h"
+	[ -s "$T/err" ] && fail "help $* wrote to stderr: $(cat "$T/err")"
+}
+"$FAULTLINE" --help >"$T/global" || fail "--help: exit $?"
+commands=$(awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }' "$T/global")
+[ "$(echo "$commands" | wc -l)" -ge 20 ] || fail "--help lists too few commands: $commands"
+for c in $commands; do
+	same_help "$c"
+	cmp -s "$T/global" "$T/out" && fail "help $c prints the global help"
+done
+for sub in timeline diff pprof leak heap flamegraph faults; do
+	same_help report "$sub"
 done
 run_fl help no-such-command
 expect_eq "$rc" 2 "help no-such-command: exit"
 expect_eq "$(cat "$T/err")" "faultline: 'no-such-command' is not a faultline command (see 'faultline --help')" "help no-such-command: stderr"
+run_fl help leak 5
+expect_eq "$rc" 2 "help leak 5: exit"
+expect_eq "$(cat "$T/err")" "faultline help: unexpected argument '5' (a command, or report and a subcommand of it)" "help leak 5: stderr"
 pass_or_fail
