@@ -929,7 +929,8 @@ static int oom_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode
 	int ret;
 
 	st->before = 30;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_UNWIND | TOOL_OPT_LIVE_ALL, usage, help,
+				   &extra, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;

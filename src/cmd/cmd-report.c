@@ -227,7 +227,7 @@ out:
 
 /* ---- a tool ---- */
 
-static int tool(const struct replay_opts *ro, int argc, char **argv)
+static int tool(const struct replay_opts *ro, bool help_only, int argc, char **argv)
 {
 	const struct command *c = commands__find(argv[0]);
 	struct tool_mode mode = { .replay = ro };
@@ -243,14 +243,16 @@ static int tool(const struct replay_opts *ro, int argc, char **argv)
 	}
 	if (!c || !(command__flags(c) & TOOL_REPLAYS))
 		return tool__usage_error(TOOL, "no report from a recording for", argv[0]);
-	/* The recorded target, for the tool's default. */
-	err = session__new_replay(&(struct session_opts){ 0 }, ro, &s, &eb);
-	if (err)
-		return tool__fail(TOOL, &eb, err);
-	mode.target_pid = session__target_pid(s);
-	if (session__meta(s, "command") && session__is_cmd(s))
-		command = strdup(session__meta(s, "command"));
-	session__free(s);
+	/* The recorded target, for the tool's default (not for its -h alone). */
+	if (!help_only) {
+		err = session__new_replay(&(struct session_opts){ 0 }, ro, &s, &eb);
+		if (err)
+			return tool__fail(TOOL, &eb, err);
+		mode.target_pid = session__target_pid(s);
+		if (session__meta(s, "command") && session__is_cmd(s))
+			command = strdup(session__meta(s, "command"));
+		session__free(s);
+	}
 	mode.command = command;
 	ret = tool__main(c->tool, &mode, argc, argv);
 	free(command);
@@ -276,6 +278,7 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct replay_opts ro = { .warn = warn };
+	bool help_only;
 	int c;
 
 	optind = 0;
@@ -307,14 +310,20 @@ int cmd_report(int argc, char **argv)
 			return tool__bad_option(TOOL, argv);
 		}
 	}
-	if (!ro.path)
+	/* `faultline report SUB -h` (`faultline help report SUB`): SUB's own
+	 * help, which needs no recording (-i's is not read); info and script
+	 * take no options. */
+	help_only = argc - optind == 2 && strcmp(argv[optind], "info") &&
+		    strcmp(argv[optind], "script") &&
+		    (!strcmp(argv[optind + 1], "-h") || !strcmp(argv[optind + 1], "--help"));
+	if (!ro.path && !help_only)
 		return tool__usage_error(TOOL, "which recording? -i FILE is missing, not", "");
 	if (optind >= argc)
 		return tool__usage_error(TOOL, "what to report: a tool, script or info; got", "");
 	if (ro.until > 0 && ro.until <= ro.since)
 		return tool__usage_error(TOOL, "--until must be after --since, not",
 					 argv[optind - 1]);
-	if (tool__check_recording(TOOL, ro.path))
+	if (!help_only && tool__check_recording(TOOL, ro.path))
 		return EXIT_FAIL;
 	if (!strcmp(argv[optind], "info"))
 		return info(&ro);
@@ -326,5 +335,5 @@ int cmd_report(int argc, char **argv)
 		return report_diff(&ro, argc - optind, argv + optind);
 	if (!strcmp(argv[optind], "pprof"))
 		return report_pprof(&ro, argc - optind, argv + optind);
-	return tool(&ro, argc - optind, argv + optind);
+	return tool(&ro, help_only, argc - optind, argv + optind);
 }

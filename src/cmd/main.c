@@ -70,14 +70,24 @@ int main(int argc, char **argv)
 		printf("faultline %s\n", PACKAGE_VERSION);
 		return tool__output_status(EXIT_OK);
 	}
-	/* faultline help TOOL: TOOL's own -h. */
-	if (!strcmp(argv[1], "help") && argc == 3) {
-		char *hargv[] = { argv[2], "-h", NULL };
+	/* faultline help CMD: exactly what CMD -h prints; help report SUB,
+	 * what report SUB -h prints (report's subcommands are the only ones). */
+	if (!strcmp(argv[1], "help")) {
+		char *hargv[] = { argv[2], "-h", NULL, NULL };
+		int sub = argc > 3 && !strcmp(argv[2], "report");
 
 		c = commands__find(argv[2]);
 		if (!c)
 			return not_a_command(argv[2]);
-		return tool__output_status(c->cmd ? c->cmd(2, hargv) : tool__main(c->tool, NULL, 2, hargv));
+		if (argc > 3 + sub) {
+			fprintf(stderr, "faultline help: unexpected argument '%s' (a command, or report "
+				"and a subcommand of it)\n", argv[3 + sub]);
+			return EXIT_USAGE;
+		}
+		if (sub)
+			hargv[1] = argv[3], hargv[2] = "-h";
+		return tool__output_status(c->cmd ? c->cmd(2 + sub, hargv) :
+					   tool__main(c->tool, NULL, 2, hargv));
 	}
 	c = commands__find(argv[1]);
 	/* --version right after a command, as git and perf take it. */

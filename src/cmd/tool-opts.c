@@ -23,31 +23,12 @@
 #include "cmd/commands.h"
 #include "cmd/tool-opts.h"
 
-/* Whether @word names a program (a path, or a file on PATH) that can be run. */
-static bool names_program(const char *word)
-{
-	char *found = NULL;
-	bool yes = *word && *word != '-' && target__which(word, &found) == 0;
-
-	free(found);
-	return yes;
-}
-
 int tool__usage_error(const char *tool, const char *what, const char *arg)
 {
 	const char *sub = !strncmp(tool, "report ", 7) ? tool + 7 : NULL;
 
-	/* valgrind's, heaptrack's and memray's users type the program where
-	 * faultline takes a number: say how to run it. */
-	if (!sub && !strncmp(what, "invalid ", 8) && names_program(arg)) {
-		const char *noun = what + 8;
-
-		fprintf(stderr, "faultline %s: '%s' is not %s %s; to run a program: faultline %s -- %s\n",
-			tool, arg, strchr("aeiou", *noun) ? "an" : "a", noun, tool, arg);
-		return EXIT_USAGE;
-	}
 	if (sub)
-		fprintf(stderr, "faultline %s: %s '%s' (see 'faultline report -i FILE %s -h')\n",
+		fprintf(stderr, "faultline %s: %s '%s' (see 'faultline report %s -h')\n",
 			tool, what, arg, sub);
 	else
 		fprintf(stderr, "faultline %s: %s '%s' (see 'faultline %s -h')\n", tool, what, arg,
@@ -169,24 +150,29 @@ static bool wants_value(int c, const char *shortopts, const struct option *longo
 }
 
 /*
- * Where perf's "-- CMD ARGS" begins: the index of the first "--" that is
- * not an option's value ("-c --" gives -c the value "--"), or argc.  Once
+ * The words of a tool's command line, as getopt will take them: where
+ * perf's "-- CMD ARGS" begins, the index of the first "--" that is not an
+ * option's value ("-c --" gives -c the value "--"), or argc; and in
+ * *@odd the first positional argument before it that is not a number
+ * (tool_opts__parse_secs: durations, intervals and counts), or argc.  Once
  * options end at a positional argument (no '+' ordering: shortopts starts
- * with '+'), only a "--" is looked for.
+ * with '+'), every word up to a "--" is one.
  */
-static int find_dashdash(int argc, char **argv, const char *shortopts,
-			 const struct option *longopts)
+static int scan_words(int argc, char **argv, const char *shortopts,
+		      const struct option *longopts, int *odd)
 {
 	bool in_order = shortopts[0] == '+', opts_over = false;
+	double secs;
 
+	*odd = argc;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
 		if (!strcmp(a, "--"))
 			return i;
-		if (opts_over)
-			continue;
-		if (a[0] != '-' || !a[1]) {
+		if (opts_over || a[0] != '-' || !a[1]) {
+			if (*odd == argc && tool_opts__parse_secs(a, &secs))
+				*odd = i;
 			opts_over = in_order;
 			continue;
 		}
@@ -220,6 +206,111 @@ static int find_dashdash(int argc, char **argv, const char *shortopts,
 		}
 	}
 	return argc;
+}
+
+/*
+ * The positional numbers' complaints, by name: a program typed in their
+ * place is told how to run (program_hint()).
+ */
+enum { NOT_DURATION, NOT_INTERVAL, NOT_COUNT };
+static const struct {
+	const char *msg;	/* "faultline TOOL: MSG 'ARG'" */
+	const char *noun;	/* "'ARG' is not NOUN" */
+} numbers[] = {
+	[NOT_DURATION] = { "invalid duration", "a duration" },
+	[NOT_INTERVAL] = { "invalid interval", "an interval" },
+	[NOT_COUNT] = { "invalid count", "a count" },
+};
+
+/* Whether @w can be shown on one line as it is: no control character. */
+static bool printable(const char *w)
+{
+	for (; *w; w++)
+		if ((unsigned char)*w < 0x20 || *w == 0x7f)
+			return false;
+	return true;
+}
+
+/*
+ * How @word names a program, as "-- WORD" would run it, into @shown: the
+ * word itself for a path to a regular file or a program on PATH, "./WORD"
+ * for a program in this directory; false when it names none, or cannot be
+ * shown on one line.  Nothing runs: access(2) and stat(2) only.
+ */
+static bool names_program(const char *word, char *shown, size_t n)
+{
+	struct stat st;
+	char *found = NULL;
+	bool yes;
+
+	if (!*word || *word == '-' || !printable(word))
+		return false;
+	if (strchr(word, '/'))
+		yes = !stat(word, &st) && S_ISREG(st.st_mode);
+	else
+		yes = !target__which(word, &found);
+	free(found);
+	found = NULL;
+	if (yes || strchr(word, '/'))
+		return yes && (size_t)snprintf(shown, n, "%s", word) < n;
+	/* valgrind ./a.out, typed without the "./" */
+	if ((size_t)snprintf(shown, n, "./%s", word) >= n)
+		return false;
+	yes = !target__which(shown, &found);
+	free(found);
+	return yes;
+}
+
+/* Append " WORD..." to @buf, shell-quoted (target__quote_argv); false,
+ * with @buf as it was, when they do not fit or one cannot be shown on a
+ * line. */
+static bool put_words(char *buf, size_t n, int argc, char *const *argv)
+{
+	size_t len = strlen(buf);
+
+	for (int i = 0; i < argc; i++)
+		if (!printable(argv[i]))
+			return false;
+	if (!argc)
+		return true;
+	if (len + 2 >= n)
+		return false;
+	buf[len] = ' ';
+	if (target__quote_argv(argc, argv, buf + len + 1, n - len - 1) < n - len - 1)
+		return true;
+	buf[len] = '\0';
+	return false;
+}
+
+/*
+ * program_hint() - valgrind's, heaptrack's and memray's users type the
+ * program where faultline takes a number ("faultline leak ls"): how to
+ * run it, in one line on stderr, "faultline TOOL: 'WORD' is not NOUN; to
+ * run a program: faultline TOOL OPTIONS -- PROGRAM ARGS": the user's words
+ * again, shell-quoted, with "--" before the program's; its arguments said
+ * "..." when they are too long or cannot be shown on a line.
+ * @argc, @argv: the tool's command line (argv[0] its name; the options
+ *   first, in getopt's order), up to any "--"
+ * @word: where the program is in it, its arguments after it
+ * @shown: the program, as names_program() shows it
+ *
+ * Return: whether the line was printed (else nothing was).
+ */
+static bool program_hint(const char *tool, const char *noun, int argc, char **argv, int word,
+			 const char *shown)
+{
+	char line[1024] = "";
+	char *prog = (char *)shown;
+
+	if (!put_words(line, sizeof(line), word - 1, argv + 1) ||
+	    !put_words(line, sizeof(line), 1, (char *[]){ "--" }) ||
+	    !put_words(line, sizeof(line), 1, &prog))
+		return false;
+	if (!put_words(line, sizeof(line), argc - word - 1, argv + word + 1))
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), " ...");
+	fprintf(stderr, "faultline %s: '%s' is not %s; to run a program: faultline %s%s\n", tool,
+		argv[word], noun, tool, line);
+	return true;
 }
 
 const char *tool_opts__summary_opt(int c, const char *arg, bool *summary, double *secs)
@@ -260,13 +351,14 @@ const char *tool_opts__parse_interval(struct tool_interval *iv, int argc, char *
 	unsigned long count;
 	char *end;
 
+	/* The interval first: "ls -l /tmp" is a program, not too many words. */
+	if (argc >= 1 && tool_opts__parse_secs(argv[0], &iv->secs)) {
+		*arg = argv[0];
+		return numbers[NOT_INTERVAL].msg;
+	}
 	if (argc > 2) {
 		*arg = argv[2];
 		return "unexpected argument";
-	}
-	if (argc >= 1 && tool_opts__parse_secs(argv[0], &iv->secs)) {
-		*arg = argv[0];
-		return "invalid interval";
 	}
 	if (argc == 2) {
 		/* Digits only: strtoul would take "-1" as ULONG_MAX. */
@@ -274,7 +366,7 @@ const char *tool_opts__parse_interval(struct tool_interval *iv, int argc, char *
 		count = strtoul(argv[1], &end, 10);
 		if (errno || *end || !count || argv[1][0] < '0' || argv[1][0] > '9') {
 			*arg = argv[1];
-			return "invalid count";
+			return numbers[NOT_COUNT].msg;
 		}
 		iv->count = count;
 	}
@@ -412,6 +504,44 @@ static void getopt_tables(unsigned int accepts, const struct tool_extra *extra,
 	}
 }
 
+/*
+ * The positional arguments from argv[@first], up to the program at
+ * argv[@prog] if there is one (@shown: its name as said): the tool's own
+ * (extra->positional) or the trailing duration.  0, or -EINVAL said, with
+ * the hint to run the program when a number was wanted where it is.
+ */
+static int positionals(struct tool_opts *o, const char *tool, const struct tool_extra *extra,
+		       int argc, char **argv, int first, int prog, const char *shown)
+{
+	int npos = (prog < argc ? prog + 1 : argc) - first;
+	const char *why = NULL, *arg = npos > 0 ? argv[first] : "";
+
+	if (extra && extra->positional) {
+		why = extra->positional(npos, argv + first, &arg, extra->ctx);
+	} else if (npos > 0 && tool_opts__parse_secs(argv[first], &o->sess.duration)) {
+		why = numbers[NOT_DURATION].msg;
+	} else if (npos > 1) {
+		why = "unexpected argument";
+		arg = argv[first + 1];
+	}
+	/* A program a tool took as its argument (none does): what follows it
+	 * was not looked at. */
+	if (!why && prog + 1 < argc) {
+		why = "unexpected argument";
+		arg = argv[prog + 1];
+	}
+	if (!why)
+		return 0;
+	/* No target chosen yet: the program is the one meant. */
+	if (prog < argc && arg == argv[prog] && !(o->sess.pid > 0) && !o->sess.cmd && !o->all) {
+		for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++)
+			if (!strcmp(why, numbers[i].msg) &&
+			    program_hint(tool, numbers[i].noun, argc, argv, prog, shown))
+				return -EINVAL;
+	}
+	return bad(tool, why, arg);
+}
+
 int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
 			 const char *usage, const char *help, const struct tool_extra *extra,
 			 int argc, char **argv)
@@ -436,8 +566,8 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 	};
 	struct option longopts[64];
 	char shortopts[128];
-	char *end;
-	int c, dd, err;
+	char *end, shown[PATH_MAX];
+	int c, dd, odd, prog, err;
 
 	memset(o, 0, sizeof(*o));
 	o->mode = mode ? mode : &live_mode;
@@ -445,7 +575,7 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 		      sizeof(shortopts), longopts);
 	/* perf's "-- CMD ARGS": getopt and the positionals see what is
 	 * before it. */
-	dd = find_dashdash(argc, argv, shortopts, longopts);
+	dd = scan_words(argc, argv, shortopts, longopts, &odd);
 	if (dd < argc) {
 		if (accepts & TOOL_OPT_NO_CMD)
 			return bad(tool, "runs no command: unexpected argument", "--");
@@ -458,10 +588,23 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 			memcpy(o->cmdline + sizeof(o->cmdline) - 4, "...", 4);
 		argc = dd;
 	}
+	/*
+	 * A program where the positional numbers go, live, to a tool that runs
+	 * commands: the options and numbers end at it, and the words after it
+	 * are the program's (its own options, not faultline's), for
+	 * program_hint().  Such a command line is refused whatever follows the
+	 * program: every positional argument of a tool that runs a command is
+	 * a number.
+	 */
+	prog = argc;
+	if (odd < argc && !o->sess.cmd_argv && !o->mode->record && !o->mode->replay &&
+	    !(accepts & (TOOL_OPT_NO_CMD | TOOL_OPT_LIVE_ALL)) &&
+	    names_program(argv[odd], shown, sizeof(shown)))
+		prog = odd;
 	/* 0, not 1: glibc then sets up again, with this call's ordering. */
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	while ((c = getopt_long(prog, argv, shortopts, longopts, NULL)) != -1) {
 		if (extra && c > 0 && (c >= 256 || (extra->shortopts && c != ':' &&
 						    strchr(extra->shortopts, c)))) {
 			const char *msg = extra->opt(c, optarg, extra->ctx);
@@ -546,20 +689,7 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 	err = target_and_format(o, tool);
 	if (err)
 		return err;
-	if (extra && extra->positional) {
-		const char *arg = optind < argc ? argv[optind] : "";
-		const char *msg = extra->positional(argc - optind, argv + optind, &arg, extra->ctx);
-
-		return msg ? bad(tool, msg, arg) : 0;
-	}
-	if (optind < argc) {
-		if (tool_opts__parse_secs(argv[optind], &o->sess.duration))
-			return bad(tool, "invalid duration", argv[optind]);
-		optind++;
-	}
-	if (optind < argc)
-		return bad(tool, "unexpected argument", argv[optind]);
-	return 0;
+	return positionals(o, tool, extra, argc, argv, optind, prog, shown);
 }
 
 void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)

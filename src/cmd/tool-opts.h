@@ -95,6 +95,10 @@ struct tool_opts {
 /* Options may also follow the positional arguments, as argparse (BCC's
  * tools) allows; without it the first positional ends the options. */
 #define TOOL_OPT_ANY_ORDER	(1u << 3)
+/* Live, the tool traces the whole system and refuses -p and -c itself,
+ * saying why (oom; a recording may hold a target's): a program typed where
+ * a number goes is not told to run with "--". */
+#define TOOL_OPT_LIVE_ALL	(1u << 4)
 /*
  * Shared options a tool does not take (it has no target to choose, or
  * prints no JSON): getopt is not told of them, so they are an "unknown
@@ -113,7 +117,11 @@ struct tool_opts {
 /*
  * Parse argv, for a tool running in @mode (NULL: live).  Returns 0, 1 when help was printed (exit 0), or -EINVAL after
  * printing "faultline TOOL: <what>" and the usage line to stderr (exit 2).
- * usage is the tool's one-line synopsis, help its option list.
+ * usage is the tool's one-line synopsis, help its option list.  Live, a
+ * tool that runs commands given a program where its duration, interval or
+ * count goes ("faultline leak ls -l") says how to run it instead, in one
+ * line: "faultline leak: 'ls' is not an interval; to run a program:
+ * faultline leak -- ls -l".
  */
 int tool_opts__parse(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
 		     const char *usage, const char *help, int argc, char **argv);
@@ -362,7 +370,7 @@ void tool__perf_note(const char *tool, const struct session *s);
 /*
  * tool__usage_error() - a bad command line, in one line on stderr:
  * "faultline TOOL: WHAT 'ARG' (see 'faultline TOOL -h')"; a report-only
- * @tool ("report diff") points at "faultline report -i FILE diff -h".
+ * @tool ("report diff") points at "faultline report diff -h".
  *
  * Return: EXIT_USAGE.
  */

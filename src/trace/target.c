@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,20 +92,33 @@ int target__new_pid(pid_t pid, struct target **out, struct errbuf *eb)
 	return 0;
 }
 
+/* 0 when @file is a file execve could run: executable, and regular (root
+ * may "execute" a directory, which execve refuses with EACCES); -errno. */
+static int runnable(const char *file)
+{
+	struct stat st;
+
+	if (access(file, X_OK) || stat(file, &st))
+		return -errno;
+	return S_ISREG(st.st_mode) ? 0 : -EACCES;
+}
+
 /*
  * Can argv0 be executed, as execvp would find it?  Checked before forking
  * so a typo is one clear error, not a traced child that dies at once.
- * 0, or -errno of the most telling failure (EACCES beats ENOENT, as execvp).
+ * Nothing is run: access(2) and stat(2) only.  0, or -errno of the most
+ * telling failure (EACCES beats ENOENT, as execvp).
  */
 int target__which(const char *argv0, char **found)
 {
 	const char *path = getenv("PATH");
 	char buf[4096];
-	int err = -ENOENT;
+	int err = -ENOENT, e;
 
 	if (strchr(argv0, '/')) {
-		if (access(argv0, X_OK))
-			return -errno;
+		e = runnable(argv0);
+		if (e)
+			return e;
 		*found = strdup(argv0);
 		return *found ? 0 : -ENOMEM;
 	}
@@ -112,15 +126,20 @@ int target__which(const char *argv0, char **found)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		size_t len = strcspn(path, ":");
+		int n = snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, path, len ? "/" : "",
+				 argv0);
 
-		snprintf(buf, sizeof(buf), "%.*s%s%s", (int)len, path, len ? "/" : "", argv0);
-		if (access(buf, X_OK) == 0) {
+		path += len + (path[len] == ':');
+		/* Cut short, it would name another file: none is that long. */
+		if (n < 0 || (size_t)n >= sizeof(buf))
+			continue;
+		e = runnable(buf);
+		if (!e) {
 			*found = strdup(buf);
 			return *found ? 0 : -ENOMEM;
 		}
-		if (errno == EACCES)
+		if (e == -EACCES)
 			err = -EACCES;
-		path += len + (path[len] == ':');
 	}
 	return err;
 }

@@ -52,8 +52,9 @@ const char *target__cmdline(const struct target *t);
 /* A command's file as execvp finds it on PATH (argv[0] when it has a
  * '/'); NULL for -p and -a. */
 const char *target__exe(const struct target *t);
-/* @argv0 as execvp would find it: itself when it has a '/', else on PATH.
- * 0 with *@found malloc'ed; -errno (EACCES beats ENOENT, as execvp). */
+/* @argv0 as execvp would find it: itself when it has a '/', else on PATH;
+ * a regular file with execute permission (nothing is run).  0 with *@found
+ * malloc'ed; -errno (EACCES beats ENOENT, as execvp). */
 int target__which(const char *argv0, char **found);
 
 /* Let a held command exec.  -errno with "cannot execute 'X': ..." when exec

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The version comes from one place, configure.ac's AC_INIT (PACKAGE_VERSION,
 # passed here by Makefile.am): `faultline --version` and `faultline version`
-# print it, a recording names it, and no source file spells it out.
+# print it (so does `faultline CMD --version`), a recording names it, and
+# no source file spells it out.
 . "$top_srcdir/tests/system/lib.sh"
 : "${FAULTLINE_VERSION:?FAULTLINE_VERSION must be set (run through make check)}"
 
@@ -10,6 +11,16 @@ for arg in --version version; do
 	expect_eq "$rc" 0 "faultline $arg: exit status"
 	expect_eq "$(cat "$T/out")" "faultline $FAULTLINE_VERSION" "faultline $arg"
 	[ -s "$T/err" ] && fail "faultline $arg wrote to stderr: $(cat "$T/err")"
+done
+# Right after any command of the table (as --help lists it), as git and
+# perf take it.
+commands=$("$FAULTLINE" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
+[ "$(echo "$commands" | wc -l)" -ge 20 ] || fail "--help lists too few commands: $commands"
+for c in $commands; do
+	run_fl "$c" --version
+	expect_eq "$rc" 0 "faultline $c --version: exit status"
+	expect_eq "$(cat "$T/out")" "faultline $FAULTLINE_VERSION" "faultline $c --version"
+	[ -s "$T/err" ] && fail "faultline $c --version wrote to stderr: $(cat "$T/err")"
 done
 expect_eq "$(sed -n 's/^AC_INIT(\[faultline\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")" \
 	"$FAULTLINE_VERSION" "configure.ac's AC_INIT version"
