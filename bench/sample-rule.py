@@ -48,7 +48,7 @@ RULES = [("hash (user space)", hash_rule())] + \
     [("bits %d-%d + page start" % (lo, lo + K - 1), bits_rule(lo)) for lo in (4, 5, 7, 12)] + \
     [("hash, >= %d kept" % big, hash_rule(big)) for big in (1024, 4096)] + \
     [("bits %d-%d, >= %d kept" % (lo, lo + K - 1, big), bits_rule(lo, big))
-     for lo in (4, 5, 12) for big in (1024, 4096)]
+     for lo in (4, 5, 7, 12) for big in (1024, 4096)]
 
 head = re.compile(r'^\S.*?(\d+)/(\d+)\s+\[\d+\]\s+[\d.]+: \d+ faultline_\d+:(\w+?)(?:_l\d+)?:\s+(.*)$')
 kv = re.compile(r'(\w+)=(\S+)')
