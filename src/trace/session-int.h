@@ -136,6 +136,7 @@ struct session {
 	uint64_t start_mono_ns, start_real_ns;
 	enum session_stop stop;
 	uint64_t lost, samples, bad;
+	uint64_t foreign;		/* PMU samples of tasks not the target's, dropped */
 	struct session_task_hooks task;
 	bool format_lost;		/* events count their lost samples */
 	int pmu_retprobe_bit;		/* uprobe PMU: -1 until read */

@@ -853,7 +853,9 @@ struct pmu_probe {
  * they were listed (pid_bound()): the threads it starts later.  `leak -p`
  * of a shell beside a perl building a hash lost 1,043 events to perl's
  * samples without it.  A target with more threads than a filter carries
- * (the kernel takes a page) keeps the plain bound.
+ * (the kernel takes a page) keeps the plain bound.  Every process born
+ * on the host after the attach passes it too: their samples take ring
+ * space, and deliver() drops them (counted: session__foreign()).
  */
 #define PMU_FILTER_MAX 4000
 
@@ -1680,8 +1682,10 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 		if (s->evsels[idx - 1].pmu) {
 			/* Opened for every task: the target's samples only. */
 			if (s->target && target__kind(s->target) != TARGET_ALL &&
-			    !hashmap__get(s->tree, smp.pid, NULL))
+			    !hashmap__get(s->tree, smp.pid, NULL)) {
+				s->foreign++;
 				return 0;
+			}
 			if (pmu_payload(s, &s->evsels[idx - 1], &smp)) {
 				s->bad++;
 				return 0;
@@ -2577,6 +2581,11 @@ uint64_t session__samples(const struct session *s)
 uint64_t session__bad_records(const struct session *s)
 {
 	return s->bad;
+}
+
+uint64_t session__foreign(const struct session *s)
+{
+	return s->foreign;
 }
 
 uint64_t session__realtime(const struct session *s, uint64_t t)
