@@ -208,6 +208,11 @@ fail:
 	return err;
 }
 
+int perf_cgroup__add(struct perf_cgroup *cg, pid_t pid)
+{
+	return move_pid(cg->path, pid);
+}
+
 int perf_cgroup__fd(const struct perf_cgroup *cg)
 {
 	return cg->fd;
