@@ -45,6 +45,10 @@ int perf_cgroup__add(struct perf_cgroup *cg, pid_t pid);
 int perf_cgroup__fd(const struct perf_cgroup *cg);
 /* The cgroup's path (for messages and tests). */
 const char *perf_cgroup__path(const struct perf_cgroup *cg);
+/* The directory of the cgroup the target came from, its parent. */
+const char *perf_cgroup__parent(const struct perf_cgroup *cg);
+/* Whether it is cgroup2's (else a v1 perf_event mount's). */
+bool perf_cgroup__v2(const struct perf_cgroup *cg);
 /* Move the processes still in it to its parent, remove it, free.  NULL is
  * fine. */
 void perf_cgroup__free(struct perf_cgroup *cg);

@@ -1133,9 +1133,20 @@ void session__memstat_tick(struct session *s, bool force)
 	if (!force && clock__ns(CLOCK_MONOTONIC) < s->memstat_next_ns)
 		return;
 	if (!s->memstat_cg_known) {
-		/* The target's group, as it is at the first sample. */
-		procstat__pid_cgroup_pressure(NULL, session__target_pid(s), s->memstat_cg,
-					      sizeof(s->memstat_cg));
+		/* The target's group, as it is at the first sample; on the
+		 * PMU rung the one it came from, not faultline's below it
+		 * (pmu_cgroup()), gone once the run ends. */
+		if (s->pmu_cg && perf_cgroup__v2(s->pmu_cg)) {
+			int w = snprintf(s->memstat_cg, sizeof(s->memstat_cg), "%s/memory.pressure",
+					 perf_cgroup__parent(s->pmu_cg));
+
+			if (w < 0 || (size_t)w >= sizeof(s->memstat_cg) ||
+			    access(s->memstat_cg, R_OK))
+				s->memstat_cg[0] = '\0';	/* the root: no file */
+		} else {
+			procstat__pid_cgroup_pressure(NULL, session__target_pid(s), s->memstat_cg,
+						      sizeof(s->memstat_cg));
+		}
 		s->memstat_cg_known = true;
 	}
 	if (mem_sample__read(NULL, s->memstat_cg[0] ? s->memstat_cg : NULL, 0, &ms, NULL))
