@@ -416,6 +416,8 @@ void report__footer(struct report *r, bool json)
 			",\"unknown_frames\":%" PRIu64 ",\"call_graph\":\"%s\"",
 			session__samples(r->s), session__lost(r->s), session__bad_records(r->s),
 			r->frames, r->unknown, session__dwarf(r->s) ? "dwarf" : "fp");
+		if (session__foreign(r->s))
+			fprintf(r->out, ",\"foreign\":%" PRIu64, session__foreign(r->s));
 		json_pauses(r);
 		if (session__dwarf(r->s)) {
 			fprintf(r->out, ",\"unwind\":{");
@@ -431,6 +433,11 @@ void report__footer(struct report *r, bool json)
 		" unknown frames of %" PRIu64 "%s",
 		session__samples(r->s), session__lost(r->s), r->unknown, r->frames,
 		session__bad_records(r->s) ? ", some records malformed" : "");
+	/* Ring space other processes took (the PMU rung without the
+	 * target's cgroup): said where there was any. */
+	if (session__foreign(r->s))
+		fprintf(r->out, ", %" PRIu64 " samples of other processes dropped",
+			session__foreign(r->s));
 	/* Walks that ended early, by reason: what a short stack is owed to. */
 	for (int i = 0; session__dwarf(r->s) && i < UNWIND__COUNT; i++) {
 		if (!session__unwind_stops(r->s, i))

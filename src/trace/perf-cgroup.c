@@ -25,11 +25,12 @@ struct perf_cgroup {
 	char *procs;		/* path/cgroup.procs and parent's, made beforehand */
 	char *parent_procs;	/* for perf_cgroup__remove_in_signal() */
 	int fd;
+	bool v2;		/* in the cgroup2 hierarchy (no v1 perf_event mount) */
 };
 
 /* The perf_event hierarchy's mount in @mnt and @pid's cgroup in it in
  * @rel ("/..." below the mount).  0 / -ENOENT. */
-static int hierarchy(pid_t pid, char *mnt, size_t nmnt, char *rel, size_t nrel)
+static int hierarchy(pid_t pid, char *mnt, size_t nmnt, char *rel, size_t nrel, bool *is_v2)
 {
 	char path[64], *buf = NULL, *line, *save = NULL;
 	bool v1;
@@ -41,6 +42,7 @@ static int hierarchy(pid_t pid, char *mnt, size_t nmnt, char *rel, size_t nrel)
 		procstat__cgroup_mount(NULL, NULL, mnt, nmnt);
 	if (!mnt[0])
 		return -ENOENT;
+	*is_v2 = !v1;
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
 	if (read_file(path, 65536, &buf, NULL))
 		return -ENOENT;
@@ -150,9 +152,10 @@ int perf_cgroup__new(pid_t pid, struct perf_cgroup **out, struct errbuf *eb)
 {
 	char mnt[4096], rel[4096], name[64];
 	struct perf_cgroup *cg;
+	bool v2 = false;
 	int err;
 
-	err = hierarchy(pid, mnt, sizeof(mnt), rel, sizeof(rel));
+	err = hierarchy(pid, mnt, sizeof(mnt), rel, sizeof(rel), &v2);
 	if (err)
 		return errbuf__set(eb, err, "no perf_event cgroup hierarchy (a v1 mount with "
 				   "perf_event, or cgroup2) holding pid %d", (int)pid);
@@ -160,6 +163,7 @@ int perf_cgroup__new(pid_t pid, struct perf_cgroup **out, struct errbuf *eb)
 	if (!cg)
 		return -ENOMEM;
 	cg->fd = -1;
+	cg->v2 = v2;
 	if (asprintf(&cg->parent, "%s%s", mnt, strcmp(rel, "/") ? rel : "") < 0) {
 		cg->parent = NULL;
 		goto nomem;
@@ -208,6 +212,11 @@ fail:
 	return err;
 }
 
+int perf_cgroup__add(struct perf_cgroup *cg, pid_t pid)
+{
+	return move_pid(cg->path, pid);
+}
+
 int perf_cgroup__fd(const struct perf_cgroup *cg)
 {
 	return cg->fd;
@@ -216,6 +225,16 @@ int perf_cgroup__fd(const struct perf_cgroup *cg)
 const char *perf_cgroup__path(const struct perf_cgroup *cg)
 {
 	return cg->path;
+}
+
+const char *perf_cgroup__parent(const struct perf_cgroup *cg)
+{
+	return cg->parent;
+}
+
+bool perf_cgroup__v2(const struct perf_cgroup *cg)
+{
+	return cg->v2;
 }
 
 void perf_cgroup__free(struct perf_cgroup *cg)

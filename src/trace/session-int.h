@@ -90,8 +90,8 @@ struct session {
 	size_t ntrims, captrims;
 	struct hashmap *execs;		/* pid -> exec count */
 	/* -p/-c: the target's processes (pid -> 1): a PMU uprobe is opened
-	 * on every CPU for every task (it cannot be inherited), and keeps
-	 * their samples only */
+	 * on every CPU (it cannot be inherited), for the target's cgroup or
+	 * else every task, and keeps their samples only */
 	struct hashmap *tree;
 	char tracing_dir[PATH_MAX];
 	char uprobe_events_path[PATH_MAX + 32];
@@ -136,11 +136,12 @@ struct session {
 	uint64_t start_mono_ns, start_real_ns;
 	enum session_stop stop;
 	uint64_t lost, samples, bad;
+	uint64_t foreign;		/* PMU samples of tasks not the target's, dropped */
 	struct session_task_hooks task;
 	bool format_lost;		/* events count their lost samples */
 	int pmu_retprobe_bit;		/* uprobe PMU: -1 until read */
 	pid_t pmu_min_tid;		/* its kernel filter: common_pid >= this; 0: none */
-	struct perf_cgroup *pmu_cg;	/* -c: the command's cgroup, its PMU events' */
+	struct perf_cgroup *pmu_cg;	/* -p/-c: the target's cgroup, its PMU events' */
 	bool pmu_cg_tried;
 	bool pmu_tmpfs_ok;		/* a PMU uprobe on a tmpfs file got its breakpoint */
 	int open_cgroup_fd;		/* open_one(): open on this cgroup; -1: no */

@@ -864,7 +864,8 @@ struct pmu_probe {
 };
 
 /*
- * The kernel's share of keeping a PMU uprobe to the target: samples of
+ * Where the target has no cgroup of its own (pmu_cgroup() could not make
+ * one), the kernel's share of keeping a PMU uprobe to it: samples of
  * tasks older than it are not written (common_pid is the tid; the
  * target's threads and children are all born after it, until pids wrap:
  * session__on_fork counts a task of the target's below the bound as
@@ -877,7 +878,9 @@ struct pmu_probe {
  * they were listed (pid_bound()): the threads it starts later.  `leak -p`
  * of a shell beside a perl building a hash lost 1,043 events to perl's
  * samples without it.  A target with more threads than a filter carries
- * (the kernel takes a page) keeps the plain bound.
+ * (the kernel takes a page) keeps the plain bound.  Every process born
+ * on the host after the attach passes it too: their samples take ring
+ * space, and deliver() drops them (counted: session__foreign()).
  */
 #define PMU_FILTER_MAX 4000
 
@@ -934,6 +937,48 @@ static int pmu_filter(struct session *s, size_t idx, struct errbuf *eb)
 					   filter, e->name, strerror(-err));
 	}
 	return 0;
+}
+
+/*
+ * The PMU events' cgroup: the target's process (for -c, the command held
+ * before its exec) moved into faultline_<pid> below its own cgroup, once,
+ * before the first PMU uprobe is opened.  A thread or child is born in
+ * its parent's cgroup, in the kernel, before it runs: the events count
+ * it from its first instruction, as an inherited event would.
+ *
+ * Measured on 6.18 with leak-target under -p (it starts 6 threads that
+ * make 30 mallocs, and in its fork mode a child that makes 3): per-
+ * (thread, CPU) events opened for each task the side-band's FORK record
+ * names, the rings read in a busy loop, saw none of the 33, every thread
+ * gone (ESRCH) by the time its record was read; and a filter naming the
+ * threads cannot take a new one, the kernel refusing a second
+ * PERF_EVENT_IOC_SET_FILTER on an event (EEXIST).  In a cgroup: all 33,
+ * and no sample of another process.
+ *
+ * Later (events added while running): the processes the session knows
+ * in the tree (forked since) are moved too.  Where no cgroup can be made
+ * (no perf_event hierarchy, a read-only cgroupfs, a threaded cgroup
+ * where a new child cannot take processes) s->pmu_cg stays NULL.
+ */
+static void pmu_cgroup(struct session *s)
+{
+	struct errbuf ignored = { "" };
+	uint64_t key, val;
+	size_t pos = 0;
+	pid_t pid;
+
+	if (s->pmu_cg_tried || s->opts.system_wide || !s->target ||
+	    target__kind(s->target) == TARGET_ALL || target__pid(s->target) <= 0)
+		return;
+	s->pmu_cg_tried = true;
+	pid = target__pid(s->target);
+	if (perf_cgroup__new(pid, &s->pmu_cg, &ignored)) {
+		s->pmu_cg = NULL;
+		return;
+	}
+	while (s->tree && hashmap__next(s->tree, &pos, &key, &val))
+		if ((pid_t)key != pid)
+			perf_cgroup__add(s->pmu_cg, (pid_t)key);	/* gone: nothing to count */
 }
 
 static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_t config,
@@ -1055,26 +1100,22 @@ static int add_evsel(struct session *s, const char *name, uint32_t type, uint64_
 		 * children: an inherited copy re-reads config1 (the path) as
 		 * a pointer in the forking task, where it means nothing, and
 		 * fork fails with EFAULT (seen on 6.1 and here).  So it is
-		 * opened for every task on each CPU, enabled by session__run,
-		 * and deliver() keeps the target's samples: other processes
-		 * calling the probed function pay the trap.  A command (-c,
-		 * --) gets a cgroup of its own (perf-cgroup.h) and the events
-		 * are that cgroup's: no other process's sample is written.
-		 * Where there is none to be had, a filter on common_pid keeps
+		 * opened on each CPU, enabled by session__run, and deliver()
+		 * keeps the target's samples.  The target (-p's process, -c's
+		 * command) gets a cgroup of its own (perf-cgroup.h) and the
+		 * events are that cgroup's: no other process's sample is
+		 * written, and a thread or child the target starts is in it
+		 * from its first instruction (pmu_cgroup() says why neither
+		 * per-thread events nor a filter can do that).  Other
+		 * processes calling the probed function still pay the trap.
+		 * Where no cgroup is to be had, a filter on common_pid keeps
 		 * what it can (pmu_filter()). */
 		pid_t *tasks = s->tasks, every = -1;
 		size_t ntasks = s->ntasks;
 
 		attr.inherit = 0;
 		attr.enable_on_exec = 0;
-		if (!s->pmu_cg_tried && !s->opts.system_wide && s->target &&
-		    target__kind(s->target) == TARGET_CMD) {
-			struct errbuf ignored = { "" };
-
-			s->pmu_cg_tried = true;
-			if (perf_cgroup__new(target__pid(s->target), &s->pmu_cg, &ignored))
-				s->pmu_cg = NULL;
-		}
+		pmu_cgroup(s);
 		s->tasks = &every;
 		s->ntasks = 1;
 		if (s->pmu_cg)
@@ -1121,9 +1162,20 @@ void session__memstat_tick(struct session *s, bool force)
 	if (!force && clock__ns(CLOCK_MONOTONIC) < s->memstat_next_ns)
 		return;
 	if (!s->memstat_cg_known) {
-		/* The target's group, as it is at the first sample. */
-		procstat__pid_cgroup_pressure(NULL, session__target_pid(s), s->memstat_cg,
-					      sizeof(s->memstat_cg));
+		/* The target's group, as it is at the first sample; on the
+		 * PMU rung the one it came from, not faultline's below it
+		 * (pmu_cgroup()), gone once the run ends. */
+		if (s->pmu_cg && perf_cgroup__v2(s->pmu_cg)) {
+			int w = snprintf(s->memstat_cg, sizeof(s->memstat_cg), "%s/memory.pressure",
+					 perf_cgroup__parent(s->pmu_cg));
+
+			if (w < 0 || (size_t)w >= sizeof(s->memstat_cg) ||
+			    access(s->memstat_cg, R_OK))
+				s->memstat_cg[0] = '\0';	/* the root: no file */
+		} else {
+			procstat__pid_cgroup_pressure(NULL, session__target_pid(s), s->memstat_cg,
+						      sizeof(s->memstat_cg));
+		}
 		s->memstat_cg_known = true;
 	}
 	if (mem_sample__read(NULL, s->memstat_cg[0] ? s->memstat_cg : NULL, 0, &ms, NULL))
@@ -1760,10 +1812,13 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 		if (!(s->evsels[idx - 1].flags & SESSION_SAMPLE_ADDR))
 			smp.addr = 0;
 		if (s->evsels[idx - 1].pmu) {
-			/* Opened for every task: the target's samples only. */
+			/* Without the target's cgroup, opened for every task:
+			 * the target's samples only. */
 			if (s->target && target__kind(s->target) != TARGET_ALL &&
-			    !hashmap__get(s->tree, smp.pid, NULL))
+			    !hashmap__get(s->tree, smp.pid, NULL)) {
+				s->foreign++;
 				return 0;
+			}
 			if (pmu_payload(s, &s->evsels[idx - 1], &smp)) {
 				s->bad++;
 				return 0;
@@ -2660,6 +2715,11 @@ uint64_t session__samples(const struct session *s)
 uint64_t session__bad_records(const struct session *s)
 {
 	return s->bad;
+}
+
+uint64_t session__foreign(const struct session *s)
+{
+	return s->foreign;
 }
 
 uint64_t session__realtime(const struct session *s, uint64_t t)

@@ -436,6 +436,11 @@ uint64_t session__pauses(const struct session *s, uint64_t *ns);
 bool session__pause_declined(const struct session *s);
 uint64_t session__samples(const struct session *s);
 uint64_t session__bad_records(const struct session *s);
+/* Samples of a PMU uprobe that the kernel wrote for a task that is not the
+ * target's, dropped when read: the ring space other processes took where
+ * the target has no cgroup of its own (-p, -c; 0 otherwise, and in a
+ * replay, whose recording never held them). */
+uint64_t session__foreign(const struct session *s);
 /* Wall-clock time (CLOCK_REALTIME ns) of a sample timestamp (perf clock). */
 uint64_t session__realtime(const struct session *s, uint64_t sample_time);
 /* Seconds since tracing started, for a sample timestamp. */
