@@ -25,10 +25,14 @@ static int parse(struct tool_opts *o, const struct tool_mode *mode, unsigned int
 	return tool_opts__parse_ext(o, mode, "t", accepts, "usage", "help", extra, argc, argv);
 }
 
+/* An argv whose array lives for its statement only: nothing kept from it
+ * is read after. */
 #define ARGV(...) ((char *[]){ "t", __VA_ARGS__, NULL })
 
 static void test_targets(void)
 {
+	/* Named: the options keep pointers into it (cmd_argv). */
+	char *dd[] = { "t", "--", "prog", "a b", "c", NULL };
 	struct tool_opts o;
 
 	CHECK_EQ_U64(parse(&o, NULL, 0, NULL, ARGV("-p", "42")), 0);
@@ -37,7 +41,7 @@ static void test_targets(void)
 	CHECK_EQ_U64(parse(&o, NULL, 0, NULL, ARGV("-c", "ls -l")), 0);
 	CHECK(o.sess.cmd && !strcmp(o.sess.cmd, "ls -l") && !o.sess.cmd_argv);
 	/* perf's "-- CMD ARGS": taken as they are, quoted for messages. */
-	CHECK_EQ_U64(parse(&o, NULL, 0, NULL, ARGV("--", "prog", "a b", "c")), 0);
+	CHECK_EQ_U64(parse(&o, NULL, 0, NULL, dd), 0);
 	CHECK_EQ_U64(o.sess.cmd_argc, 3);
 	CHECK(o.sess.cmd_argv && !strcmp(o.sess.cmd_argv[1], "a b"));
 	CHECK(o.sess.cmd == o.cmdline && !strcmp(o.cmdline, "prog 'a b' c"));
