@@ -119,14 +119,13 @@ struct alloc_trace {
 	pid_t filter_pid;		/* kernel mode with a target: its allocations */
 	uint64_t exec_time;		/* of the exec whose blocks go (on_gone) */
 	struct alloc_trace_stats st;
-	/* -s N: the rule, and whether the kernel applies it (the return,
-	 * store and free probes filtered; no entry probe but realloc's,
-	 * which frees): see alloc_trace__sampling(). */
+	/* -s N: the rule; by address bits (ALLOC_SAMPLE_BITS) exactly when
+	 * the kernel applies it (the return, store and free probes
+	 * filtered; no entry probe but realloc's, which frees), or applied
+	 * it to the recording replayed: ksampled(). */
 	struct alloc_sample sample;
-	bool ksample;
-	bool recorded_ksample;		/* a replay of a recording sampled so */
 	char sampling[640];
-	struct hashmap *last_ret;	/* ksample: tid -> the block its last return made */
+	struct hashmap *last_ret;	/* ksampled(): tid -> the block its last return made */
 	bool posix_memalign_untracked;
 	/* A static glibc's start-up functions (file offsets in its
 	 * executable, device and inode): blocks made there are left out. */
@@ -160,6 +159,12 @@ struct alloc_trace {
 	char warning[1100];		/* errbuf message + what it means */
 	int err;
 };
+
+/* Sampled in the kernel (or a recording that was): the rule is its. */
+static bool ksampled(const struct alloc_trace *at)
+{
+	return at->sample.by == ALLOC_SAMPLE_BITS;
+}
 
 /* An object's identity in at->objs: device and inode. */
 static uint64_t obj_key(uint32_t maj, uint32_t min, uint64_t ino)
@@ -280,6 +285,13 @@ static bool keep(struct alloc_trace *at, const struct sample *smp, struct alloc_
 		at->st.loader_regions++;
 		return false;
 	}
+	/* Sampled in the kernel, the allocator's entries are not seen: a
+	 * region made while a call of it is in flight (its mmap for a large
+	 * block, its brk) shows its return probe's trampoline on the stack,
+	 * and is the allocator's, not the program's. */
+	if (!err && r->region && !kernel && ksampled(at) &&
+	    session__stack_return_probed(at->s, r->pid, r->stack))
+		return false;
 	if (!err && !kernel && at->nstartup && startup_own(at, r->pid, r->stack)) {
 		at->st.startup_blocks++;
 		return false;
@@ -454,11 +466,11 @@ static void on_free(struct session *s, const struct sample *smp, void *ctx)
 
 	(void)s;
 	mark_running(at, (pid_t)smp->pid);
-	if (at->ksample)
+	if (ksampled(at))
 		at->st.sampled_events++;
 	if (!field_u64(&pc->f_ptr, smp, &ptr) || !ptr)
 		return;
-	if (at->ksample)
+	if (ksampled(at))
 		hashmap__delete(at->last_ret, (uint64_t)smp->tid, NULL);
 	/* A free inside realloc is realloc's business. */
 	if (alloc_track__busy(at->track, (pid_t)smp->tid))
@@ -539,11 +551,6 @@ static void on_sys_exit(struct session *s, const struct sample *smp, void *ctx)
 	if (c.fn == ALLOC_BRK && !(ret >= (uint64_t)-4095) &&
 	    hashmap__set(at->breaks, (uint64_t)smp->pid, ret))
 		at->err = -ENOMEM;
-	/* Sampled in the kernel, the allocator's entries are not seen: a
-	 * call of it in flight shows as its return probe's trampoline on
-	 * the stack. */
-	if (!c.inner && at->ksample && session__in_return_probed(s, smp))
-		c.inner = true;
 	if (c.inner) {
 		/* The allocator mapped memory for the call in flight. */
 		if (c.size && c.fn != ALLOC_BRK && ret < (uint64_t)-4095)
@@ -1069,7 +1076,7 @@ static void describe_sampling(struct alloc_trace *at, const char *why)
 
 /*
  * -s N in the kernel for this object's probes?  The first object decides
- * for the run (at->ksample, and what alloc_trace__sampling() says); an
+ * for the run (at->sample.by, and what alloc_trace__sampling() says); an
  * allocator probed later is sampled the same way when its spec can be.
  */
 static bool sample_here(struct alloc_trace *at, const struct probe_set *set, const char *obj)
@@ -1078,12 +1085,10 @@ static bool sample_here(struct alloc_trace *at, const struct probe_set *set, con
 	const char *why = NULL;
 
 	if (obj)
-		return at->ksample && header;
-	if (at->recorded_ksample) {
+		return ksampled(at) && header;
+	if (ksampled(at)) {
 		/* A recording sampled in the kernel: its events are the
-		 * sampled probes' (alloc_trace__new() took the rate). */
-		at->ksample = true;
-		at->sample.by = ALLOC_SAMPLE_BITS;
+		 * sampled probes' (recorded_sample() took the rule). */
 		describe_sampling(at, NULL);
 		return true;
 	}
@@ -1101,7 +1106,6 @@ static bool sample_here(struct alloc_trace *at, const struct probe_set *set, con
 		describe_sampling(at, why);
 		return false;
 	}
-	at->ksample = true;
 	at->sample.by = ALLOC_SAMPLE_BITS;
 	describe_sampling(at, NULL);
 	if (session__recording(at->s)) {
@@ -1118,34 +1122,10 @@ static void sample_refused(struct alloc_trace *at, const struct errbuf *eb)
 {
 	char why[300];
 
-	at->ksample = false;
 	at->sample.by = ALLOC_SAMPLE_HASH;
 	snprintf(why, sizeof(why), "the kernel refused the filter's probe (%.200s)",
 		 eb && eb->msg[0] ? eb->msg : "?");
 	describe_sampling(at, why);
-}
-
-/* The value of fetcharg @name in @fetchargs ("%di" of "ptr=%di:x64"). */
-static bool fetcharg_value(const char *fetchargs, const char *name, char *buf, size_t n)
-{
-	size_t ln = strlen(name);
-
-	for (const char *p = fetchargs; p && *p;) {
-		size_t len = strcspn(p, " ");
-
-		if (len > ln && !strncmp(p, name, ln) && p[ln] == '=') {
-			size_t vlen = strcspn(p + ln + 1, ": ");
-
-			if (vlen == 0 || vlen >= n)
-				return false;
-			memcpy(buf, p + ln + 1, vlen);
-			buf[vlen] = '\0';
-			return true;
-		}
-		p += len;
-		p += strspn(p, " ");
-	}
-	return false;
 }
 
 /* @spec with the fetchargs the kernel's sampling filter reads (the
@@ -1156,8 +1136,7 @@ static int sample_spec(struct alloc_trace *at, const struct probe_spec *spec, in
 	char value[64], extra[160];
 	int w;
 
-	if (!fetcharg_value(spec->fetchargs, kind == KIND_RETURN ? "ret" : "ptr", value,
-			    sizeof(value)) ||
+	if (probe_spec__fetcharg(spec, kind == KIND_RETURN ? "ret" : "ptr", value, sizeof(value)) ||
 	    alloc_sample__fetchargs(&at->sample, value, extra, sizeof(extra)))
 		return errbuf__set(eb, -EINVAL, "probe '%s' gives no address a filter can read",
 				   spec->name);
@@ -1454,12 +1433,12 @@ static int add_event(struct alloc_trace *at, const char *sys, const char *event,
 	return err;
 }
 
-/* Sampled in the kernel, a syscall's exit tells whether the allocator
- * made it from the return probes' trampoline on its stack: a copy of
- * the stack whatever the call graph (session__in_return_probed()). */
+/* Sampled in the kernel, a region's stack tells whether the allocator
+ * made it, from the return probes' trampoline on it: a copy of the stack
+ * whatever the call graph (session__stack_return_probed(), in keep()). */
 static unsigned int exit_words(const struct alloc_trace *at)
 {
-	return at->ksample ? SESSION_STACK_WORDS : 0;
+	return ksampled(at) ? SESSION_STACK_WORDS : 0;
 }
 
 /* A libc wrapper's probe standing in for a syscall tracepoint: its
@@ -1595,8 +1574,7 @@ static int recorded_sample(struct alloc_trace *at, const char *rate, struct errb
 	if (at->o.sample_rate > 1 && at->o.sample_rate != n)
 		return errbuf__set(eb, -EINVAL, "its allocations were recorded sampled at -s %llu: "
 				   "not -s %" PRIu64, n, at->o.sample_rate);
-	at->sample.rate = n;
-	at->recorded_ksample = true;
+	at->sample = (struct alloc_sample){ .rate = n, .by = ALLOC_SAMPLE_BITS };
 	return 0;
 }
 
@@ -1731,7 +1709,7 @@ const char *alloc_trace__sampling(const struct alloc_trace *at)
 
 bool alloc_trace__sampled_in_kernel(const struct alloc_trace *at)
 {
-	return at->ksample;
+	return ksampled(at);
 }
 
 const char *alloc_trace__warning(const struct alloc_trace *at)

@@ -779,6 +779,28 @@ int probe_set__load_named(const char *name, struct probe_set **out, struct errbu
 			   tried);
 }
 
+int probe_spec__fetcharg(const struct probe_spec *p, const char *name, char *buf, size_t n)
+{
+	size_t ln = strlen(name);
+
+	for (const char *a = p->fetchargs; a && *a;) {
+		size_t len = strcspn(a, " ");
+
+		if (len > ln && !strncmp(a, name, ln) && a[ln] == '=') {
+			size_t vlen = strcspn(a + ln + 1, ": ");
+
+			if (!vlen || vlen >= n)
+				return -ENOSPC;
+			memcpy(buf, a + ln + 1, vlen);
+			buf[vlen] = '\0';
+			return 0;
+		}
+		a += len;
+		a += strspn(a, " ");
+	}
+	return -ENOENT;
+}
+
 int probe_spec__format(const struct probe_spec *p, char *buf, size_t n)
 {
 	size_t used = 0, i;

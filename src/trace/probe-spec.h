@@ -154,6 +154,15 @@ const struct probe_spec *probe_set__at(const struct probe_set *set, size_t i);
 const struct probe_spec *probe_set__find(const struct probe_set *set, const char *name);
 
 /**
+ * probe_spec__fetcharg() - the value of a spec's fetcharg @name, its type
+ * left out: "%di" of "ptr=%di:x64", "+0(%dx)" of "ptr=+0(%dx):u64"
+ *
+ * Return: 0, -ENOENT (no such fetcharg), -ENOSPC (@buf too small, or an
+ * empty value).
+ */
+int probe_spec__fetcharg(const struct probe_spec *p, const char *name, char *buf, size_t n);
+
+/**
  * probe_spec__format() - canonical one-line form of a spec
  * @p:   the spec
  * @buf: receives e.g. "probe mmap_return return __mmap ret=$retval:x64",

@@ -1302,16 +1302,15 @@ static bool ips_in(const uint64_t *ips, uint32_t n, uint64_t lo, uint64_t hi)
 	return false;
 }
 
-bool session__in_return_probed(struct session *s, const struct sample *smp)
+bool session__stack_return_probed(struct session *s, pid_t pid, uint32_t stack)
 {
 	uint64_t lo, hi;
-	uint32_t id, n = 0;
+	uint32_t n = 0;
 	const uint64_t *ips;
 
-	if (!addrspaces__uprobes_page(s->as, (pid_t)smp->pid, &lo, &hi) ||
-	    session__user_stack(s, smp, &id))
+	if (!addrspaces__uprobes_page(s->as, pid, &lo, &hi))
 		return false;
-	ips = stackdb__get(s->stacks, id, &n);
+	ips = stackdb__get(s->stacks, stack, &n);
 	return ips && ips_in(ips, n, lo, hi);
 }
 
@@ -1320,7 +1319,7 @@ bool session__in_return_probed(struct session *s, const struct sample *smp)
  * return probes' trampoline when a call with one is in flight: a DWARF
  * walk stops there by itself, a frame-pointer callchain the kernel mended
  * (6.11+) does not show it, so it is added from the stack copy, whose
- * words still hold it.  session__in_return_probed() then reads it from
+ * words still hold it.  session__stack_return_probed() then reads it from
  * the frames alone, live and in a replay (a recording keeps the frames).
  */
 static void mark_return_probed(struct session *s, const struct evsel *ev,

@@ -104,7 +104,7 @@ enum session_stop {
 #define SESSION_RETURN_PROBED	(1u << 5)
 /* Samples carry the user stack's first SESSION_STACK_WORDS_SIZE bytes
  * and %sp whatever the call graph, so that their stacks show a call with
- * a return probe in flight (session__in_return_probed()). */
+ * a return probe in flight (session__stack_return_probed()). */
 #define SESSION_STACK_WORDS	(1u << 6)
 #define SESSION_STACK_WORDS_SIZE 2048
 
@@ -188,17 +188,18 @@ int session__uprobe_locate(struct session *s, const struct probe_spec *spec, uns
 bool session__uprobe_filters_in_kernel(const struct session *s);
 
 /**
- * session__in_return_probed() - whether @smp was taken inside a call of
- * a function with a return probe (uretprobe) of its thread
+ * session__stack_return_probed() - whether @stack (interned for a sample of
+ * @pid: session__user_stack()) was taken inside a call of a function with
+ * a return probe (uretprobe)
  *
  * The kernel keeps the return address of such a call in flight as its
- * trampoline, the first byte of the "[uprobes]" page: the sample's user
- * stack (session__user_stack()) then has a frame there.  An event whose
- * stacks are walked by frame pointers on a kernel that mends them (6.11+)
- * needs SESSION_STACK_WORDS for it: the frame is taken from the copy.
- * Live and replayed alike.  False without a stack or a known page.
+ * trampoline, the first byte of the "[uprobes]" page: the stack then has a
+ * frame there.  An event whose stacks are walked by frame pointers on a
+ * kernel that mends them (6.11+) needs SESSION_STACK_WORDS for it: the
+ * frame is taken from the copy.  Live and replayed alike.  False without
+ * a known page.
  */
-bool session__in_return_probed(struct session *s, const struct sample *smp);
+bool session__stack_return_probed(struct session *s, pid_t pid, uint32_t stack);
 
 /**
  * session__set_filter() - a tracefs filter expression on an event added

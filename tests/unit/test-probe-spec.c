@@ -665,8 +665,42 @@ static void test_expect_retarget(void)
 	      -EINVAL);
 }
 
+/* A fetcharg's value by name, its type left out. */
+static void test_fetcharg(void)
+{
+	struct probe_set *set = NULL;
+	const struct probe_spec *p;
+	char v[16];
+
+	CHECK_EQ_U64(probe_set__parse("library c\n"
+				      "probe free_enter entry free ptr=%di:x64 sp=%sp\n"
+				      "probe m_return return malloc ret=$retval:x64 sz=+0(%dx):u64\n",
+				      "e", &set, NULL), 0);
+	p = probe_set__find(set, "free_enter");
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ_U64(probe_spec__fetcharg(p, "ptr", v, sizeof(v)), 0);
+		CHECK(!strcmp(v, "%di"));
+		CHECK_EQ_U64(probe_spec__fetcharg(p, "sp", v, sizeof(v)), 0);
+		CHECK(!strcmp(v, "%sp"));
+		CHECK_EQ_U64(probe_spec__fetcharg(p, "pt", v, sizeof(v)), (uint64_t)-ENOENT);
+		CHECK_EQ_U64(probe_spec__fetcharg(p, "ret", v, sizeof(v)), (uint64_t)-ENOENT);
+		CHECK_EQ_U64(probe_spec__fetcharg(p, "ptr", v, 3), (uint64_t)-ENOSPC);
+	}
+	p = probe_set__find(set, "m_return");
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ_U64(probe_spec__fetcharg(p, "ret", v, sizeof(v)), 0);
+		CHECK(!strcmp(v, "$retval"));
+		CHECK_EQ_U64(probe_spec__fetcharg(p, "sz", v, sizeof(v)), 0);
+		CHECK(!strcmp(v, "+0(%dx)"));
+	}
+	probe_set__free(set);
+}
+
 int main(void)
 {
+	test_fetcharg();
 	test_expect_retarget();
 	test_valid();
 	test_empty();
