@@ -44,7 +44,7 @@ static const char help[] =
 	"  -s, --sample-rate N\n"
 	"               leak: record every block of 1024 bytes or more and 1 smaller\n"
 	"               block in N, picked in the kernel where it can be (glibc; see\n"
-	"               faultline-leak(1) -s); only report leak reads such a recording\n"
+	"               faultline-leak(1) -s); report leak and report heap read it\n"
 	"  -p PID       record this process (all its threads, and threads it creates)\n"
 	"  -c CMD       run CMD and record it from its first instruction\n"
 	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
@@ -95,11 +95,13 @@ static const char *record_opt(int c, const char *arg, void *ctx)
 }
 
 /* Every name in @tools is a tool that can be recorded: said before
- * anything is opened, so a mistyped -e leaves no file. */
-static int check_tools(const char *tools)
+ * anything is opened, so a mistyped -e leaves no file.  *@samples: one of
+ * them takes -s (TOOL_SAMPLES). */
+static int check_tools(const char *tools, bool *samples)
 {
 	const char *p = tools;
 
+	*samples = false;
 	if (!*p) {
 		fprintf(stderr, "faultline " TOOL ": -e names no tool (see 'faultline record -h')\n");
 		return -EINVAL;
@@ -120,6 +122,7 @@ static int check_tools(const char *tools)
 					"can be recorded (see 'faultline record -h')\n", name);
 			return -EINVAL;
 		}
+		*samples |= !!(command__flags(c) & TOOL_SAMPLES);
 		p += len;
 		p += *p == ',';
 	}
@@ -178,16 +181,17 @@ int cmd_record(int argc, char **argv)
 	char *list = NULL, *save = NULL, *t, recorded[512] = "", defaults[512], pages[16], paused[160];
 	const struct command *c;
 	int ret, err, out_fd = -1;
+	bool samples;
 
 	commands__list(TOOL_RECORD_DEFAULT, defaults, sizeof(defaults));
 	ro.tools = defaults;
 	ret = tool_opts__parse_ext(&o, NULL, TOOL, TOOL_OPT_NO_JSON | TOOL_OPT_NO_SRCLINE, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
-	if (check_tools(ro.tools))
+	if (check_tools(ro.tools, &samples))
 		return EXIT_USAGE;
 	rt.sample = ro.sample;
-	if (ro.sample && !strstr(ro.tools, "leak")) {
+	if (ro.sample && !samples) {
 		fprintf(stderr, "faultline " TOOL ": -s samples leak's allocations: not without leak in -e\n");
 		return EXIT_USAGE;
 	}
