@@ -155,11 +155,22 @@ int heap_growth__before(struct heap_growth *hg, uint64_t ns, bool call)
 	return err;
 }
 
-int heap_growth__end(struct heap_growth *hg)
+int heap_growth__end(struct heap_growth *hg, uint64_t end_ns)
 {
-	if (!hg->open && hg->niv)
-		return 0;
-	return heap_growth__close(hg, hg->cut_calls ? hg->last_ns : (hg->bin + 1) * hg->cut_ns);
+	uint64_t bound;
+	int err = 0;
+
+	if (end_ns < hg->last_ns)
+		end_ns = hg->last_ns;
+	/* By time, every interval over before the run was, quiet or not:
+	 * an idle run of 5 s in intervals of 1 s has 5. */
+	for (; !hg->cut_calls && hg->cut_ns && !err && end_ns / hg->cut_ns > hg->bin; hg->bin++)
+		err = heap_growth__close(hg, (hg->bin + 1) * hg->cut_ns);
+	if (err || (!hg->open && hg->niv))
+		return err;
+	/* The interval the run ended in ends with it, never after. */
+	bound = hg->cut_calls ? end_ns : (hg->bin + 1) * hg->cut_ns;
+	return heap_growth__close(hg, end_ns < bound ? end_ns : bound);
 }
 
 size_t heap_growth__intervals(const struct heap_growth *hg)

@@ -74,12 +74,15 @@ int heap_growth__close(struct heap_growth *hg, uint64_t end_time);
  * @calls) every @calls calls, an interval ending just before the call
  * that starts the next.  Then heap_growth__before before each event, at
  * @ns since the start (@call: it is a call), closes the intervals that end
- * before it, and heap_growth__end closes the last one at the end of the
- * run.  0, -ENOMEM.
+ * before it, and heap_growth__end closes the rest at the end of the run,
+ * @end_ns since the start: by time, every interval that ended before it
+ * (those without an event too), then the one it ended in, at @end_ns; by
+ * calls, the last, at @end_ns.  No interval ends after the run (nor
+ * before its last event).  0, -ENOMEM.
  */
 void heap_growth__cut(struct heap_growth *hg, uint64_t interval_ns, uint64_t calls);
 int heap_growth__before(struct heap_growth *hg, uint64_t ns, bool call);
-int heap_growth__end(struct heap_growth *hg);
+int heap_growth__end(struct heap_growth *hg, uint64_t end_ns);
 
 size_t heap_growth__intervals(const struct heap_growth *hg);
 const struct growth_interval *heap_growth__interval(const struct heap_growth *hg, size_t k);

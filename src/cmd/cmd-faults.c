@@ -324,15 +324,17 @@ static int print_over_time(struct faults_state *st, struct report *r)
 	uint64_t *series = NULL;
 	int err;
 
-	err = heap_growth__end(hg);
+	/* Intervals up to the run's end, on the clock of the events'. */
+	err = heap_growth__end(hg, (uint64_t)(session__elapsed(st->s, session__now(st->s)) * 1e9));
 	if (err)
 		return err;
 	K = heap_growth__intervals(hg);
 	/* The interval the run ended in is cut short: its rate is no rate. */
 	last = heap_growth__interval(hg, K - 1);
 	ranked = K;
-	if (K > 1 && (!st->fo.interval_faults ||
-		      last->calls - heap_growth__interval(hg, K - 2)->calls < st->fo.interval_faults))
+	if (K > 1 && (st->fo.interval_faults ?
+		      last->calls - heap_growth__interval(hg, K - 2)->calls < st->fo.interval_faults :
+		      last->end_time % st->fo.interval_ns != 0))
 		ranked = K - 1;
 	err = heap_growth__rank_rate(hg, ranked, &v, &n);
 	if (err)
@@ -351,7 +353,7 @@ static int print_over_time(struct faults_state *st, struct report *r)
 			printf("page faults in each interval of %" PRIu64 " faults", st->fo.interval_faults);
 		else
 			printf("page faults in each interval of %.9gs", (double)st->fo.interval_ns / 1e9);
-		printf(": of all traced processes, and of the stacks ranked #1..#%zu below\n", top);
+		printf(": of all traced processes%s\n", report__ranked(top));
 		printf("%8s %12s %10s", "INTERVAL", "END(s)", "FAULTS");
 		for (size_t i = 0; i < top; i++) {
 			char col[16];
@@ -382,8 +384,10 @@ static int print_over_time(struct faults_state *st, struct report *r)
 		}
 		printf("%s\n", st->o->json ? "]}" : "");
 	}
-	if (!st->o->json)
+	if (!st->o->json && ranked > 1)
 		printf("\nRISING STACKS (by the faults per interval, over intervals 1..%zu)\n", ranked);
+	else if (!st->o->json)
+		printf("\nRISING STACKS (by the faults per interval, over interval 1)\n");
 	for (size_t i = 0; i < top; i++) {
 		const struct growth_site *g = &v[i];
 		const char *comm = session__stack_comm(st->s, g->pid, g->stack);

@@ -234,6 +234,7 @@ static void fmt_bytes(uint64_t b, char *buf, size_t n)
 struct frame_text {
 	char func[256];
 	char module[512];
+	bool named;		/* func is a symbol's, not the address */
 };
 
 /* Frame @i of @pid's @stack (@ips), in the image it was taken in. */
@@ -251,7 +252,22 @@ static void frame_of(struct heap *h, pid_t pid, uint32_t stack, const uint64_t *
 		snprintf(f->func, sizeof(f->func), "%s", res.func);
 	else
 		snprintf(f->func, sizeof(f->func), "0x%" PRIx64, ips[i]);
+	f->named = res.func != NULL;
 	snprintf(f->module, sizeof(f->module), "%s", m && m->path ? m->path : "");
+}
+
+/* Frame @i printed, as heaptrack does, and counted in the footer's frames
+ * (and unknown ones: a stripped program's are addresses). */
+static void print_frame(struct heap *h, struct report *r, pid_t pid, uint32_t stack,
+			const uint64_t *ips, uint32_t i, const char *indent)
+{
+	struct frame_text f;
+
+	frame_of(h, pid, stack, ips, i, &f);
+	report__count_frame(r, f.named);
+	printf("%s%s\n", indent, f.func);
+	if (f.module[0])
+		printf("%s  in %s\n", indent, f.module);
 }
 
 enum metric { M_CALLS, M_PEAK, M_TEMPORARY, M_LEAKED };
@@ -272,6 +288,7 @@ struct sub {
 /* The sites whose first frame is one function. */
 struct group {
 	char *func, *module;
+	bool framed, named;	/* its stacks have a first frame; a symbol's */
 	struct cost c;
 	struct sub *subs;
 	size_t nsubs, capsubs;
@@ -323,6 +340,7 @@ static struct group *group_of(struct merged *g, const struct frame_text *f)
 	memset(&g->groups[g->ngroups], 0, sizeof(g->groups[0]));
 	g->groups[g->ngroups].func = strdup(f->func);
 	g->groups[g->ngroups].module = strdup(f->module);
+	g->groups[g->ngroups].named = f->named;
 	if (!g->groups[g->ngroups].func || !g->groups[g->ngroups].module ||
 	    hashmap__set(g->gidx, h, g->ngroups + 1)) {
 		free(g->groups[g->ngroups].func);
@@ -387,7 +405,7 @@ static int merge(struct heap *h, struct merged *g)
 		const struct heap_site *hs = &g->sites[i];
 		uint32_t nr = 0;
 		const uint64_t *ips = stackdb__get(db, hs->stack, &nr);
-		struct frame_text f = { "??", "" };
+		struct frame_text f = { "??", "", false };
 		struct group *gr;
 		size_t len = 0;
 
@@ -398,6 +416,7 @@ static int merge(struct heap *h, struct merged *g)
 			err = -ENOMEM;
 			break;
 		}
+		gr->framed |= nr > 0;
 		cost_add(&gr->c, hs);
 		for (uint32_t k = 1; k < nr; k++) {
 			size_t fl;
@@ -535,6 +554,8 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 			printf("%s\n", gr->func);
 			if (gr->module[0])
 				printf("  in %s\n", gr->module);
+			if (gr->framed)
+				report__count_frame(r, gr->named);
 		}
 		for (size_t j = 0; j < gr->nsubs; j++) {
 			const struct sub *sb = &gr->subs[j];
@@ -542,7 +563,13 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 			uint32_t nr = 0;
 			const uint64_t *ips;
 
-			if (j >= h->ho.sub_limit || !metric_of(m, &sb->c)) {
+			/* Sorted: from the first that adds nothing, none does.
+			 * The rest line counts the places that add something:
+			 * heaptrack_print counts every trace past -s, those of
+			 * 0 too, and so can say "and 0 from 3 other places". */
+			if (!metric_of(m, &sb->c))
+				break;
+			if (j >= h->ho.sub_limit) {
 				rest_v += metric_of(m, &sb->c);
 				rest_n++;
 				continue;
@@ -553,14 +580,8 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 			}
 			cost_line(m, true, &sb->c);
 			ips = stackdb__get(session__stackdb(h->s), hs->stack, &nr);
-			for (uint32_t k = 1; k < nr; k++) {
-				struct frame_text f;
-
-				frame_of(h, hs->pid, hs->stack, ips, k, &f);
-				printf("    %s\n", f.func);
-				if (f.module[0])
-					printf("      in %s\n", f.module);
-			}
+			for (uint32_t k = 1; k < nr; k++)
+				print_frame(h, r, hs->pid, hs->stack, ips, k, "    ");
 		}
 		if (rest_n && !h->o->json) {
 			char b[32];
@@ -602,33 +623,28 @@ out:
 
 /* ---- memory over time ---- */
 
-static void print_frames(struct heap *h, pid_t pid, uint32_t stack, const char *indent)
+static void print_frames(struct heap *h, struct report *r, pid_t pid, uint32_t stack,
+			 const char *indent)
 {
 	uint32_t nr = 0;
 	const uint64_t *ips = stackdb__get(session__stackdb(h->s), stack, &nr);
 
-	for (uint32_t k = 0; k < nr; k++) {
-		struct frame_text f;
-
-		frame_of(h, pid, stack, ips, k, &f);
-		printf("%s%s\n", indent, f.func);
-		if (f.module[0])
-			printf("%s  in %s\n", indent, f.module);
-	}
+	for (uint32_t k = 0; k < nr; k++)
+		print_frame(h, r, pid, stack, ips, k, indent);
 }
 
 /*
  * The intervals (the process's bytes and peak, the top stacks' bytes at
  * each end) and the growth ranking, the top -n stacks of it.
  */
-static int print_growth(struct heap *h, struct report *r)
+static int print_growth(struct heap *h, struct report *r, uint64_t run_ns)
 {
 	struct growth_site *v = NULL;
 	size_t n = 0, K, top;
 	uint64_t *series = NULL;
 	int err;
 
-	err = heap_growth__end(h->hg);
+	err = heap_growth__end(h->hg, run_ns);
 	if (err)
 		return err;
 	K = heap_growth__intervals(h->hg);
@@ -651,7 +667,7 @@ static int print_growth(struct heap *h, struct report *r)
 		else
 			printf("bytes outstanding at the end of each interval of %.9gs",
 			       (double)h->ho.interval_ns / 1e9);
-		printf(": the process's, and of the stacks ranked #1..#%zu below\n", top);
+		printf(": the process's%s\n", report__ranked(top));
 		printf("%8s %12s %10s %12s %12s", "INTERVAL", "END(s)", "CALLS", "PROCESS", "PEAK");
 		for (size_t i = 0; i < top; i++) {
 			char col[16];
@@ -700,7 +716,7 @@ static int print_growth(struct heap *h, struct report *r)
 		       " -> %" PRIu64 " bytes, highest %" PRIu64 " in interval %zu, %" PRIu64
 		       " calls, from\n", i + 1, g->growing ? "growing" : "not growing", g->growth, K,
 		       g->rises, g->falls, g->first, g->last, g->highest, g->highest_at + 1, g->calls);
-		print_frames(h, g->pid, g->stack, "  ");
+		print_frames(h, r, g->pid, g->stack, "  ");
 	}
 	if (!h->o->json)
 		printf("\n\n");
@@ -712,7 +728,15 @@ static int print_growth(struct heap *h, struct report *r)
 static int print_report(struct heap *h)
 {
 	const struct heap_totals *t = heap_profile__totals(h->hp);
-	double secs = t->last_time > t->first_time ? (double)(t->last_time - t->first_time) / 1e9 : 0;
+	/* The traced time, from the start to now (a replay's now: its last
+	 * record), on the clock of "peak ... after" and of the intervals:
+	 * no time the report names is later.  (Taken from the first event
+	 * to the last, a run 0.231 s to its peak was said to last 0.21 s,
+	 * and an idle one 0.00 s.)  The text rounds it up to the ms, so no
+	 * time printed rounded, to the ms or the us, is printed later. */
+	uint64_t run_ns = (uint64_t)(session__elapsed(h->s, session__now(h->s)) * 1e9);
+	uint64_t run_ms = (run_ns + 999999) / 1000000;
+	double secs = (double)run_ns / 1e9;
 	struct merged g = { 0 };
 	struct report r;
 	char peak[32], leaked[32];
@@ -726,7 +750,7 @@ static int print_report(struct heap *h)
 		printf("(sampled %s: calls, bytes and peaks are estimates; temporary allocations "
 		       "are not counted)\n\n", alloc_trace__sampling(h->at));
 	if (h->hg) {
-		err = print_growth(h, &r);
+		err = print_growth(h, &r, run_ns);
 		if (err)
 			goto out;
 	} else {
@@ -755,7 +779,7 @@ static int print_report(struct heap *h)
 			       alloc_trace__sampled_in_kernel(h->at) ? "true" : "false");
 		printf("}\n");
 	} else {
-		printf("total runtime: %.2fs.\n", secs);
+		printf("total runtime: %" PRIu64 ".%03" PRIu64 "s.\n", run_ms / 1000, run_ms % 1000);
 		printf("calls to allocation functions: %" PRIu64 " (%.0f/s)\n", t->calls,
 		       secs > 0 ? (double)t->calls / secs : 0.0);
 		printf("temporary memory allocations: %" PRIu64 " (%.0f/s)\n", t->temporary,

@@ -36,8 +36,10 @@
  * (faultline report -i FILE oom) gives each kill the tracepoint's fields
  * and that report, as live; what live is read from /proc and the memcg's
  * files at the kill (loadavg, PSI, memory.stat when the report has none,
- * the victim's /proc) is not in a recording, and is said so once.  The
- * kmsg rung can be neither recorded nor replayed.
+ * the victim's /proc) is not in a recording, and is said so once, before
+ * the first kill; a recording without a kill is reported as the line "0
+ * OOM kills in the recording".  The kmsg rung can be neither recorded nor
+ * replayed.
  *
  * The readers of /proc and the memcg's files are proc/cgroup.c's, the
  * join of an event with its report agg/oom-join.c's; this file takes the
@@ -130,6 +132,7 @@ struct oom_state {
 	const char *rung, *label;
 	struct session *s;
 	bool replay;			/* s is a recording's: nothing live is read */
+	bool noted;			/* replay: what it lacks is said */
 	struct oom_kmsg *parser;
 	struct kmsg *kmsg;		/* /dev/kmsg, live */
 	bool log;			/* the kernel's report comes (kmsg or console) */
@@ -318,6 +321,24 @@ static uint64_t complete_kill(struct oom_state *st, struct kill *k, const char *
 	return pages;
 }
 
+/*
+ * What a replay cannot give, said once: before the first kill it is
+ * missing from (a recording with no kill has nothing to explain), or at
+ * the start where no kill can be shown at all.
+ */
+static void replay_note(struct oom_state *st)
+{
+	if (!st->replay || st->noted)
+		return;
+	st->noted = true;
+	fprintf(stderr, "faultline " TOOL ": a recording does not hold the load average%s or the "
+		"victim's /proc entries: not shown%s%s\n",
+		st->verbose ? ", memory PSI, memcg files" : "",
+		st->log ? "" : "; nor the kernel's log report (the tracepoint printk:console was not "
+		"recorded): no constraint, memcg paths, limits or gfp mask",
+		st->log || !ladder__is(st->rung, "kprobe") ? "" : ", and no victims: no kill can be shown");
+}
+
 static void print_kill(struct oom_state *st, struct kill *k)
 {
 	const char *from = "";
@@ -332,6 +353,7 @@ static void print_kill(struct oom_state *st, struct kill *k)
 	if (r->have & OOM_HAVE_TRIGGER_PID)
 		snprintf(trig_pid, sizeof(trig_pid), "%d", r->trigger_pid);
 	pages = complete_kill(st, k, &from);
+	replay_note(st);
 
 	if (st->json) {
 		printf("{\"time\":\"%s\",\"timestamp\":%.6f,\"trigger_pid\":", when, (double)k->real_ns / 1e9);
@@ -722,17 +744,6 @@ static void on_console(struct session *s, const struct sample *smp, void *ctx)
 		flush_pending(st, false);
 }
 
-/* What a replay cannot give, said once. */
-static void replay_note(const struct oom_state *st)
-{
-	fprintf(stderr, "faultline " TOOL ": a recording does not hold the load average%s or the "
-		"victim's /proc entries: not shown%s%s\n",
-		st->verbose ? ", memory PSI, memcg files" : "",
-		st->log ? "" : "; nor the kernel's log report (the tracepoint printk:console was not "
-		"recorded): no constraint, memcg paths, limits or gfp mask",
-		st->log || !ladder__is(st->rung, "kprobe") ? "" : ", and no victims: no kill can be shown");
-}
-
 static int add_events(struct oom_state *st, struct errbuf *eb)
 {
 	const struct features *f = session__features(st->s);
@@ -1004,7 +1015,7 @@ static int oom_add_events(void *ctx, struct session *s, const char *rung, const 
 	err = add_events(st, eb);
 	if (!err && (st->timeline || session__recording(s)))
 		err = timeline_start(st, eb);
-	if (!err && st->replay)
+	if (!err && st->replay && !st->log && ladder__is(rung, "kprobe"))
 		replay_note(st);
 	return err;
 }
@@ -1031,6 +1042,10 @@ static int oom_report(void *ctx, struct session *s)
 		if (st->dropped)
 			fprintf(stderr, "faultline " TOOL ": %" PRIu64 " oom_kill_process call(s) without a "
 				"kernel report (no victim killed, or the log was lost)\n", st->dropped);
+		/* A report says what it found first, and here that is all it
+		 * found (live, BCC oomkill's output: a line per kill only). */
+		else if (st->replay && !st->kills && !st->json)
+			printf("0 OOM kills in the recording\n");
 	}
 	if (kmsg__lost(st->kmsg))
 		fprintf(stderr, "faultline " TOOL ": %" PRIu64 " kernel log record(s) overwritten before "

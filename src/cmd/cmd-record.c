@@ -9,6 +9,17 @@
  * for, unwound now), the processes and their mappings with build-ids, and
  * the totals to the recording (recorder.c, recfile.c).  No tool's
  * handler runs while recording: report replays the events into them.
+ *
+ * Without -e, record takes every tool that can serve the target on this
+ * kernel, and one that cannot (cache for a -p/-c target: it counts the
+ * page cache system-wide) is left out without a word on stderr, as perf
+ * record falls back from a default event it cannot open (the "cycles not
+ * supported" note is perf's -v only): the user named no such tool, and
+ * the last line lists the tools recorded.  The tool's own lines go to a
+ * temporary file while it is set up; -v prints them, the recording keeps
+ * them (META left_out.TOOL): report info lists them, and report TOOL
+ * says them when asked for that tool.  A tool named by -e that cannot
+ * be recorded is an error, said as before.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,13 +39,16 @@
 #define TOOL "record"
 
 static const char usage[] =
-	"faultline record [-e TOOLS] [-p PID | -c CMD | -a] [-o FILE] [--flush-every SECS] [-s N]\n"
+	"faultline record [-e TOOLS] [-p PID | -c CMD | -a] [-o FILE] [--flush-every SECS] [-s N] [-v]\n"
 	"                        [STACK OPTIONS] [-m PAGES] [duration] [-- CMD [ARG]...]";
 static const char help[] =
 	"  -e TOOLS     comma list of the tools whose events to record: leak, faults, brk,\n"
 	"               mmap, oom, cache, reclaim, swapin (default: all of them that this\n"
 	"               kernel serves; a tool named here that it cannot serve is an error),\n"
 	"               and shm, slab and compact, recorded only when named\n"
+	"  -v, --verbose\n"
+	"               say why a tool of the default list was left out (without -v:\n"
+	"               'faultline report -i FILE info' lists them, with why)\n"
 	"  -o FILE      the recording (default faultline.rec; mode 0600; replaced once\n"
 	"               tracing has started, never through a symlink); - for stdout\n"
 	"               (the command's own output then goes to stderr)\n"
@@ -65,7 +79,7 @@ static const char help[] =
 struct record_opts {
 	const char *tools;	/* default: the table's TOOL_RECORD_DEFAULT */
 	const char *out;
-	bool tools_given;
+	bool tools_given, verbose;
 	uint64_t flush_ns;
 	const char *sample;	/* -s N, for leak */
 };
@@ -86,6 +100,9 @@ static const char *record_opt(int c, const char *arg, void *ctx)
 		return NULL;
 	case 's':
 		ro->sample = arg;
+		return NULL;
+	case 'v':
+		ro->verbose = true;
 		return NULL;
 	case OPT_FLUSH_EVERY:
 		return tool_opts__parse_secs_ns(arg, &ro->flush_ns) || ro->flush_ns > 60000000000ULL ?
@@ -137,6 +154,51 @@ struct recorded_tools {
 	size_t n, cap;
 };
 
+/* Standard error set aside in a temporary file (fd 2 itself: what
+ * libraries write goes there too), and put back. */
+struct aside {
+	FILE *f;
+	int saved;
+};
+
+static bool aside_start(struct aside *a)
+{
+	fflush(stderr);
+	a->saved = -1;
+	a->f = tmpfile();
+	if (a->f)
+		a->saved = dup(STDERR_FILENO);
+	if (a->saved >= 0 && dup2(fileno(a->f), STDERR_FILENO) >= 0)
+		return true;
+	if (a->saved >= 0)
+		close(a->saved);
+	if (a->f)
+		fclose(a->f);
+	a->f = NULL;
+	return false;		/* the lines go to stderr as they come */
+}
+
+/* Put stderr back; what was written meanwhile into @buf (cut to fit, one
+ * line each, without a trailing newline). */
+static void aside_end(struct aside *a, char *buf, size_t n)
+{
+	size_t len;
+
+	buf[0] = '\0';
+	if (!a->f)
+		return;
+	fflush(stderr);
+	dup2(a->saved, STDERR_FILENO);
+	close(a->saved);
+	rewind(a->f);
+	len = fread(buf, 1, n - 1, a->f);
+	buf[len] = '\0';
+	while (len && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	fclose(a->f);
+	a->f = NULL;
+}
+
 /* Adds @c's events to the recording session @s, for the recorded target,
  * as the tool's own command line would; 0 when they were added. */
 static int setup_tool(struct session *s, const struct tool_opts *o, const struct command *c,
@@ -165,15 +227,70 @@ static int setup_tool(struct session *s, const struct tool_opts *o, const struct
 	return rt->run[rt->n] ? (rt->n++, 0) : -EINVAL;
 }
 
+/* @line without its "faultline TOOL: " and then "@name: ": the words
+ * of the tool's line, or of record's about it. */
+static const char *bare_line(const char *line, const char *name)
+{
+	const char *p = line, *colon;
+	size_t n = strlen(name);
+
+	if (!strncmp(p, "faultline ", 10) && (colon = strstr(p, ": ")) &&
+	    !memchr(p + 10, ' ', (size_t)(colon - p - 10)))
+		p = colon + 2;
+	if (!strncmp(p, name, n) && !strncmp(p + n, ": ", 2))
+		p += n + 2;
+	return p;
+}
+
+/*
+ * A tool of the default list (-e not given): its lines set aside while it
+ * is set up.  Added, they are said as they would have been; left out,
+ * -v says them, and the recording keeps them for report (META
+ * left_out.NAME: each line without its "faultline NAME: ", "; "-joined).
+ */
+static int setup_default(struct session *s, const struct tool_opts *o, const struct command *c,
+			 struct recorded_tools *rt, bool verbose)
+{
+	char said[2048], why[2048], key[80];
+	struct aside a;
+	bool aside = aside_start(&a);
+	int err = setup_tool(s, o, c, rt);
+	size_t len = 0;
+
+	aside_end(&a, said, sizeof(said));
+	if (said[0] && (!err || verbose))
+		fprintf(stderr, "%s\n", said);
+	if (!err || !aside)
+		return err;
+	if (verbose)
+		fprintf(stderr, "faultline " TOOL ": '%s' left out (above: why)\n", c->name);
+	why[0] = '\0';
+	for (char *line = said, *next; *line; line = next) {
+		const char *words;
+
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		words = bare_line(line, c->name);
+		if (*words && len < sizeof(why))
+			len += (size_t)snprintf(why + len, sizeof(why) - len, "%s%s", len ? "; " : "",
+						words);
+	}
+	snprintf(key, sizeof(key), "left_out.%s", c->name);
+	session__record_meta(s, key, why[0] ? why : "it could not be set up");
+	return err;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "flush-every", required_argument, NULL, OPT_FLUSH_EVERY },
 		{ "sample-rate", required_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct record_opts ro = { .out = "faultline.rec", .flush_ns = RECORD_FLUSH_NS };
-	struct tool_extra extra = { "e:o:s:", longopts, record_opt, NULL, &ro };
+	struct tool_extra extra = { "e:o:s:v", longopts, record_opt, NULL, &ro };
 	struct tool_opts o = { 0 };
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
@@ -229,20 +346,20 @@ int cmd_record(int argc, char **argv)
 	}
 	for (t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		c = commands__find(t);	/* check_tools: one that records */
-		err = setup_tool(s, &o, c, &rt);
-		if (err && ro.tools_given) {
+		if (!ro.tools_given) {
+			if (setup_default(s, &o, c, &rt, ro.verbose))
+				continue;
+		} else if (setup_tool(s, &o, c, &rt)) {
 			fprintf(stderr, "faultline " TOOL ": cannot record '%s' (above: why)\n", t);
 			goto out;
-		}
-		if (err) {
-			fprintf(stderr, "faultline " TOOL ": '%s' left out (above: why)\n", t);
-			continue;
 		}
 		snprintf(recorded + strlen(recorded), sizeof(recorded) - strlen(recorded), "%s%s",
 			 recorded[0] ? "," : "", t);
 	}
 	if (!recorded[0]) {
-		fprintf(stderr, "faultline " TOOL ": nothing to record\n");
+		fprintf(stderr, "faultline " TOOL ": nothing to record%s\n",
+			ro.tools_given || ro.verbose ? "" :
+			": every tool was left out (faultline record -v says why)");
 		goto out;
 	}
 	session__record_meta(s, "tools", recorded);

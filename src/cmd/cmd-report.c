@@ -23,6 +23,7 @@
 
 #include "stack/addrspace.h"
 #include "cmd/commands.h"
+#include "ladder.h"
 #include "cmd/tool.h"
 #include "trace/tp-catalog.h"
 #include "trace/session.h"
@@ -57,6 +58,53 @@ enum { OPT_SYMFS = 256, OPT_SINCE, OPT_UNTIL };
 
 /* ---- info ---- */
 
+/* Each tool's rung as record chose it (META rung.LADDER), with what it
+ * loses: what a live run would have said falling back to it; not for a
+ * tool record left out after choosing (a rung that reads /proc). */
+static void info_rungs(const struct session *s)
+{
+	size_t n = 0;
+	const struct ladder *all = ladder__all(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rung *r = NULL;
+		const char *key;
+		char meta[80];
+
+		snprintf(meta, sizeof(meta), "left_out.%s", all[i].tool);
+		if (session__meta(s, meta))
+			continue;
+		snprintf(meta, sizeof(meta), "rung.%s", all[i].tool);
+		key = session__meta(s, meta);
+		if (!key)
+			continue;
+		for (size_t k = 0; k < all[i].n && !r; k++)
+			if (ladder__is(key, all[i].rungs[k].key))
+				r = &all[i].rungs[k];
+		printf("%-12s %s: %s", "rung", all[i].tool, r ? r->label : key);
+		if (r && r->loses[0])
+			printf(" (loses: %s)", r->loses);
+		putchar('\n');
+	}
+}
+
+/* The tools of record's default list it left out, and why (cmd-record.c). */
+static void info_left_out(const struct session *s)
+{
+	char names[512], *save = NULL;
+
+	commands__list(TOOL_RECORDS, names, sizeof(names));
+	for (char *t = strtok_r(names, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char meta[80];
+		const char *why;
+
+		snprintf(meta, sizeof(meta), "left_out.%s", t);
+		why = session__meta(s, meta);
+		if (why)
+			printf("%-12s %s: %s\n", "left out", t, why);
+	}
+}
+
 static int info(const struct replay_opts *ro)
 {
 	static const char *const keys[] = {
@@ -73,6 +121,8 @@ static int info(const struct replay_opts *ro)
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (session__meta(s, keys[i]))
 			printf("%-12s %s\n", keys[i], session__meta(s, keys[i]));
+	info_rungs(s);
+	info_left_out(s);
 	/* After the run: the events defined as it went on too. */
 	err = session__run(s, NULL, &eb);
 	for (size_t i = 0; i < session__recorded_events(s); i++) {

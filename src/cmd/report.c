@@ -449,6 +449,24 @@ void report__footer(struct report *r, bool json)
 	fputc('\n', r->out);
 }
 
+void report__count_frame(struct report *r, bool named)
+{
+	r->frames++;
+	r->unknown += !named;
+}
+
+const char *report__ranked(size_t top)
+{
+	static char buf[64];
+
+	if (!top)
+		return "";
+	if (top == 1)
+		return ", and of the stack ranked #1 below";
+	snprintf(buf, sizeof(buf), ", and of the stacks ranked #1..#%zu below", top);
+	return buf;
+}
+
 void report__stack(struct report *r, pid_t pid, uint32_t stack_id, const char *indent, bool addrs)
 {
 	uint64_t layout = hash_bytes(indent, strlen(indent)) ^ (addrs ? 1 : 2);

@@ -8,6 +8,7 @@
 #define FAULTLINE_REPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -67,5 +68,12 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 /* The accounting footer: samples, lost events, bad records, unknown frames
  * (text: one line "N samples, lost N events, ..."; json: a summary object). */
 void report__footer(struct report *r, bool json);
+/* A frame a tool printed in its own layout (heap's heaptrack text):
+ * counted in the footer's frames, and in its unknown ones unless @named. */
+void report__count_frame(struct report *r, bool named);
+/* The over-time tables' columns after the whole's: ", and of the stacks
+ * ranked #1..#N below" for @top stacks, "... the stack ranked #1 below"
+ * for one, "" for none.  A static string. */
+const char *report__ranked(size_t top);
 
 #endif

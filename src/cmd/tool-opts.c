@@ -938,17 +938,20 @@ void tool__perf_note(const char *tool, const struct session *s)
  * "falling back to RUNG (WHY; WHY): LOSES" when rung @idx of @l is not the
  * first: why each rung above it could not serve, in the ladder's order,
  * each reason once (the kprobe rungs of a kernel without kprobes share
- * theirs).  Said now, live; on a recording kept in @o until the tool's
- * events are found there (tool__say_fallback): a recording without them
- * gets the one line that says so, not a fallback to events it lacks too.
+ * theirs).  Live only: a replay takes the rung the recording holds the
+ * events of, which record chose on its kernel; above it, a recording has
+ * nothing ("not in the recording"), and a warning of that would be about
+ * a choice the report did not make.  report info names each recorded
+ * rung and what it loses.
  */
-static void say_fallback(struct tool_opts *o, const char *tool, const struct ladder *l, int idx,
-			 char (*why)[256])
+static void say_fallback(const struct tool_opts *o, const char *tool, const struct ladder *l,
+			 int idx, char (*why)[256])
 {
-	char *line = o->fallback;
-	size_t n = sizeof(o->fallback), len;
+	/* Room for the label, the loss and the 8 reasons of 256. */
+	char line[4096];
+	size_t n = sizeof(line), len;
 
-	if (idx <= 0)
+	if (idx <= 0 || o->mode->replay)
 		return;
 	len = (size_t)snprintf(line, n, "faultline %s: falling back to %s (", tool,
 			       l->rungs[idx].label);
@@ -962,15 +965,21 @@ static void say_fallback(struct tool_opts *o, const char *tool, const struct lad
 	}
 	if (len < n)
 		snprintf(line + len, n - len, "): %s", l->rungs[idx].loses);
-	if (!o->mode->replay)
-		tool__say_fallback(o);
+	fprintf(stderr, "%s\n", line);
 }
 
-void tool__say_fallback(struct tool_opts *o)
+/* A recording without @tool's events: which it has, and why record left
+ * the tool out when it did (cmd-record.c: META left_out.TOOL). */
+static void say_absent(const struct tool_opts *o, const char *tool, const struct session *s)
 {
-	if (o->fallback[0])
-		fprintf(stderr, "%s\n", o->fallback);
-	o->fallback[0] = '\0';
+	char key[80];
+	const char *why;
+
+	snprintf(key, sizeof(key), "left_out.%s", tool);
+	why = session__meta(s, key);
+	fprintf(stderr, "faultline %s: the recording %s holds no events for it (recorded: %s)%s%s\n",
+		tool, o->mode->replay->path, session__meta(s, "tools") ? session__meta(s, "tools") : "?",
+		why ? "; record left it out: " : "", why ? why : "");
 }
 
 struct session *tool__start(struct tool_opts *o, const char *ladder, const char **rung_key,
@@ -1015,9 +1024,7 @@ struct session *tool__start(struct tool_opts *o, const char *ladder, const char 
 	memset(why, 0, sizeof(why));
 	idx = ladder__choose(l, session__features(s), why, 8);
 	if (idx < 0 && o->mode->replay) {
-		fprintf(stderr, "faultline %s: the recording %s holds no events for it (recorded: "
-			"%s)\n", tool, o->mode->replay->path, session__meta(s, "tools") ?
-			session__meta(s, "tools") : "?");
+		say_absent(o, tool, s);
 		session__free(s);
 		return NULL;
 	}
@@ -1055,9 +1062,7 @@ int tool__start_bare(struct tool_opts *o, const char *ladder, const char *bare_r
 			return *s ? 0 : -1;
 		/* A recording that has none of the tool's events. */
 		if (o->mode->replay)
-			fprintf(stderr, "faultline %s: the recording %s holds no events for it "
-				"(recorded: %s)\n", tool, o->mode->replay->path,
-				session__meta(*s, "tools") ? session__meta(*s, "tools") : "?");
+			say_absent(o, tool, *s);
 		else
 			tool__refuse_live(o, tool, *rung_label);
 		session__free(*s);

@@ -51,10 +51,6 @@ struct tool_opts {
 	/* "-- CMD ARGS": the command as one shell-quoted line, for messages
 	 * and the recording (sess.cmd points here, sess.cmd_argv into argv) */
 	char cmdline[1024];
-	/* The fallback line of a report's rung, said once the recording is
-	 * found to hold its events (tool__say_fallback); "" when none.  Room
-	 * for the label, the loss and the 8 reasons of 256 the ladder gives. */
-	char fallback[4096];
 };
 
 /* -m's limit, said as such (16777216 is a power of two too): 2^20 pages
@@ -253,9 +249,6 @@ bool tool__counters_rung(const struct tool_opts *o, const char *tool, const char
  */
 struct session *tool__start(struct tool_opts *o, const char *tool, const char **rung_key,
 			    const char **rung_label);
-
-/* Print the fallback line tool__start() kept for a report, if any. */
-void tool__say_fallback(struct tool_opts *o);
 
 /*
  * tool__start_bare - tool__start, for a tool whose rung @bare_rung needs no

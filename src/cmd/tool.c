@@ -105,7 +105,6 @@ int tool__setup(const struct tool *t, const struct tool_mode *mode, int argc, ch
 		tool__fail(t->name, &eb, err);
 	if (err)
 		goto fail;
-	tool__say_fallback(&r->o);
 	*run = r;
 	return EXIT_OK;
 fail:

@@ -65,6 +65,15 @@ run_fl oom -h
 expect_eq "$rc" 0 "oom -h exit status"
 expect_line '^usage: faultline oom' "$T/out"
 
+# A recording without a kill: the report says so first, and that is all
+# it says; what a recording lacks is not said when no kill lacks it.
+run_fl record -e oom -o "$T/none.rec" -c true
+expect_eq "$rc" 0 "record -e oom -c true: status"
+run_fl report -i "$T/none.rec" oom
+expect_eq "$rc" 0 "report oom without a kill: status"
+expect_eq "$(cat "$T/out")" "0 OOM kills in the recording" "report oom without a kill: stdout"
+expect_eq "$(cat "$T/err")" "" "report oom without a kill: stderr"
+
 # ---- a memory cgroup with a low limit
 MEMCG_ROOT=$(memcg_v1_root)
 [ -n "$MEMCG_ROOT" ] || skip "no cgroup v1 memory controller mounted"

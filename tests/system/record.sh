@@ -245,5 +245,32 @@ expect_eq "$rc" 2 "report without -i: usage error"
 run_fl record -e nosuch -o "$T/x.rec" -c true
 expect_eq "$rc" 2 "record -e nosuch: usage error"
 
+# 8. Without -e: a tool of the default list that cannot serve the target
+# (cache counts the page cache system-wide, not for -c) is left out without
+# a line, as perf record leaves a default event it cannot open; the only
+# lines are the allocator's probes, the command's start and the result.
+# -v says why; the recording keeps it, for report info and report cache.
+run_fl record -o "$T/all.rec" -c true
+expect_eq "$rc" 0 "record without -e: status"
+grep -v -E "^(faultline leak: probing |Executing 'true' and tracing memory events with |faultline record: [0-9]+ samples \(0 lost\) of )" "$T/err" >"$T/noise"
+expect_eq "$(cat "$T/noise")" "" "record without -e: lines on stderr"
+tools=$(sed -n 's/^faultline record: [0-9]* samples (0 lost) of \([a-z,]*\) in .*/\1/p' "$T/err")
+case ,$tools, in
+,,) fail "record without -e: no result line" ;;
+*,cache,*) fail "record without -e -c: cache recorded ($tools)" ;;
+esac
+run_fl report -i "$T/all.rec" info
+pid=$(sed -n 's/^target_pid  *//p' "$T/out")
+why="the page cache is counted system-wide (one process: faultline cachetop -p), not for pid '$pid' (see 'faultline cache -h')"
+expect_eq "$(grep '^left out ' "$T/out")" "left out     cache: $why" "report info: the tool left out"
+run_fl report -i "$T/all.rec" cache
+expect_eq "$rc" 1 "report cache of a recording without it: status"
+expect_eq "$(cat "$T/err")" "faultline cache: the recording $T/all.rec holds no events for it (recorded: $tools); record left it out: $why" \
+	"report cache of a recording without it: the refusal"
+run_fl record -v -o "$T/all-v.rec" -c true
+expect_eq "$rc" 0 "record -v without -e: status"
+expect_line "^faultline cache: the page cache is counted system-wide \(one process: faultline cachetop -p\), not for pid '[0-9]+'" "$T/err"
+expect_line "^faultline record: 'cache' left out \(above: why\)\$" "$T/err"
+
 assert_no_stale_probes
 pass_or_fail

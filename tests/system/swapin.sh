@@ -42,6 +42,20 @@ else
 	expect_line 'refused kprobe swap_read_folio: kprobes absent' "$T/live-plan"
 fi
 
+# A report takes the rung its recording holds the events of, record's
+# choice: no "falling back" line about the rungs above it, which the
+# recording lacks; report info names the rung, with what it loses, as
+# features does.
+run_fl record -e swapin -o "$T/si.rec" -c true
+expect_eq "$rc" 0 "record -e swapin: status"
+run_fl report -i "$T/si.rec" swapin
+expect_eq "$rc" 0 "report swapin: status"
+expect_eq "$(cat "$T/err")" "" "report swapin: stderr"
+run_fl report -i "$T/si.rec" info
+expect_eq "$(sed -n 's/^rung  *swapin: //p' "$T/out")" \
+	"$(awk '$1 == "swapin" { sub("^swapin +", ""); print; exit }' "$T/live-plan")" \
+	"report info: swapin's rung, as features says it"
+
 # Swap on zram.
 [ -d "$ZRAM" ] || skip "no $ZRAM (the zram module is not loaded; this test does not modprobe)"
 command -v mkswap >/dev/null && command -v swapon >/dev/null && command -v swapoff >/dev/null ||

@@ -139,6 +139,8 @@ static void made(enum site s, void *p, size_t n)
 	}
 }
 
+/* Called before the block goes back (free, realloc): gcc 12's -Wuse-after-free,
+ * in -Wall at -O2, refuses a pointer read after it is freed. */
 static void freed(void *p)
 {
 	struct blk *b = NULL;
@@ -217,22 +219,22 @@ __attribute__((noinline)) static void churn(void)
 		sink = a;
 		sink = m;
 		sink = r;
-		q = REALLOC(r, 1000);
 		freed(r);
+		q = REALLOC(r, 1000);
 		made(S_CHURN, q, 1000);
 		sink = q;
-		r = REALLOC(q, 5000);
 		freed(q);
+		r = REALLOC(q, 5000);
 		made(S_CHURN, r, 5000);
 		sink = r;
-		FREE(c);
 		freed(c);
-		FREE(r);
+		FREE(c);
 		freed(r);
-		FREE(a);
+		FREE(r);
 		freed(a);
-		FREE(m);
+		FREE(a);
 		freed(m);
+		FREE(m);
 	}
 }
 
@@ -288,8 +290,8 @@ int main(int argc, char **argv)
 		count++;
 	}
 	churn();
-	FREE(block);
 	freed(block);
+	FREE(block);
 
 	out_str(&o, "outstanding ");
 	out_num(&o, bytes, 10);

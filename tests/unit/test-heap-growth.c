@@ -113,6 +113,28 @@ static void test_edges(void)
 	heap_growth__free(NULL);
 }
 
+/* A run cut every @cut_ns ns or @calls calls, with one call at @call_ns
+ * (0: none), ended at @end: @K intervals, the last ending at @last_end. */
+static void check_end(uint64_t cut_ns, uint64_t calls, uint64_t call_ns, uint64_t end, size_t K,
+		      uint64_t last_end)
+{
+	struct heap_growth *hg;
+
+	CHECK(heap_growth__new(&hg) == 0);
+	heap_growth__cut(hg, cut_ns, calls);
+	if (call_ns) {
+		CHECK(heap_growth__before(hg, call_ns, true) == 0);
+		CHECK(heap_growth__change(hg, 1, 1, 1, true) == 0);
+	}
+	CHECK(heap_growth__end(hg, end) == 0);
+	CHECK_EQ_U64(heap_growth__intervals(hg), K);
+	if (heap_growth__intervals(hg) == K) {
+		CHECK_EQ_U64(heap_growth__interval(hg, K - 1)->end_time, last_end);
+		CHECK_EQ_U64(heap_growth__interval(hg, K - 1)->calls, call_ns ? 1 : 0);
+	}
+	heap_growth__free(hg);
+}
+
 /* Counts as faults are: stack 1 takes k + 1 in interval k (a rising rate),
  * stack 2 a steady 5, stack 3 6 - k, cut by heap_growth__cut every 12
  * calls; a 7th interval of one call is left out of the rate rule, as faults
@@ -136,9 +158,10 @@ static void test_rate_and_cut(void)
 	}
 	CHECK(heap_growth__before(hg, ns++, true) == 0);	/* a 7th, of one call */
 	CHECK(heap_growth__change(hg, 1, 3, 1, true) == 0);
-	CHECK(heap_growth__end(hg) == 0);
-	CHECK(heap_growth__end(hg) == 0);			/* closed already: no-op */
+	CHECK(heap_growth__end(hg, 90) == 0);
+	CHECK(heap_growth__end(hg, 90) == 0);			/* closed already: no-op */
 	CHECK_EQ_U64(heap_growth__intervals(hg), 7);
+	CHECK_EQ_U64(heap_growth__interval(hg, 6)->end_time, 90);	/* the run's end */
 	CHECK_EQ_U64(heap_growth__interval(hg, 5)->calls, 72);
 	CHECK_EQ_U64(heap_growth__interval(hg, 5)->end_time, 71);
 	CHECK(heap_growth__rank_rate(hg, 6, &v, &n) == 0);
@@ -165,7 +188,9 @@ static void test_rate_and_cut(void)
 	heap_growth__free(hg);
 
 	/* By time: intervals of 100 ns; an event at 250 closes [0,100) and
-	 * [100,200); the end closes [200,300) at 300. */
+	 * [100,200); the end, at 420, closes [200,300) at 300, the quiet
+	 * [300,400) at 400, and not the [400,420) it ended in, which has no
+	 * event. */
 	CHECK(heap_growth__new(&hg) == 0);
 	heap_growth__cut(hg, 100, 0);
 	CHECK(heap_growth__before(hg, 50, true) == 0);
@@ -173,12 +198,23 @@ static void test_rate_and_cut(void)
 	CHECK(heap_growth__before(hg, 250, true) == 0);
 	CHECK(heap_growth__change(hg, 1, 1, 1, true) == 0);
 	CHECK_EQ_U64(heap_growth__intervals(hg), 2);
-	CHECK(heap_growth__end(hg) == 0);
-	CHECK_EQ_U64(heap_growth__intervals(hg), 3);
+	CHECK(heap_growth__end(hg, 420) == 0);
+	CHECK_EQ_U64(heap_growth__intervals(hg), 4);
 	CHECK_EQ_U64(heap_growth__interval(hg, 1)->calls, 1);
 	CHECK_EQ_U64(heap_growth__interval(hg, 2)->end_time, 300);
 	CHECK_EQ_U64(heap_growth__interval(hg, 2)->calls, 2);
+	CHECK_EQ_U64(heap_growth__interval(hg, 3)->end_time, 400);
+	CHECK_EQ_U64(heap_growth__interval(hg, 3)->calls, 2);
 	heap_growth__free(hg);
+
+	/* The run ends inside the interval of its last event: that interval
+	 * ends at 260, not 300.  An idle run of 520 ns, by time: five quiet
+	 * intervals, the last at 500; one shorter than an interval: one, at
+	 * its end; by calls: one, at its end. */
+	check_end(100, 0, 250, 260, 3, 260);
+	check_end(100, 0, 0, 520, 5, 500);
+	check_end(100, 0, 0, 40, 1, 40);
+	check_end(0, 12, 0, 520, 1, 520);
 }
 
 int main(void)
