@@ -40,7 +40,7 @@
 #include "trace/session.h"
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 
 #define TOOL "report diff"
 

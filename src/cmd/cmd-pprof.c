@@ -44,7 +44,7 @@
 #include "trace/session.h"
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "lib/ostream.h"
 #ifdef HAVE_PPROF
 #include "cmd/pprof.h"

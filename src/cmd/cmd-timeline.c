@@ -70,7 +70,7 @@
 #include "cmd/report.h"
 #include "cmd/precursors.h"
 #include "trace/session.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 
 #define TOOL "report timeline"
 

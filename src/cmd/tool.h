@@ -126,4 +126,144 @@ void tool_run__free(struct tool_run *r);
 /* The whole life: the tool's own command line, or report's replay. */
 int tool__main(const struct tool *t, const struct tool_mode *mode, int argc, char **argv);
 
+/* The driver's parts, for a tool that runs itself (record, report's subcommands,
+ * a bare rung's loop) and for the tools' own messages. */
+
+/* Whether the tool runs for faultline record, or on a recording. */
+bool tool__recording(const struct tool_opts *o);
+bool tool__replaying(const struct tool_opts *o);
+/* A source that reads the live system (@what: "/proc counters"), in a
+ * record or a report: says so in one line and returns true. */
+bool tool__refuse_live(const struct tool_opts *o, const char *tool, const char *what);
+
+/*
+ * tool__counters_rung - the chosen rung reads system-wide counters (@what,
+ * "/proc/vmstat") instead of events: refused under record and report
+ * (tool__refuse_live(@refused)), and where a process or stacks were asked
+ * for, "faultline TOOL: warning: WHAT is system-wide: LOSES" (stderr).
+ * True when refused (a line was printed).
+ */
+bool tool__counters_rung(const struct tool_opts *o, const char *tool, const char *refused,
+			 const char *what, const char *loses);
+
+
+/*
+ * Start a tool: open the session for o (printing one clear line and
+ * returning NULL on failure), warn about stale probe groups, and choose the
+ * tool's event source from its fallback ladder (compat/).  *rung_key gets
+ * the chosen rung's key, *rung_label its description.
+ */
+struct session *tool__start(struct tool_opts *o, const char *tool, const char **rung_key,
+			    const char **rung_label);
+
+/*
+ * tool__start_bare - tool__start, for a tool whose rung @bare_rung needs no
+ * session (it reads /proc counters itself)
+ * @s: set to the session, or to NULL when @bare_rung is chosen
+ *
+ * The rung is chosen from this machine's features before anything is
+ * opened, so that @bare_rung works where tracefs cannot be had; any other
+ * rung goes through tool__start.  Returns 0, or -1 after printing one line.
+ * The caller frees *s (session__free accepts NULL).
+ */
+int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_rung,
+		     struct session **s, const char **rung_key, const char **rung_label);
+
+/*
+ * The line that says tracing is live (stderr), which scripts wait for:
+ * "Tracing WHAT of TARGET with SOURCE... Hit Ctrl-C to end.", under -c
+ * "Executing 'CMD' and tracing WHAT with SOURCE.", and with @untargeted
+ * (a tool of the whole system, taking neither -p nor -c) "Tracing WHAT
+ * with SOURCE... Hit Ctrl-C to end.".  Nothing on a recording (report).
+ */
+void tool__banner(const struct tool_opts *o, const char *what, const char *source,
+		  bool untargeted);
+
+/* Print the "Tracing ..." line (stderr), run the session, report errors.
+ * 0 on success, EXIT_FAIL after printing the error. */
+int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
+	      const char *what, const char *source);
+
+/* As tool__run, with ready(ctx) called once tracing is live (before the
+ * "Tracing" line) and round(ctx) between batches of events (at least
+ * every 100 ms): periodic reports.  Either may be NULL.  @what NULL: no
+ * "Tracing" line (the caller's ready says it, with tool__banner). */
+int tool__run_with(struct session *s, const struct tool_opts *o, const char *tool,
+		   const char *what, const char *source, void (*ready)(void *ctx),
+		   void (*round)(void *ctx), void *ctx);
+
+/* Call after printing one event's lines: keeps stdout's flushes between
+ * events, so no line is ever split. */
+void tool__event_done(void);
+
+struct alloc_trace;
+/* What an allocation tracer set up: "faultline TOOL: probing ... in PATH
+ * (static glibc)" and its warning, if any, on stderr. */
+void tool__alloc_notes(const char *tool, struct alloc_trace *at);
+/* The line of alloc_trace_hooks.late: another allocator probed from now
+ * on, or not, and why. */
+void tool__alloc_late(const char *tool, const char *what, const char *roles, int err,
+		      const char *msg);
+/*
+ * tool__output_status() - @status, unless stdout cannot take what is left
+ * in it: a report that could not be written is no report (a full disk, a
+ * closed pipe under `faultline leak ... >FILE` must not exit 0).  Flushes
+ * stdout and checks the stream.
+ *
+ * Return: @status; EXIT_FAIL, after one line saying why, when it was
+ * EXIT_OK and the output failed, but for SIGPIPE having ended the run
+ * (the reader gone): main.c's one line says that.
+ */
+int tool__output_status(int status);
+
+/*
+ * tool__exit_status() - the exit status of a run whose own is @own
+ * (EXIT_OK, EXIT_FAIL or EXIT_USAGE): with a command (-c, --), live, the
+ * command's status (128+N when signal N killed it) when faultline did its
+ * part, EXIT_CMD_FAIL when it failed; @own otherwise (-p, -a, a report,
+ * or a command still running when tracing ended).  @s may be NULL (no
+ * session yet, or a bare rung).
+ */
+int tool__exit_status(const struct tool_opts *o, const struct session *s, int own);
+
+/*
+ * tool__stdout_aside() - for -o -: a close-on-exec duplicate of stdout,
+ * which the output is then written to, and stdout itself pointed at
+ * stderr, so that nothing else (the -c command's output, a line of
+ * faultline's) lands in the page or the recording.  Call it before the
+ * command starts.  Return: the fd (the caller's), or -errno.
+ */
+int tool__stdout_aside(void);
+
+/*
+ * tool__output_open() - the stream to write an output file to: @fd when
+ * it is >= 0 (tool__stdout_aside's, owned by the stream from here), else
+ * @path created or truncated.  tool__output_close() closes it and gives
+ * the first failed write's errno (ENOSPC, not stdio's EIO) over @err.
+ * Both set "cannot write 'PATH': REASON" ("stdout" for "-") in @eb.
+ */
+int tool__output_open(const char *path, int fd, struct ostream **os, struct errbuf *eb);
+int tool__output_close(const char *path, struct ostream *os, int err, struct errbuf *eb);
+
+/*
+ * tool__check_recording() - @path, given to report -i, is a regular file
+ * (checked without opening a device or waiting on a FIFO: open_regular):
+ * a report reads its recording more than once (the recorded target, then
+ * the tool's run), which a pipe cannot give.  0, or -1 after one line
+ * "faultline TOOL: cannot read 'PATH': it is a FIFO, ..." (or the open's
+ * error).
+ */
+int tool__check_recording(const char *tool, const char *path);
+
+/* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
+int tool__fail(const char *tool, const struct errbuf *eb, int err);
+
+/*
+ * tool__perf_note() - one line on stderr when a live session's kernel
+ * lacks a bit of perf_event_attr its side-band is made of (the dummy
+ * event, PERF_SAMPLE_IDENTIFIER, mmap2, comm_exec: before 3.12 and 3.16),
+ * naming each with what faultline does instead; nothing otherwise.
+ */
+void tool__perf_note(const char *tool, const struct session *s);
+
 #endif
