@@ -522,7 +522,7 @@ static int need_field(struct tp_event *ev, const char *const *names, struct tp_f
 
 static int attach_kprobes(struct cache_source *cs, struct session *s, struct errbuf *eb)
 {
-	/* Function per event, by rung (see compat/ladder.c "cache"). */
+	/* Function per event, by rung (see cmd-cache.c's ladder). */
 	static const struct {
 		const char *rung, *accessed, *add, *dirtied;
 	} funcs[] = {

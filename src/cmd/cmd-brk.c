@@ -3,7 +3,7 @@
  * requested break (brkstack.bt, stackcount on sys_enter_brk), then per
  * process the break it started and ended with.
  *
- * Sources (compat/ladder.c "brk"): the syscalls:sys_enter_brk/sys_exit_brk
+ * Sources (its ladder, before brk_tool): the syscalls:sys_enter_brk/sys_exit_brk
  * tracepoints; else uprobes on libc's brk (probes/libc-syscalls.probes).
  * Both deliver fields "brk" (requested) and "ret" (resulting break).
  */
@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
@@ -289,8 +288,25 @@ static void brk_fini(void *ctx)
 	hashmap__free(st->pending);
 }
 
+/* brk: the syscall's tracepoint; else libc's brk/sbrk, by uprobe or the
+ * perf uprobe PMU. */
+static const char *const brk_tracepoint_needs[] = { "tp:syscalls:sys_enter_brk", NULL };
+
+static const struct rung brk_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoint syscalls:sys_enter_brk",
+	  .needs = brk_tracepoint_needs, .loses = "" },
+	{ .key = "uprobe", .label = "uprobe libc brk", .needs = ladder_uprobe_needs,
+	  .loses = "only brk calls made through libc's brk/sbrk (not raw syscalls)" },
+	{ .key = "uprobe-pmu", .label = "perf uprobe PMU on libc brk (registers sampled)",
+	  .needs = ladder_uprobe_pmu_needs,
+	  .loses = "only brk calls made through libc's brk/sbrk (not raw syscalls)" },
+};
+
+static const struct ladder brk_ladder = LADDER("brk", brk_rungs);
+
 const struct tool brk_tool = {
 	.name = TOOL,
+	.ladder = &brk_ladder,
 	.what = "brk() calls",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.size = sizeof(struct brk_state),

@@ -39,7 +39,7 @@
 
 #include "agg/cachestat.h"
 #include "cmd/lost.h"
-#include "cmd/commands.h"
+#include "cmd/tool-shared.h"
 #include "lib/file.h"
 #include "lib/keyed.h"
 #include "lib/passwd.h"
@@ -475,6 +475,7 @@ static void top_fini(void *ctx)
 
 const struct tool cachetop_tool = {
 	.name = TOOL,
+	.ladder = &cachetop_ladder,	/* cmd-cache.c */
 	.what = "page cache",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	/* The vmstat rung needs no tracefs: chosen before opening a session. */

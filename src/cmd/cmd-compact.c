@@ -6,7 +6,7 @@
  * milliseconds, every compaction run, collapses and failed collapses,
  * and /proc/vmstat's thp_fault_fallback.
  *
- * Sources (compat/ladder.c "compact"): the compaction tracepoints.  A
+ * Sources (its ladder, before compact_tool): the compaction tracepoints.  A
  * direct compaction (an allocation that had to compact before it could
  * succeed) is mm_compaction_try_to_compact_pages, then one
  * mm_compaction_begin/end pair per zone it compacts, all in the
@@ -35,7 +35,6 @@
 #include <time.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "cmd/every.h"
 #include "features.h"
@@ -557,8 +556,27 @@ static void compact_fini(void *ctx)
 	keyed__free(((struct compact_state *)ctx)->threads);
 }
 
+/* compact: direct compaction is try_to_compact_pages and the per-zone
+ * begin/end pairs in the allocating task; the scan, migration and
+ * huge_memory events are added when present. */
+static const char *const compact_tracepoint_needs[] = {
+	"tp:compaction:mm_compaction_try_to_compact_pages", "tp:compaction:mm_compaction_begin",
+	"tp:compaction:mm_compaction_end", NULL
+};
+
+static const struct rung compact_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints compaction:mm_compaction_* "
+	  "(+ huge_memory:mm_collapse_huge_page)", .needs = compact_tracepoint_needs, .loses = "" },
+	{ .key = "vmstat", .label = "/proc/vmstat compact_stall/compact_fail/compact_success, thp_* "
+	  "(system-wide)", .needs = ladder_no_needs,
+	  .loses = "no events, latency or processes: system-wide counts per interval" },
+};
+
+static const struct ladder compact_ladder = LADDER("compact", compact_rungs);
+
 const struct tool compact_tool = {
 	.name = TOOL,
+	.ladder = &compact_ladder,
 	.what = "compaction",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	.counters = { "vmstat", "/proc counters", "/proc/vmstat", NULL },

@@ -2,7 +2,7 @@
  * faultline faults: user page faults counted by user stack and process,
  * split minor/major (stackcount on page faults, faults.bt, perf trace -F).
  *
- * Sources (compat/ladder.c "faults"):
+ * Sources (its ladder, before faults_tool):
  *   tracepoint  exceptions:page_fault_user (address, ip, error code), at
  *               the fault's entry, for the stack and the address; whether
  *               it was major comes from the major-faults software event of
@@ -35,7 +35,7 @@
 #include "agg/heap-growth.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
-#include "cmd/commands.h"
+#include "cmd/tool-shared.h"
 #include "trace/tp-catalog.h"
 #include "agg/fault-attrib.h"
 #include "agg/major-pair.h"
@@ -872,8 +872,26 @@ static void faults_fini(void *ctx)
 	heap_growth__free(st->hg);
 }
 
+/* faults: the tracepoint (3.13+, x86) gives address, ip and error code at
+ * the fault's entry; the software event gives the address alone.  Both
+ * learn major faults from the major-faults software event. */
+static const char *const faults_tracepoint_needs[] = {
+	"tp:exceptions:page_fault_user", "feat:perf_events", NULL
+};
+static const char *const faults_software_needs[] = { "feat:perf_events", NULL };
+
+static const struct rung faults_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoint exceptions:page_fault_user + software major-faults",
+	  .needs = faults_tracepoint_needs, .loses = "" },
+	{ .key = "software", .label = "software events page-faults and major-faults, with addresses",
+	  .needs = faults_software_needs, .loses = "no error code: write/protection faults not told apart" },
+};
+
+const struct ladder faults_ladder = LADDER("faults", faults_rungs);
+
 const struct tool faults_tool = {
 	.name = TOOL,
+	.ladder = &faults_ladder,
 	.what = "page faults",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.size = sizeof(struct faults_state),

@@ -25,7 +25,7 @@
 
 #include "lib/ostream.h"
 #include "cmd/lost.h"
-#include "cmd/commands.h"
+#include "cmd/tool-shared.h"
 #include "cmd/flamegraph.h"
 #include "cmd/heap-flame.h"
 #include "agg/heap-profile.h"
@@ -270,10 +270,10 @@ static int fg_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode,
 	return sub_init(g, mode);
 }
 
-static void fg_variant(const void *ctx, const char **ladder, const char **what)
+static void fg_variant(const void *ctx, const struct ladder **ladder, const char **what)
 {
 	(void)what;
-	*ladder = ((const struct fg *)ctx)->fo.faults ? "faults" : "leak";
+	*ladder = ((const struct fg *)ctx)->fo.faults ? &faults_ladder : &leak_ladder;
 }
 
 static int fg_add_events(void *ctx, struct session *s, const char *rung, const char *label,
@@ -304,6 +304,8 @@ static void fg_fini(void *ctx)
 
 const struct tool flamegraph_tool = {
 	.name = TOOL,
+	.ladder = &leak_ladder,
+	.other_ladder = &faults_ladder,
 	.what = "allocations",
 	.flags = TOOL_REPLAYS,
 	.size = sizeof(struct fg),

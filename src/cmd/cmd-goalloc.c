@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "lib/keyed.h"
 #include "trace/probe-spec.h"
@@ -301,8 +300,20 @@ static void goalloc_fini(void *ctx)
 	keyed__free(((struct goalloc *)ctx)->sites);
 }
 
+/* goalloc: an entry uprobe only (Go's stack copying does not survive a
+ * uretprobe's rewritten return address). */
+static const char *const goalloc_needs[] = { "feat:uprobes", NULL };
+
+static const struct rung goalloc_rungs[] = {
+	{ .key = "uprobe", .label = "uprobe on runtime.mallocgc's entry, frame-pointer stacks",
+	  .needs = goalloc_needs, .loses = "" },
+};
+
+static const struct ladder goalloc_ladder = LADDER("goalloc", goalloc_rungs);
+
 const struct tool goalloc_tool = {
 	.name = TOOL,
+	.ladder = &goalloc_ladder,
 	.what = "Go allocations",
 	.size = sizeof(struct goalloc),
 	.init = goalloc_init,

@@ -25,7 +25,7 @@
 #include "lib/json.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
-#include "cmd/commands.h"
+#include "cmd/tool-shared.h"
 #include "agg/heap-growth.h"
 #include "agg/heap-profile.h"
 #include "lib/grow.h"
@@ -846,14 +846,6 @@ static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 	return heap_profile__new(h->ho.threshold, &h->hp);
 }
 
-static void heap_variant(const void *ctx, const char **ladder, const char **what)
-{
-	(void)ctx;
-	(void)what;
-	/* leak's events, so its ladder and its recordings serve. */
-	*ladder = "leak";
-}
-
 /* Another allocator, dlopen'ed: said when it happens. */
 static void on_late(void *ctx, const char *what, const char *roles, int err, const char *msg)
 {
@@ -929,11 +921,12 @@ static void heap_fini(void *ctx)
 
 const struct tool heap_tool = {
 	.name = TOOL,
+	/* leak's events, so its ladder and its recordings serve. */
+	.ladder = &leak_ladder,
 	.what = "allocations",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	.size = sizeof(struct heap),
 	.init = heap_init,
-	.variant = heap_variant,
 	.add_events = heap_add_events,
 	.report = heap_report,
 	.fini = heap_fini,

@@ -3,7 +3,7 @@
  * pages (THP) and hugetlb pages apart (hfaults.bt from BPF Performance
  * Tools, which counts hugetlb_fault() calls only).
  *
- * Sources (compat/ladder.c "hfaults"):
+ * Sources (its ladder, before hfaults_tool):
  *   kprobe      kprobes on hugetlb_fault() (every fault in a hugetlb
  *               mapping) and do_huge_pmd_anonymous_page() (a fault that
  *               tries to map an anonymous THP: a fallback to small pages
@@ -48,7 +48,6 @@
 #include <linux/perf_event.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
 #include "lib/hashmap.h"
@@ -438,8 +437,30 @@ static void hfaults_fini(void *ctx)
 	keyed__free(st->procs);
 }
 
+/* hfaults: hfaults.bt's kprobe and THP's fault function; else every user
+ * fault, classified after the fact by the page now at its address. */
+static const char *const hfaults_kprobe_needs[] = {
+	"feat:kprobes", "kfunc:hugetlb_fault", "kfunc:do_huge_pmd_anonymous_page", NULL
+};
+
+static const char *const hfaults_pageflags_needs[] = {
+	"feat:perf_events", "proc:kpageflags", NULL
+};
+
+static const struct rung hfaults_rungs[] = {
+	{ .key = "kprobe", .label = "kprobes hugetlb_fault, do_huge_pmd_anonymous_page",
+	  .needs = hfaults_kprobe_needs, .loses = "" },
+	{ .key = "page-flags", .label = "every user fault, its page classified by /proc/PID/pagemap "
+	  "and /proc/kpageflags", .needs = hfaults_pageflags_needs,
+	  .loses = "counts huge pages faulted in (once per process and address), not fault calls; "
+		   "a fault whose process or page is gone by the lookup is unresolved" },
+};
+
+static const struct ladder hfaults_ladder = LADDER("hfaults", hfaults_rungs);
+
 const struct tool hfaults_tool = {
 	.name = TOOL,
+	.ladder = &hfaults_ladder,
 	.what = "huge page faults",
 	.why_not = "it reads each fault's page from the live process's pagemap",
 	.size = sizeof(struct hfaults_state),

@@ -21,7 +21,7 @@
 #include "agg/alloc-trace.h"
 #include "cmd/heap-flame.h"
 #include "agg/heap-profile.h"
-#include "cmd/commands.h"
+#include "cmd/tool-shared.h"
 #include "lib/hashmap.h"
 #include "cmd/report.h"
 #include "trace/session.h"
@@ -695,16 +695,6 @@ static int leak_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 	return 0;
 }
 
-static void leak_variant(const void *ctx, const char **ladder, const char **what)
-{
-	const struct leak *lk = ctx;
-
-	if (lk->lo.kernel) {
-		*ladder = "leak -k";
-		*what = "kernel allocations";
-	}
-}
-
 /* Another allocator, dlopen'ed: said when it happens. */
 static void on_late(void *ctx, const char *what, const char *roles, int err, const char *msg)
 {
@@ -791,8 +781,49 @@ static void leak_fini(void *ctx)
 	heap_profile__free(lk->hp);
 }
 
+/* leak: user allocators need a return probe for the address. */
+static const struct rung leak_rungs[] = {
+	{ .key = "uprobe", .label = "uprobes+uretprobes on the allocator, syscall tracepoints",
+	  .needs = ladder_uprobe_needs, .loses = "" },
+	{ .key = "uprobe-pmu", .label = "perf uprobe PMU on the allocator (registers sampled), "
+	  "syscall tracepoints or else libc's mmap/munmap/brk", .needs = ladder_uprobe_pmu_needs,
+	  .loses = "without syscall tracepoints, only mmap/munmap/brk calls made through libc" },
+};
+
+/* leak -k: the slab events first; the page allocator alone still sees
+ * page-sized leaks.  The _node variants (before 6.1) are added when present. */
+static const char *const kleak_slab_needs[] = {
+	"tp:kmem:kmalloc", "tp:kmem:kfree", "tp:kmem:kmem_cache_alloc", "tp:kmem:kmem_cache_free",
+	NULL
+};
+static const char *const kleak_page_needs[] = { "tp:kmem:mm_page_alloc", "tp:kmem:mm_page_free",
+						NULL };
+
+static const struct rung kleak_rungs[] = {
+	{ .key = "kmem", .label = "tracepoints kmem:kmalloc/kmem_cache_alloc/mm_page_alloc and frees",
+	  .needs = kleak_slab_needs, .loses = "" },
+	{ .key = "pages", .label = "tracepoints kmem:mm_page_alloc/mm_page_free",
+	  .needs = kleak_page_needs, .loses = "slab allocations (kmalloc, kmem_cache) unseen" },
+};
+
+const struct ladder leak_ladder = LADDER("leak", leak_rungs);
+
+static const struct ladder kleak_ladder = LADDER("leak -k", kleak_rungs);
+
+static void leak_variant(const void *ctx, const struct ladder **ladder, const char **what)
+{
+	const struct leak *lk = ctx;
+
+	if (lk->lo.kernel) {
+		*ladder = &kleak_ladder;
+		*what = "kernel allocations";
+	}
+}
+
 const struct tool leak_tool = {
 	.name = TOOL,
+	.ladder = &leak_ladder,
+	.other_ladder = &kleak_ladder,
 	.what = "allocations",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS | TOOL_SAMPLES,
 	.size = sizeof(struct leak),

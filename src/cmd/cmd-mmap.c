@@ -6,7 +6,7 @@
  * and the user stack with -g; then, per process, bytes mapped, unmapped and
  * net.  Like BCC's mmapsnoop, but anonymous mappings too.
  *
- * Sources (compat/ladder.c "mmap"): syscalls:sys_{enter,exit}_{mmap,munmap};
+ * Sources (its ladder, before mmap_tool): syscalls:sys_{enter,exit}_{mmap,munmap};
  * else uprobes on libc's mmap/munmap.  Both give the fields addr, len, prot,
  * flags, fd, off (mmap entry), addr, len (munmap entry) and ret (returns).
  */
@@ -19,7 +19,6 @@
 
 #include "lib/json.h"
 #include "stack/addrspace.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
@@ -396,8 +395,25 @@ static void mmap_fini(void *ctx)
 	report__fini(&st->r);
 }
 
+static const char *const mmap_tracepoint_needs[] = {
+	"tp:syscalls:sys_enter_mmap", "tp:syscalls:sys_exit_mmap",
+	"tp:syscalls:sys_enter_munmap", "tp:syscalls:sys_exit_munmap", NULL
+};
+
+static const struct rung mmap_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoint syscalls:sys_{enter,exit}_{mmap,munmap}",
+	  .needs = mmap_tracepoint_needs, .loses = "" },
+	{ .key = "uprobe", .label = "uprobe+uretprobe libc mmap/munmap", .needs = ladder_uprobe_needs,
+	  .loses = "only calls made through libc" },
+	{ .key = "uprobe-pmu", .label = "perf uprobe PMU on libc mmap/munmap (registers sampled)",
+	  .needs = ladder_uprobe_pmu_needs, .loses = "only calls made through libc" },
+};
+
+static const struct ladder mmap_ladder = LADDER("mmap", mmap_rungs);
+
 const struct tool mmap_tool = {
 	.name = TOOL,
+	.ladder = &mmap_ladder,
 	.what = "mmap() and munmap() calls",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.size = sizeof(struct mmap_state),

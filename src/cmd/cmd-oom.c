@@ -5,7 +5,7 @@
  * paths, the victim's RSS split and oom_score_adj, and with -v the memory
  * PSI and the top of the memcg's memory.stat.
  *
- * Sources (compat/ladder.c "oom"):
+ * Sources (its ladder, before oom_tool):
  *   tracepoint  oom:mark_victim.  It fires in the task that called the
  *               OOM killer, so the sample's pid is the trigger and the
  *               event's "pid" field the victim.  Its other fields vary
@@ -60,7 +60,6 @@
 #include "lib/clock.h"
 #include "lib/hashmap.h"
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/printk-join.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
@@ -1071,8 +1070,30 @@ static void oom_fini(void *ctx)
  * The oom tool: one line (or JSON object) per OOM kill until Ctrl-C or
  * the duration.  Its kmsg rung reads /dev/kmsg with no session (.run).
  */
+/* oom: the tracepoint (4.13+) names trigger and victim; before it, a
+ * kprobe gives the trigger and the kernel's log report the victim (the
+ * probe reads no argument: their layout differs on 3.10, 4.6-4.12 and
+ * 4.13+); the log report alone is the last resort. */
+static const char *const oom_tracepoint_needs[] = { "tp:oom:mark_victim", NULL };
+static const char *const oom_kprobe_needs[] = { "feat:kprobes", "kfunc:oom_kill_process", NULL };
+static const char *const oom_kmsg_needs[] = { NULL };
+
+static const struct rung oom_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoint oom:mark_victim (+ /dev/kmsg report)",
+	  .needs = oom_tracepoint_needs, .loses = "" },
+	{ .key = "kprobe", .label = "kprobe oom_kill_process (trigger) + /dev/kmsg report (victim)",
+	  .needs = oom_kprobe_needs,
+	  .loses = "the victim's fields as the kernel log prints them; a kill the log lost is dropped" },
+	{ .key = "kmsg", .label = "/dev/kmsg OOM report", .needs = oom_kmsg_needs,
+	  .loses = "the trigger only from the report's header, which is rate limited; kills of "
+		   "already-exiting tasks are not reported" },
+};
+
+static const struct ladder oom_ladder = LADDER("oom", oom_rungs);
+
 const struct tool oom_tool = {
 	.name = TOOL,
+	.ladder = &oom_ladder,
 	.what = "OOM kills",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.bare_rung = "kmsg",

@@ -10,7 +10,7 @@
  * 150 ms in any 1 s window) on the pressure file and prints a line the
  * moment the kernel signals it (POLLPRI, Documentation/accounting/psi.rst).
  *
- * Sources (compat/ladder.c "pressure"): reclaim from the vmscan begin/end
+ * Sources (its ladder, before pressure_tool): reclaim from the vmscan begin/end
  * tracepoints (reclaim-watch.h), else /proc/vmstat allocstall*; the rest
  * from procstat.h.  Each interval's stall is the difference of two reads
  * of `total`, so the intervals of a run add up to the counter's change
@@ -35,7 +35,6 @@
 
 #include "lib/json.h"
 #include "cmd/lost.h"
-#include "cmd/commands.h"
 #include "lib/file.h"
 #include "lib/newsys.h"
 #include "agg/mem-series.h"
@@ -542,8 +541,33 @@ static void pressure_fini(void *ctx)
 	reclaim_watch__free(st->rw);
 }
 
+/* pressure: PSI and the /proc counters on every rung; reclaim from the
+ * vmscan pairs where the kernel has them, else /proc/vmstat allocstall. */
+static const char *const pressure_tracepoint_needs[] = {
+	"proc:pressure/memory", "tp:vmscan:mm_vmscan_direct_reclaim_begin",
+	"tp:vmscan:mm_vmscan_direct_reclaim_end", NULL
+};
+static const char *const pressure_psi_needs[] = { "proc:pressure/memory", NULL };
+
+static const struct rung pressure_rungs[] = {
+	{ .key = "tracepoint", .label = "PSI /proc/pressure/memory and cgroup memory.pressure; "
+	  "reclaim from tracepoints vmscan:mm_vmscan_{direct,memcg}_reclaim_{begin,end}; "
+	  "/proc/meminfo MemAvailable; /proc/vmstat pgmajfault pswpin pswpout compact_stall oom_kill",
+	  .needs = pressure_tracepoint_needs, .loses = "" },
+	{ .key = "vmstat", .label = "PSI /proc/pressure/memory and cgroup memory.pressure; "
+	  "reclaim from /proc/vmstat allocstall*; /proc/meminfo, /proc/vmstat",
+	  .needs = pressure_psi_needs,
+	  .loses = "direct reclaims counted without their time; no memcg reclaim" },
+	{ .key = "nopsi", .label = "/proc/meminfo and /proc/vmstat only", .needs = ladder_no_needs,
+	  .loses = "no PSI (no CONFIG_PSI, or booted psi=0): no stall times, no triggers; "
+		   "reclaim from /proc/vmstat allocstall*" },
+};
+
+static const struct ladder pressure_ladder = LADDER("pressure", pressure_rungs);
+
 const struct tool pressure_tool = {
 	.name = TOOL,
+	.ladder = &pressure_ladder,
 	.what = "memory pressure",
 	.flags = TOOL_NO_TARGET,
 	.why_not = "it reads /proc and cgroup counters, which a recording does not hold",

@@ -4,7 +4,7 @@
  * the per-interval vmscan summary of bpftrace's vmscan.bt (slab shrink
  * time, direct and memcg reclaim time, kswapd wakeups, pages written).
  *
- * Sources (compat/ladder.c "reclaim"): the vmscan tracepoints, begin and
+ * Sources (its ladder, before reclaim_tool): the vmscan tracepoints, begin and
  * end paired per thread (both fire in the reclaiming task, so -p traces
  * just that process); global direct reclaim and memcg reclaim (a cgroup
  * over its limit) are separate pairs and both are shown, as drsnoop shows
@@ -26,7 +26,6 @@
 #include <time.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
 #include "agg/reclaim-pair.h"
@@ -501,8 +500,25 @@ static void reclaim_fini(void *ctx)
 	reclaim_pair__free(((struct reclaim_state *)ctx)->pair);
 }
 
+/* reclaim: per-event latency needs begin/end pairs; the memcg and vmscan.bt
+ * summary events are optional extras the tool adds when present. */
+static const char *const reclaim_tracepoint_needs[] = {
+	"tp:vmscan:mm_vmscan_direct_reclaim_begin", "tp:vmscan:mm_vmscan_direct_reclaim_end", NULL
+};
+
+static const struct rung reclaim_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints vmscan:mm_vmscan_{direct,memcg}_reclaim_{begin,end}",
+	  .needs = reclaim_tracepoint_needs, .loses = "" },
+	{ .key = "vmstat", .label = "/proc/vmstat allocstall/pgscan_direct/pgsteal_direct (system-wide)",
+	  .needs = ladder_no_needs,
+	  .loses = "no events, latency or processes: system-wide direct reclaim counts per interval" },
+};
+
+static const struct ladder reclaim_ladder = LADDER("reclaim", reclaim_rungs);
+
 const struct tool reclaim_tool = {
 	.name = TOOL,
+	.ladder = &reclaim_ladder,
 	.what = "direct reclaim",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.counters = { "vmstat", "/proc counters", "/proc/vmstat", NULL },

@@ -63,25 +63,25 @@ enum { OPT_SYMFS = 256, OPT_SINCE, OPT_UNTIL };
  * tool record left out after choosing (a rung that reads /proc). */
 static void info_rungs(const struct session *s)
 {
-	size_t n = 0;
-	const struct ladder *all = ladder__all(&n);
+	const struct ladder *all[64];
+	size_t n = commands__ladders(all, 64);
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && i < 64; i++) {
 		const struct rung *r = NULL;
 		const char *key;
 		char meta[80];
 
-		snprintf(meta, sizeof(meta), "left_out.%s", all[i].tool);
+		snprintf(meta, sizeof(meta), "left_out.%s", all[i]->tool);
 		if (session__meta(s, meta))
 			continue;
-		snprintf(meta, sizeof(meta), "rung.%s", all[i].tool);
+		snprintf(meta, sizeof(meta), "rung.%s", all[i]->tool);
 		key = session__meta(s, meta);
 		if (!key)
 			continue;
-		for (size_t k = 0; k < all[i].n && !r; k++)
-			if (ladder__is(key, all[i].rungs[k].key))
-				r = &all[i].rungs[k];
-		printf("%-12s %s: %s", "rung", all[i].tool, r ? r->label : key);
+		for (size_t k = 0; k < all[i]->n && !r; k++)
+			if (ladder__is(key, all[i]->rungs[k].key))
+				r = &all[i]->rungs[k];
+		printf("%-12s %s: %s", "rung", all[i]->tool, r ? r->label : key);
 		if (r && r->loses[0])
 			printf(" (loses: %s)", r->loses);
 		putchar('\n');

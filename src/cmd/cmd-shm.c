@@ -4,7 +4,7 @@
  * RET in hex, then the arguments with shmsnoop's flag names), with the
  * user stack of each call under -g.
  *
- * Sources (compat/ladder.c "shm"): the syscalls:sys_{enter,exit}_shm*
+ * Sources (its ladder, before shm_tool): the syscalls:sys_{enter,exit}_shm*
  * tracepoints, entry and return paired per thread (a call whose entry came
  * before tracing is not shown); else uprobes on libc's wrappers, which see
  * only calls made through libc and return libc's -1, not -errno.  Both
@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "lib/keyed.h"
 #include "trace/probe-spec.h"
@@ -404,8 +403,28 @@ static void shm_fini(void *ctx)
 	report__fini(&st->r);
 }
 
+/* shm: shmsnoop's four calls from the syscall tracepoints; else libc's
+ * wrappers. */
+static const char *const shm_tracepoint_needs[] = {
+	"tp:syscalls:sys_enter_shmget", "tp:syscalls:sys_exit_shmget",
+	"tp:syscalls:sys_enter_shmat", "tp:syscalls:sys_exit_shmat",
+	"tp:syscalls:sys_enter_shmdt", "tp:syscalls:sys_exit_shmdt",
+	"tp:syscalls:sys_enter_shmctl", "tp:syscalls:sys_exit_shmctl", NULL
+};
+
+static const struct rung shm_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints syscalls:sys_{enter,exit}_shm{get,at,dt,ctl}",
+	  .needs = shm_tracepoint_needs, .loses = "" },
+	{ .key = "uprobe", .label = "uprobes+uretprobes libc shmget/shmat/shmdt/shmctl",
+	  .needs = ladder_uprobe_needs,
+	  .loses = "only calls made through libc; RET is libc's -1 on failure, not -errno" },
+};
+
+static const struct ladder shm_ladder = LADDER("shm", shm_rungs);
+
 const struct tool shm_tool = {
 	.name = TOOL,
+	.ladder = &shm_ladder,
 	.what = "shm*() calls",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	.size = sizeof(struct shm_state),

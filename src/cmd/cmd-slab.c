@@ -6,7 +6,7 @@
  * SReclaimable and SUnreclaim; with -C CACHE -g, the kernel stacks that
  * allocate into that cache, counted (stackcount on kmem_cache_alloc).
  *
- * Sources (compat/ladder.c "slab"): the kmem:kmem_cache_alloc and
+ * Sources (its ladder, before slab_tool): the kmem:kmem_cache_alloc and
  * kmem_cache_free tracepoints, each allocation in the allocating task's
  * context (so -p and -c count what that process allocates; a free often
  * runs elsewhere, in RCU callbacks or another task, and is counted where
@@ -33,7 +33,6 @@
 #include <unistd.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "cmd/every.h"
 #include "lib/hashmap.h"
@@ -657,8 +656,28 @@ static void slab_fini(void *ctx)
 	free(st->only_buf);
 }
 
+/* slab: the slab events give per-cache (or, without the name field,
+ * per-call-site) allocations per process, beside /proc/slabinfo's caches
+ * when it is readable (a replay has events only); /proc/slabinfo alone
+ * gives the system's active objects per cache. */
+static const char *const slab_tracepoint_needs[] = {
+	"tp:kmem:kmem_cache_alloc", "tp:kmem:kmem_cache_free", NULL
+};
+static const char *const slab_slabinfo_needs[] = { "proc:slabinfo", NULL };
+
+static const struct rung slab_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints kmem:kmem_cache_alloc/kmem_cache_free + "
+	  "/proc/slabinfo", .needs = slab_tracepoint_needs, .loses = "" },
+	{ .key = "slabinfo", .label = "/proc/slabinfo (system-wide)", .needs = slab_slabinfo_needs,
+	  .loses = "no allocations, frees, processes or stacks: the change in active objects per "
+		   "cache per interval" },
+};
+
+static const struct ladder slab_ladder = LADDER("slab", slab_rungs);
+
 const struct tool slab_tool = {
 	.name = TOOL,
+	.ladder = &slab_ladder,
 	.what = "slab allocations",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	.counters = { "slabinfo", "/proc/slabinfo", "/proc/slabinfo",

@@ -2,7 +2,7 @@
  * faultline swapin: swap-ins counted by process, per interval, as BCC's
  * swapin prints them (a time line, then COMM PID COUNT sorted by count).
  *
- * Sources (compat/ladder.c "swapin"), best first:
+ * Sources (its ladder, before swapin_tool), best first:
  *   kprobe swap_read_folio / swap_readpage: BCC's own probe points, one
  *     count per folio read from swap (readahead included, charged to the
  *     task that triggered it);
@@ -32,7 +32,6 @@
 #include "lib/json.h"
 #include "stack/addrspace.h"
 #include "cmd/lost.h"
-#include "cmd/commands.h"
 #include "lib/hashmap.h"
 #include "cmd/report.h"
 #include "trace/session.h"
@@ -301,8 +300,29 @@ static void swapin_fini(void *ctx)
 	hashmap__free(((struct swapin_state *)ctx)->counts);
 }
 
+/* swapin: BCC's kprobes first (folio name, then the pre-6.8 one). */
+static const char *const swapin_folio_needs[] = { "feat:kprobes", "kfunc:swap_read_folio", NULL };
+static const char *const swapin_page_needs[] = { "feat:kprobes", "kfunc:swap_readpage", NULL };
+static const char *const swapin_majfault_needs[] = { "feat:perf_events", NULL };
+
+static const struct rung swapin_rungs[] = {
+	{ .key = "kprobe:swap_read_folio", .label = "kprobe swap_read_folio", .needs = swapin_folio_needs,
+	  .loses = "" },
+	{ .key = "kprobe:swap_readpage", .label = "kprobe swap_readpage", .needs = swapin_page_needs,
+	  .loses = "" },
+	{ .key = "majfault", .label = "major faults in anonymous/shmem mappings (software event with fault address)",
+	  .needs = swapin_majfault_needs,
+	  .loses = "counts faults, not reads: pages read ahead, and swap-ins outside a fault "
+		   "(swapoff, MADV_WILLNEED, khugepaged), are not seen" },
+	{ .key = "vmstat", .label = "/proc/vmstat pswpin (system-wide)", .needs = ladder_no_needs,
+	  .loses = "no per-process counts: one system-wide line of pages swapped in" },
+};
+
+static const struct ladder swapin_ladder = LADDER("swapin", swapin_rungs);
+
 const struct tool swapin_tool = {
 	.name = TOOL,
+	.ladder = &swapin_ladder,
 	.what = NULL,			/* on_ready says BCC's line */
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.counters = { "vmstat", "/proc counters", "/proc/vmstat pswpin",

@@ -36,7 +36,8 @@ struct tool_run {
 	struct tool_opts o;
 	struct session *s;
 	const char *rung, *label;
-	const char *ladder, *what;	/* t's, or its variant's */
+	const struct ladder *ladder;	/* t's, or its variant's */
+	const char *what;		/* likewise */
 	void *st;			/* t's state, its init ran */
 	uint64_t lost_said;		/* events lost, as last said during the run */
 	uint64_t lost_said_ns;		/* when */
@@ -59,7 +60,7 @@ static int start(struct tool_run *r)
 {
 	const struct tool *t = r->t;
 
-	r->ladder = t->name;
+	r->ladder = t->ladder;
 	r->what = t->what;
 	if (t->variant)
 		t->variant(r->st, &r->ladder, &r->what);
@@ -499,11 +500,10 @@ static void say_absent(const struct tool_opts *o, const char *tool, const struct
 		why ? "; record left it out: " : "", why ? why : "");
 }
 
-struct session *tool__start(struct tool_opts *o, const char *ladder, const char **rung_key,
+struct session *tool__start(struct tool_opts *o, const struct ladder *l, const char **rung_key,
 			    const char **rung_label)
 {
-	const char *tool = o->name ? o->name : ladder;
-	const struct ladder *l = ladder__find(ladder);
+	const char *tool = o->name ? o->name : l ? l->tool : "?";
 	char why[8][256];
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
@@ -519,7 +519,7 @@ struct session *tool__start(struct tool_opts *o, const char *ladder, const char 
 	else
 		setvbuf(stdout, NULL, _IOFBF, OUTPUT_BUFFER);
 	if (o->mode->record)
-		return start_recording(o->mode->record, ladder, l, rung_key, rung_label);
+		return start_recording(o->mode->record, l ? l->tool : tool, l, rung_key, rung_label);
 	if (o->mode->replay)
 		err = session__new_replay(&o->sess, o->mode->replay, &s, &eb);
 	else
@@ -559,11 +559,10 @@ struct session *tool__start(struct tool_opts *o, const char *ladder, const char 
 	return s;
 }
 
-int tool__start_bare(struct tool_opts *o, const char *ladder, const char *bare_rung,
+int tool__start_bare(struct tool_opts *o, const struct ladder *l, const char *bare_rung,
 		     struct session **s, const char **rung_key, const char **rung_label)
 {
-	const char *tool = o->name ? o->name : ladder;
-	const struct ladder *l = ladder__find(ladder);
+	const char *tool = o->name ? o->name : l ? l->tool : "?";
 	struct fl_roots roots = { 0 };
 	struct features *f = NULL;
 	struct errbuf eb = { "" };
@@ -574,7 +573,7 @@ int tool__start_bare(struct tool_opts *o, const char *ladder, const char *bare_r
 	/* A recording holds events, not the /proc counters the bare rung
 	 * reads: record and report go through the event rungs only. */
 	if (o->mode->record || o->mode->replay) {
-		*s = tool__start(o, ladder, rung_key, rung_label);
+		*s = tool__start(o, l, rung_key, rung_label);
 		if (!*s || !ladder__is(*rung_key, bare_rung))
 			return *s ? 0 : -1;
 		/* A recording that has none of the tool's events. */
@@ -598,7 +597,7 @@ int tool__start_bare(struct tool_opts *o, const char *ladder, const char *bare_r
 		goto out;
 	}
 	if (!ladder__is(l->rungs[idx].key, bare_rung)) {
-		*s = tool__start(o, ladder, rung_key, rung_label);
+		*s = tool__start(o, l, rung_key, rung_label);
 		ret = *s ? 0 : -1;
 		goto out;
 	}

@@ -8,7 +8,7 @@
  *
  *	init		parse the command line into the tool's state
  *	start		the session (live, the recording's, or a replay) and the
- *			rung of the tool's fallback ladder (compat/ladder.c)
+ *			rung of the tool's fallback ladder (its .ladder)
  *	add_events	the rung's events, hooks and handlers
  *	-- record stops here: the recording session runs once for all tools --
  *	before_run	headers
@@ -25,7 +25,9 @@
 
 #include <stddef.h>
 
+#include "cmd/exit-codes.h"
 #include "cmd/tool-opts.h"
+#include "ladder.h"
 
 struct errbuf;
 struct session;
@@ -69,6 +71,12 @@ struct tool {
 	 * chosen live before tracefs is touched (tool__start_bare: refused
 	 * under record and report); NULL: every rung traces. */
 	const char *bare_rung;
+	/* Its event sources, best first (compat/ladder.h), defined before
+	 * the struct tool in its file; NULL for none. */
+	const struct ladder *ladder;
+	/* Another ladder its variant() may pick (leak -k's), listed with
+	 * the first by `faultline features`; NULL: none. */
+	const struct ladder *other_ladder;
 	size_t size;			/* of its state, zeroed before init */
 
 	/*
@@ -80,9 +88,9 @@ struct tool {
 	 */
 	int (*init)(void *st, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv);
 	/* For a tool whose ladder and banner depend on its options (leak -k):
-	 * may set *@ladder (default: the ladder named as the tool) and *@what
-	 * (default: .what).  NULL: the defaults. */
-	void (*variant)(const void *st, const char **ladder, const char **what);
+	 * may set *@ladder (default: .ladder) and *@what (default: .what).
+	 * NULL: the defaults. */
+	void (*variant)(const void *st, const struct ladder **ladder, const char **what);
 	/*
 	 * Add @rung's events to @s (NULL for the bare rung), described by
 	 * @label.  0; -errno with @eb set; or 1 after printing why not.
@@ -153,7 +161,7 @@ bool tool__counters_rung(const struct tool_opts *o, const char *tool, const char
  * tool's event source from its fallback ladder (compat/).  *rung_key gets
  * the chosen rung's key, *rung_label its description.
  */
-struct session *tool__start(struct tool_opts *o, const char *tool, const char **rung_key,
+struct session *tool__start(struct tool_opts *o, const struct ladder *l, const char **rung_key,
 			    const char **rung_label);
 
 /*
@@ -166,7 +174,7 @@ struct session *tool__start(struct tool_opts *o, const char *tool, const char **
  * rung goes through tool__start.  Returns 0, or -1 after printing one line.
  * The caller frees *s (session__free accepts NULL).
  */
-int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_rung,
+int tool__start_bare(struct tool_opts *o, const struct ladder *l, const char *bare_rung,
 		     struct session **s, const char **rung_key, const char **rung_label);
 
 /*
