@@ -138,8 +138,6 @@ static int cache_init(void *ctx, struct tool_opts *o, const struct tool_mode *mo
 		return ret;
 	c->o = o;
 	o->all = true;
-	/* No stacks: the small rings of the frame-pointer mode do. */
-	o->sess.callgraph = CALLGRAPH_FP;
 	o->sess.no_maps = true;
 	c->ops = (struct cache_run_ops){ .ready = print_header, .interval = print_row, .ctx = c };
 	return 0;
@@ -241,6 +239,7 @@ const struct ladder cachetop_ladder = LADDER("cachetop", cache_rungs);
 const struct tool cache_tool = {
 	.name = TOOL,
 	.ladder = &cache_ladder,
+	.stacks = TOOL_STACKS_NONE,
 	.what = "page cache",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	/* The vmstat rung needs no tracefs: chosen before opening a session. */

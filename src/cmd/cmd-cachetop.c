@@ -404,7 +404,6 @@ static int top_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode
 		return -ENOMEM;
 	t->tty = isatty(STDOUT_FILENO);
 	o->all = !t->pid;
-	o->sess.callgraph = CALLGRAPH_FP;
 	o->sess.no_maps = true;
 	t->ops = (struct cache_run_ops){ .ready = on_ready, .interval = on_interval, .idle = on_idle,
 					 .ctx = t };
@@ -476,6 +475,7 @@ static void top_fini(void *ctx)
 const struct tool cachetop_tool = {
 	.name = TOOL,
 	.ladder = &cachetop_ladder,	/* cmd-cache.c */
+	.stacks = TOOL_STACKS_NONE,
 	.what = "page cache",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	/* The vmstat rung needs no tracefs: chosen before opening a session. */

@@ -493,7 +493,6 @@ static int compact_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 				   &extra, argc, argv);
 	if (ret)
 		return ret;
-	o->sess.callgraph = CALLGRAPH_FP;
 	o->sess.no_maps = true;
 	st->o = o;
 	st->json = o->json;
@@ -577,6 +576,7 @@ static const struct ladder compact_ladder = LADDER("compact", compact_rungs);
 const struct tool compact_tool = {
 	.name = TOOL,
 	.ladder = &compact_ladder,
+	.stacks = TOOL_STACKS_NONE,
 	.what = "compaction",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	.counters = { "vmstat", "/proc counters", "/proc/vmstat", NULL },

@@ -289,7 +289,6 @@ static int goalloc_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 		fprintf(stderr, "faultline " TOOL ": give the Go program, -p PID or -c CMD\n");
 		return -EINVAL;
 	}
-	o->sess.callgraph = CALLGRAPH_FP;
 	g->o = o;
 	g->sites = keyed__new(sizeof(struct site));
 	return g->sites ? 0 : -ENOMEM;
@@ -314,6 +313,7 @@ static const struct ladder goalloc_ladder = LADDER("goalloc", goalloc_rungs);
 const struct tool goalloc_tool = {
 	.name = TOOL,
 	.ladder = &goalloc_ladder,
+	.stacks = TOOL_STACKS_USER_FP,
 	.what = "Go allocations",
 	.size = sizeof(struct goalloc),
 	.init = goalloc_init,

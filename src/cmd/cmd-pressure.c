@@ -441,7 +441,6 @@ static int pressure_init(void *ctx, struct tool_opts *o, const struct tool_mode 
 		return TOOL_INIT_FAILED;
 	if (tool__refuse_live(o, TOOL, "/proc and cgroup counters"))
 		return TOOL_INIT_FAILED;
-	o->sess.callgraph = CALLGRAPH_FP;
 	o->sess.no_maps = true;
 	return 0;
 }
@@ -568,6 +567,7 @@ static const struct ladder pressure_ladder = LADDER("pressure", pressure_rungs);
 const struct tool pressure_tool = {
 	.name = TOOL,
 	.ladder = &pressure_ladder,
+	.stacks = TOOL_STACKS_NONE,
 	.what = "memory pressure",
 	.flags = TOOL_NO_TARGET,
 	.why_not = "it reads /proc and cgroup counters, which a recording does not hold",

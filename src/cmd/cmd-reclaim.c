@@ -417,8 +417,7 @@ static int reclaim_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 				   &extra, argc, argv);
 	if (ret)
 		return ret;
-	/* No stacks here: small rings, no unwinder. */
-	o->sess.callgraph = CALLGRAPH_FP;
+	/* No stacks here (.stacks): no maps either. */
 	o->sess.no_maps = true;
 	st->o = o;
 	st->json = o->json;
@@ -519,6 +518,7 @@ static const struct ladder reclaim_ladder = LADDER("reclaim", reclaim_rungs);
 const struct tool reclaim_tool = {
 	.name = TOOL,
 	.ladder = &reclaim_ladder,
+	.stacks = TOOL_STACKS_NONE,
 	.what = "direct reclaim",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.counters = { "vmstat", "/proc counters", "/proc/vmstat", NULL },

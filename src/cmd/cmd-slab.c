@@ -593,8 +593,6 @@ static int slab_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 		fprintf(stderr, "faultline " TOOL ": -g needs -C CACHE (see 'faultline slab -h')\n");
 		return -EINVAL;
 	}
-	/* Kernel stacks only: the frame-pointer mode's small rings. */
-	o->sess.callgraph = CALLGRAPH_FP;
 	o->sess.no_maps = true;
 	o->sess.duration = every__duration(st->iv.secs, st->iv.count);
 	st->o = o;
@@ -678,6 +676,7 @@ static const struct ladder slab_ladder = LADDER("slab", slab_rungs);
 const struct tool slab_tool = {
 	.name = TOOL,
 	.ladder = &slab_ladder,
+	.stacks = TOOL_STACKS_KERNEL,
 	.what = "slab allocations",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	.counters = { "slabinfo", "/proc/slabinfo", "/proc/slabinfo",

@@ -267,7 +267,6 @@ static int swapin_init(void *ctx, struct tool_opts *o, const struct tool_mode *m
 	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret;
-	o->sess.callgraph = CALLGRAPH_FP;
 	/* Beyond the longest duration (1e7 s) a deadline would overflow its
 	 * nanoseconds: run until stopped, as good as forever. */
 	if (st->every.count && st->every.secs * (double)st->every.count <= 1e7)
@@ -323,6 +322,7 @@ static const struct ladder swapin_ladder = LADDER("swapin", swapin_rungs);
 const struct tool swapin_tool = {
 	.name = TOOL,
 	.ladder = &swapin_ladder,
+	.stacks = TOOL_STACKS_NONE,
 	.what = NULL,			/* on_ready says BCC's line */
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.counters = { "vmstat", "/proc counters", "/proc/vmstat pswpin",

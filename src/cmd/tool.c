@@ -114,6 +114,9 @@ int tool__setup(const struct tool *t, const struct tool_mode *mode, int argc, ch
 			ret = tool__fail(t->name, NULL, err);
 		goto fail;
 	}
+	/* Only user stacks unwound from a copy need DWARF's large rings. */
+	if (t->stacks != TOOL_STACKS_USER)
+		r->o.sess.callgraph = CALLGRAPH_FP;
 	if (start(r) || counters_refused(r))
 		goto fail;
 	err = t->add_events(r->st, r->s, r->rung, r->label, &eb);

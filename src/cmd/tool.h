@@ -56,6 +56,15 @@ struct tool_counters {
 	const char *loses;
 };
 
+/* The stacks a tool's events take (struct tool.stacks), which size its
+ * rings: the frame-pointer mode's are small, DWARF's copies large. */
+enum tool_stacks {
+	TOOL_STACKS_USER,	/* user stacks as --call-graph says (DWARF by default) */
+	TOOL_STACKS_NONE,	/* none */
+	TOOL_STACKS_KERNEL,	/* kernel stacks only */
+	TOOL_STACKS_USER_FP,	/* user stacks by frame pointers only (goalloc: Go's) */
+};
+
 struct tool {
 	const char *name;
 	/* "Tracing WHAT of PID 1 with ...", said by the driver once tracing
@@ -77,6 +86,7 @@ struct tool {
 	/* Another ladder its variant() may pick (leak -k's), listed with
 	 * the first by `faultline features`; NULL: none. */
 	const struct ladder *other_ladder;
+	enum tool_stacks stacks;	/* the driver sets the call-graph mode from it */
 	size_t size;			/* of its state, zeroed before init */
 
 	/*
