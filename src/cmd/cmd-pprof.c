@@ -74,6 +74,7 @@ struct fsite {
 
 struct pp {
 	struct session *s;
+	bool want_faults;		/* --faults */
 	bool faults;			/* a faults profile, not a heap one */
 	/* heap */
 	struct alloc_trace *at;
@@ -134,21 +135,27 @@ static bool recorded(const struct session *s, const char *name)
 	return false;
 }
 
-static int add_events(struct pp *pp, bool want_faults, struct errbuf *eb)
+/* A report_replay() add: the allocator's events (and its notes), else the
+ * faults'. */
+static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 {
+	struct pp *pp = ctx;
 	bool allocs = recorded(pp->s, "malloc_enter") && recorded(pp->s, "free_enter");
 	int err;
 
-	if (allocs && !want_faults) {
+	if (allocs && !pp->want_faults) {
 		err = heap_profile__new(1, &pp->hp);
 		if (err)
 			return errbuf__set(eb, err, "out of memory");
-		return alloc_trace__new(pp->s, &(struct alloc_trace_opts){ 0 },
-					&(struct alloc_trace_hooks){
-						.made = heap_profile__made,
-						.freed = heap_profile__freed,
-						.gone = heap_profile__gone, .ctx = pp->hp },
-					&pp->at, eb);
+		err = alloc_trace__new(pp->s, &(struct alloc_trace_opts){ 0 },
+				       &(struct alloc_trace_hooks){
+					       .made = heap_profile__made,
+					       .freed = heap_profile__freed,
+					       .gone = heap_profile__gone, .ctx = pp->hp },
+				       &pp->at, eb);
+		if (!err)
+			tool__alloc_notes(TOOL, pp->at);
+		return err;
 	}
 	pp->faults = true;
 	pp->fsites = keyed__new(sizeof(struct fsite));
@@ -346,13 +353,8 @@ static int run(const struct replay_opts *ro, const char *out, bool want_faults)
 	size_t len = 0;
 	int err;
 
-	err = session__new_replay(&(struct session_opts){ 0 }, ro, &pp.s, &eb);
-	if (!err)
-		err = add_events(&pp, want_faults, &eb);
-	if (!err)
-		tool__alloc_notes(TOOL, pp.at);
-	if (!err)
-		err = session__run(pp.s, NULL, &eb);
+	pp.want_faults = want_faults;
+	err = report_replay(ro, add_events, &pp, &pp.s, &eb);
 	if (!err && !pp.err && pp.hp)
 		pp.err = heap_profile__error(pp.hp);
 	if (!err && !pp.err && pp.at)

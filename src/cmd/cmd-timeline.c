@@ -715,8 +715,10 @@ static int try_sw(struct tl *t, const char *name, uint64_t config, unsigned int 
 	return err == -ENOENT ? 0 : err;
 }
 
-static int add_events(struct tl *t, struct errbuf *eb)
+/* A report_replay() add. */
+static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 {
+	struct tl *t = ctx;
 	struct tp_event *ev = NULL;
 	bool have = false, have2 = false;
 	int err = 0;
@@ -1184,11 +1186,7 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 		err = -ENOMEM;
 		goto fail;
 	}
-	err = session__new_replay(&(struct session_opts){ 0 }, ro, &t.s, &eb);
-	if (!err)
-		err = add_events(&t, &eb);
-	if (!err)
-		err = session__run(t.s, NULL, &eb);
+	err = report_replay(ro, add_events, &t, &t.s, &eb);
 	if (!err && !t.err && t.at)
 		t.err = alloc_trace__error(t.at);
 	if (err)

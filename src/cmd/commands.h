@@ -24,6 +24,21 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv);
 int report_diff(const struct replay_opts *ro, int argc, char **argv);
 /* report -i FILE pprof (cmd-pprof.c): argv[0] is "pprof". */
 int report_pprof(const struct replay_opts *ro, int argc, char **argv);
+/*
+ * report_replay() - what every report subcommand does with a recording
+ * (cmd-report.c): open @ro's replay, let @add (may be NULL) add the
+ * events and hooks (or print what comes before them) with @ctx, and run
+ * it to its end
+ * @s: gets the session, the caller's to free whatever the return; NULL
+ *     when the recording could not be opened
+ *
+ * Return: 0, or the first -errno, with @eb set.
+ */
+struct session;
+struct errbuf;
+int report_replay(const struct replay_opts *ro,
+		  int (*add)(struct session *s, void *ctx, struct errbuf *eb), void *ctx,
+		  struct session **s, struct errbuf *eb);
 
 /*
  * One entry of the command table (commands.c), the only list of
