@@ -19,6 +19,12 @@
  *
  * so no tool knows which of the three commands runs it, beyond what its
  * tool_opts' mode says of the session (recording or replaying).
+ *
+ * A new tool is one file, src/cmd/cmd-NAME.c (its state, options, events
+ * and report, then its ladder and its struct tool NAME_tool), includes
+ * this header (and cmd/tool-shared.h only to use another tool's parts),
+ * and is named in one row of commands.c's table; Makefile.am builds it,
+ * and its man page docs/man/faultline-NAME.1.in (configure.ac lists it).
  */
 #ifndef FAULTLINE_TOOL_H
 #define FAULTLINE_TOOL_H
