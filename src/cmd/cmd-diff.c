@@ -32,6 +32,7 @@
 #include "agg/alloc-trace.h"
 #include "cmd/lost.h"
 #include "cmd/commands.h"
+#include "cmd/tool.h"
 #include "agg/heap-profile.h"
 #include "lib/file.h"
 #include "lib/grow.h"
@@ -40,7 +41,7 @@
 #include "trace/session.h"
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
-#include "cmd/tool.h"
+#include "cmd/tool-opts.h"
 
 #define TOOL "report diff"
 

@@ -64,13 +64,14 @@
 #include "agg/mem-series.h"
 #include "features.h"
 #include "cmd/commands.h"
+#include "cmd/tool.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
 #include "cmd/report.h"
 #include "cmd/precursors.h"
 #include "trace/session.h"
-#include "cmd/tool.h"
+#include "cmd/tool-opts.h"
 
 #define TOOL "report timeline"
 
