@@ -36,7 +36,7 @@
 
 #include "lib/json.h"
 #include "trace/tp-catalog.h"
-#include "cmd/every.h"
+#include "agg/every.h"
 #include "features.h"
 #include "lib/keyed.h"
 #include "cmd/report.h"
@@ -315,7 +315,7 @@ static void on_collapse(struct session *s, const struct sample *smp, void *ctx)
 		print_event(s, st, smp, -1, 9, "collapse", result);
 }
 
-static void print_interval(void *ctx)
+static int print_interval(void *ctx)
 {
 	struct compact_state *st = ctx;
 	uint64_t now[7] = { 0 };
@@ -364,6 +364,7 @@ static void print_interval(void *ctx)
 		memcpy(st->vm_prev, now, sizeof(now));
 	memset(&st->cur, 0, sizeof(st->cur));
 	fflush(stdout);
+	return 0;
 }
 
 struct event {
@@ -508,7 +509,7 @@ static int compact_add_events(void *ctx, struct session *s, const char *rung, co
 
 	(void)label;
 	st->s = s;
-	st->every = (struct every){ s, st->iv.secs, 0, 0, 0, print_interval, st };
+	every__init(&st->every, s, st->iv.secs, 0, print_interval, st);
 	st->vmstat = ladder__is(rung, "vmstat");
 	err = st->vmstat ? 0 : add_events(s, st, eb);
 	if (!err && !session__replaying(s))

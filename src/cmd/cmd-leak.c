@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agg/every.h"
 #include "lib/json.h"
 #include "agg/alloc-sample.h"
 #include "agg/alloc-trace.h"
@@ -107,8 +108,8 @@ struct leak {
 	struct alloc_track *track;	/* the tracer's */
 	struct hashmap *calls;		/* pid << 32 | stack -> blocks made (kept ones) */
 	struct heap_profile *hp;	/* --flamegraph: heap's counts */
-	uint64_t next_report_ns;
-	unsigned long reports;
+	struct every every;		/* the reports of lo.every */
+	bool final_all;			/* the report after a -c command's exit */
 	int err;
 };
 
@@ -614,21 +615,17 @@ out:
 	free(g.allocs);
 }
 
-static void on_round(void *ctx)
+static int every_report(void *ctx)
 {
 	struct leak *lk = ctx;
-	uint64_t ns = session__now(lk->s);
 
-	if (!lk->next_report_ns) {
-		lk->next_report_ns = ns + (uint64_t)(lk->lo.every.secs * 1e9);
-		return;
-	}
-	if (ns < lk->next_report_ns)
-		return;
-	lk->next_report_ns = ns + (uint64_t)(lk->lo.every.secs * 1e9);
-	print_report(lk, false);
-	if (lk->lo.every.count && ++lk->reports >= lk->lo.every.count)
-		session__stop(lk->s);
+	print_report(lk, lk->final_all);
+	return 0;
+}
+
+static void on_round(void *ctx)
+{
+	every__round(&((struct leak *)ctx)->every);
 }
 
 static int leak_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
@@ -711,6 +708,8 @@ static int leak_add_events(void *ctx, struct session *s, const char *rung, const
 	(void)rung;
 	(void)label;
 	lk->s = s;
+	every__init(&lk->every, s, lk->lo.every.secs, lk->lo.every.count, every_report, lk);
+	lk->every.last_in_round = true;
 	err = alloc_trace__new(s, &(struct alloc_trace_opts){
 					.kernel = lk->lo.kernel, .percpu = lk->lo.percpu,
 					.obj = lk->lo.obj, .prefix = lk->lo.prefix, .probes = lk->lo.probes,
@@ -757,8 +756,8 @@ static int leak_report(void *ctx, struct session *s)
 		return tool__fail(TOOL, NULL, lk->err);
 	/* After a -c command's exit, everything it still had is a leak,
 	 * whatever its age. */
-	if (!lk->lo.every.count || lk->reports < lk->lo.every.count)
-		print_report(lk, session__stop_reason(s) == SESSION_STOP_TARGET_EXIT);
+	lk->final_all = session__stop_reason(s) == SESSION_STOP_TARGET_EXIT;
+	every__final(&lk->every);
 	if (!lk->err && lk->hp) {
 		char title[512];
 

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agg/every.h"
 #include "lib/json.h"
 #include "cmd/lost.h"
 #include "lib/file.h"
@@ -79,8 +80,7 @@ struct pressure_state {
 	char cg_pressure[PATH_MAX + 32];	/* "" without -G or on v1 */
 	struct reclaim_watch *rw;
 	struct mem_point prev;		/* the interval's start */
-	uint64_t next_ns, start_ns;
-	unsigned long printed;
+	struct every timer;		/* the reports of every */
 	struct trigger trig[MAX_TRIGGERS];
 	size_t ntrig;
 	int stop_pipe[2];
@@ -259,14 +259,15 @@ static void print_header(const struct pressure_state *st)
 	       "DIRECT", "DIR_MS", "MEMCG", "MCG_MS", "COMPACT", "OOM");
 }
 
-static void print_interval(struct pressure_state *st)
+static int print_interval(void *ctx)
 {
+	struct pressure_state *st = ctx;
 	struct mem_point now;
 	struct mem_row r;
 	char when[16];
 
 	if (sample(st, &now))
-		return;
+		return 0;
 	mem_row__diff(&now, &st->prev, &r);
 	wall_label(when, sizeof(when), false);
 	flockfile(stdout);
@@ -311,7 +312,7 @@ static void print_interval(struct pressure_state *st)
 	fflush(stdout);
 	funlockfile(stdout);
 	st->prev = now;
-	st->printed++;
+	return 0;
 }
 
 /* ---- the run ---------------------------------------------------------------- */
@@ -326,25 +327,16 @@ static void on_ready(void *ctx)
 	struct pressure_state *st = ctx;
 
 	sample(st, &st->prev);
-	st->start_ns = session__now(st->s);
-	st->next_ns = st->start_ns + (uint64_t)(st->every.secs * 1e9);
+	every__ready(&st->timer);
 }
 
 static void on_round(void *ctx)
 {
 	struct pressure_state *st = ctx;
-	uint64_t now = session__now(st->s);
 
 	if (reclaim_watch__err(st->rw))
 		st->err = reclaim_watch__err(st->rw);
-	if (now < st->next_ns)
-		return;
-	print_interval(st);
-	/* A late round does not make a burst of short intervals. */
-	while (st->next_ns <= now)
-		st->next_ns += (uint64_t)(st->every.secs * 1e9);
-	if (st->every.count && st->printed >= st->every.count)
-		session__stop(st->s);
+	every__round(&st->timer);
 }
 
 /* Whether the effective capabilities have CAP_SYS_RESOURCE (24): the
@@ -458,6 +450,8 @@ static int pressure_add_events(void *ctx, struct session *s, const char *rung, c
 
 	(void)label;
 	st->s = s;
+	every__init(&st->timer, s, st->every.secs, st->every.count, print_interval, st);
+	st->timer.last_in_round = true;
 	if (ladder__is(rung, "tracepoint")) {
 		err = reclaim_watch__add(s, &st->rw, eb);
 		if (err)
@@ -512,8 +506,7 @@ static int pressure_report(void *ctx, struct session *s)
 	struct pressure_state *st = ctx;
 
 	/* The interval in progress when stopped: the totals end here. */
-	if (!st->every.count || st->printed < st->every.count)
-		print_interval(st);
+	every__final(&st->timer);
 	if (st->err)
 		return tool__fail(TOOL, NULL, st->err);
 	if (session__lost(s))

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agg/every.h"
 #include "lib/json.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
@@ -75,7 +76,7 @@ struct reclaim_state {
 	const char *writepage_event;	/* NULL when the kernel has none */
 	bool have_slab, have_wake;
 	/* interval clock (the session's: a replay's is the recording's) */
-	uint64_t next_ns;
+	struct every timer;		/* -s, vmstat: every interval seconds */
 	uint64_t start_ns;		/* when tracing began */
 	/* vmstat rung */
 	bool vmstat;
@@ -289,12 +290,23 @@ static void print_vmstat_interval(struct reclaim_state *st)
 	memcpy(st->vm_prev, now, sizeof(now));
 }
 
+static int report_interval(void *ctx)
+{
+	struct reclaim_state *st = ctx;
+
+	if (st->vmstat)
+		print_vmstat_interval(st);
+	else
+		print_interval(st);
+	return 0;
+}
+
 static void on_ready(void *ctx)
 {
 	struct reclaim_state *st = ctx;
 
 	st->start_ns = session__now(st->s);
-	st->next_ns = st->start_ns + (uint64_t)(st->interval * 1e9);
+	every__ready(&st->timer);
 }
 
 static void on_round(void *ctx)
@@ -303,21 +315,8 @@ static void on_round(void *ctx)
 	uint64_t now = session__now(st->s);
 	bool replay = session__replaying(st->s);
 
-	if ((st->summary || st->vmstat) && now >= st->next_ns) {
-		if (st->vmstat)
-			print_vmstat_interval(st);
-		else
-			print_interval(st);
-		/* A late round does not make a burst of short intervals.  A
-		 * replay's rounds come with records only: the intervals of a
-		 * gap between two were printed live, empty. */
-		st->next_ns += (uint64_t)(st->interval * 1e9);
-		while (st->next_ns <= now) {
-			if (replay)
-				print_interval(st);
-			st->next_ns += (uint64_t)(st->interval * 1e9);
-		}
-	}
+	if (st->summary || st->vmstat)
+		every__round(&st->timer);
 	/* A replay stops at [duration] of recorded time, as the live session
 	 * did at its own. */
 	if (replay && st->o->sess.duration > 0 &&
@@ -431,6 +430,7 @@ static int reclaim_add_events(void *ctx, struct session *s, const char *rung, co
 
 	(void)label;
 	st->s = s;
+	every__init(&st->timer, s, st->interval, 0, report_interval, st);
 	st->vmstat = ladder__is(rung, "vmstat");
 	if (st->vmstat)
 		return vmstat__read(NULL, vm_names, st->vm_prev, eb);
@@ -466,12 +466,8 @@ static int reclaim_report(void *ctx, struct session *s)
 	 * only just begun and saw nothing (a duration ends on a boundary). */
 	if ((st->vmstat || st->summary) &&
 	    (memcmp(&st->cur, &(struct interval){ 0 }, sizeof(st->cur)) ||
-	     session__now(s) + (uint64_t)(st->interval * 0.5e9) >= st->next_ns)) {
-		if (st->vmstat)
-			print_vmstat_interval(st);
-		else
-			print_interval(st);
-	}
+	     session__now(s) + (uint64_t)(st->interval * 0.5e9) >= st->timer.next_ns))
+		every__final(&st->timer);
 	if (st->vmstat)
 		return EXIT_OK;
 	if (st->summary && !st->json) {

@@ -34,7 +34,7 @@
 
 #include "lib/json.h"
 #include "trace/tp-catalog.h"
-#include "cmd/every.h"
+#include "agg/every.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
 #include "cmd/report.h"
@@ -333,7 +333,7 @@ static void print_line(const struct slab_state *st, const struct line *l, const 
 }
 
 /* One interval's report, then the next interval starts from zero. */
-static void print_report(void *ctx)
+static int print_report(void *ctx)
 {
 	static const char *const mem_names[] = { "SReclaimable", "SUnreclaim", NULL };
 	struct slab_state *st = ctx;
@@ -435,6 +435,7 @@ out:
 	free(info);
 	keyed__free(lines);
 	fflush(stdout);
+	return 0;
 }
 
 static int cmp_kstack(const void *a, const void *b, void *ctx)
@@ -610,7 +611,7 @@ static int slab_add_events(void *ctx, struct session *s, const char *rung, const
 
 	(void)label;
 	st->s = s;
-	st->every = (struct every){ s, st->iv.secs, st->iv.count, 0, 0, print_report, st };
+	every__init(&st->every, s, st->iv.secs, st->iv.count, print_report, st);
 	report__init(&st->r, s, stdout, false);
 	st->events = ladder__is(rung, "tracepoint");
 	if (st->events)

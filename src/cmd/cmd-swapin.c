@@ -29,6 +29,7 @@
 
 #include <linux/perf_event.h>
 
+#include "agg/every.h"
 #include "lib/json.h"
 #include "stack/addrspace.h"
 #include "cmd/lost.h"
@@ -65,9 +66,8 @@ struct swapin_state {
 	struct session *s;
 	const char *source;		/* the rung's label, for the banner */
 	bool notime, json, vmstat;
-	struct tool_interval every;	/* count 0: until stopped */
-	unsigned long printed;
-	uint64_t next_ns;
+	struct tool_interval iv;	/* count 0: until stopped */
+	struct every every;
 	struct hashmap *counts;		/* tgid -> swap-ins this interval */
 	uint64_t total, skipped;	/* counted; major faults outside swap-backed maps */
 	uint64_t vm_prev;
@@ -111,8 +111,10 @@ static int cmp_row(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static void print_report(struct session *s, struct swapin_state *st)
+static int print_report(void *ctx)
 {
+	struct swapin_state *st = ctx;
+	struct session *s = st->s;
 	size_t n = hashmap__count(st->counts), i = 0, pos = 0;
 	struct row *rows = NULL;
 	uint64_t key, val, vm[1];
@@ -171,9 +173,9 @@ static void print_report(struct session *s, struct swapin_state *st)
 out:
 	if (!st->json)
 		printf("\n");
-	st->printed++;
 	free(rows);
 	fflush(stdout);
+	return 0;
 }
 
 /* Tracing is live: the first interval starts, and BCC's line says so
@@ -185,7 +187,7 @@ static void on_ready(void *ctx)
 	char target[256];
 
 	tool_opts__describe(o, target, sizeof(target));
-	st->next_ns = session__now(st->s) + (uint64_t)(st->every.secs * 1e9);
+	every__ready(&st->every);
 	/* A report prints the report alone. */
 	if (session__replaying(st->s))
 		return;
@@ -199,24 +201,7 @@ static void on_ready(void *ctx)
 
 static void on_round(void *ctx)
 {
-	struct swapin_state *st = ctx;
-	uint64_t now = session__now(st->s);
-	bool replay = session__replaying(st->s);
-
-	/* The last report of a counted run comes after the session ends, so
-	 * that the events of its final round are in it.  A replay's rounds
-	 * come with records only: the intervals of a gap between two were
-	 * reported live, empty; and it ends where the count does, as the
-	 * live session did at its duration. */
-	while (now >= st->next_ns && (!st->every.count || st->printed + 1 < st->every.count)) {
-		print_report(st->s, st);
-		st->next_ns += (uint64_t)(st->every.secs * 1e9);
-		if (!replay)
-			while (st->next_ns <= now)
-				st->next_ns += (uint64_t)(st->every.secs * 1e9);
-	}
-	if (replay && st->every.count && st->printed + 1 >= st->every.count && now >= st->next_ns)
-		session__stop(st->s);
+	every__round(&((struct swapin_state *)ctx)->every);
 }
 
 static const char *swapin_opt(int c, const char *arg, void *ctx)
@@ -232,7 +217,7 @@ static const char *swapin_positional(int argc, char **argv, const char **arg, vo
 {
 	struct swapin_state *st = ctx;
 
-	return tool_opts__parse_interval(&st->every, argc, argv, arg);
+	return tool_opts__parse_interval(&st->iv, argc, argv, arg);
 }
 
 static int swapin_add_events(void *ctx, struct session *s, const char *rung, const char *label,
@@ -241,6 +226,7 @@ static int swapin_add_events(void *ctx, struct session *s, const char *rung, con
 	struct swapin_state *st = ctx;
 
 	st->s = s;
+	every__init(&st->every, s, st->iv.secs, st->iv.count, print_report, st);
 	st->source = label;
 	st->vmstat = ladder__is(rung, "vmstat");
 	if (ladder__is(rung, "kprobe:"))
@@ -263,14 +249,12 @@ static int swapin_init(void *ctx, struct tool_opts *o, const struct tool_mode *m
 	struct tool_extra extra = { "T", longopts, swapin_opt, swapin_positional, st };
 	int ret;
 
-	st->every.secs = 1.0;
+	st->iv.secs = 1.0;
 	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
 	if (ret)
 		return ret;
-	/* Beyond the longest duration (1e7 s) a deadline would overflow its
-	 * nanoseconds: run until stopped, as good as forever. */
-	if (st->every.count && st->every.secs * (double)st->every.count <= 1e7)
-		o->sess.duration = st->every.secs * (double)st->every.count;
+	if (every__duration(st->iv.secs, st->iv.count) > 0)
+		o->sess.duration = every__duration(st->iv.secs, st->iv.count);
 	st->o = o;
 	st->json = o->json;
 	st->counts = hashmap__new();
@@ -283,7 +267,7 @@ static int swapin_report(void *ctx, struct session *s)
 
 	/* The interval in progress when tracing stopped (BCC prints it on
 	 * Ctrl-C too). */
-	print_report(s, st);
+	every__final(&st->every);
 	if (st->err)
 		return tool__fail(TOOL, NULL, st->err);
 	if (st->json && !st->vmstat)
