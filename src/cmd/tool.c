@@ -146,7 +146,10 @@ static void status_tick(struct tool_run *r)
 	char head[256] = "";
 	uint64_t now;
 
-	if (!r->status || !status__due(r->status, (now = session__now(r->s))))
+	if (!r->status)
+		return;
+	now = session__now(r->s);
+	if (!status__due(r->status, now))
 		return;
 	if (r->t->headline)
 		r->t->headline(r->st, head, sizeof(head));

@@ -13,7 +13,9 @@
  *	-- record stops here: the recording session runs once for all tools --
  *	before_run	headers
  *	run		session__run (or the tool's own loop, for a rung with
- *			no session), ready and round hooks
+ *			no session), ready and round hooks; live, on a
+ *			terminal, the status line (cmd/status.h) with the
+ *			tool's headline
  *	report		the tool's results and exit status
  *	fini		the tool's allocations
  *
