@@ -860,6 +860,8 @@ static int faults_report(void *ctx, struct session *s)
 	return EXIT_OK;
 }
 
+static void faults_headline(const void *ctx, char *buf, size_t n);
+
 static void faults_fini(void *ctx)
 {
 	struct faults_state *st = ctx;
@@ -897,6 +899,32 @@ const struct tool faults_tool = {
 	.size = sizeof(struct faults_state),
 	.init = faults_init,
 	.add_events = add_events,
+	.headline = faults_headline,
 	.report = faults_report,
 	.fini = faults_fini,
 };
+
+/* ---- the status line's headline ---- */
+
+/* The faults counted so far, as the report's process table sums them;
+ * --by-alloc: those attributed, and how many to allocations. */
+static void faults_headline(const void *ctx, char *buf, size_t n)
+{
+	const struct faults_state *st = ctx;
+	uint64_t faults = 0, major = 0;
+	struct fault_totals t;
+
+	if (st->fa) {
+		fault_attrib__totals(st->fa, &t);
+		snprintf(buf, n, "%" PRIu64 " faults, %" PRIu64 " in allocations", t.faults,
+			 t.to_allocations);
+		return;
+	}
+	for (size_t i = 0; st->procs && i < keyed__count(st->procs); i++) {
+		const struct fproc *p = keyed__at(st->procs, i);
+
+		faults += p->faults;
+		major += p->major;
+	}
+	snprintf(buf, n, "%" PRIu64 " faults, %" PRIu64 " major", faults, major);
+}

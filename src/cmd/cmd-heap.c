@@ -910,6 +910,8 @@ static int heap_report(void *ctx, struct session *s)
 	return err ? tool__fail(TOOL, NULL, err) : EXIT_OK;
 }
 
+static void heap_headline(const void *ctx, char *buf, size_t n);
+
 static void heap_fini(void *ctx)
 {
 	struct heap *h = ctx;
@@ -928,6 +930,22 @@ const struct tool heap_tool = {
 	.size = sizeof(struct heap),
 	.init = heap_init,
 	.add_events = heap_add_events,
+	.headline = heap_headline,
 	.report = heap_report,
 	.fini = heap_fini,
 };
+
+/* ---- the status line's headline ---- */
+
+/* heaptrack's figures so far: what is live (at the end, what leaked), the
+ * peak, the calls. */
+static void heap_headline(const void *ctx, char *buf, size_t n)
+{
+	const struct heap *h = ctx;
+	const struct heap_totals *t = h->hp ? heap_profile__totals(h->hp) : NULL;
+
+	if (t)
+		snprintf(buf, n, "%" PRIu64 " bytes outstanding in %" PRIu64 " allocation%s, peak %"
+			 PRIu64 " bytes, %" PRIu64 " calls", t->live_bytes, t->live_blocks,
+			 t->live_blocks == 1 ? "" : "s", t->peak_bytes, t->calls);
+}

@@ -771,6 +771,8 @@ static int leak_report(void *ctx, struct session *s)
 	return lk->err ? tool__fail(TOOL, NULL, lk->err) : EXIT_OK;
 }
 
+static void leak_headline(const void *ctx, char *buf, size_t n);
+
 static void leak_fini(void *ctx)
 {
 	struct leak *lk = ctx;
@@ -831,6 +833,42 @@ const struct tool leak_tool = {
 	.add_events = leak_add_events,
 	.before_run = leak_before_run,
 	.round = on_round,
+	.headline = leak_headline,
 	.report = leak_report,
 	.fini = leak_fini,
 };
+
+/* ---- the status line's headline ---- */
+
+struct outstanding {
+	const struct leak *lk;
+	uint64_t bytes, count;
+};
+
+static void add_outstanding(const struct alloc_rec *r, void *ctx)
+{
+	struct outstanding *o = ctx;
+	uint64_t w = weight(o->lk, r);
+
+	o->bytes += r->size * w;
+	o->count += w;
+}
+
+/* What the report would call outstanding now, at any age; sampled (-s):
+ * the estimate, summed over the blocks kept (fewer by the rate). */
+static void leak_headline(const void *ctx, char *buf, size_t n)
+{
+	const struct leak *lk = ctx;
+	struct outstanding o = { lk, 0, 0 };
+
+	if (!lk->track)
+		return;
+	if (alloc_trace__sampling(lk->at)) {
+		alloc_track__foreach(lk->track, add_outstanding, &o);
+	} else {
+		o.bytes = alloc_track__bytes(lk->track);
+		o.count = alloc_track__count(lk->track);
+	}
+	snprintf(buf, n, "%s%" PRIu64 " bytes outstanding in %" PRIu64 " allocation%s",
+		 alloc_trace__sampling(lk->at) ? "~" : "", o.bytes, o.count, o.count == 1 ? "" : "s");
+}

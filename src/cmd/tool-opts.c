@@ -66,6 +66,7 @@ static bool power_of_two(unsigned long v)
 /* --pause / --no-pause: back-pressure on a -p target / on none. */
 #define OPT_PAUSE 0x82
 #define OPT_NO_PAUSE 0x83
+#define OPT_QUIET 0x84
 
 /* The TOOL_OPT_NO_* bit that refuses the shared option of getopt value c. */
 static unsigned int refuse_bit(int c)
@@ -561,6 +562,7 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 		{ "no-realtime", no_argument, NULL, OPT_NO_REALTIME },
 		{ "pause", no_argument, NULL, OPT_PAUSE },
 		{ "no-pause", no_argument, NULL, OPT_NO_PAUSE },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -666,6 +668,9 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 			break;
 		case OPT_NO_PAUSE:
 			o->sess.pause = SESSION_PAUSE_OFF;
+			break;
+		case OPT_QUIET:
+			o->quiet = true;
 			break;
 		case 'U':
 			if (strcmp(optarg, "libdw") && strcmp(optarg, "libdw-walk") &&

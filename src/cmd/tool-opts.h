@@ -48,6 +48,7 @@ struct tool_opts {
 	bool json;		/* --json */
 	bool folded;		/* --folded */
 	bool srcline;		/* --srcline */
+	bool quiet;		/* --quiet: no status line on a terminal (cmd/status.h) */
 	/* "-- CMD ARGS": the command as one shell-quoted line, for messages
 	 * and the recording (sess.cmd points here, sess.cmd_argv into argv) */
 	char cmdline[1024];

@@ -20,6 +20,7 @@
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
 #include "cmd/lost.h"
+#include "cmd/status.h"
 #include "cmd/tool.h"
 #include "cmd/tool-opts.h"
 #include "features.h"
@@ -42,12 +43,14 @@ struct tool_run {
 	uint64_t lost_said;		/* events lost, as last said during the run */
 	uint64_t lost_said_ns;		/* when */
 	bool cut_said;			/* a cut recording's caveat is out */
+	struct status *status;		/* the line on a terminal, or NULL */
 };
 
 void tool_run__free(struct tool_run *r)
 {
 	if (!r)
 		return;
+	status__free(r->status);
 	if (r->t->fini)
 		r->t->fini(r->st);
 	session__free(r->s);
@@ -155,6 +158,40 @@ static void say_cut(struct tool_run *r)
 		       "cut off): no END record\n", at, bytes);
 }
 
+/* The status line, when due: the session's figures and the tool's. */
+static void status_tick(struct tool_run *r)
+{
+	char head[256] = "";
+	uint64_t now;
+
+	if (!r->status)
+		return;
+	now = session__now(r->s);
+	if (!status__due(r->status, now))
+		return;
+	if (r->t->headline)
+		r->t->headline(r->st, head, sizeof(head));
+	status__show(r->status, now, session__samples(r->s), session__lost(r->s), head);
+}
+
+/*
+ * A live run on a terminal keeps a status line there from now on; not one
+ * that runs a command (-c, --): the command writes to the same terminal
+ * whenever it likes, out of faultline's reach, and its lines would be
+ * glued to the status line's ("...in 187 allocationshi").
+ */
+static void status_begin(struct tool_run *r)
+{
+	if (tool__replaying(&r->o) || r->o.sess.cmd || !status__wanted(r->o.quiet) ||
+	    status__new(STDERR_FILENO, session__now(r->s), session__samples(r->s), &r->status))
+		return;
+	if (status__take_streams(r->status, status__stdout_shared())) {
+		status__free(r->status);
+		r->status = NULL;
+	}
+	status_tick(r);
+}
+
 /* Tracing is live: the tool's ready hook, then the line that says so. */
 static void on_ready(void *ctx)
 {
@@ -166,6 +203,7 @@ static void on_ready(void *ctx)
 	/* No .what: the tool's ready said its own line (swapin's). */
 	if (r->what)
 		tool__banner(&r->o, r->what, r->label, r->t->flags & TOOL_NO_TARGET);
+	status_begin(r);
 }
 
 /*
@@ -193,6 +231,7 @@ static void on_round(void *ctx)
 	say_lost(r);
 	if (r->t->round)
 		r->t->round(r->st);
+	status_tick(r);
 }
 
 int tool__drive(struct tool_run *r)
@@ -212,6 +251,7 @@ int tool__drive(struct tool_run *r)
 	} else if (tool__run_with(r->s, &r->o, t->name, NULL, r->label, on_ready, on_round, r)) {
 		return EXIT_FAIL;
 	}
+	status__end(r->status);	/* gone before the report */
 	if (r->s)
 		say_cut(r);
 	return t->report(r->st, r->s);

@@ -13,7 +13,9 @@
  *	-- record stops here: the recording session runs once for all tools --
  *	before_run	headers
  *	run		session__run (or the tool's own loop, for a rung with
- *			no session), ready and round hooks
+ *			no session), ready and round hooks; live, on a
+ *			terminal, the status line (cmd/status.h) with the
+ *			tool's headline
  *	report		the tool's results and exit status
  *	fini		the tool's allocations
  *
@@ -116,6 +118,10 @@ struct tool {
 	void (*before_run)(void *st);	/* may be NULL: headers, to stdout */
 	void (*ready)(void *st);	/* may be NULL: after the banner */
 	void (*round)(void *st);	/* may be NULL: between batches */
+	/* May be NULL: the tool's figure on the status line a live run keeps
+	 * on a terminal (cmd/status.h), "4194304 bytes outstanding in 1
+	 * allocation", into @buf; between batches, at most 4 times a second. */
+	void (*headline)(const void *st, char *buf, size_t n);
 	/* The bare rung's loop, run when there is no session (set with
 	 * .bare_rung); every other run is session__run with the hooks above.
 	 * It says tracing is live itself, with tool__banner (cmd/tool-opts.h).
