@@ -506,6 +506,11 @@ const struct bin_image *binary__image(const struct binary *b)
 	return b->open ? &b->img : NULL;
 }
 
+unsigned binary__refs(const struct binary *b)
+{
+	return b->refs;
+}
+
 const char *binary__path(const struct binary *b)
 {
 	return b->path;

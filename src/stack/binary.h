@@ -142,6 +142,9 @@ struct binary *bincache__find(const struct bincache *c, const struct map *m);
 /* The opened file; NULL when it could not be opened (yet). */
 const struct bin_image *binary__image(const struct binary *b);
 
+/* Holds on it now (tests). */
+unsigned binary__refs(const struct binary *b);
+
 /* The mapping path it is keyed by ("[vdso]" for the vDSO). */
 const char *binary__path(const struct binary *b);
 
