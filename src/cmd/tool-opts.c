@@ -692,6 +692,287 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 	return positionals(o, tool, extra, argc, argv, optind, prog, shown);
 }
 
+/*
+ * The shared options' rows, with the TOOL_OPT_NO_* bits that refuse one
+ * and the TOOL_OPT_* bit one needs.
+ */
+static const struct {
+	struct tool_option row;
+	unsigned int refused_by, needs;
+} shared_rows[] = {
+	{ { TOOL_OPTION_SHARED, 'p', "pid", "PID",
+	    "trace this process (all its threads, and threads it creates)", TOOL_SHARED_PID, 0, 0 },
+	  TOOL_OPT_NO_PID, 0 },
+	{ { TOOL_OPTION_SHARED, 'c', "command", "CMD",
+	    "run CMD and trace it from its first instruction", TOOL_SHARED_CMD, 0, 0 },
+	  TOOL_OPT_NO_CMD, 0 },
+	{ { TOOL_OPTION_SHARED, 'a', "all-cpus", NULL,
+	    "trace every process (the default without -p and -c)", TOOL_SHARED_ALL, 0, 0 },
+	  TOOL_OPT_NO_ALL, 0 },
+	{ { TOOL_OPTION_SHARED, 'T', "timestamp", NULL, "a timestamp on each line", TOOL_SHARED_T,
+	    0, 0 }, 0, TOOL_OPT_T },
+	{ { TOOL_OPTION_SHARED, 'g', "stacks", NULL, "print the user stack of each event",
+	    TOOL_SHARED_G, 0, 0 }, 0, TOOL_OPT_G },
+	{ { TOOL_OPTION_SHARED, 0, "json", NULL, "one JSON object per line", TOOL_SHARED_JSON, 0, 0 },
+	  TOOL_OPT_NO_JSON, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "folded", NULL, "FlameGraph folded stacks", TOOL_SHARED_FOLDED,
+	    0, 0 }, 0, TOOL_OPT_FOLDED },
+	{ { TOOL_OPTION_SHARED, 0, "call-graph", "dwarf[,SIZE]|fp",
+	    "user stacks unwound with DWARF CFI from SIZE bytes of copied stack (default "
+	    "dwarf,32768), or the kernel's frame-pointer walk", TOOL_SHARED_CALLGRAPH, 0, 0 },
+	  TOOL_OPT_NO_UNWIND, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "unwinder", "libdw|libunwind",
+	    "the DWARF unwinder (default libdw)", TOOL_SHARED_UNWINDER, 0, 0 },
+	  TOOL_OPT_NO_UNWIND, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "srcline", NULL,
+	    "add file:line to each frame, and the functions inlined there", TOOL_SHARED_SRCLINE, 0,
+	    0 }, TOOL_OPT_NO_UNWIND | TOOL_OPT_NO_SRCLINE, 0 },
+	{ { TOOL_OPTION_SHARED, 'm', "mmap-pages", "PAGES",
+	    "ring buffer pages per CPU (power of two; default 4096 with dwarf stacks, 1024 with "
+	    "fp, at most 64 MiB in all)", TOOL_SHARED_MMAP, 0, 0 }, TOOL_OPT_NO_MMAP, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "no-pause", NULL,
+	    "never stop a command's processes while the rings drain (by default a -c/-- target "
+	    "is paused rather than lose events)", TOOL_SHARED_NO_PAUSE, 0, 0 },
+	  TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "pause", NULL, "pause a -p target too", TOOL_SHARED_PAUSE, 0, 0 },
+	  TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "no-realtime", NULL,
+	    "the ring-draining thread in the normal scheduling class, not SCHED_FIFO 1",
+	    TOOL_SHARED_NO_REALTIME, 0, 0 }, TOOL_OPT_NO_MMAP, 0 },
+	{ { TOOL_OPTION_SHARED, 'h', "help", NULL, "print this help", TOOL_SHARED_HELP, 0, 0 }, 0, 0 },
+};
+#define NSHARED (sizeof(shared_rows) / sizeof(shared_rows[0]))
+
+/* The shared row of @key that @accepts takes, or -1.  (A "refused_by" of
+ * two bits refuses when all of them are set.) */
+static int shared_taken(int key, unsigned int accepts)
+{
+	for (size_t i = 0; i < NSHARED; i++) {
+		unsigned int r = shared_rows[i].refused_by;
+
+		if (shared_rows[i].row.key != key)
+			continue;
+		if (r && (accepts & r) == r)
+			return -1;
+		if (r == (TOOL_OPT_NO_UNWIND | TOOL_OPT_NO_SRCLINE) && (accepts & r))
+			return -1;
+		if (shared_rows[i].needs && !(accepts & shared_rows[i].needs))
+			return -1;
+		return (int)i;
+	}
+	return -1;
+}
+
+/* Whether @t has a row of letter @l or long name @name. */
+static bool spelled(const struct opt_table *t, char l, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if ((l && t->row[i].letter == l) ||
+		    (name && t->row[i].name && !strcmp(t->row[i].name, name)))
+			return true;
+	return false;
+}
+
+/* Append a row; -E2BIG when full. */
+static int add_row(struct opt_table *t, const struct tool_option *r, bool shared)
+{
+	if (t->n >= OPT_TABLE_MAX)
+		return -E2BIG;
+	t->shared[t->n] = shared;
+	t->row[t->n++] = *r;
+	return 0;
+}
+
+int tool_cmdline__table(const struct tool_cmdline *cl, struct opt_table *t)
+{
+	bool done[NSHARED] = { false };
+	int err = 0;
+
+	t->n = 0;
+	for (const struct tool_option *r = cl->options; r && r->to != TOOL_OPTION_END && !err; r++) {
+		int k = r->to == TOOL_OPTION_SHARED ? shared_taken(r->key, cl->accepts) : -2;
+
+		if (k == -2) {
+			err = add_row(t, r, false);
+			continue;
+		}
+		if (k < 0)
+			continue;
+		done[k] = true;
+		err = add_row(t, &shared_rows[k].row, true);
+		if (!err && r->help)
+			t->row[t->n - 1].help = r->help;	/* the command's own words */
+	}
+	for (size_t i = 0; i < NSHARED && !err; i++) {
+		const struct tool_option *r = &shared_rows[i].row;
+
+		/* A letter the command's own rows take: its shared long
+		 * name is not known either (--timestamp must not be --top). */
+		if (done[i] || shared_taken(r->key, cl->accepts) < 0 || spelled(t, r->letter, r->name))
+			continue;
+		err = add_row(t, r, true);
+	}
+	return err;
+}
+
+struct opt_text tool_cmdline__text(const struct tool_cmdline *cl)
+{
+	struct opt_text x = cl->text;
+
+	if (!x.usage_name)
+		x.usage_name = cl->tool;
+	x.runs_cmd = !(cl->accepts & TOOL_OPT_NO_CMD);
+	return x;
+}
+
+/* A shared option's value: 0, 1 after -h, or -EINVAL said. */
+static int shared_opt(struct tool_opts *o, const struct tool_cmdline *cl,
+		      const struct opt_table *t, int key, const char *arg)
+{
+	const char *tool = cl->tool;
+	struct opt_text x;
+	char *end;
+	long pid;
+
+	switch (key) {
+	case TOOL_SHARED_PID:
+		errno = 0;
+		pid = strtol(arg, &end, 10);
+		if (errno || *end || pid <= 0 || pid > INT_MAX)
+			return bad(tool, "invalid pid", arg);
+		o->sess.pid = (pid_t)pid;
+		return 0;
+	case TOOL_SHARED_CMD:
+		if (o->sess.cmd_argv)
+			return bad(tool, "choose one of -c CMD and -- CMD, not", "both");
+		o->sess.cmd = arg;
+		return 0;
+	case TOOL_SHARED_ALL:
+		o->all = true;
+		return 0;
+	case TOOL_SHARED_MMAP:
+		return mmap_pages(o, tool, arg);
+	case TOOL_SHARED_T:
+		o->timestamps = true;
+		return 0;
+	case TOOL_SHARED_G:
+		o->stacks = true;
+		return 0;
+	case TOOL_SHARED_JSON:
+		o->json = true;
+		return 0;
+	case TOOL_SHARED_FOLDED:
+		o->folded = true;
+		return 0;
+	case TOOL_SHARED_CALLGRAPH:
+		return call_graph(o, tool, arg);
+	case TOOL_SHARED_UNWINDER:
+		if (strcmp(arg, "libdw") && strcmp(arg, "libdw-walk") && strcmp(arg, "libunwind"))
+			return bad(tool, "--unwinder is libdw, libdw-walk or libunwind, not", arg);
+		o->sess.unwinder = arg;
+		return 0;
+	case TOOL_SHARED_SRCLINE:
+		o->srcline = true;
+		return 0;
+	case TOOL_SHARED_NO_REALTIME:
+		o->sess.no_realtime = true;
+		return 0;
+	case TOOL_SHARED_PAUSE:
+		o->sess.pause = SESSION_PAUSE_ON;
+		return 0;
+	case TOOL_SHARED_NO_PAUSE:
+		o->sess.pause = SESSION_PAUSE_OFF;
+		return 0;
+	}
+	x = tool_cmdline__text(cl);
+	opt_table__help(t, &x, stdout);
+	return 1;
+}
+
+/* One option of @t's row @i: 0, 1 after -h, or -EINVAL said. */
+static int take_option(struct tool_opts *o, const struct tool_cmdline *cl,
+		       const struct opt_table *t, int i, void *ctx, char **argv)
+{
+	const struct tool_option *r = &t->row[i];
+	const char *msg;
+
+	if (t->shared[i])
+		return shared_opt(o, cl, t, r->key, optarg);
+	if (r->to == TOOL_OPTION_FLAG) {
+		*(bool *)((char *)ctx + r->off) = true;
+		return 0;
+	}
+	msg = cl->opt(r->key, optarg, ctx);
+	return msg ? bad(cl->tool, msg, optarg ? optarg : argv[optind - 1]) : 0;
+}
+
+int tool_opts__parse_cmdline(struct tool_opts *o, const struct tool_mode *mode,
+			     const struct tool_cmdline *cl, void *ctx, int argc, char **argv)
+{
+	struct option longopts[OPT_TABLE_MAX + 1];
+	char shortopts[3 * OPT_TABLE_MAX + 2], shown[PATH_MAX];
+	struct tool_extra extra = { .positional = cl->positional, .ctx = ctx };
+	unsigned int accepts = cl->accepts;
+	const char *tool = cl->tool;
+	struct opt_table t;
+	int c, dd, odd, prog, err;
+
+	memset(o, 0, sizeof(*o));
+	o->mode = mode ? mode : &live_mode;
+	if (tool_cmdline__table(cl, &t))
+		return bad(tool, "too many options", "");
+	if (argc > 1 && !strcmp(argv[1], "--list-opts")) {
+		struct opt_text x = tool_cmdline__text(cl);
+
+		opt_table__list(&t, &x, stdout);
+		return 1;
+	}
+	opt_table__getopt(&t, !(accepts & TOOL_OPT_ANY_ORDER), shortopts, longopts);
+	dd = scan_words(argc, argv, shortopts, longopts, &odd);
+	if (dd < argc) {
+		if (accepts & TOOL_OPT_NO_CMD)
+			return bad(tool, "runs no command: unexpected argument", "--");
+		if (dd + 1 == argc)
+			return bad(tool, "a command must follow", "--");
+		o->sess.cmd_argc = argc - dd - 1;
+		o->sess.cmd_argv = argv + dd + 1;
+		if (target__quote_argv(o->sess.cmd_argc, o->sess.cmd_argv, o->cmdline,
+				       sizeof(o->cmdline)) >= sizeof(o->cmdline))
+			memcpy(o->cmdline + sizeof(o->cmdline) - 4, "...", 4);
+		argc = dd;
+	}
+	/* A program where the positional numbers go: see tool_opts__parse_ext. */
+	prog = argc;
+	if (odd < argc && !o->sess.cmd_argv && !o->mode->record && !o->mode->replay &&
+	    !(accepts & (TOOL_OPT_NO_CMD | TOOL_OPT_LIVE_ALL)) &&
+	    names_program(argv[odd], shown, sizeof(shown)))
+		prog = odd;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(prog, argv, shortopts, longopts, NULL)) != -1) {
+		int i = opt_table__row_of(&t, c);
+
+		if (i < 0)
+			return bad(tool, wants_value(optopt, shortopts, longopts) ?
+				   "option needs a value:" : "unknown option", argv[optind - 1]);
+		err = take_option(o, cl, &t, i, ctx, argv);
+		if (err)
+			return err;
+	}
+	err = target_and_format(o, tool);
+	if (err)
+		return err;
+	return positionals(o, tool, &extra, argc, argv, optind, prog, shown);
+}
+
+int tool_opts__parse_report_cmdline(struct tool_opts *o, const struct tool_cmdline *cl, void *ctx,
+				    int argc, char **argv)
+{
+	int ret = tool_opts__parse_cmdline(o, NULL, cl, ctx, argc, argv);
+
+	return ret > 0 ? EXIT_OK : ret < 0 ? EXIT_USAGE : -1;
+}
+
 void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
 {
 	long ns = o->sess.pid > 0 ? nspid__read(o->sess.pid) : -1;

@@ -109,6 +109,10 @@ struct tool_opts {
 #define TOOL_OPT_NO_SRCLINE	(1u << 14)	/* --srcline alone (record: a report's choice) */
 #define TOOL_OPT_NO_SHARED	(TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD | TOOL_OPT_NO_ALL | \
 				 TOOL_OPT_NO_MMAP | TOOL_OPT_NO_JSON | TOOL_OPT_NO_UNWIND)
+/* A report subcommand's: its own options in any order, none of the
+ * tracing ones (| TOOL_OPT_TAKES_JSON for --json). */
+#define TOOL_OPT_REPORT		(TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_SHARED)
+#define TOOL_OPT_REPORT_JSON	(TOOL_OPT_REPORT & ~TOOL_OPT_NO_JSON)
 
 /*
  * Parse argv, for a tool running in @mode (NULL: live).  Returns 0, 1 when help was printed (exit 0), or -EINVAL after
@@ -155,6 +159,65 @@ struct tool_extra {
 int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
 			 const char *usage, const char *help, const struct tool_extra *extra,
 			 int argc, char **argv);
+
+/*
+ * The shared options, as rows of tool-opts.c's table: a command's table
+ * places one with OPT_SHARED(TOOL_SHARED_*, its own help), and takes
+ * every other one its accepts do not refuse, after its own rows.
+ */
+enum {
+	TOOL_SHARED_PID = 1, TOOL_SHARED_CMD, TOOL_SHARED_ALL, TOOL_SHARED_MMAP, TOOL_SHARED_T,
+	TOOL_SHARED_G, TOOL_SHARED_JSON, TOOL_SHARED_FOLDED, TOOL_SHARED_CALLGRAPH,
+	TOOL_SHARED_UNWINDER, TOOL_SHARED_SRCLINE, TOOL_SHARED_NO_REALTIME, TOOL_SHARED_PAUSE,
+	TOOL_SHARED_NO_PAUSE, TOOL_SHARED_HELP,
+};
+
+#include "cmd/opt-table.h"
+
+/*
+ * A command's command line, declared once: its rows (own and placed
+ * shared ones), which shared options it takes (TOOL_OPT_*), its
+ * positionals and the words of its -h besides the rows.  Everything
+ * else (getopt's tables, the synopsis, -h, --list-opts) is derived.
+ */
+/* The args_help of "interval [count]". */
+#define TOOL_ARGS_INTERVAL(interval, count) "interval\t" interval "\ncount\t" count "\n"
+
+struct tool_cmdline {
+	const char *tool;		/* "leak", "report diff": messages */
+	unsigned int accepts;		/* TOOL_OPT_* */
+	const struct tool_option *options;	/* OPT_END-terminated */
+	struct opt_text text;		/* .usage_name NULL: tool */
+	/* CALL rows: 0 or a message for "faultline TOOL: MESSAGE 'ARG'" */
+	const char *(*opt)(int key, const char *arg, void *ctx);
+	/* as tool_extra.positional; NULL: [duration] */
+	const char *(*positional)(int argc, char **argv, const char **arg, void *ctx);
+};
+
+/*
+ * tool_cmdline__table - the rows @cl parses with, in -h's order: its own
+ * (a placed shared one with its help), then the shared ones it takes and
+ * has not placed, unless its own rows take their letter.  -E2BIG when
+ * they do not fit (a bug in a table).
+ */
+int tool_cmdline__table(const struct tool_cmdline *cl, struct opt_table *t);
+/* The text of @cl (usage_name and runs_cmd filled in). */
+struct opt_text tool_cmdline__text(const struct tool_cmdline *cl);
+
+/*
+ * tool_opts__parse_cmdline - parse argv with @cl's table, for a tool
+ * running in @mode (NULL: live), FLAG rows and opt() writing into @ctx.
+ * As tool_opts__parse otherwise; "TOOL --list-opts" (first) prints the
+ * rows for completion and returns 1.
+ */
+int tool_opts__parse_cmdline(struct tool_opts *o, const struct tool_mode *mode,
+			     const struct tool_cmdline *cl, void *ctx, int argc, char **argv);
+
+/* tool_opts__parse_cmdline for a report subcommand: options in any order,
+ * no tracing option (@cl's accepts adds --json where it takes it).
+ * Return: as tool_opts__parse_report. */
+int tool_opts__parse_report_cmdline(struct tool_opts *o, const struct tool_cmdline *cl, void *ctx,
+				    int argc, char **argv);
 
 /*
  * tool_opts__parse_report - a report subcommand's command line (diff,
