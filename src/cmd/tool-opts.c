@@ -58,83 +58,6 @@ static bool power_of_two(unsigned long v)
 	return v && !(v & (v - 1));
 }
 
-/* --srcline's getopt value: no letter, so a tool's own -S (leak's
- * --symbols-prefix, as libbpf-tools memleak spells it) leaves it alone. */
-#define OPT_SRCLINE 0x80
-/* --no-realtime: the drain thread keeps the normal scheduling class. */
-#define OPT_NO_REALTIME 0x81
-/* --pause / --no-pause: back-pressure on a -p target / on none. */
-#define OPT_PAUSE 0x82
-#define OPT_NO_PAUSE 0x83
-
-/* The TOOL_OPT_NO_* bit that refuses the shared option of getopt value c. */
-static unsigned int refuse_bit(int c)
-{
-	switch (c) {
-	case 'p':
-		return TOOL_OPT_NO_PID;
-	case 'c':
-		return TOOL_OPT_NO_CMD;
-	case 'a':
-		return TOOL_OPT_NO_ALL;
-	case 'm':
-		return TOOL_OPT_NO_MMAP;
-	case 'j':
-		return TOOL_OPT_NO_JSON;
-	case 'G':
-	case 'U':
-		return TOOL_OPT_NO_UNWIND;
-	case OPT_SRCLINE:
-		return TOOL_OPT_NO_UNWIND | TOOL_OPT_NO_SRCLINE;
-	}
-	return 0;
-}
-
-/*
- * -h: the tool's usage and help, without the lines of the shared options
- * it does not take (TOOL_OPTS_HELP lists them all): help never offers what
- * the parser refuses.  An entry is its first line, "  -a ", and the lines
- * below it indented deeper than its name.
- */
-static void print_help(const char *usage, const char *help, unsigned int accepts)
-{
-	static const struct {
-		const char *start;
-		unsigned int refused;
-	} shared[] = {
-		{ "  -p PID ", TOOL_OPT_NO_PID },
-		{ "  -c CMD ", TOOL_OPT_NO_CMD },
-		{ "  -- CMD ARGS ", TOOL_OPT_NO_CMD },
-		{ "  -a ", TOOL_OPT_NO_ALL },
-		{ "  --json ", TOOL_OPT_NO_JSON },
-		{ "  -m PAGES ", TOOL_OPT_NO_MMAP },
-		{ "  --call-graph ", TOOL_OPT_NO_UNWIND },
-		{ "  --unwinder ", TOOL_OPT_NO_UNWIND },
-		{ "  --srcline ", TOOL_OPT_NO_UNWIND | TOOL_OPT_NO_SRCLINE },
-	};
-	bool skipping = false;
-
-	printf("usage: %s\n", usage);
-	for (const char *l = help; *l;) {
-		const char *nl = strchr(l, '\n');
-		size_t n = nl ? (size_t)(nl - l) + 1 : strlen(l);
-		bool entry = n > 3 && l[0] == ' ' && l[1] == ' ' && l[2] != ' ';
-
-		if (entry) {
-			skipping = false;
-			for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
-				if ((accepts & shared[i].refused) &&
-				    !strncmp(l, shared[i].start, strlen(shared[i].start)))
-					skipping = true;
-		} else if (n <= 1 || l[0] != ' ') {
-			skipping = false;	/* a blank line or prose ends an entry */
-		}
-		if (!skipping)
-			fwrite(l, 1, n, stdout);
-		l += n;
-	}
-}
-
 /* Whether getopt's optopt c, after a '?', is an option known here that
  * wants a value (it was given none), not an unknown one. */
 static bool wants_value(int c, const char *shortopts, const struct option *longopts)
@@ -386,22 +309,6 @@ const char *tool_opts__interval_positional(int argc, char **argv, const char **a
 	return tool_opts__parse_interval(ctx, argc, argv, arg);
 }
 
-int tool_opts__parse_report(struct tool_opts *o, const char *tool, bool json, const char *usage,
-			    const char *help, const struct tool_extra *extra, int argc, char **argv)
-{
-	unsigned int refused = json ? TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_JSON : TOOL_OPT_NO_SHARED;
-	int ret = tool_opts__parse_ext(o, NULL, tool, TOOL_OPT_ANY_ORDER | refused, usage, help, extra,
-				       argc, argv);
-
-	return ret > 0 ? EXIT_OK : ret < 0 ? EXIT_USAGE : -1;
-}
-
-int tool_opts__parse(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
-		     const char *usage, const char *help, int argc, char **argv)
-{
-	return tool_opts__parse_ext(o, mode, tool, accepts, usage, help, NULL, argc, argv);
-}
-
 /* -m PAGES: 0, or -EINVAL said. */
 static int mmap_pages(struct tool_opts *o, const char *tool, const char *arg)
 {
@@ -469,55 +376,20 @@ static int target_and_format(struct tool_opts *o, const char *tool)
 	return 0;
 }
 
-/* getopt's tables: the tool's options first (getopt takes the first
- * match), then the shared ones it neither refuses nor takes the letter
- * of; @longopts has room for 64. */
-static void getopt_tables(unsigned int accepts, const struct tool_extra *extra,
-			  const struct option *shared, size_t nshared, char *shortopts, size_t n,
-			  struct option *longopts)
-{
-	static const char shared_short[] = "p:c:am:Tgh";
-	const char *own = extra && extra->shortopts ? extra->shortopts : "";
-	size_t nlong = 0, nshort;
-
-	snprintf(shortopts, n, "%s%s", accepts & TOOL_OPT_ANY_ORDER ? "" : "+", own);
-	nshort = strlen(shortopts);
-	for (size_t i = 0; shared_short[i] && nshort + 2 < n; i++) {
-		if (shared_short[i] == ':')
-			continue;
-		if (!(accepts & refuse_bit(shared_short[i]))) {
-			shortopts[nshort++] = shared_short[i];
-			if (shared_short[i + 1] == ':')
-				shortopts[nshort++] = ':';
-		}
-	}
-	shortopts[nshort] = '\0';
-	for (size_t i = 0; extra && extra->longopts && extra->longopts[i].name && nlong < 40; i++)
-		longopts[nlong++] = extra->longopts[i];
-	for (size_t i = 0; i < nshared; i++) {
-		int val = shared[i].val;
-
-		/* Refused, or its letter is the tool's own: not an option here. */
-		if (shared[i].name && ((accepts & refuse_bit(val)) || strchr(own, val)))
-			continue;
-		longopts[nlong++] = shared[i];
-	}
-}
-
 /*
  * The positional arguments from argv[@first], up to the program at
  * argv[@prog] if there is one (@shown: its name as said): the tool's own
- * (extra->positional) or the trailing duration.  0, or -EINVAL said, with
+ * (cl->positional) or the trailing duration.  0, or -EINVAL said, with
  * the hint to run the program when a number was wanted where it is.
  */
-static int positionals(struct tool_opts *o, const char *tool, const struct tool_extra *extra,
-		       int argc, char **argv, int first, int prog, const char *shown)
+static int positionals(struct tool_opts *o, const char *tool, const struct tool_cmdline *cl,
+		       void *ctx, int argc, char **argv, int first, int prog, const char *shown)
 {
 	int npos = (prog < argc ? prog + 1 : argc) - first;
 	const char *why = NULL, *arg = npos > 0 ? argv[first] : "";
 
-	if (extra && extra->positional) {
-		why = extra->positional(npos, argv + first, &arg, extra->ctx);
+	if (cl->positional) {
+		why = cl->positional(npos, argv + first, &arg, ctx);
 	} else if (npos > 0 && tool_opts__parse_secs(argv[first], &o->sess.duration)) {
 		why = numbers[NOT_DURATION].msg;
 	} else if (npos > 1) {
@@ -540,156 +412,6 @@ static int positionals(struct tool_opts *o, const char *tool, const struct tool_
 				return -EINVAL;
 	}
 	return bad(tool, why, arg);
-}
-
-int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
-			 const char *usage, const char *help, const struct tool_extra *extra,
-			 int argc, char **argv)
-{
-	static const struct option shared[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "command", required_argument, NULL, 'c' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "timestamp", no_argument, NULL, 'T' },
-		{ "stacks", no_argument, NULL, 'g' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "folded", no_argument, NULL, 'f' },
-		{ "call-graph", required_argument, NULL, 'G' },
-		{ "unwinder", required_argument, NULL, 'U' },
-		{ "srcline", no_argument, NULL, OPT_SRCLINE },
-		{ "no-realtime", no_argument, NULL, OPT_NO_REALTIME },
-		{ "pause", no_argument, NULL, OPT_PAUSE },
-		{ "no-pause", no_argument, NULL, OPT_NO_PAUSE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct option longopts[64];
-	char shortopts[128];
-	char *end, shown[PATH_MAX];
-	int c, dd, odd, prog, err;
-
-	memset(o, 0, sizeof(*o));
-	o->mode = mode ? mode : &live_mode;
-	getopt_tables(accepts, extra, shared, sizeof(shared) / sizeof(shared[0]), shortopts,
-		      sizeof(shortopts), longopts);
-	/* perf's "-- CMD ARGS": getopt and the positionals see what is
-	 * before it. */
-	dd = scan_words(argc, argv, shortopts, longopts, &odd);
-	if (dd < argc) {
-		if (accepts & TOOL_OPT_NO_CMD)
-			return bad(tool, "runs no command: unexpected argument", "--");
-		if (dd + 1 == argc)
-			return bad(tool, "a command must follow", "--");
-		o->sess.cmd_argc = argc - dd - 1;
-		o->sess.cmd_argv = argv + dd + 1;
-		if (target__quote_argv(o->sess.cmd_argc, o->sess.cmd_argv, o->cmdline,
-				       sizeof(o->cmdline)) >= sizeof(o->cmdline))
-			memcpy(o->cmdline + sizeof(o->cmdline) - 4, "...", 4);
-		argc = dd;
-	}
-	/*
-	 * A program where the positional numbers go, live, to a tool that runs
-	 * commands: the options and numbers end at it, and the words after it
-	 * are the program's (its own options, not faultline's), for
-	 * program_hint().  Such a command line is refused whatever follows the
-	 * program: every positional argument of a tool that runs a command is
-	 * a number.
-	 */
-	prog = argc;
-	if (odd < argc && !o->sess.cmd_argv && !o->mode->record && !o->mode->replay &&
-	    !(accepts & (TOOL_OPT_NO_CMD | TOOL_OPT_LIVE_ALL)) &&
-	    names_program(argv[odd], shown, sizeof(shown)))
-		prog = odd;
-	/* 0, not 1: glibc then sets up again, with this call's ordering. */
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(prog, argv, shortopts, longopts, NULL)) != -1) {
-		if (extra && c > 0 && (c >= 256 || (extra->shortopts && c != ':' &&
-						    strchr(extra->shortopts, c)))) {
-			const char *msg = extra->opt(c, optarg, extra->ctx);
-
-			if (msg)
-				return bad(tool, msg, optarg ? optarg : argv[optind - 1]);
-			continue;
-		}
-		switch (c) {
-		case 'p': {
-			long pid;
-
-			errno = 0;
-			pid = strtol(optarg, &end, 10);
-			if (errno || *end || pid <= 0 || pid > INT_MAX)
-				return bad(tool, "invalid pid", optarg);
-			o->sess.pid = (pid_t)pid;
-			break;
-		}
-		case 'c':
-			if (o->sess.cmd_argv)
-				return bad(tool, "choose one of -c CMD and -- CMD, not", "both");
-			o->sess.cmd = optarg;
-			break;
-		case 'a':
-			o->all = true;
-			break;
-		case 'm':
-			err = mmap_pages(o, tool, optarg);
-			if (err)
-				return err;
-			break;
-		case 'T':
-			if (!(accepts & TOOL_OPT_T))
-				return bad(tool, "unknown option", "-T");
-			o->timestamps = true;
-			break;
-		case 'g':
-			if (!(accepts & TOOL_OPT_G))
-				return bad(tool, "unknown option", "-g");
-			o->stacks = true;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'G':
-			err = call_graph(o, tool, optarg);
-			if (err)
-				return err;
-			break;
-		case OPT_SRCLINE:
-			o->srcline = true;
-			break;
-		case OPT_NO_REALTIME:
-			o->sess.no_realtime = true;
-			break;
-		case OPT_PAUSE:
-			o->sess.pause = SESSION_PAUSE_ON;
-			break;
-		case OPT_NO_PAUSE:
-			o->sess.pause = SESSION_PAUSE_OFF;
-			break;
-		case 'U':
-			if (strcmp(optarg, "libdw") && strcmp(optarg, "libdw-walk") &&
-			    strcmp(optarg, "libunwind"))
-				return bad(tool, "--unwinder is libdw, libdw-walk or libunwind, not", optarg);
-			o->sess.unwinder = optarg;
-			break;
-		case 'f':
-			if (!(accepts & TOOL_OPT_FOLDED))
-				return bad(tool, "unknown option", "--folded");
-			o->folded = true;
-			break;
-		case 'h':
-			print_help(usage, help, accepts);
-			return 1;
-		default:
-			return bad(tool, wants_value(optopt, shortopts, longopts) ?
-				   "option needs a value:" : "unknown option", argv[optind - 1]);
-		}
-	}
-	err = target_and_format(o, tool);
-	if (err)
-		return err;
-	return positionals(o, tool, extra, argc, argv, optind, prog, shown);
 }
 
 /*
@@ -911,7 +633,6 @@ int tool_opts__parse_cmdline(struct tool_opts *o, const struct tool_mode *mode,
 {
 	struct option longopts[OPT_TABLE_MAX + 1];
 	char shortopts[3 * OPT_TABLE_MAX + 2], shown[PATH_MAX];
-	struct tool_extra extra = { .positional = cl->positional, .ctx = ctx };
 	unsigned int accepts = cl->accepts;
 	const char *tool = cl->tool;
 	struct opt_table t;
@@ -928,6 +649,8 @@ int tool_opts__parse_cmdline(struct tool_opts *o, const struct tool_mode *mode,
 		return 1;
 	}
 	opt_table__getopt(&t, !(accepts & TOOL_OPT_ANY_ORDER), shortopts, longopts);
+	/* perf's "-- CMD ARGS": getopt and the positionals see what is
+	 * before it. */
 	dd = scan_words(argc, argv, shortopts, longopts, &odd);
 	if (dd < argc) {
 		if (accepts & TOOL_OPT_NO_CMD)
@@ -941,12 +664,20 @@ int tool_opts__parse_cmdline(struct tool_opts *o, const struct tool_mode *mode,
 			memcpy(o->cmdline + sizeof(o->cmdline) - 4, "...", 4);
 		argc = dd;
 	}
-	/* A program where the positional numbers go: see tool_opts__parse_ext. */
+	/*
+	 * A program where the positional numbers go, live, to a tool that runs
+	 * commands: the options and numbers end at it, and the words after it
+	 * are the program's (its own options, not faultline's), for
+	 * program_hint().  Such a command line is refused whatever follows the
+	 * program: every positional argument of a tool that runs a command is
+	 * a number.
+	 */
 	prog = argc;
 	if (odd < argc && !o->sess.cmd_argv && !o->mode->record && !o->mode->replay &&
 	    !(accepts & (TOOL_OPT_NO_CMD | TOOL_OPT_LIVE_ALL)) &&
 	    names_program(argv[odd], shown, sizeof(shown)))
 		prog = odd;
+	/* 0, not 1: glibc then sets up again, with this call's ordering. */
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(prog, argv, shortopts, longopts, NULL)) != -1) {
@@ -962,7 +693,7 @@ int tool_opts__parse_cmdline(struct tool_opts *o, const struct tool_mode *mode,
 	err = target_and_format(o, tool);
 	if (err)
 		return err;
-	return positionals(o, tool, &extra, argc, argv, optind, prog, shown);
+	return positionals(o, tool, cl, ctx, argc, argv, optind, prog, shown);
 }
 
 int tool_opts__parse_report_cmdline(struct tool_opts *o, const struct tool_cmdline *cl, void *ctx,
