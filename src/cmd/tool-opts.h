@@ -4,7 +4,9 @@
  * -T, -g, --json, --folded, and a trailing [duration] in seconds (or, for
  * the tools that report every interval, "interval [count]"); and perf's
  * "-- CMD ARGS..." after all of them, a command run with its arguments as
- * they are.
+ * they are.  The shared options are rows of one table (tool-opts.c), a
+ * command's own are rows of its struct tool_cmdline (opt-table.h), and
+ * the parser, -h, the synopsis and --list-opts all come from those rows.
  */
 #ifndef FAULTLINE_TOOL_OPTS_H
 #define FAULTLINE_TOOL_OPTS_H
@@ -59,7 +61,8 @@ struct tool_opts {
 #define TOOL_MAX_MMAP_PAGES	(1u << 20)
 #define TOOL_MAX_MMAP_PAGES_S	"1048576"
 
-/* Which shared options a tool takes, beyond -p/-c/-a/-m/--json/duration. */
+/* Which shared options a tool takes, beyond -p/-c/-a/-m/--json, the stack
+ * options, --pause/--no-pause, --no-realtime and duration. */
 #define TOOL_OPT_T	(1u << 0)
 #define TOOL_OPT_G	(1u << 1)
 #define TOOL_OPT_FOLDED	(1u << 2)
@@ -75,17 +78,17 @@ struct tool_opts {
  * prints no JSON): getopt is not told of them, so they are an "unknown
  * option" there, as any other unknown spelling.
  */
-#define TOOL_OPT_NO_PID		(1u << 8)	/* -p, --pid */
+#define TOOL_OPT_NO_PID		(1u << 8)	/* -p, --pid (both: --pause, --no-pause) */
 #define TOOL_OPT_NO_CMD		(1u << 9)	/* -c, --command */
 #define TOOL_OPT_NO_ALL		(1u << 10)	/* -a, --all-cpus */
-#define TOOL_OPT_NO_MMAP	(1u << 11)	/* -m, --mmap-pages */
+#define TOOL_OPT_NO_MMAP	(1u << 11)	/* -m, --mmap-pages, --no-realtime */
 #define TOOL_OPT_NO_JSON	(1u << 12)	/* --json */
 #define TOOL_OPT_NO_UNWIND	(1u << 13)	/* --call-graph, --unwinder, --srcline */
 #define TOOL_OPT_NO_SRCLINE	(1u << 14)	/* --srcline alone (record: a report's choice) */
 #define TOOL_OPT_NO_SHARED	(TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD | TOOL_OPT_NO_ALL | \
 				 TOOL_OPT_NO_MMAP | TOOL_OPT_NO_JSON | TOOL_OPT_NO_UNWIND)
 /* A report subcommand's: its own options in any order, none of the
- * tracing ones (| TOOL_OPT_TAKES_JSON for --json). */
+ * tracing ones (TOOL_OPT_REPORT_JSON: but --json). */
 #define TOOL_OPT_REPORT		(TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_SHARED)
 #define TOOL_OPT_REPORT_JSON	(TOOL_OPT_REPORT & ~TOOL_OPT_NO_JSON)
 
@@ -93,8 +96,7 @@ struct tool_opts {
  * A tool's positional arguments (struct tool_cmdline.positional): they
  * return 0 or a message, and may point *arg (preset to argv[0], or ""
  * when there is none) at the argument the message is about.
- */
-/*
+ *
  * The shared options, as rows of tool-opts.c's table: a command's table
  * places one with OPT_SHARED(TOOL_SHARED_*, its own help), and takes
  * every other one its accepts do not refuse, after its own rows.
