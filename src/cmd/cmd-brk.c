@@ -20,18 +20,22 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "brk"
 
-static const char usage[] =
-	"faultline brk [-p PID | -c CMD | -a] [--call-graph dwarf[,SIZE]|fp] [--unwinder U] [-T]\n"
-	"                     [--json | --folded] [-m PAGES] [duration] [-- CMD [ARG]...]";
-static const char help[] =
-	TOOL_OPTS_HELP
-	TOOL_OPTS_STACK_HELP
-	"  -T           also print each call as it completes, with a timestamp\n"
-	"  --folded     FlameGraph folded stacks weighted by calls\n";
+static const struct tool_option brk_options[] = {
+	OPT_SHARED(TOOL_SHARED_T, "also print each call as it completes, with a timestamp"),
+	OPT_SHARED(TOOL_SHARED_FOLDED, "FlameGraph folded stacks weighted by calls"),
+	OPT_END,
+};
+
+const struct tool_cmdline brk_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_T | TOOL_OPT_FOLDED,
+	.options = brk_options,
+};
 
 struct site {
 	pid_t pid;
@@ -269,7 +273,7 @@ static int brk_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode
 	struct brk_state *st = ctx;
 	int ret;
 
-	ret = tool_opts__parse(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_FOLDED, usage, help, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &brk_cmdline, NULL, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;

@@ -30,21 +30,9 @@
 #include "cmd/tool-shared.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 
 #define TOOL "cache"
-
-static const char usage[] = "faultline cache [-T] [interval [count]]";
-/* A blank line between the usage line and the description. */
-static const char help[] =
-	"\nPage-cache hits, misses and dirties of the whole system, as BCC cachestat.\n"
-	"\n"
-	"  -T          a TIME (HH:MM:SS) column first\n"
-	"  -a          accepted: the page cache is always counted system-wide\n"
-	"  interval    seconds between rows (default 1)\n"
-	"  count       rows to print, then exit (default: until Ctrl-C)\n"
-	"\n"
-	"The event source is the first this kernel offers (see 'faultline features'):\n"
-	"kprobes as BCC, page-cache tracepoints, or /proc counters (an approximation).\n";
 
 struct cache_cmd {
 	struct tool_opts *o;
@@ -62,6 +50,30 @@ static const char *cache_opt(int c, const char *arg, void *ctx)
 	return "the page cache is counted system-wide (one process: faultline cachetop -p), "
 	       "not for pid";
 }
+
+static const struct tool_option cache_options[] = {
+	OPT_CALL('p', "pid", "PID", 'p', "refused: the page cache is counted system-wide (one process: "
+		 "faultline cachetop -p)"),
+	OPT_SHARED(TOOL_SHARED_T, "a TIME (HH:MM:SS) column first"),
+	OPT_SHARED(TOOL_SHARED_ALL, "accepted: the page cache is always counted system-wide"),
+	OPT_END,
+};
+
+const struct tool_cmdline cache_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL),
+	.options = cache_options,
+	.text = {
+		.args = "[interval [count]]",
+		.intro = "\nPage-cache hits, misses and dirties of the whole system, as BCC cachestat.\n\n",
+		.args_help = TOOL_ARGS_INTERVAL("seconds between rows (default 1)",
+						"rows to print, then exit (default: until Ctrl-C)"),
+		.notes = "\nThe event source is the first this kernel offers (see 'faultline features'):\n"
+			 "kprobes as BCC, page-cache tracepoints, or /proc counters (an approximation).\n",
+	},
+	.opt = cache_opt,
+	.positional = tool_opts__interval_positional,
+};
 
 static bool replaying(const struct cache_cmd *c)
 {
@@ -125,15 +137,12 @@ static int cache_init(void *ctx, struct tool_opts *o, const struct tool_mode *mo
 		      char **argv)
 {
 	struct cache_cmd *c = ctx;
-	struct tool_extra extra = { .shortopts = "p:", .opt = cache_opt,
-				    .positional = tool_opts__interval_positional, .ctx = &c->every };
 	int ret;
 
 	c->every.secs = 1;
 	/* -T only: the page cache is the whole system's, nothing to choose
 	 * (-a says so, as faultline record passes it). */
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL),
-				   usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &cache_cmdline, &c->every, argc, argv);
 	if (ret)
 		return ret;
 	c->o = o;

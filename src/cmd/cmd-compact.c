@@ -42,21 +42,11 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 
 #define TOOL "compact"
-
-static const char usage[] =
-	"faultline compact [-p PID | -c CMD | -a] [-T] [-s [-i SECS]] [--json] [duration]\n"
-	"                         [-- CMD [ARG]...]";
-static const char help[] =
-	TOOL_OPTS_HELP
-	"  -T           prefix each event with seconds since the first (drsnoop -T)\n"
-	"  -s           per-interval summary instead of events: direct compaction\n"
-	"               stalls and milliseconds, compaction runs, THP collapses and\n"
-	"               failures, THP fault fallbacks (vmstat)\n"
-	"  -i SECS      the summary's interval (default 1)\n";
 
 enum kind { KIND_DIRECT, KIND_KCOMPACTD, KIND_MANUAL, KIND__COUNT };
 static const char *const kind_names[KIND__COUNT] = { "direct", "kcompactd", "manual" };
@@ -477,21 +467,30 @@ static void print_summary(struct session *s, const struct compact_state *st)
 		a->collapses, a->collapse_failed, session__lost(s));
 }
 
+static const struct tool_option compact_options[] = {
+	OPT_SHARED(TOOL_SHARED_T, "prefix each event with seconds since the first (drsnoop -T)"),
+	OPT_CALL('s', "summary", NULL, 's',
+		 "per-interval summary instead of events: direct compaction stalls and milliseconds, "
+		 "compaction runs, THP collapses and failures, THP fault fallbacks (vmstat)"),
+	OPT_CALL('i', "interval", "SECS", 'i', "the summary's interval (default 1)"),
+	OPT_END,
+};
+
+const struct tool_cmdline compact_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_T | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
+	.options = compact_options,
+	.opt = compact_opt,
+};
+
 static int compact_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
-	static const struct option longopts[] = {
-		{ "summary", no_argument, NULL, 's' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct compact_state *st = ctx;
-	struct tool_extra extra = { "si:", longopts, compact_opt, NULL, st };
 	int ret;
 
 	st->iv.secs = 1.0;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND, usage, help,
-				   &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &compact_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	o->sess.no_maps = true;

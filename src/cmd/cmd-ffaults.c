@@ -31,14 +31,10 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "ffaults"
-
-static const char usage[] =
-	"faultline ffaults [-p PID | -c CMD | -a] [--json] [-m PAGES] [duration]\n"
-	"                         [-- CMD [ARG]...]";
-static const char help[] = TOOL_OPTS_HELP;
 
 struct ffile {
 	uint32_t maj, min;
@@ -222,13 +218,18 @@ static int ffaults_add_events(void *ctx, struct session *s, const char *rung, co
 	return err;
 }
 
+const struct tool_cmdline ffaults_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_NO_UNWIND,
+};
+
 static int ffaults_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
 	struct ffaults_state *st = ctx;
 	int ret;
 
-	ret = tool_opts__parse(o, mode, TOOL, TOOL_OPT_NO_UNWIND, usage, help, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &ffaults_cmdline, NULL, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;

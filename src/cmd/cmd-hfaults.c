@@ -56,16 +56,10 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "hfaults"
-
-static const char usage[] =
-	"faultline hfaults [-p PID | -c CMD | -a] [-T N] [--json] [-m PAGES] [duration]\n"
-	"                         [-- CMD [ARG]...]";
-static const char help[] =
-	TOOL_OPTS_HELP
-	"  -T N         show the N processes with the most huge-page faults (default: all)\n";
 
 struct hproc {
 	pid_t pid;
@@ -412,14 +406,25 @@ static int hfaults_add_events(void *ctx, struct session *s, const char *rung, co
 	return err;
 }
 
+static const struct tool_option hfaults_options[] = {
+	OPT_CALL('T', NULL, "N", 'T', "show the N processes with the most huge-page faults (default: all)"),
+	OPT_END,
+};
+
+const struct tool_cmdline hfaults_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_NO_UNWIND,
+	.options = hfaults_options,
+	.opt = hfaults_opt,
+};
+
 static int hfaults_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
 	struct hfaults_state *st = ctx;
-	struct tool_extra extra = { "T:", NULL, hfaults_opt, NULL, st };
 	int ret;
 
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &hfaults_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;

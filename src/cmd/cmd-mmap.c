@@ -27,18 +27,10 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "mmap"
-
-static const char usage[] =
-	"faultline mmap [-p PID | -c CMD | -a] [-g] [--call-graph dwarf[,SIZE]|fp] [--unwinder U]\n"
-	"                      [-T] [--json] [-m PAGES] [duration] [-- CMD [ARG]...]";
-static const char help[] =
-	TOOL_OPTS_HELP
-	TOOL_OPTS_STACK_HELP
-	"  -T           TIME(s) since tracing began instead of wall-clock HH:MM:SS\n"
-	"  -g           print the user stack of each call\n";
 
 enum call_kind { CALL_MMAP, CALL_MUNMAP };
 
@@ -355,12 +347,24 @@ static int mmap_add_events(void *ctx, struct session *s, const char *rung, const
 	return 0;
 }
 
+static const struct tool_option mmap_options[] = {
+	OPT_SHARED(TOOL_SHARED_T, "TIME(s) since tracing began instead of wall-clock HH:MM:SS"),
+	OPT_SHARED(TOOL_SHARED_G, "print the user stack of each call"),
+	OPT_END,
+};
+
+const struct tool_cmdline mmap_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_T | TOOL_OPT_G,
+	.options = mmap_options,
+};
+
 static int mmap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
 	struct mmap_state *st = ctx;
 	int ret;
 
-	ret = tool_opts__parse(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_G, usage, help, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &mmap_cmdline, NULL, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;

@@ -78,6 +78,7 @@
 #include "cmd/precursors.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 
 #define TOOL "oom"
 #define MAX_PENDING 64
@@ -87,20 +88,6 @@
 #define KMSG_WAIT_NS 1000000000ULL
 /* --timeline: how long a kill's last row waits for its victim to be gone. */
 #define VICTIM_WAIT_NS 5000000000ULL
-
-static const char usage[] =
-	"faultline oom [-v] [--timeline] [--before SECS] [-G CGROUP] [--json] [duration]";
-static const char help[] =
-	"  -v, --verbose  also the memory PSI and the top of the OOM memcg's memory.stat\n"
-	"  --timeline     each kill's precursors: PSI, MemAvailable, faults, swap, reclaim,\n"
-	"                 compaction per second before it, and which left its baseline first\n"
-	"  --before SECS  the timeline's length (default 30; implies --timeline)\n"
-	"  -G, --cgroup CGROUP\n"
-	"                 the timeline also has this cgroup v2 group's PSI (memory.pressure)\n"
-	"  --json         one JSON object per kill\n"
-	"  -a             accepted: OOM kills are always traced system-wide\n"
-	"  -m PAGES       ring buffer pages per CPU (power of two)\n"
-	"  duration       stop after this many seconds\n";
 
 enum stat_when { STAT_NONE, STAT_KERNEL, STAT_READ };
 enum { OPT_TIMELINE = 256, OPT_BEFORE };
@@ -925,22 +912,38 @@ static const char *extra_opt(int c, const char *arg, void *ctx)
 
 /* The rung for the kmsg check before a session exists, and whether this
  * machine could open one (tracefs and perf events). */
+static const struct tool_option oom_options[] = {
+	OPT_CALL('v', "verbose", NULL, 'v',
+		 "also the memory PSI and the top of the OOM memcg's memory.stat"),
+	OPT_CALL(0, "timeline", NULL, OPT_TIMELINE,
+		 "each kill's precursors: PSI, MemAvailable, faults, swap, reclaim, compaction per "
+		 "second before it, and which left its baseline first"),
+	OPT_CALL(0, "before", "SECS", OPT_BEFORE, "the timeline's length (default 30; implies --timeline)"),
+	OPT_CALL('G', "cgroup", "CGROUP", 'G',
+		 "the timeline also has this cgroup v2 group's PSI (memory.pressure)"),
+	OPT_SHARED(TOOL_SHARED_PID, "with faultline report: the kills of this recorded process (live, "
+		   "OOM kills are traced system-wide: refused)"),
+	OPT_SHARED(TOOL_SHARED_CMD, "with faultline record: the kills of CMD's tasks (live: refused)"),
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per kill"),
+	OPT_SHARED(TOOL_SHARED_ALL, "accepted: OOM kills are always traced system-wide"),
+	OPT_SHARED(TOOL_SHARED_MMAP, "ring buffer pages per CPU (power of two)"),
+	OPT_END,
+};
+
+const struct tool_cmdline oom_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_NO_UNWIND | TOOL_OPT_LIVE_ALL,
+	.options = oom_options,
+	.opt = extra_opt,
+};
+
 static int oom_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "timeline", no_argument, NULL, OPT_TIMELINE },
-		{ "before", required_argument, NULL, OPT_BEFORE },
-		{ "cgroup", required_argument, NULL, 'G' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct oom_state *st = ctx;
-	struct tool_extra extra = { .shortopts = "vG:", .longopts = longopts, .opt = extra_opt, .ctx = st };
 	int ret;
 
 	st->before = 30;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_UNWIND | TOOL_OPT_LIVE_ALL, usage, help,
-				   &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &oom_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;

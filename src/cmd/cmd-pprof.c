@@ -46,20 +46,13 @@
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
 #include "cmd/tool-opts.h"
+#include "cmd/cmdlines.h"
 #include "lib/ostream.h"
 #ifdef HAVE_PPROF
 #include "cmd/pprof.h"
 #endif
 
 #define TOOL "report pprof"
-
-static const char usage[] = "faultline report -i FILE pprof -o FILE [--faults]";
-static const char help[] =
-	"  -o, --output FILE  where to write the profile (gzipped profile.proto; - for\n"
-	"                     standard output); go tool pprof reads it\n"
-	"  --faults           the page faults by user stack (faults/count), from a\n"
-	"                     recording that holds allocations too (default: a heap\n"
-	"                     profile when allocations were recorded, else faults)\n";
 
 enum { OPT_FAULTS = 256 };
 
@@ -434,19 +427,34 @@ static const char *pprof_opt(int c, const char *arg, void *ctx)
 	return NULL;
 }
 
+static const struct tool_option pprof_options[] = {
+	{ .to = TOOL_OPTION_CALL, .letter = 'o', .name = "output", .arg = "FILE", .key = 'o',
+	  .flags = TOOL_OPTION_REQUIRED,
+	  .help = "where to write the profile (gzipped profile.proto; - for standard output); go "
+		  "tool pprof reads it" },
+	OPT_CALL(0, "faults", NULL, OPT_FAULTS,
+		 "the page faults by user stack (faults/count), from a recording that holds "
+		 "allocations too (default: a heap profile when allocations were recorded, else "
+		 "faults)"),
+	OPT_END,
+};
+
+const struct tool_cmdline pprof_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_REPORT,
+	.options = pprof_options,
+	.text = { .usage_name = "report -i FILE pprof", .args = "" },
+	.opt = pprof_opt,
+	.positional = tool_opts__no_positional,
+};
+
 int report_pprof(const struct replay_opts *ro, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "faults", no_argument, NULL, OPT_FAULTS },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct pprof_args a = { NULL, false };
-	struct tool_extra extra = { "o:", longopts, pprof_opt, tool_opts__no_positional, &a };
 	struct tool_opts o;
 	int ret;
 
-	ret = tool_opts__parse_report(&o, TOOL, false, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_report_cmdline(&o, &pprof_cmdline, &a, argc, argv);
 	if (ret >= 0)
 		return ret;
 	if (!a.out || !a.out[0])

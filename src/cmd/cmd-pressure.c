@@ -44,23 +44,11 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "pressure"
 #define MAX_TRIGGERS 8
-
-static const char usage[] =
-	"faultline pressure [-G CGROUP] [-t some|full STALL/WINDOW]... [--json] [interval [count]]";
-static const char help[] =
-	"  -G, --cgroup CGROUP  also this cgroup's PSI (cgroup v2 memory.pressure): a\n"
-	"               directory, or a path below the cgroup2 mount\n"
-	"  -t, --trigger 'some|full STALL/WINDOW'\n"
-	"               a PSI trigger (\"some 150ms/1s\"), on the cgroup's file with -G:\n"
-	"               a line the moment stalls pass STALL within WINDOW (500ms..10s)\n"
-	"  --json       one JSON object per interval and per trigger\n"
-	"  -m PAGES     ring buffer pages per CPU (power of two)\n"
-	"  interval     seconds per line (default 1)\n"
-	"  count        lines to print, then stop\n";
 
 struct trigger {
 	char spec[64];
@@ -406,16 +394,35 @@ static const char *pressure_positional(int argc, char **argv, const char **arg, 
 }
 
 /* `faultline pressure [-G CGROUP] [-t SPEC]... [--json] [interval [count]]` */
+static const struct tool_option pressure_options[] = {
+	OPT_CALL('G', "cgroup", "CGROUP", 'G', "also this cgroup's PSI (cgroup v2 memory.pressure): "
+		 "a directory, or a path below the cgroup2 mount"),
+	OPT_CALL('t', "trigger", "'some|full STALL/WINDOW'", 't',
+		 "a PSI trigger (\"some 150ms/1s\"), on the cgroup's file with -G: a line the moment "
+		 "stalls pass STALL within WINDOW (500ms..10s)"),
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per interval and per trigger"),
+	OPT_SHARED(TOOL_SHARED_ALL, "accepted: PSI is always the whole system's (or -G's group)"),
+	OPT_SHARED(TOOL_SHARED_MMAP, "ring buffer pages per CPU (power of two)"),
+	OPT_END,
+};
+
+const struct tool_cmdline pressure_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD | TOOL_OPT_NO_UNWIND,
+	.options = pressure_options,
+	.text = {
+		.args = "[interval [count]]",
+		.args_help = TOOL_ARGS_INTERVAL("seconds per line (default 1)",
+						"lines to print, then stop"),
+	},
+	.opt = pressure_opt,
+	.positional = pressure_positional,
+};
+
 static int pressure_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			 char **argv)
 {
-	static const struct option longopts[] = {
-		{ "cgroup", required_argument, NULL, 'G' },
-		{ "trigger", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct pressure_state *st = ctx;
-	struct tool_extra extra = { "G:t:", longopts, pressure_opt, pressure_positional, st };
 	int ret;
 
 	/* Before anything can fail: fini closes what is open. */
@@ -423,8 +430,7 @@ static int pressure_init(void *ctx, struct tool_opts *o, const struct tool_mode 
 		st->trig[i].fd = -1;
 	st->stop_pipe[0] = st->stop_pipe[1] = -1;
 	st->every.secs = 1.0;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD |
-				   TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &pressure_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;

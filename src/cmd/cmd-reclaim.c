@@ -33,21 +33,11 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 
 #define TOOL "reclaim"
-
-static const char usage[] =
-	"faultline reclaim [-p PID | -c CMD | -a] [-T] [-s [-i SECS]] [--json] [duration]\n"
-	"                         [-- CMD [ARG]...]";
-static const char help[] =
-	TOOL_OPTS_HELP
-	"  -T           prefix each event with seconds since the first (drsnoop -T)\n"
-	"  -s           per-interval vmscan summary instead of events (vmscan.bt):\n"
-	"               slab shrink, direct and memcg reclaim milliseconds, kswapd\n"
-	"               wakeups, pages written by reclaim; latency histograms at exit\n"
-	"  -i SECS      the summary's interval (default 1)\n";
 
 static const char *const kind_names[RECLAIM__COUNT] = { "direct", "memcg", "slab" };
 
@@ -398,22 +388,32 @@ static const char *reclaim_opt(int c, const char *arg, void *ctx)
 	return tool_opts__summary_opt(c, arg, &st->summary, &st->interval);
 }
 
+static const struct tool_option reclaim_options[] = {
+	OPT_SHARED(TOOL_SHARED_T, "prefix each event with seconds since the first (drsnoop -T)"),
+	OPT_CALL('s', "summary", NULL, 's',
+		 "per-interval vmscan summary instead of events (vmscan.bt): slab shrink, direct and "
+		 "memcg reclaim milliseconds, kswapd wakeups, pages written by reclaim; latency "
+		 "histograms at exit"),
+	OPT_CALL('i', "interval", "SECS", 'i', "the summary's interval (default 1)"),
+	OPT_END,
+};
+
+const struct tool_cmdline reclaim_cmdline = {
+	.tool = TOOL,
+	/* Any order: -s and -i were always taken after the duration too. */
+	.accepts = TOOL_OPT_T | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
+	.options = reclaim_options,
+	.opt = reclaim_opt,
+};
+
 static int reclaim_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
-	static const struct option longopts[] = {
-		{ "summary", no_argument, NULL, 's' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct reclaim_state *st = ctx;
-	struct tool_extra extra = { "si:", longopts, reclaim_opt, NULL, st };
 	int ret;
 
 	st->interval = 1.0;
-	/* Any order: -s and -i were always taken after the duration too. */
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND, usage, help,
-				   &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &reclaim_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	/* No stacks here (.stacks): no maps either. */

@@ -42,30 +42,11 @@
 #include "proc/slabinfo.h"
 #include "stack/symbolize.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "slab"
 #define MAX_CACHES 8	/* names in one -C list */
-
-static const char usage[] =
-	"faultline slab [-p PID | -c CMD | -a] [-C CACHE[,CACHE]...] [-g] [-s bytes|objects|allocs]\n"
-	"                      [-r ROWS] [--json] [-m PAGES] [interval [count]] [-- CMD [ARG]...]";
-static const char help[] =
-	"  -p PID       count this process's allocations (all its threads)\n"
-	"  -c CMD       run CMD and count its allocations\n"
-	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
-	"               parsing); after every other option\n"
-	"  -a           every process (the default)\n"
-	"  -C CACHE     only these caches (comma list, at most 8 names)\n"
-	"  -g           with -C: count the kernel stacks allocating into each cache\n"
-	"  -s bytes|objects|allocs\n"
-	"               sort by cache size (default), objects, or the interval's allocations\n"
-	"  -r ROWS      print at most ROWS caches per interval (default 20; 0: all)\n"
-	"  --json       one JSON object per interval and cache\n"
-	"  -m PAGES     ring buffer pages per CPU (power of two)\n"
-	"  interval     seconds between reports (default 1)\n"
-	"  count        stop after this many reports (default: until Ctrl-C or the\n"
-	"               command's exit)\n";
 
 enum sort_by { SORT_BYTES, SORT_OBJECTS, SORT_ALLOCS };
 
@@ -572,22 +553,42 @@ static void on_round(void *ctx)
 	every__round(&((struct slab_state *)ctx)->every);
 }
 
+static const struct tool_option slab_options[] = {
+	OPT_SHARED(TOOL_SHARED_PID, "count this process's allocations (all its threads)"),
+	OPT_SHARED(TOOL_SHARED_CMD, "run CMD and count its allocations"),
+	OPT_SHARED(TOOL_SHARED_ALL, "every process (the default)"),
+	OPT_CALL('C', "cache", "CACHE", 'C', "only these caches (comma list, at most 8 names)"),
+	OPT_SHARED(TOOL_SHARED_G, "with -C: count the kernel stacks allocating into each cache"),
+	OPT_CALL('s', "sort", "bytes|objects|allocs", 's',
+		 "sort by cache size (default), objects, or the interval's allocations"),
+	OPT_CALL('r', "rows", "ROWS", 'r', "print at most ROWS caches per interval (default 20; 0: all)"),
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per interval and cache"),
+	OPT_SHARED(TOOL_SHARED_MMAP, "ring buffer pages per CPU (power of two)"),
+	OPT_END,
+};
+
+const struct tool_cmdline slab_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_G | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
+	.options = slab_options,
+	.text = {
+		.args = "[interval [count]]",
+		.args_help = TOOL_ARGS_INTERVAL("seconds between reports (default 1)",
+						"stop after this many reports (default: until Ctrl-C or "
+						"the command's exit)"),
+	},
+	.opt = slab_opt,
+	.positional = slab_positional,
+};
+
 static int slab_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "cache", required_argument, NULL, 'C' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "rows", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct slab_state *st = ctx;
-	struct tool_extra extra = { "C:s:r:", longopts, slab_opt, slab_positional, st };
 	int ret;
 
 	st->maxrows = 20;
 	st->iv.secs = 1.0;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_G | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
-				   usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &slab_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	if (o->stacks && !st->nonly) {

@@ -37,24 +37,11 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 
 #define TOOL "swapin"
-
-static const char usage[] =
-	"faultline swapin [-p PID | -c CMD | -a] [-T] [--json] [interval [count]]\n"
-	"                        [-- CMD [ARG]...]";
-static const char help[] =
-	"  -p PID       count this process only (all its threads)\n"
-	"  -c CMD       run CMD and count its swap-ins\n"
-	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
-	"               parsing); after every other option\n"
-	"  -a           every process (the default)\n"
-	"  -T           do not print the time line (BCC's -T/--notime)\n"
-	"  --json       one JSON object per process and interval\n"
-	"  interval     seconds between reports (default 1)\n"
-	"  count        stop after this many reports (default: until Ctrl-C)\n";
 
 struct row {
 	pid_t pid;
@@ -220,6 +207,28 @@ static const char *swapin_positional(int argc, char **argv, const char **arg, vo
 	return tool_opts__parse_interval(&st->iv, argc, argv, arg);
 }
 
+static const struct tool_option swapin_options[] = {
+	OPT_SHARED(TOOL_SHARED_PID, "count this process only (all its threads)"),
+	OPT_SHARED(TOOL_SHARED_CMD, "run CMD and count its swap-ins"),
+	OPT_SHARED(TOOL_SHARED_ALL, "every process (the default)"),
+	OPT_CALL('T', "notime", NULL, 'T', "do not print the time line (BCC's -T/--notime)"),
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per process and interval"),
+	OPT_END,
+};
+
+const struct tool_cmdline swapin_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
+	.options = swapin_options,
+	.text = {
+		.args = "[interval [count]]",
+		.args_help = TOOL_ARGS_INTERVAL("seconds between reports (default 1)",
+						"stop after this many reports (default: until Ctrl-C)"),
+	},
+	.opt = swapin_opt,
+	.positional = swapin_positional,
+};
+
 static int swapin_add_events(void *ctx, struct session *s, const char *rung, const char *label,
 			     struct errbuf *eb)
 {
@@ -241,16 +250,11 @@ static int swapin_add_events(void *ctx, struct session *s, const char *rung, con
 static int swapin_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		       char **argv)
 {
-	static const struct option longopts[] = {
-		{ "notime", no_argument, NULL, 'T' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct swapin_state *st = ctx;
-	struct tool_extra extra = { "T", longopts, swapin_opt, swapin_positional, st };
 	int ret;
 
 	st->iv.secs = 1.0;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &swapin_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	if (every__duration(st->iv.secs, st->iv.count) > 0)

@@ -4,7 +4,9 @@
  * -T, -g, --json, --folded, and a trailing [duration] in seconds (or, for
  * the tools that report every interval, "interval [count]"); and perf's
  * "-- CMD ARGS..." after all of them, a command run with its arguments as
- * they are.
+ * they are.  The shared options are rows of one table (tool-opts.c), a
+ * command's own are rows of its struct tool_cmdline (opt-table.h), and
+ * the parser, -h, the synopsis and --list-opts all come from those rows.
  */
 #ifndef FAULTLINE_TOOL_OPTS_H
 #define FAULTLINE_TOOL_OPTS_H
@@ -60,32 +62,8 @@ struct tool_opts {
 #define TOOL_MAX_MMAP_PAGES	(1u << 20)
 #define TOOL_MAX_MMAP_PAGES_S	"1048576"
 
-/* Help lines of the options every tracing tool takes. */
-#define TOOL_OPTS_HELP \
-	"  -p PID       trace this process (all its threads, and threads it creates)\n" \
-	"  -c CMD       run CMD and trace it from its first instruction\n" \
-	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n" \
-	"               parsing); after every other option\n" \
-	"  -a           trace every process (the default without -p and -c)\n" \
-	"  --json       one JSON object per line\n" \
-	"  -m PAGES     ring buffer pages per CPU (power of two; default 4096 with\n" \
-	"               dwarf stacks, 1024 with fp, at most 64 MiB in all)\n" \
-	TOOL_OPTS_PAUSE_HELP \
-	"  duration     stop after this many seconds\n"
-/* Back-pressure (session.h's pause). */
-#define TOOL_OPTS_PAUSE_HELP \
-	"  --no-pause   never stop a command's processes while the rings drain\n" \
-	"               (by default a -c/-- target is paused rather than lose events)\n" \
-	"  --pause      pause a -p target too\n"
-#define TOOL_OPTS_STACK_HELP \
-	"  --call-graph dwarf[,SIZE] | fp\n" \
-	"               user stacks unwound with DWARF CFI from SIZE bytes of copied\n" \
-	"               stack (default dwarf,32768), or the kernel's frame-pointer walk\n" \
-	"  --unwinder libdw | libunwind\n" \
-	"               the DWARF unwinder (default libdw)\n" \
-	"  --srcline    add file:line to each frame, and the functions inlined there\n"
-
-/* Which shared options a tool takes, beyond -p/-c/-a/-m/--json/duration. */
+/* Which shared options a tool takes, beyond -p/-c/-a/-m/--json, the stack
+ * options, --pause/--no-pause, --no-realtime and duration. */
 #define TOOL_OPT_T	(1u << 0)
 #define TOOL_OPT_G	(1u << 1)
 #define TOOL_OPT_FOLDED	(1u << 2)
@@ -101,72 +79,91 @@ struct tool_opts {
  * prints no JSON): getopt is not told of them, so they are an "unknown
  * option" there, as any other unknown spelling.
  */
-#define TOOL_OPT_NO_PID		(1u << 8)	/* -p, --pid */
+#define TOOL_OPT_NO_PID		(1u << 8)	/* -p, --pid (both: --pause, --no-pause) */
 #define TOOL_OPT_NO_CMD		(1u << 9)	/* -c, --command */
 #define TOOL_OPT_NO_ALL		(1u << 10)	/* -a, --all-cpus */
-#define TOOL_OPT_NO_MMAP	(1u << 11)	/* -m, --mmap-pages */
+#define TOOL_OPT_NO_MMAP	(1u << 11)	/* -m, --mmap-pages, --no-realtime */
 #define TOOL_OPT_NO_JSON	(1u << 12)	/* --json */
 #define TOOL_OPT_NO_UNWIND	(1u << 13)	/* --call-graph, --unwinder, --srcline */
 #define TOOL_OPT_NO_SRCLINE	(1u << 14)	/* --srcline alone (record: a report's choice) */
 #define TOOL_OPT_NO_SHARED	(TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD | TOOL_OPT_NO_ALL | \
 				 TOOL_OPT_NO_MMAP | TOOL_OPT_NO_JSON | TOOL_OPT_NO_UNWIND)
+/* A report subcommand's: its own options in any order, none of the
+ * tracing ones (TOOL_OPT_REPORT_JSON: but --json). */
+#define TOOL_OPT_REPORT		(TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_SHARED)
+#define TOOL_OPT_REPORT_JSON	(TOOL_OPT_REPORT & ~TOOL_OPT_NO_JSON)
 
 /*
- * Parse argv, for a tool running in @mode (NULL: live).  Returns 0, 1 when help was printed (exit 0), or -EINVAL after
- * printing "faultline TOOL: <what>" and the usage line to stderr (exit 2).
- * usage is the tool's one-line synopsis, help its option list.  Live, a
- * tool that runs commands given a program where its duration, interval or
- * count goes ("faultline leak ls -l") says how to run it instead, in one
- * line: "faultline leak: 'ls' is not an interval; to run a program:
- * faultline leak -- ls -l".
+ * A tool's positional arguments (struct tool_cmdline.positional): they
+ * return 0 or a message, and may point *arg (preset to argv[0], or ""
+ * when there is none) at the argument the message is about.
+ *
+ * The shared options, as rows of tool-opts.c's table: a command's table
+ * places one with OPT_SHARED(TOOL_SHARED_*, its own help), and takes
+ * every other one its accepts do not refuse, after its own rows.
  */
-int tool_opts__parse(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
-		     const char *usage, const char *help, int argc, char **argv);
+enum {
+	TOOL_SHARED_PID = 1, TOOL_SHARED_CMD, TOOL_SHARED_ALL, TOOL_SHARED_MMAP, TOOL_SHARED_T,
+	TOOL_SHARED_G, TOOL_SHARED_JSON, TOOL_SHARED_FOLDED, TOOL_SHARED_CALLGRAPH,
+	TOOL_SHARED_UNWINDER, TOOL_SHARED_SRCLINE, TOOL_SHARED_NO_REALTIME, TOOL_SHARED_PAUSE,
+	TOOL_SHARED_NO_PAUSE, TOOL_SHARED_QUIET, TOOL_SHARED_HELP,
+};
 
-struct option;
+#include "cmd/opt-table.h"
 
 /*
- * A tool's own options, parsed in the same pass as the shared ones.  Its
- * short options win over shared ones of the same letter (memleak's -a and
- * -T mean --show-allocs and --top there), and the shared long options of
- * those letters are then not known (--timestamp must not mean --top).
- * opt() gets the option's value (getopt's return, the long option's val)
- * and its argument, and returns 0 or a message for "faultline TOOL:
- * MESSAGE 'ARG'".  positional(), when set, takes the arguments after the
- * options instead of [duration]; it returns 0 or a message, and may point
- * *arg (preset to argv[0], or "" when there is none) at the argument the
- * message is about.
+ * A command's command line, declared once: its rows (own and placed
+ * shared ones), which shared options it takes (TOOL_OPT_*), its
+ * positionals and the words of its -h besides the rows.  Everything
+ * else (getopt's tables, the synopsis, -h, --list-opts) is derived.
  */
-struct tool_extra {
-	const char *shortopts;
-	const struct option *longopts;	/* NULL-terminated; vals >= 256 or a letter */
-	const char *(*opt)(int c, const char *arg, void *ctx);
+/* The args_help of "interval [count]". */
+#define TOOL_ARGS_INTERVAL(interval, count) "interval\t" interval "\ncount\t" count "\n"
+
+struct tool_cmdline {
+	const char *tool;		/* "leak", "report diff": messages */
+	unsigned int accepts;		/* TOOL_OPT_* */
+	const struct tool_option *options;	/* OPT_END-terminated */
+	struct opt_text text;		/* .usage_name NULL: tool */
+	/* CALL rows: 0 or a message for "faultline TOOL: MESSAGE 'ARG'" */
+	const char *(*opt)(int key, const char *arg, void *ctx);
+	/* the arguments after the options; NULL: [duration] */
 	const char *(*positional)(int argc, char **argv, const char **arg, void *ctx);
-	void *ctx;
 };
 
 /*
- * tool_opts__parse_ext - tool_opts__parse with a tool's own options
- * @mode: how the tool runs (NULL: live)
- * @extra: the tool's options and positional arguments, or NULL
- *
- * As tool_opts__parse otherwise.  argv may be permuted (TOOL_OPT_ANY_ORDER);
- * o's strings point into argv.
+ * tool_cmdline__table - the rows @cl parses with, in -h's order: its own
+ * (a placed shared one with its help), then the shared ones it takes and
+ * has not placed, unless its own rows take their letter.  -E2BIG when
+ * they do not fit (a bug in a table).
  */
-int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
-			 const char *usage, const char *help, const struct tool_extra *extra,
-			 int argc, char **argv);
+int tool_cmdline__table(const struct tool_cmdline *cl, struct opt_table *t);
+/* The text of @cl (usage_name and runs_cmd filled in). */
+struct opt_text tool_cmdline__text(const struct tool_cmdline *cl);
 
 /*
- * tool_opts__parse_report - a report subcommand's command line (diff,
- * timeline, pprof): its own options in any order, --json when @json, and
- * none of the tracing tools' shared ones.
- *
- * Return: the exit status to end with (EXIT_OK after --help, EXIT_USAGE
- * after a line on stderr), or -1 to go on.
+ * tool_opts__parse_cmdline - parse argv with @cl's table, for a tool
+ * running in @mode (NULL: live), FLAG rows and opt() writing into @ctx.
+ * Returns 0, 1 when help was printed (exit 0), or -EINVAL after printing
+ * "faultline TOOL: <what> (see 'faultline TOOL -h')" to stderr (exit 2).
+ * Live, a tool that runs commands given a program where its duration,
+ * interval or count goes ("faultline leak ls -l") says how to run it
+ * instead, in one line: "faultline leak: 'ls' is not an interval; to run
+ * a program: faultline leak -- ls -l".  A command's own letters win over
+ * shared ones (memleak's -a and -T mean --show-allocs and --top there),
+ * whose long names are then not known either.  argv may be permuted
+ * (TOOL_OPT_ANY_ORDER); o's strings point into argv.  "TOOL --list-opts"
+ * (first) prints the rows for completion and returns 1.
  */
-int tool_opts__parse_report(struct tool_opts *o, const char *tool, bool json, const char *usage,
-			    const char *help, const struct tool_extra *extra, int argc, char **argv);
+int tool_opts__parse_cmdline(struct tool_opts *o, const struct tool_mode *mode,
+			     const struct tool_cmdline *cl, void *ctx, int argc, char **argv);
+
+/* tool_opts__parse_cmdline for a report subcommand (diff, timeline,
+ * pprof; accepts TOOL_OPT_REPORT or TOOL_OPT_REPORT_JSON).
+ * Return: the exit status to end with (EXIT_OK after --help, EXIT_USAGE
+ * after a line on stderr), or -1 to go on. */
+int tool_opts__parse_report_cmdline(struct tool_opts *o, const struct tool_cmdline *cl, void *ctx,
+				    int argc, char **argv);
 
 /*
  * The trailing "interval [count]" of the tools that report every interval
@@ -202,17 +199,17 @@ const char *tool_opts__summary_opt(int c, const char *arg, bool *summary, double
  *
  * interval as tool_opts__parse_secs, count a decimal integer >= 1.  Returns
  * NULL, or "invalid interval", "invalid count" or "unexpected argument" for
- * tool_extra.positional() to return: call it from one, or use
+ * a positional() to return: call it from one, or use
  * tool_opts__interval_positional.
  */
 const char *tool_opts__parse_interval(struct tool_interval *iv, int argc, char **argv,
 				      const char **arg);
 
-/* A tool_extra.positional() for commands that take no positional argument
+/* A positional() for commands that take no positional argument
  * at all (not even [duration]: report's pprof, timeline). */
 const char *tool_opts__no_positional(int argc, char **argv, const char **arg, void *ctx);
 
-/* A tool_extra.positional() for tools with no other positional arguments:
+/* A positional() for tools with no other positional arguments:
  * ctx is the struct tool_interval to fill. */
 const char *tool_opts__interval_positional(int argc, char **argv, const char **arg, void *ctx);
 

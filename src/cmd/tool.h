@@ -98,9 +98,9 @@ struct tool {
 	size_t size;			/* of its state, zeroed before init */
 
 	/*
-	 * Parse the command line (tool_opts__parse_ext with @mode into @o,
+	 * Parse the command line (tool_opts__parse_cmdline with @mode into @o,
 	 * which stays the tool's for the run) and allocate what the handlers
-	 * need.  0 to go on; as tool_opts__parse otherwise: 1 (help printed),
+	 * need.  0 to go on; as it returns otherwise: 1 (help printed),
 	 * -EINVAL (usage printed); TOOL_INIT_FAILED: failed, having printed
 	 * why; another -errno: failed, said by the driver.
 	 */
