@@ -1,13 +1,15 @@
 /*
- * session-int: the session's insides, shared by its three files.  A
+ * session-int: the session's insides, shared by its files.  A
  * session takes its events from a source (struct session_source): the
- * live rings (session.c) or a recording (replay.c), chosen when it is
+ * live rings (live.c, its events opened by live-events.c) or a
+ * recording (replay.c), chosen when it is
  * made; what it does with them (side-band bookkeeping, delivery to the
  * tools' handlers, stacks) is one path for both.  A recording is an
  * observer of a live session (struct session_observer, recorder.c): it
  * sees every sample and side-band record, and while it watches, the
- * tools' handlers do not run.  Nothing outside these three files
- * includes this.
+ * tools' handlers do not run.  Signals are session-signal.c's.
+ * Nothing outside these files (session*.c, live*.c, replay.c,
+ * recorder.c) includes this.
  */
 #ifndef FAULTLINE_SESSION_INT_H
 #define FAULTLINE_SESSION_INT_H
@@ -246,10 +248,14 @@ int session__filter_here(struct session *s, struct evsel *e, const char *filter,
  * fatal signal's handler (async-signal-safe: one write(2)). */
 void session__record_flush_in_signal(struct session *s);
 
-/* session.c: Ctrl-C/SIGTERM stop a run (a replay's too), and fatal
- * signals tear down what the session holds. */
+/* session-signal.c: Ctrl-C/SIGTERM stop a run (a replay's too), and fatal
+ * signals tear down what the session holds; _forget() first in the
+ * teardown (the handler no longer touches it), _restore() once the
+ * target is gone (the previous handlers back, SIGCHLD's too). */
 void session__catch_signals(struct session *s);
 bool session__stop_requested(void);
+void session__signals_forget(void);
+void session__signals_restore(void);
 
 /* session.c, for the other two: what a side-band record does, live or
  * replayed (and, while recording, written to the file). */
@@ -262,5 +268,40 @@ void session__on_fork(struct session *s, const struct sb_task *tk);
 void session__on_exit(struct session *s, const struct sb_task *tk);
 /* session.c: a memory-indicator sample when one is due (@force: now). */
 void session__memstat_tick(struct session *s, bool force);
+/* session.c: whether the task hooks run (not while recording, unless
+ * they asked to); whether one of @n ips lies in [@lo, @hi). */
+bool session__task_hooks_on(const struct session *s);
+bool session__ips_in(const uint64_t *ips, uint32_t n, uint64_t lo, uint64_t hi);
+
+/* live.c: the live source; a live session's start (session__new()):
+ * ring pages when -m is not given, the C library indexed before the
+ * target runs, every process's name and maps (-a); a thread's pending
+ * uretprobe returns begin (@fork) or end with it. */
+extern const struct session_source live__source;
+unsigned int live__default_pages(const struct session *s);
+void live__prewarm(struct session *s);
+void live__known_processes(struct session *s);
+void live__uret_task(struct session *s, const struct sb_task *tk, bool fork);
+
+/* live-events.c: the tasks events are opened on (-p: every thread; -c:
+ * the command; -a: every task), the side-band events, and the live
+ * source's event calls (struct session_source's of the same names). */
+int live__load_tasks(struct session *s, struct errbuf *eb);
+int live__open_side_band(struct session *s, struct errbuf *eb);
+int live__add_tracepoint(struct session *s, const char *system, const char *event,
+			 unsigned int flags, session_sample_fn fn, void *ctx,
+			 struct tp_event **ev, struct errbuf *eb);
+int live__add_uprobe(struct session *s, const struct probe_spec *spec, unsigned int flags,
+		     session_sample_fn fn, void *ctx, struct tp_event **ev, struct errbuf *eb);
+int live__add_software(struct session *s, const char *name, uint64_t config,
+		       unsigned int flags, session_sample_fn fn, void *ctx, struct errbuf *eb);
+int live__add_kprobe(struct session *s, const char *event, const char *func, bool retprobe,
+		     const char *fetchargs, unsigned int flags, session_sample_fn fn, void *ctx,
+		     struct tp_event **ev, struct errbuf *eb);
+int live__add_memstat(struct session *s, struct errbuf *eb);
+int live__uprobe_locate(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			char *path, size_t n, uint64_t *off, struct errbuf *eb);
+int live__set_filter(struct session *s, struct evsel *e, const char *filter,
+		     struct errbuf *eb);
 
 #endif
