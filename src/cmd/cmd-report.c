@@ -259,7 +259,9 @@ static int script(const struct replay_opts *ro)
 	n = session__recorded_events(sc.s);
 	for (size_t i = 0; i < n && !err; i++)
 		err = script_add(&sc, i, &eb);
-	session__on_task(sc.s, &(struct session_task_hooks){ .event = on_script_event, .ctx = &sc });
+	if (!err)
+		err = session__add_consumer(sc.s, &(struct session_consumer){
+			.event = on_script_event, .ctx = &sc });
 	if (!err)
 		err = session__run(sc.s, NULL, &eb);
 	if (!err && sc.err)

@@ -380,9 +380,9 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 		session__learn_process(s, (pid_t)smp.pid);
 		/* Recording: the file gets it, the tools' handlers do not. */
 		if (s->obs) {
-			if (s->task.recorded && s->task.while_recording)
-				s->task.recorded(s, &smp, s->evsels[idx - 1].fn,
-						 s->evsels[idx - 1].ctx, s->task.ctx);
+			session__each_consumer(s, c, recorded)
+				c->recorded(s, &smp, s->evsels[idx - 1].fn, s->evsels[idx - 1].ctx,
+					    c->ctx);
 			s->obs->sample(s, &s->evsels[idx - 1], idx - 1, &smp);
 		} else {
 			s->evsels[idx - 1].fn(s, &smp, s->evsels[idx - 1].ctx);
@@ -449,8 +449,8 @@ static int deliver(const struct perf_event_header *hdr, void *ctx)
 		s->urets = NULL;
 		if (s->obs)
 			s->obs->lost(s, record_time(s, hdr), lo.lost);
-		if (s->task.lost && session__task_hooks_on(s))
-			s->task.lost(s, lo.lost, s->task.ctx);
+		session__each_consumer(s, c, lost)
+			c->lost(s, lo.lost, c->ctx);
 		return 0;
 	default:
 		return 0;
@@ -671,7 +671,7 @@ static void drain_end(struct session *s)
 	drain__free(d);
 }
 
-static int live_run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
+static int live_run(struct session *s, struct errbuf *eb)
 {
 	uint64_t ring_bytes = (uint64_t)s->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
 	uint64_t n = (uint64_t)(s->ncpus > 0 ? s->ncpus : 1);
@@ -742,8 +742,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 	if (s->obs && s->obs->tracing && (err = s->obs->tracing(s, eb)))
 		goto out;
 	s->running = true;
-	if (hooks && hooks->ready)
-		hooks->ready(hooks->ctx);
+	session__consumers_ready(s);
 
 	while (!s->stop) {
 		int timeout = 100;
@@ -775,8 +774,7 @@ static int live_run(struct session *s, const struct session_hooks *hooks, struct
 		session__memstat_tick(s, false);
 		if (s->obs && s->obs->round)
 			s->obs->round(s);
-		if (hooks && hooks->round)
-			hooks->round(hooks->ctx);
+		session__consumers_round(s);
 		if (target__exited(s->target))
 			s->stop = SESSION_STOP_TARGET_EXIT;
 	}

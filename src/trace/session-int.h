@@ -1,15 +1,15 @@
 /*
- * session-int: the session's insides, shared by its files.  A
- * session takes its events from a source (struct session_source): the
- * live rings (live.c, its events opened by live-events.c) or a
- * recording (replay.c), chosen when it is
- * made; what it does with them (side-band bookkeeping, delivery to the
- * tools' handlers, stacks) is one path for both.  A recording is an
- * observer of a live session (struct session_observer, recorder.c): it
- * sees every sample and side-band record, and while it watches, the
- * tools' handlers do not run.  Signals are session-signal.c's.
- * Nothing outside these files (session*.c, live*.c, replay.c,
- * recorder.c) includes this.
+ * session-int: the session's insides, shared by its files.  A session
+ * takes its events from a source (struct session_source): the live rings
+ * (live.c, its events opened by live-events.c) or a recording
+ * (replay.c), chosen when it is made; what it does with them (side-band
+ * bookkeeping, delivery to the tools' handlers and consumers, stacks) is
+ * one path for both.  A recording is an observer of a live session
+ * (struct session_observer, recorder.c): it sees every sample and
+ * side-band record, and while it watches, the tools' handlers do not
+ * run, nor the consumers that did not ask to.  Signals are
+ * session-signal.c's.  Nothing outside these files (session*.c, live*.c,
+ * replay.c, recorder.c) includes this.
  */
 #ifndef FAULTLINE_SESSION_INT_H
 #define FAULTLINE_SESSION_INT_H
@@ -139,7 +139,10 @@ struct session {
 	enum session_stop stop;
 	uint64_t lost, samples, bad;
 	uint64_t foreign;		/* PMU samples of tasks not the target's, dropped */
-	struct session_task_hooks task;
+	/* session__add_consumer()'s, in order; session__run()'s hooks */
+	struct session_consumer *consumers;
+	size_t nconsumers, capconsumers;
+	const struct session_hooks *run_hooks;
 	bool format_lost;		/* events count their lost samples */
 	int pmu_retprobe_bit;		/* uprobe PMU: -1 until read */
 	pid_t pmu_min_tid;		/* its kernel filter: common_pid >= this; 0: none */
@@ -197,7 +200,8 @@ struct session_source {
 			     char *path, size_t n, uint64_t *off, struct errbuf *eb);
 	int (*set_filter)(struct session *s, struct evsel *e, const char *filter,
 			  struct errbuf *eb);
-	int (*run)(struct session *s, const struct session_hooks *hooks, struct errbuf *eb);
+	/* Calls session__consumers_ready() and _round() (session.c). */
+	int (*run)(struct session *s, struct errbuf *eb);
 	/* The stackdb id of the stack of @smp, the sample being delivered. */
 	int (*stack)(struct session *s, const struct sample *smp, bool user, uint32_t *stack_id);
 	uint64_t (*now)(const struct session *s);
@@ -268,9 +272,23 @@ void session__on_fork(struct session *s, const struct sb_task *tk);
 void session__on_exit(struct session *s, const struct sb_task *tk);
 /* session.c: a memory-indicator sample when one is due (@force: now). */
 void session__memstat_tick(struct session *s, bool force);
-/* session.c: whether the task hooks run (not while recording, unless
- * they asked to); whether one of @n ips lies in [@lo, @hi). */
-bool session__task_hooks_on(const struct session *s);
+/*
+ * session.c: each consumer @c (const struct session_consumer *) that has
+ * @member and runs now (not while recording, unless it asked to), in the
+ * order they were added; a consumer added by one of them is called too.
+ *	session__each_consumer(s, c, exec)
+ *		c->exec(s, pid, time, c->ctx);
+ */
+#define session__each_consumer(s, c, member)					\
+	for (size_t c##_i = 0; c##_i < (s)->nconsumers; c##_i++)			\
+		for (const struct session_consumer *c = &(s)->consumers[c##_i];	\
+		     c && c->member && (!(s)->obs || c->while_recording); c = NULL)
+/* session.c, for the sources' run: the consumers' ready or round, then
+ * session__run()'s hooks'; whether any has a round. */
+void session__consumers_ready(struct session *s);
+void session__consumers_round(struct session *s);
+bool session__consumers_want_round(const struct session *s);
+/* session.c: whether one of @n ips lies in [@lo, @hi). */
 bool session__ips_in(const uint64_t *ips, uint32_t n, uint64_t lo, uint64_t hi);
 
 /* live.c: the live source; a live session's start (session__new()):

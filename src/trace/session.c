@@ -25,6 +25,7 @@
 #include "trace/session-int.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
+#include "lib/grow.h"
 #include "lib/hashmap.h"
 #include "proc/procstat.h"
 #include "trace/perf-event.h"
@@ -277,6 +278,7 @@ void session__free(struct session *s)
 	}
 	free(s->evsels);
 	free(s->pmu_raw);
+	free(s->consumers);
 	free(s);
 }
 
@@ -382,16 +384,47 @@ struct session *session__ref(struct session *s)
 	return s;
 }
 
-void session__on_task(struct session *s, const struct session_task_hooks *h)
+int session__add_consumer(struct session *s, const struct session_consumer *c)
 {
-	s->task = *h;
+	if (GROW_FOR(s->consumers, s->capconsumers, s->nconsumers + 1, 4))
+		return -ENOMEM;
+	s->consumers[s->nconsumers++] = *c;
+	return 0;
 }
 
-/* Whether the task hooks run: always but while recording, unless they
- * asked to. */
-bool session__task_hooks_on(const struct session *s)
+/* Each consumer's ready, or @round its round, then the run's hooks'. */
+static void consumers_at(struct session *s, bool round)
 {
-	return !s->obs || s->task.while_recording;
+	void (*hook)(void *ctx);
+
+	for (size_t i = 0; i < s->nconsumers; i++) {
+		const struct session_consumer *c = &s->consumers[i];
+		void (*fn)(struct session *s, void *ctx) = round ? c->round : c->ready;
+
+		if (fn)
+			fn(s, c->ctx);
+	}
+	hook = !s->run_hooks ? NULL : round ? s->run_hooks->round : s->run_hooks->ready;
+	if (hook)
+		hook(s->run_hooks->ctx);
+}
+
+void session__consumers_ready(struct session *s)
+{
+	consumers_at(s, false);
+}
+
+void session__consumers_round(struct session *s)
+{
+	consumers_at(s, true);
+}
+
+bool session__consumers_want_round(const struct session *s)
+{
+	for (size_t i = 0; i < s->nconsumers; i++)
+		if (s->consumers[i].round)
+			return true;
+	return s->run_hooks && s->run_hooks->round;
 }
 
 /* Whether one of @n ips lies in [@lo, @hi). */
@@ -448,8 +481,8 @@ void session__on_mmap(struct session *s, pid_t pid, const struct map *m, uint64_
 	addrspaces__add(s->as, pid, m);
 	if (s->obs)
 		s->obs->mmap(s, pid, m, time);
-	if (s->task.mmap && session__task_hooks_on(s))
-		s->task.mmap(s, pid, m, s->task.ctx);
+	session__each_consumer(s, c, mmap)
+		c->mmap(s, pid, m, c->ctx);
 }
 
 void session__on_comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bool exec,
@@ -476,8 +509,8 @@ void session__on_comm(struct session *s, pid_t pid, pid_t tid, const char *comm,
 		alias = addrspaces__exec(s->as, pid);
 		if (alias && hashmap__get(s->comms, (uint64_t)pid, &old))
 			session__set_comm(s, alias, (const char *)(uintptr_t)old);
-		if (s->task.exec && session__task_hooks_on(s))
-			s->task.exec(s, pid, time, s->task.ctx);
+		session__each_consumer(s, c, exec)
+			c->exec(s, pid, time, c->ctx);
 	}
 	session__set_comm(s, pid, comm);
 }
@@ -502,8 +535,8 @@ void session__on_fork(struct session *s, const struct sb_task *tk)
 	addrspaces__fork(s->as, (pid_t)tk->ppid, (pid_t)tk->pid);
 	if (hashmap__get(s->comms, tk->ppid, &pcomm))
 		session__set_comm(s, (pid_t)tk->pid, (const char *)(uintptr_t)pcomm);
-	if (s->task.fork && session__task_hooks_on(s))
-		s->task.fork(s, (pid_t)tk->ppid, (pid_t)tk->pid, s->task.ctx);
+	session__each_consumer(s, c, fork)
+		c->fork(s, (pid_t)tk->ppid, (pid_t)tk->pid, c->ctx);
 }
 
 void session__on_exit(struct session *s, const struct sb_task *tk)
@@ -511,13 +544,18 @@ void session__on_exit(struct session *s, const struct sb_task *tk)
 	live__uret_task(s, tk, false);
 	if (s->obs)
 		s->obs->task(s, tk, false);
-	if (s->task.thread_exit && session__task_hooks_on(s))
-		s->task.thread_exit(s, (pid_t)tk->pid, (pid_t)tk->tid, s->task.ctx);
+	session__each_consumer(s, c, thread_exit)
+		c->thread_exit(s, (pid_t)tk->pid, (pid_t)tk->tid, c->ctx);
 }
 
 int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
 {
-	return s->src->run(s, hooks, eb);
+	int err;
+
+	s->run_hooks = hooks;
+	err = s->src->run(s, eb);
+	s->run_hooks = NULL;
+	return err;
 }
 
 void session__stop(struct session *s)
