@@ -20,8 +20,9 @@
  *
  * May call: the kernel-facing trace/ modules (perf-event, perf-cgroup,
  * probe-group, tp-catalog, uprobe-*, ring, tree-pause, target), stack/
- * (ELF symbols, placement), lib/; and session.c's side-band calls
- * (session-int.h).  Reading what the events write is live.c's.
+ * (ELF symbols), proc/ (a process's threads), lib/; and session.c's
+ * side-band calls (session-int.h).  Reading what the events write is
+ * live.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -40,6 +41,7 @@
 #include "lib/hashmap.h"
 #include "proc/pidstat.h"
 #include "trace/perf-event.h"
+#include "trace/ring.h"
 #include "trace/perf-cgroup.h"
 #include "trace/probe-spec.h"
 #include "trace/drain.h"
@@ -54,6 +56,7 @@
 /* Without the dummy event (before 3.12) the side-band rides a software
  * page-fault counter that never reaches its period. */
 #define SB_NEVER_PERIOD (1ULL << 62)
+
 /* ---- small helpers ---------------------------------------------------- */
 
 static int track_fd(struct session *s, int fd)

@@ -10,10 +10,11 @@
  * (live_run()).  Also the live session's start: its processes learned
  * from /proc, the C library indexed before the target runs, ring sizes.
  *
- * May call: the trace/ modules of the kernel side (drain, ring, target,
- * tree-pause, perf-event, sample), stack/ (unwinder, addrspaces, stackdb,
- * symbolizer), proc/, lib/; session.c's side-band and delivery calls
- * (session-int.h).  Opening events is live-events.c's.
+ * May call: the trace/ modules of the kernel side (drain, target,
+ * tree-pause, perf-event, sample, the tracepoint filters, the uprobe
+ * PMU's arguments), stack/ (unwinder, address spaces, stackdb,
+ * symbolizer, uret fix-up), lib/; session.c's side-band and consumer
+ * calls (session-int.h).  Opening events is live-events.c's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -80,6 +81,9 @@
  * never held more than 44 MB: the reader kept up, the drain thread was
  * not scheduled in time. */
 #define DRAIN_RT_PRIO 1
+
+/* ---- setup -------------------------------------------------------------- */
+
 /*
  * Every process's name and maps (not with no_maps: on a host of thousands
  * of processes they are most of the start), read once when a system-wide
@@ -120,8 +124,6 @@ void live__known_processes(struct session *s)
 	}
 	closedir(dir);
 }
-
-/* ---- setup -------------------------------------------------------------- */
 
 /*
  * Index the C library and the loader now, before the target runs: their

@@ -25,6 +25,7 @@
 #include "trace/tree-pause.h"
 #include "trace/target.h"
 #include "trace/probe-group.h"
+#include "trace/ring.h"
 
 /* The only mutable globals: what a signal handler may touch.  Stop
  * signals are lib/stopsig's, as for the loops without a session. */
