@@ -1611,12 +1611,11 @@ int alloc_trace__new(struct session *s, const struct alloc_trace_opts *o,
 		goto fail;
 	/* Recording, too: a library the target dlopen's is probed and its
 	 * events recorded (the handlers of the events do not run then). */
-	session__on_task(s, &(struct session_task_hooks){ .exec = on_exec, .fork = on_fork,
-							  .thread_exit = on_thread_exit, .lost = on_lost,
-							  .mmap = on_mmap, .recorded = on_recorded,
-							  .meta = on_meta, .while_recording = true,
-							  .ctx = at });
-	if (!o->kernel && session__replaying(s) && session__meta(s, SAMPLE_META))
+	err = session__add_consumer(s, &(struct session_consumer){
+		.exec = on_exec, .fork = on_fork, .thread_exit = on_thread_exit, .lost = on_lost,
+		.mmap = on_mmap, .recorded = on_recorded, .meta = on_meta, .while_recording = true,
+		.ctx = at });
+	if (!err && !o->kernel && session__replaying(s) && session__meta(s, SAMPLE_META))
 		err = recorded_sample(at, session__meta(s, SAMPLE_META), eb);
 	if (err)
 		goto fail;

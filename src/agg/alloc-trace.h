@@ -100,9 +100,9 @@ struct alloc_trace_stats {
 
 /**
  * alloc_trace__new() - add the allocation events to @s and start tracking
- * @s:    a session not yet run; the tracer takes its task hooks
- *        (session__on_task) and its events call into the tracer, so the
- *        session must not run once the tracer is freed
+ * @s:    a session not yet run; the tracer is one of its consumers
+ *        (session__add_consumer) and its events call into the tracer, so
+ *        the session must not run once the tracer is freed
  * @o:    options, copied
  * @h:    hooks, copied (may be NULL)
  *

@@ -364,9 +364,11 @@ static int add_page_flags(struct session *s, struct hfaults_state *st, struct er
 	if (session__target_pid(s) > 0 && (err = session__hold_exit(s, &pe)))
 		fprintf(stderr, "faultline " TOOL ": %s: its faults read after it exits stay "
 			"unresolved\n", errbuf__str(&pe, err));
-	session__on_task(s, &(struct session_task_hooks){ .exec = on_exec,
-							   .thread_exit = on_thread_exit,
-							   .ctx = st });
+	err = session__add_consumer(s, &(struct session_consumer){ .exec = on_exec,
+								    .thread_exit = on_thread_exit,
+								    .ctx = st });
+	if (err)
+		return err;
 	if (!features__has_tracepoint(f, "exceptions", "page_fault_user"))
 		return session__add_software(s, "page-faults", PERF_COUNT_SW_PAGE_FAULTS,
 					     SESSION_SAMPLE_ADDR, on_fault_sw, st, eb);

@@ -839,8 +839,8 @@ static int timeline_start(struct oom_state *st, struct errbuf *eb)
 			st->exited = hashmap__new();
 			if (!st->exited)
 				return errbuf__set(eb, -ENOMEM, "out of memory");
-			session__on_task(st->s, &(struct session_task_hooks){ .thread_exit = on_task_exit,
-									.ctx = st });
+			err = session__add_consumer(st->s, &(struct session_consumer){
+				.thread_exit = on_task_exit, .ctx = st });
 		}
 		if (err == -ENOENT) {
 			fprintf(stderr, "faultline " TOOL ": a recording holds no /proc or cgroup samples "

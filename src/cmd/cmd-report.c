@@ -282,7 +282,9 @@ static int script_events(struct session *s, void *ctx, struct errbuf *eb)
 	sc->s = s;
 	for (size_t i = 0; i < n && !err; i++)
 		err = script_add(sc, i, eb);
-	session__on_task(s, &(struct session_task_hooks){ .event = on_script_event, .ctx = sc });
+	if (!err)
+		err = session__add_consumer(s, &(struct session_consumer){ .event = on_script_event,
+								   .ctx = sc });
 	return err;
 }
 

@@ -654,11 +654,6 @@ static void task_exit(struct tl *t, pid_t pid, pid_t tid)
 		r->events |= EV_EXIT;
 }
 
-static void on_alloc_thread_exit(void *ctx, pid_t pid, pid_t tid)
-{
-	task_exit(ctx, pid, tid);
-}
-
 static void on_thread_exit(struct session *s, pid_t pid, pid_t tid, void *ctx)
 {
 	(void)s;
@@ -799,7 +794,6 @@ static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 						.entered = on_alloc_entered,
 						.made = on_alloc_changed,
 						.freed = on_alloc_changed,
-						.thread_exit = on_alloc_thread_exit,
 						.ctx = t },
 				       &t->at, eb);
 		if (err)
@@ -811,10 +805,11 @@ static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 			if (err)
 				return err;
 		}
-	} else {
-		session__on_task(t->s, &(struct session_task_hooks){ .thread_exit = on_thread_exit,
-								      .ctx = t });
 	}
+	err = session__add_consumer(t->s, &(struct session_consumer){ .thread_exit = on_thread_exit,
+								       .ctx = t });
+	if (err)
+		return err;
 	if (!t->have_allocs && !t->have_faults && !t->have_major && !t->have_reclaim &&
 	    !t->have_oom)
 		return errbuf__set(eb, -ENOENT, "the recording holds none of the events a timeline "

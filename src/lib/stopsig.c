@@ -12,7 +12,7 @@
  * loops see and end cleanly on (probes removed, the recording finished).
  * The synchronous ones (SEGV, BUS, ILL, FPE, TRAP, SYS, and ABRT, which
  * abort() raises) cannot return to the code that raised them: the
- * session's emergency handler has them (trace/session.c). */
+ * session's emergency handler has them (trace/session-signal.c). */
 static const int stop_signals[] = {
 	SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
 	SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGSTKFLT, SIGIO, SIGPWR,

@@ -3,7 +3,7 @@
  * that would end the process but for a fault (QUIT, USR1, USR2, ALRM,
  * XCPU, XFSZ, VTALRM, PROF, STKFLT, IO, PWR and the real-time signals
  * SIGRTMIN to SIGRTMAX), as a request to stop, for
- * every loop that runs until stopped: a session's (trace/session.c, which
+ * every loop that runs until stopped: a session's (trace/session-signal.c, which
  * adds its own teardown on fatal signals) and those without one (cache's
  * /proc rung, oom's /dev/kmsg rung): the loop sees the request and ends
  * cleanly, printing what it has.  One catcher at a time: the handlers and

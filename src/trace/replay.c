@@ -704,21 +704,21 @@ static int apply(struct session *s, const struct rec *rec, struct errbuf *eb)
 		if (keep_event(s->replay, &rec->u.event))
 			return -ENOMEM;
 		s->replay->routes_stale = true;
-		if (s->task.event)
-			s->task.event(s, s->replay->nevs - 1, s->task.ctx);
+		session__each_consumer(s, c, event)
+			c->event(s, s->replay->nevs - 1, c->ctx);
 		return 0;
 	case REC_META:
 		if (keep_meta(s->replay, &rec->u.meta))
 			return -ENOMEM;
-		if (s->task.meta)
-			s->task.meta(s, rec->u.meta.key, rec->u.meta.value, s->task.ctx);
+		session__each_consumer(s, c, meta)
+			c->meta(s, rec->u.meta.key, rec->u.meta.value, c->ctx);
 		return 0;
 	case REC_LOST:
 		/* The tools hear of it where it was, and the count so far is
 		 * the session's until END sets the run's total. */
 		s->lost += rec->u.lost.count;
-		if (s->task.lost)
-			s->task.lost(s, rec->u.lost.count, s->task.ctx);
+		session__each_consumer(s, c, lost)
+			c->lost(s, rec->u.lost.count, c->ctx);
 		return 0;
 	case REC_END:
 		s->replay->end_read = true;
@@ -858,15 +858,15 @@ static void warn_bad_times(struct session *s)
 
 /* One record: the rounds before it, then the record; a record timed past
  * the recording's end is skipped. */
-static int replay_one(struct session *s, const struct session_hooks *hooks, uint64_t *next_round,
-		      const struct rec *rec, struct errbuf *eb)
+static int replay_one(struct session *s, bool rounds, uint64_t *next_round, const struct rec *rec,
+		      struct errbuf *eb)
 {
 	struct replay *rp = s->replay;
 	uint64_t t = record_time(rec), budget;
 
 	budget = add_sat(ROUNDS_FLOOR, (rp->read + rp->bad_times) * ROUNDS_PER_RECORD);
 	if (t > rp->end_ns ||
-	    (hooks && hooks->round && t >= *next_round &&
+	    (rounds && t >= *next_round &&
 	     (t - *next_round) / ROUND_NS >= budget - rp->rounds)) {
 		if (!rp->bad_times++) {
 			rp->bad_off = rec->offset;
@@ -881,10 +881,10 @@ static int replay_one(struct session *s, const struct session_hooks *hooks, uint
 	 * time.) */
 	if (*next_round == ROUND_NS && t)
 		*next_round = t + ROUND_NS;
-	while (hooks && hooks->round && t >= *next_round && !rp->corrupt &&
+	while (rounds && t >= *next_round && !rp->corrupt &&
 	       !session__stop_requested()) {
 		s->now_ns = *next_round;
-		hooks->round(hooks->ctx);
+		session__consumers_round(s);
 		*next_round += ROUND_NS;
 		rp->rounds++;
 	}
@@ -897,8 +897,9 @@ static int replay_one(struct session *s, const struct session_hooks *hooks, uint
 	return apply(s, rec, eb);
 }
 
-static int replay_run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
+static int replay_run(struct session *s, struct errbuf *eb)
 {
+	bool rounds = session__consumers_want_round(s);
 	struct replay *rp = s->replay;
 	uint64_t next_round = s->start_mono_ns + ROUND_NS, whole = 0;
 	struct rec rec;
@@ -909,10 +910,9 @@ static int replay_run(struct session *s, const struct session_hooks *hooks, stru
 	prescan(rp, s->start_mono_ns);
 	rp->end_ns = time_bound(s);
 	warn_cut(s);
-	if (hooks && hooks->ready)
-		hooks->ready(hooks->ctx);
+	session__consumers_ready(s);
 	if (rp->have_first) {
-		err = replay_one(s, hooks, &next_round, &rp->first, eb);
+		err = replay_one(s, rounds, &next_round, &rp->first, eb);
 		rp->have_first = false;
 	}
 	while (!err && !rp->ended && !s->stop && (ret = recreader__next(rp->r, &rec, eb)) == 1) {
@@ -920,7 +920,7 @@ static int replay_run(struct session *s, const struct session_hooks *hooks, stru
 			s->stop = SESSION_STOP_SIGNAL;	/* Ctrl-C, or a tool done early */
 			break;
 		}
-		err = replay_one(s, hooks, &next_round, &rec, eb);
+		err = replay_one(s, rounds, &next_round, &rec, eb);
 	}
 	if (!err && session__stop_requested())
 		s->stop = SESSION_STOP_SIGNAL;
@@ -948,8 +948,8 @@ static int replay_run(struct session *s, const struct session_hooks *hooks, stru
 		s->samples = rp->samples;
 	s->bad += rp->bad_times;
 	warn_bad_times(s);
-	if (!err && hooks && hooks->round)
-		hooks->round(hooks->ctx);
+	if (!err && rounds)
+		session__consumers_round(s);
 	return err;
 }
 

@@ -1,13 +1,15 @@
 /*
- * session-int: the session's insides, shared by its three files.  A
- * session takes its events from a source (struct session_source): the
- * live rings (session.c) or a recording (replay.c), chosen when it is
- * made; what it does with them (side-band bookkeeping, delivery to the
- * tools' handlers, stacks) is one path for both.  A recording is an
- * observer of a live session (struct session_observer, recorder.c): it
- * sees every sample and side-band record, and while it watches, the
- * tools' handlers do not run.  Nothing outside these three files
- * includes this.
+ * session-int: the session's insides, shared by its files.  A session
+ * takes its events from a source (struct session_source): the live rings
+ * (live.c, its events opened by live-events.c) or a recording
+ * (replay.c), chosen when it is made; what it does with them (side-band
+ * bookkeeping, delivery to the tools' handlers and consumers, stacks) is
+ * one path for both.  A recording is an observer of a live session
+ * (struct session_observer, recorder.c): it sees every sample and
+ * side-band record, and while it watches, the tools' handlers do not
+ * run, nor the consumers that did not ask to.  Signals are
+ * session-signal.c's.  Nothing outside these files (session*.c, live*.c,
+ * replay.c, recorder.c) includes this.
  */
 #ifndef FAULTLINE_SESSION_INT_H
 #define FAULTLINE_SESSION_INT_H
@@ -137,7 +139,10 @@ struct session {
 	enum session_stop stop;
 	uint64_t lost, samples, bad;
 	uint64_t foreign;		/* PMU samples of tasks not the target's, dropped */
-	struct session_task_hooks task;
+	/* session__add_consumer()'s, in order; session__run()'s hooks */
+	struct session_consumer *consumers;
+	size_t nconsumers, capconsumers;
+	const struct session_hooks *run_hooks;
 	bool format_lost;		/* events count their lost samples */
 	int pmu_retprobe_bit;		/* uprobe PMU: -1 until read */
 	pid_t pmu_min_tid;		/* its kernel filter: common_pid >= this; 0: none */
@@ -195,7 +200,8 @@ struct session_source {
 			     char *path, size_t n, uint64_t *off, struct errbuf *eb);
 	int (*set_filter)(struct session *s, struct evsel *e, const char *filter,
 			  struct errbuf *eb);
-	int (*run)(struct session *s, const struct session_hooks *hooks, struct errbuf *eb);
+	/* Calls session__consumers_ready() and _round() (session.c). */
+	int (*run)(struct session *s, struct errbuf *eb);
 	/* The stackdb id of the stack of @smp, the sample being delivered. */
 	int (*stack)(struct session *s, const struct sample *smp, bool user, uint32_t *stack_id);
 	uint64_t (*now)(const struct session *s);
@@ -246,10 +252,14 @@ int session__filter_here(struct session *s, struct evsel *e, const char *filter,
  * fatal signal's handler (async-signal-safe: one write(2)). */
 void session__record_flush_in_signal(struct session *s);
 
-/* session.c: Ctrl-C/SIGTERM stop a run (a replay's too), and fatal
- * signals tear down what the session holds. */
+/* session-signal.c: Ctrl-C/SIGTERM stop a run (a replay's too), and fatal
+ * signals tear down what the session holds; _forget() first in the
+ * teardown (the handler no longer touches it), _restore() once the
+ * target is gone (the previous handlers back, SIGCHLD's too). */
 void session__catch_signals(struct session *s);
 bool session__stop_requested(void);
+void session__signals_forget(void);
+void session__signals_restore(void);
 
 /* session.c, for the other two: what a side-band record does, live or
  * replayed (and, while recording, written to the file). */
@@ -262,5 +272,54 @@ void session__on_fork(struct session *s, const struct sb_task *tk);
 void session__on_exit(struct session *s, const struct sb_task *tk);
 /* session.c: a memory-indicator sample when one is due (@force: now). */
 void session__memstat_tick(struct session *s, bool force);
+/*
+ * session.c: each consumer @c (const struct session_consumer *) that has
+ * @member and runs now (not while recording, unless it asked to), in the
+ * order they were added; a consumer added by one of them is called too.
+ *	session__each_consumer(s, c, exec)
+ *		c->exec(s, pid, time, c->ctx);
+ */
+#define session__each_consumer(s, c, member)					\
+	for (size_t c##_i = 0; c##_i < (s)->nconsumers; c##_i++)			\
+		for (const struct session_consumer *c = &(s)->consumers[c##_i];	\
+		     c && c->member && (!(s)->obs || c->while_recording); c = NULL)
+/* session.c, for the sources' run: the consumers' ready or round, then
+ * session__run()'s hooks'; whether any has a round. */
+void session__consumers_ready(struct session *s);
+void session__consumers_round(struct session *s);
+bool session__consumers_want_round(const struct session *s);
+/* session.c: whether one of @n ips lies in [@lo, @hi). */
+bool session__ips_in(const uint64_t *ips, uint32_t n, uint64_t lo, uint64_t hi);
+
+/* live.c: the live source; a live session's start (session__new()):
+ * ring pages when -m is not given, the C library indexed before the
+ * target runs, every process's name and maps (-a); a thread's pending
+ * uretprobe returns begin (@fork) or end with it. */
+extern const struct session_source live__source;
+unsigned int live__default_pages(const struct session *s);
+void live__prewarm(struct session *s);
+void live__known_processes(struct session *s);
+void live__uret_task(struct session *s, const struct sb_task *tk, bool fork);
+
+/* live-events.c: the tasks events are opened on (-p: every thread; -c:
+ * the command; -a: every task), the side-band events, and the live
+ * source's event calls (struct session_source's of the same names). */
+int live__load_tasks(struct session *s, struct errbuf *eb);
+int live__open_side_band(struct session *s, struct errbuf *eb);
+int live__add_tracepoint(struct session *s, const char *system, const char *event,
+			 unsigned int flags, session_sample_fn fn, void *ctx,
+			 struct tp_event **ev, struct errbuf *eb);
+int live__add_uprobe(struct session *s, const struct probe_spec *spec, unsigned int flags,
+		     session_sample_fn fn, void *ctx, struct tp_event **ev, struct errbuf *eb);
+int live__add_software(struct session *s, const char *name, uint64_t config,
+		       unsigned int flags, session_sample_fn fn, void *ctx, struct errbuf *eb);
+int live__add_kprobe(struct session *s, const char *event, const char *func, bool retprobe,
+		     const char *fetchargs, unsigned int flags, session_sample_fn fn, void *ctx,
+		     struct tp_event **ev, struct errbuf *eb);
+int live__add_memstat(struct session *s, struct errbuf *eb);
+int live__uprobe_locate(struct session *s, const struct probe_spec *spec, unsigned int flags,
+			char *path, size_t n, uint64_t *off, struct errbuf *eb);
+int live__set_filter(struct session *s, struct evsel *e, const char *filter,
+		     struct errbuf *eb);
 
 #endif

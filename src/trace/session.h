@@ -211,12 +211,17 @@ int session__set_filter(struct session *s, const struct tp_event *ev, const char
 			struct errbuf *eb);
 
 /*
- * What a tool hears of tasks, in time order with the samples: a process
- * exec'd (its image, heap and mappings are new), forked (the child starts
- * as a copy of the parent's memory), or one of its threads exited (state
- * kept per thread can go).  Members may be NULL.
+ * A consumer of a session's events (perf's struct perf_tool): what a tool
+ * or a tracer hears besides its events' samples (whose handlers are given
+ * to session__add_*()), any number of them, each called in the order they
+ * were added.  Members may be NULL.
+ *
+ * Tasks, in time order with the samples: a process exec'd (its image,
+ * heap and mappings are new), forked (the child starts as a copy of the
+ * parent's memory), or one of its threads exited (state kept per thread
+ * can go).
  */
-struct session_task_hooks {
+struct session_consumer {
 	/* @pid exec'd at @time (the COMM record's): a new image. */
 	void (*exec)(struct session *s, pid_t pid, uint64_t time, void *ctx);
 	void (*fork)(struct session *s, pid_t parent, pid_t child, void *ctx);
@@ -242,21 +247,25 @@ struct session_task_hooks {
 	 * once its run went on, before any sample of it: a tool that takes
 	 * every event adds it now (session__add_recorded). */
 	void (*event)(struct session *s, size_t i, void *ctx);
-	/* The hooks run while recording too (they only follow the process
-	 * and grow the session; the tools' handlers do not run then). */
+	/* The run: once every event is enabled and a -c command released
+	 * (the moment a user may start the workload); after each batch of
+	 * records was delivered (at least every 100 ms while tracing: a
+	 * point between events, e.g. to flush output).  Recording too. */
+	void (*ready)(struct session *s, void *ctx);
+	void (*round)(struct session *s, void *ctx);
+	/* The members above ready run while recording too (they only follow
+	 * the process and grow the session; the tools' handlers do not run
+	 * then). */
 	bool while_recording;
 	void *ctx;
 };
-/* One listener: a later call replaces the hooks (copied). */
-void session__on_task(struct session *s, const struct session_task_hooks *h);
+/* Add @c (copied) after the consumers added before.  0, or -ENOMEM. */
+int session__add_consumer(struct session *s, const struct session_consumer *c);
 
-/* What the caller wants to hear while the session runs (members may be NULL). */
+/* What the caller of session__run() wants to hear while it runs (members
+ * may be NULL): a consumer's ready and round for that run. */
 struct session_hooks {
-	/* Once every event is enabled and a -c command released: the moment
-	 * a user may start the workload. */
 	void (*ready)(void *ctx);
-	/* After each batch of records was delivered (at least every 100 ms
-	 * while tracing): a point between events, e.g. to flush output. */
 	void (*round)(void *ctx);
 	void *ctx;
 };
@@ -358,7 +367,8 @@ int session__grow_end(struct session *s, bool ok, struct errbuf *eb);
  * the children it forked since the start); false for -a and in a replay. */
 bool session__in_target(const struct session *s, pid_t pid);
 
-/* Run until Ctrl-C/signal, the duration, or the target's exit. */
+/* Run until Ctrl-C/signal, the duration, or the target's exit; @hooks
+ * (may be NULL) are called after the consumers' ready and round. */
 int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb);
 /*
  * session__stop - end a run from inside it (a handler or a round hook:

@@ -7,7 +7,7 @@
 # Deterministic: faultline's reader (its main thread) is held in a ptrace
 # stop (hold-thread, as leak-stall.sh does) while malloc-churn runs its
 # 100,000 malloc/free pairs (~300,000 samples with 8 KiB stacks), and
-# FAULTLINE_SPOOL_CAP (a test knob of src/trace/session.c, not a user's
+# FAULTLINE_SPOOL_CAP (a test knob of src/trace/live.c, not a user's
 # option) bounds each spool the drain thread copies the rings into to
 # 1 MiB, ~128 samples, where the default lets a reader fall half a GiB
 # behind: the spool must reach its high-water mark (half), and the test

@@ -10,6 +10,7 @@
  * which no evsel of the head's event does; a sample of the head's event
  * after that still reaches only its own.  A META naming an event that a
  * tool adds is the same as one it does not know: kept, and nothing else.
+ * A second consumer hears the EVENT too, after the first (added first).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -68,6 +69,8 @@ static int make_recording(const char *path)
 struct seen {
 	unsigned head, late;		/* samples of each, by their evsels */
 	unsigned metas, events;		/* hooks heard */
+	unsigned events2;		/* by the second consumer */
+	bool second_after_first;	/* it heard the EVENT after the first did */
 	size_t event_index;
 	uint64_t head_time_at_meta;	/* the last head sample's time when the META came */
 	uint64_t last_head;
@@ -100,6 +103,15 @@ static void on_event(struct session *s, size_t i, void *ctx)
 	(void)s;
 	sn->events++;
 	sn->event_index = i;
+}
+
+static void on_event_second(struct session *s, size_t i, void *ctx)
+{
+	struct seen *sn = ctx;
+
+	(void)s;
+	sn->events2++;
+	sn->second_after_first = sn->events == 1 && i == sn->event_index;
 }
 
 static void on_meta(struct session *s, const char *key, const char *value, void *ctx)
@@ -144,14 +156,20 @@ int main(void)
 		/* Not in the head: no tool can ask for it before the run. */
 		CHECK(session__add_software(s, "late-event", LATE_CONFIG, 0, on_late, &sn, &eb) ==
 		      -ENOENT);
-		session__on_task(s, &(struct session_task_hooks){ .event = on_event, .meta = on_meta,
-								   .ctx = &sn });
+		err = session__add_consumer(s, &(struct session_consumer){
+			.event = on_event, .meta = on_meta, .ctx = &sn });
+		CHECK_EQ_U64(err, 0);
+		err = session__add_consumer(s, &(struct session_consumer){
+			.event = on_event_second, .ctx = &sn });
+		CHECK_EQ_U64(err, 0);
 		err = session__run(s, NULL, &eb);
 		CHECK_EQ_U64(err, 0);
 		if (err)
 			fprintf(stderr, "test-replay-late: run: %s\n", errbuf__str(&eb, err));
 		CHECK_EQ_U64(sn.events, 1);
 		CHECK_EQ_U64(sn.event_index, 1);
+		CHECK_EQ_U64(sn.events2, 1);
+		CHECK(sn.second_after_first);
 		CHECK_EQ_U64(sn.metas, 2);
 		CHECK(sn.meta_found);
 		CHECK_EQ_U64(sn.add_err, 0);
