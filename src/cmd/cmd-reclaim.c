@@ -250,6 +250,16 @@ static void clock_label(const struct reclaim_state *st, char *buf, size_t n)
 	strftime(buf, n, "%H:%M:%S", &tm);
 }
 
+/* JSON's "interval": the number of the interval ending at next_ns (1 for
+ * the first), from the interval clock. */
+static unsigned long interval_no(const struct reclaim_state *st)
+{
+	uint64_t step = (uint64_t)(st->interval * 1e9);
+
+	return step && st->next_ns > st->start_ns ?
+	       (unsigned long)((st->next_ns - st->start_ns + step / 2) / step) : 1;
+}
+
 /* One vmscan.bt line for the interval that just ended, then start over. */
 static void print_interval(struct reclaim_state *st)
 {
@@ -257,9 +267,9 @@ static void print_interval(struct reclaim_state *st)
 
 	clock_label(st, when, sizeof(when));
 	if (st->json)
-		printf("{\"type\":\"interval\",\"time\":\"%s\",\"slab_ms\":%.3f,\"direct_ms\":%.3f,"
-		       "\"memcg_ms\":%.3f,\"kswapd_wakes\":%" PRIu64 ",\"writepage\":%" PRIu64 "}\n",
-		       when, st->cur.ns[RECLAIM_SLAB] / 1e6, st->cur.ns[RECLAIM_DIRECT] / 1e6,
+		printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu,\"slab_ms\":%.3f,"
+		       "\"direct_ms\":%.3f,\"memcg_ms\":%.3f,\"kswapd_wakes\":%" PRIu64
+		       ",\"writepage\":%" PRIu64 "}\n", when, interval_no(st), st->cur.ns[RECLAIM_SLAB] / 1e6, st->cur.ns[RECLAIM_DIRECT] / 1e6,
 		       st->cur.ns[RECLAIM_MEMCG] / 1e6, st->cur.kswapd_wakes, st->cur.writepages);
 	else
 		printf("%-8s   %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %6" PRIu64 " %9" PRIu64 "\n",
@@ -278,9 +288,9 @@ static void print_vmstat_interval(struct reclaim_state *st)
 		return;
 	clock_label(st, when, sizeof(when));
 	if (st->json)
-		printf("{\"type\":\"interval\",\"time\":\"%s\",\"source\":\"vmstat\",\"allocstalls\":%"
-		       PRIu64 ",\"pgscan_direct\":%" PRIu64 ",\"pgsteal_direct\":%" PRIu64
-		       ",\"pgscan_kswapd\":%" PRIu64 "}\n", when,
+		printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu,\"source\":\"vmstat\","
+		       "\"allocstalls\":%" PRIu64 ",\"pgscan_direct\":%" PRIu64 ",\"pgsteal_direct\":%"
+		       PRIu64 ",\"pgscan_kswapd\":%" PRIu64 "}\n", when, interval_no(st),
 		       vmstat__delta(now[0], st->vm_prev[0]), vmstat__delta(now[1], st->vm_prev[1]),
 		       vmstat__delta(now[2], st->vm_prev[2]), vmstat__delta(now[3], st->vm_prev[3]));
 	else
