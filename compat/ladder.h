@@ -6,6 +6,8 @@
  * on the chosen rung's key; `faultline features` prints the choice and why
  * better rungs were refused.  Keeping this as data means adding a kernel
  * workaround is a table row, and the choice is testable on fixture trees.
+ * Each tool's ladder is defined in its own file, before its struct tool
+ * (src/cmd/cmd-*.c); the command table lists them all (commands__ladders).
  */
 #ifndef FAULTLINE_LADDER_H
 #define FAULTLINE_LADDER_H
@@ -28,10 +30,19 @@ struct rung {
 };
 
 struct ladder {
-	const char *tool;
+	const char *tool;	/* its name in features, record's META rung.TOOL */
 	const struct rung *rungs;
 	size_t n;
 };
+
+/* A ladder of the array @rungs, named @tool ("leak -k"). */
+#define LADDER(tool, rungs) { (tool), (rungs), sizeof(rungs) / sizeof((rungs)[0]) }
+
+/* The needs several ladders share: none, uprobes with uretprobes, the
+ * perf uprobe PMU. */
+extern const char *const ladder_no_needs[];
+extern const char *const ladder_uprobe_needs[];
+extern const char *const ladder_uprobe_pmu_needs[];
 
 /**
  * ladder__is() - whether the chosen rung @key is @want ("tracepoint");
@@ -40,12 +51,6 @@ struct ladder {
  * rungs through this, never by strcmp.
  */
 bool ladder__is(const char *key, const char *want);
-
-/** ladder__find() - the ladder of @tool ("brk", "mmap"), NULL if unknown. Static data. */
-const struct ladder *ladder__find(const char *tool);
-
-/** ladder__all() - every ladder; *@n receives how many.  Static data. */
-const struct ladder *ladder__all(size_t *n);
 
 /**
  * ladder__rung_ready() - whether every need of @r is met by @f

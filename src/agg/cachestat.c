@@ -522,7 +522,7 @@ static int need_field(struct tp_event *ev, const char *const *names, struct tp_f
 
 static int attach_kprobes(struct cache_source *cs, struct session *s, struct errbuf *eb)
 {
-	/* Function per event, by rung (see compat/ladder.c "cache"). */
+	/* Function per event, by rung (see cmd-cache.c's ladder). */
 	static const struct {
 		const char *rung, *accessed, *add, *dirtied;
 	} funcs[] = {
@@ -809,11 +809,22 @@ int cache_source__take(struct cache_source *cs, struct cache_tally *total,
 
 /* ---- the interval loop ------------------------------------------------------ */
 
+/* One interval ended: the command's row (last: the partial interval of
+ * a stopped run). */
+static int run_report(void *ctx)
+{
+	struct cache_run *r = ctx;
+
+	return r->ops->interval(r->ops->ctx, r->cs, r->final);
+}
+
 void cache_run__init(struct cache_run *r, struct cache_source *cs, struct session *s,
 		     double interval, unsigned long count, const struct cache_run_ops *ops)
 {
-	*r = (struct cache_run){ .cs = cs, .s = s, .ops = ops, .interval = interval,
-				 .count = count };
+	*r = (struct cache_run){ .cs = cs, .s = s, .ops = ops };
+	every__init(&r->every, s, interval, count, run_report, r);
+	/* The count's last row comes when it is due, and ends the run. */
+	r->every.last_in_round = true;
 }
 
 int cache_run__open(struct cache_run *r, const char *rung_key, bool per_pid, pid_t pid,
@@ -836,93 +847,22 @@ void cache_run__close(struct cache_run *r)
 	r->cs = NULL;
 }
 
-/* Now on the run's clock: the session's (a replay's is the recording's,
- * so its intervals are the recorded run's), else CLOCK_MONOTONIC. */
-static void run_now(const struct cache_run *r, struct timespec *now)
-{
-	uint64_t ns;
-
-	if (!r->s) {
-		clock_gettime(CLOCK_MONOTONIC, now);
-		return;
-	}
-	ns = session__now(r->s);
-	now->tv_sec = (time_t)(ns / 1000000000ULL);
-	now->tv_nsec = (long)(ns % 1000000000ULL);
-}
-
-static void ts_add(struct timespec *ts, double sec)
-{
-	long long ns = (long long)(sec * 1e9) + ts->tv_nsec;
-
-	ts->tv_sec += (time_t)(ns / 1000000000LL);
-	ts->tv_nsec = (long)(ns % 1000000000LL);
-}
-
-static bool ts_reached(const struct timespec *now, const struct timespec *t)
-{
-	return now->tv_sec > t->tv_sec || (now->tv_sec == t->tv_sec && now->tv_nsec >= t->tv_nsec);
-}
-
-/* Next deadline one interval on; after a stall, from now, so that a late
- * interval is not followed by a burst of empty ones.  A replay has no
- * stalls: its rounds come only with records, and a gap between two
- * records spans intervals the live run did print, empty. */
-static void next_deadline(struct cache_run *r)
-{
-	struct timespec now;
-
-	run_now(r, &now);
-	ts_add(&r->deadline, r->interval);
-	if (ts_reached(&now, &r->deadline) && !(r->s && session__replaying(r->s))) {
-		r->deadline = now;
-		ts_add(&r->deadline, r->interval);
-	}
-}
-
-/* One interval ended: 1 when the run should stop. */
-static int end_interval(struct cache_run *r)
-{
-	if (r->ops->interval(r->ops->ctx, r->cs, false)) {
-		r->stopped_by_us = true;
-		return 1;
-	}
-	r->done++;
-	if (r->count && r->done >= r->count) {
-		r->stopped_by_us = true;
-		return 1;
-	}
-	next_deadline(r);
-	return 0;
-}
-
 void cache_run__ready(struct cache_run *r)
 {
-	run_now(r, &r->deadline);
-	ts_add(&r->deadline, r->interval);
+	every__ready(&r->every);
 	if (r->ops->ready)
 		r->ops->ready(r->ops->ctx);
 }
 
 void cache_run__round(struct cache_run *r)
 {
-	struct timespec now;
-
 	if (r->stopped_by_us)
 		return;
-	if (r->ops->idle && r->ops->idle(r->ops->ctx)) {
+	if ((r->ops->idle && r->ops->idle(r->ops->ctx)) ||
+	    every__tick(&r->every, session__now(r->s), session__replaying(r->s))) {
 		r->stopped_by_us = true;
-	} else {
-		/* Every interval that ended by now (more than one only in a
-		 * replay, see next_deadline). */
-		run_now(r, &now);
-		while (ts_reached(&now, &r->deadline))
-			if (end_interval(r))
-				break;
-		if (!r->stopped_by_us)
-			return;
+		session__stop(r->s);
 	}
-	session__stop(r->s);
 }
 
 void cache_run__end(struct cache_run *r)
@@ -930,13 +870,15 @@ void cache_run__end(struct cache_run *r)
 	/* A replay that reached the recording's end ends as the recorded run
 	 * did when it was stopped: with the partial interval. */
 	if (r->s && !r->stopped_by_us && (session__stop_reason(r->s) == SESSION_STOP_SIGNAL ||
-					  session__replaying(r->s)))
-		r->ops->interval(r->ops->ctx, r->cs, true);
+					  session__replaying(r->s))) {
+		r->final = true;
+		every__final(&r->every);
+	}
 }
 
 int cache_run__procfs(struct cache_run *r, struct errbuf *eb)
 {
-	struct timespec now, nap;
+	uint64_t now, nap_ns;
 	int err;
 
 	stopsig__catch();
@@ -947,31 +889,26 @@ int cache_run__procfs(struct cache_run *r, struct errbuf *eb)
 	for (;;) {
 		if (stopsig__caught()) {
 			err = cache_source__poll_procfs(r->cs, eb);
+			r->final = true;
 			if (!err)
-				r->ops->interval(r->ops->ctx, r->cs, true);
+				every__final(&r->every);
 			break;
 		}
 		if (r->ops->idle && r->ops->idle(r->ops->ctx))
 			break;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (ts_reached(&now, &r->deadline)) {
+		now = every__now(&r->every);
+		if (now >= r->every.next_ns) {
 			err = cache_source__poll_procfs(r->cs, eb);
-			if (err || end_interval(r))
+			if (err || every__tick(&r->every, now, false))
 				break;
 			continue;
 		}
-		/* Sleep to the deadline, 100 ms at most (keys), woken by signals. */
-		nap.tv_sec = r->deadline.tv_sec - now.tv_sec;
-		nap.tv_nsec = r->deadline.tv_nsec - now.tv_nsec;
-		if (nap.tv_nsec < 0) {
-			nap.tv_sec--;
-			nap.tv_nsec += 1000000000L;
-		}
-		if (nap.tv_sec > 0 || nap.tv_nsec > 100000000L) {
-			nap.tv_sec = 0;
-			nap.tv_nsec = 100000000L;
-		}
-		nanosleep(&nap, NULL);
+		/* Sleep to the interval's end, 100 ms at most (keys), woken by
+		 * signals. */
+		nap_ns = r->every.next_ns - now;
+		if (nap_ns > 100000000ULL)
+			nap_ns = 100000000ULL;
+		nanosleep(&(struct timespec){ 0, (long)nap_ns }, NULL);
 	}
 out:
 	stopsig__release();

@@ -34,6 +34,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "agg/every.h"
 #include "lib/errbuf.h"
 
 struct session;
@@ -252,9 +253,9 @@ struct cache_run {
 	struct cache_source *cs;
 	struct session *s;
 	const struct cache_run_ops *ops;
-	double interval;
-	unsigned long count, done;
-	struct timespec deadline;
+	struct every every;		/* the intervals: the session's clock, or
+					 * CLOCK_MONOTONIC for the vmstat rung */
+	bool final;			/* the interval reported is the last */
 	bool stopped_by_us;
 };
 
@@ -264,7 +265,8 @@ struct cache_run {
  * @s: the session the source is attached to (live or a replay, not one
  *     being recorded: faultline record runs that itself), or NULL for the
  *     vmstat rung
- * @ops: kept, as @cs and @s, for the run
+ * @ops: kept, as @cs and @s, for the run; @r must stay where it is (its
+ *       every reports to it)
  */
 void cache_run__init(struct cache_run *r, struct cache_source *cs, struct session *s,
 		     double interval, unsigned long count, const struct cache_run_ops *ops);

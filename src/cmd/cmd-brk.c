@@ -3,7 +3,7 @@
  * requested break (brkstack.bt, stackcount on sys_enter_brk), then per
  * process the break it started and ended with.
  *
- * Sources (compat/ladder.c "brk"): the syscalls:sys_enter_brk/sys_exit_brk
+ * Sources (its ladder, before brk_tool): the syscalls:sys_enter_brk/sys_exit_brk
  * tracepoints; else uprobes on libc's brk (probes/libc-syscalls.probes).
  * Both deliver fields "brk" (requested) and "ret" (resulting break).
  */
@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
@@ -21,18 +20,22 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "brk"
 
-static const char usage[] =
-	"faultline brk [-p PID | -c CMD | -a] [--call-graph dwarf[,SIZE]|fp] [--unwinder U] [-T]\n"
-	"                     [--json | --folded] [-m PAGES] [duration] [-- CMD [ARG]...]";
-static const char help[] =
-	TOOL_OPTS_HELP
-	TOOL_OPTS_STACK_HELP
-	"  -T           also print each call as it completes, with a timestamp\n"
-	"  --folded     FlameGraph folded stacks weighted by calls\n";
+static const struct tool_option brk_options[] = {
+	OPT_SHARED(TOOL_SHARED_T, "also print each call as it completes, with a timestamp"),
+	OPT_SHARED(TOOL_SHARED_FOLDED, "FlameGraph folded stacks weighted by calls"),
+	OPT_END,
+};
+
+const struct tool_cmdline brk_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_T | TOOL_OPT_FOLDED,
+	.options = brk_options,
+};
 
 struct site {
 	pid_t pid;
@@ -270,7 +273,7 @@ static int brk_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode
 	struct brk_state *st = ctx;
 	int ret;
 
-	ret = tool_opts__parse(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_FOLDED, usage, help, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &brk_cmdline, NULL, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;
@@ -289,8 +292,25 @@ static void brk_fini(void *ctx)
 	hashmap__free(st->pending);
 }
 
+/* brk: the syscall's tracepoint; else libc's brk/sbrk, by uprobe or the
+ * perf uprobe PMU. */
+static const char *const brk_tracepoint_needs[] = { "tp:syscalls:sys_enter_brk", NULL };
+
+static const struct rung brk_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoint syscalls:sys_enter_brk",
+	  .needs = brk_tracepoint_needs, .loses = "" },
+	{ .key = "uprobe", .label = "uprobe libc brk", .needs = ladder_uprobe_needs,
+	  .loses = "only brk calls made through libc's brk/sbrk (not raw syscalls)" },
+	{ .key = "uprobe-pmu", .label = "perf uprobe PMU on libc brk (registers sampled)",
+	  .needs = ladder_uprobe_pmu_needs,
+	  .loses = "only brk calls made through libc's brk/sbrk (not raw syscalls)" },
+};
+
+static const struct ladder brk_ladder = LADDER("brk", brk_rungs);
+
 const struct tool brk_tool = {
 	.name = TOOL,
+	.ladder = &brk_ladder,
 	.what = "brk() calls",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.size = sizeof(struct brk_state),

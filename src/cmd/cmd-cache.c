@@ -9,7 +9,7 @@
  * (default 1), count rows then exit, or on Ctrl-C a last row and
  * "Detaching...".  BUFFERS_MB and CACHED_MB are /proc/meminfo's.
  *
- * Sources (compat/ladder.c "cache"): kprobes as BCC, tracepoints, or
+ * Sources (its ladder, before cache_tool): kprobes as BCC, tracepoints, or
  * /proc counters; src/agg/cachestat.c counts, this file only prints.  The
  * events fire in every process, so the session is system-wide (-a).
  *
@@ -27,24 +27,12 @@
 
 #include "agg/cachestat.h"
 #include "cmd/lost.h"
-#include "cmd/commands.h"
+#include "cmd/tool-shared.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 
 #define TOOL "cache"
-
-static const char usage[] = "faultline cache [-T] [interval [count]]";
-/* A blank line between the usage line and the description. */
-static const char help[] =
-	"\nPage-cache hits, misses and dirties of the whole system, as BCC cachestat.\n"
-	"\n"
-	"  -T          a TIME (HH:MM:SS) column first\n"
-	"  -a          accepted: the page cache is always counted system-wide\n"
-	"  interval    seconds between rows (default 1)\n"
-	"  count       rows to print, then exit (default: until Ctrl-C)\n"
-	"\n"
-	"The event source is the first this kernel offers (see 'faultline features'):\n"
-	"kprobes as BCC, page-cache tracepoints, or /proc counters (an approximation).\n";
 
 struct cache_cmd {
 	struct tool_opts *o;
@@ -62,6 +50,30 @@ static const char *cache_opt(int c, const char *arg, void *ctx)
 	return "the page cache is counted system-wide (one process: faultline cachetop -p), "
 	       "not for pid";
 }
+
+static const struct tool_option cache_options[] = {
+	OPT_CALL('p', "pid", "PID", 'p', "refused: the page cache is counted system-wide (one process: "
+		 "faultline cachetop -p)"),
+	OPT_SHARED(TOOL_SHARED_T, "a TIME (HH:MM:SS) column first"),
+	OPT_SHARED(TOOL_SHARED_ALL, "accepted: the page cache is always counted system-wide"),
+	OPT_END,
+};
+
+const struct tool_cmdline cache_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL),
+	.options = cache_options,
+	.text = {
+		.args = "[interval [count]]",
+		.intro = "\nPage-cache hits, misses and dirties of the whole system, as BCC cachestat.\n\n",
+		.args_help = TOOL_ARGS_INTERVAL("seconds between rows (default 1)",
+						"rows to print, then exit (default: until Ctrl-C)"),
+		.notes = "\nThe event source is the first this kernel offers (see 'faultline features'):\n"
+			 "kprobes as BCC, page-cache tracepoints, or /proc counters (an approximation).\n",
+	},
+	.opt = cache_opt,
+	.positional = tool_opts__interval_positional,
+};
 
 static bool replaying(const struct cache_cmd *c)
 {
@@ -125,21 +137,16 @@ static int cache_init(void *ctx, struct tool_opts *o, const struct tool_mode *mo
 		      char **argv)
 {
 	struct cache_cmd *c = ctx;
-	struct tool_extra extra = { .shortopts = "p:", .opt = cache_opt,
-				    .positional = tool_opts__interval_positional, .ctx = &c->every };
 	int ret;
 
 	c->every.secs = 1;
 	/* -T only: the page cache is the whole system's, nothing to choose
 	 * (-a says so, as faultline record passes it). */
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL),
-				   usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &cache_cmdline, &c->every, argc, argv);
 	if (ret)
 		return ret;
 	c->o = o;
 	o->all = true;
-	/* No stacks: the small rings of the frame-pointer mode do. */
-	o->sess.callgraph = CALLGRAPH_FP;
 	o->sess.no_maps = true;
 	c->ops = (struct cache_run_ops){ .ready = print_header, .interval = print_row, .ctx = c };
 	return 0;
@@ -193,8 +200,55 @@ static void cache_fini(void *ctx)
 	cache_run__close(&((struct cache_cmd *)ctx)->run);
 }
 
+/* cache and cachetop: BCC cachestat's kprobes, folio names first (5.16+;
+ * the page names survive there only as wrappers the hot paths skip), the
+ * account-dirtied hook by whichever name is not inlined; then tracepoints
+ * (mm_filemap_get_pages is 6.11+); then procfs counters. */
+static const char *const cache_kprobe_folio_needs[] = {
+	"feat:kprobes", "kfunc:folio_mark_accessed", "kfunc:filemap_add_folio",
+	"kfunc:folio_account_dirtied", "kfunc:mark_buffer_dirty", NULL
+};
+static const char *const cache_kprobe_folio_mark_dirty_needs[] = {
+	"feat:kprobes", "kfunc:folio_mark_accessed", "kfunc:filemap_add_folio",
+	"kfunc:__folio_mark_dirty", "kfunc:mark_buffer_dirty", NULL
+};
+static const char *const cache_kprobe_page_needs[] = {
+	"feat:kprobes", "kfunc:mark_page_accessed", "kfunc:add_to_page_cache_lru",
+	"kfunc:account_page_dirtied", "kfunc:mark_buffer_dirty", NULL
+};
+static const char *const cache_tracepoint_needs[] = {
+	"tp:filemap:mm_filemap_get_pages", "tp:filemap:mm_filemap_add_to_page_cache",
+	"tp:writeback:writeback_dirty_folio", NULL
+};
+static const char *const cache_vmstat_needs[] = { NULL };
+
+static const struct rung cache_rungs[] = {
+	{ .key = "kprobe:folio", .label = "kprobes folio_mark_accessed, filemap_add_folio, "
+	  "folio_account_dirtied, mark_buffer_dirty", .needs = cache_kprobe_folio_needs, .loses = "" },
+	{ .key = "kprobe:folio-mark-dirty", .label = "kprobes folio_mark_accessed, filemap_add_folio, "
+	  "__folio_mark_dirty, mark_buffer_dirty", .needs = cache_kprobe_folio_mark_dirty_needs,
+	  .loses = "" },
+	{ .key = "kprobe:page", .label = "kprobes mark_page_accessed, add_to_page_cache_lru, "
+	  "account_page_dirtied, mark_buffer_dirty", .needs = cache_kprobe_page_needs, .loses = "" },
+	{ .key = "tracepoint", .label = "tracepoints filemap:mm_filemap_get_pages, "
+	  "filemap:mm_filemap_add_to_page_cache, writeback:writeback_dirty_folio",
+	  .needs = cache_tracepoint_needs,
+	  .loses = "read() accesses only (no write or mmap accesses); pages, not calls" },
+	{ .key = "vmstat", .label = "/proc/vmstat pgpgin, nr_dirtied and /proc/PID/io deltas "
+	  "(approximation)", .needs = cache_vmstat_needs,
+	  .loses = "approximation: misses are block reads (any, incl. metadata and direct I/O), hits "
+		   "are read() bytes of any kind (pipes, sockets too), short-lived processes unseen" },
+};
+
+static const struct ladder cache_ladder = LADDER("cache", cache_rungs);
+
+/* cachetop reads the same events (cmd-cachetop.c). */
+const struct ladder cachetop_ladder = LADDER("cachetop", cache_rungs);
+
 const struct tool cache_tool = {
 	.name = TOOL,
+	.ladder = &cache_ladder,
+	.stacks = TOOL_STACKS_NONE,
 	.what = "page cache",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	/* The vmstat rung needs no tracefs: chosen before opening a session. */

@@ -39,27 +39,15 @@
 
 #include "agg/cachestat.h"
 #include "cmd/lost.h"
-#include "cmd/commands.h"
+#include "cmd/tool-shared.h"
 #include "lib/file.h"
 #include "lib/keyed.h"
 #include "lib/passwd.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 
 #define TOOL "cachetop"
-
-static const char usage[] = "faultline cachetop [-p PID] [interval [count]]";
-/* A blank line between the usage line and the description. */
-static const char help[] =
-	"\nPage-cache hits, misses and dirties per process, as BCC cachetop.\n"
-	"\n"
-	"  -p PID      this process only\n"
-	"  -a          every process (the default)\n"
-	"  interval    seconds between screens (default 5)\n"
-	"  count       screens to show, then exit (default: until q or Ctrl-C)\n"
-	"\n"
-	"On a terminal: q quit, r reverse the order, < > change the sort column.\n"
-	"Elsewhere (pipe, file): one block per interval.\n";
 
 enum { COL_PID, COL_UID, COL_CMD, COL_HITS, COL_MISSES, COL_DIRTIES, COL_RHIT, COL_WHIT, COL__N };
 static const char *const col_names[COL__N] = {
@@ -383,18 +371,37 @@ static void screen_off(struct top *t)
 	t->alt_screen = false;
 }
 
+static const struct tool_option cachetop_options[] = {
+	OPT_SHARED(TOOL_SHARED_PID, "this process only"),
+	OPT_SHARED(TOOL_SHARED_ALL, "every process (the default)"),
+	OPT_END,
+};
+
+const struct tool_cmdline cachetop_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_NO_SHARED & ~(TOOL_OPT_NO_PID | TOOL_OPT_NO_ALL),
+	.options = cachetop_options,
+	.text = {
+		.args = "[interval [count]]",
+		.intro = "\nPage-cache hits, misses and dirties per process, as BCC cachetop.\n\n",
+		.args_help = TOOL_ARGS_INTERVAL("seconds between screens (default 5)",
+						"screens to show, then exit (default: until q or Ctrl-C)"),
+		.notes = "\nOn a terminal: q quit, r reverse the order, < > change the sort column.\n"
+			 "Elsewhere (pipe, file): one block per interval.\n",
+	},
+	.positional = tool_opts__interval_positional,
+};
+
 static int top_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
 	struct top *t = ctx;
-	struct tool_extra extra = { .positional = tool_opts__interval_positional, .ctx = &t->every };
 	int ret;
 
 	t->sort_col = COL_HITS;
 	t->every.secs = 5;
 	/* -p only: per process, and system-wide without it (or with -a, as
 	 * faultline record says it). */
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_SHARED & ~(TOOL_OPT_NO_PID | TOOL_OPT_NO_ALL),
-				   usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &cachetop_cmdline, &t->every, argc, argv);
 	if (ret)
 		return ret;
 	t->o = o;
@@ -404,7 +411,6 @@ static int top_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode
 		return -ENOMEM;
 	t->tty = isatty(STDOUT_FILENO);
 	o->all = !t->pid;
-	o->sess.callgraph = CALLGRAPH_FP;
 	o->sess.no_maps = true;
 	t->ops = (struct cache_run_ops){ .ready = on_ready, .interval = on_interval, .idle = on_idle,
 					 .ctx = t };
@@ -475,6 +481,8 @@ static void top_fini(void *ctx)
 
 const struct tool cachetop_tool = {
 	.name = TOOL,
+	.ladder = &cachetop_ladder,	/* cmd-cache.c */
+	.stacks = TOOL_STACKS_NONE,
 	.what = "page cache",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	/* The vmstat rung needs no tracefs: chosen before opening a session. */

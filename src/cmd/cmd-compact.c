@@ -6,7 +6,7 @@
  * milliseconds, every compaction run, collapses and failed collapses,
  * and /proc/vmstat's thp_fault_fallback.
  *
- * Sources (compat/ladder.c "compact"): the compaction tracepoints.  A
+ * Sources (its ladder, before compact_tool): the compaction tracepoints.  A
  * direct compaction (an allocation that had to compact before it could
  * succeed) is mm_compaction_try_to_compact_pages, then one
  * mm_compaction_begin/end pair per zone it compacts, all in the
@@ -35,29 +35,18 @@
 #include <time.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
-#include "cmd/every.h"
+#include "agg/every.h"
 #include "features.h"
 #include "lib/keyed.h"
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 
 #define TOOL "compact"
-
-static const char usage[] =
-	"faultline compact [-p PID | -c CMD | -a] [-T] [-s [-i SECS]] [--json] [duration]\n"
-	"                         [-- CMD [ARG]...]";
-static const char help[] =
-	TOOL_OPTS_HELP
-	"  -T           prefix each event with seconds since the first (drsnoop -T)\n"
-	"  -s           per-interval summary instead of events: direct compaction\n"
-	"               stalls and milliseconds, compaction runs, THP collapses and\n"
-	"               failures, THP fault fallbacks (vmstat)\n"
-	"  -i SECS      the summary's interval (default 1)\n";
 
 enum kind { KIND_DIRECT, KIND_KCOMPACTD, KIND_MANUAL, KIND__COUNT };
 static const char *const kind_names[KIND__COUNT] = { "direct", "kcompactd", "manual" };
@@ -316,7 +305,7 @@ static void on_collapse(struct session *s, const struct sample *smp, void *ctx)
 		print_event(s, st, smp, -1, 9, "collapse", result);
 }
 
-static void print_interval(void *ctx)
+static int print_interval(void *ctx)
 {
 	struct compact_state *st = ctx;
 	uint64_t now[7] = { 0 };
@@ -367,6 +356,7 @@ static void print_interval(void *ctx)
 		memcpy(st->vm_prev, now, sizeof(now));
 	memset(&st->cur, 0, sizeof(st->cur));
 	fflush(stdout);
+	return 0;
 }
 
 struct event {
@@ -479,24 +469,32 @@ static void print_summary(struct session *s, const struct compact_state *st)
 		a->collapses, a->collapse_failed, session__lost(s));
 }
 
+static const struct tool_option compact_options[] = {
+	OPT_SHARED(TOOL_SHARED_T, "prefix each event with seconds since the first (drsnoop -T)"),
+	OPT_CALL('s', "summary", NULL, 's',
+		 "per-interval summary instead of events: direct compaction stalls and milliseconds, "
+		 "compaction runs, THP collapses and failures, THP fault fallbacks (vmstat)"),
+	OPT_CALL('i', "interval", "SECS", 'i', "the summary's interval (default 1)"),
+	OPT_END,
+};
+
+const struct tool_cmdline compact_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_T | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
+	.options = compact_options,
+	.opt = compact_opt,
+};
+
 static int compact_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
-	static const struct option longopts[] = {
-		{ "summary", no_argument, NULL, 's' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct compact_state *st = ctx;
-	struct tool_extra extra = { "si:", longopts, compact_opt, NULL, st };
 	int ret;
 
 	st->iv.secs = 1.0;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND, usage, help,
-				   &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &compact_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
-	o->sess.callgraph = CALLGRAPH_FP;
 	o->sess.no_maps = true;
 	st->o = o;
 	st->json = o->json;
@@ -512,7 +510,7 @@ static int compact_add_events(void *ctx, struct session *s, const char *rung, co
 
 	(void)label;
 	st->s = s;
-	st->every = (struct every){ s, st->iv.secs, 0, 0, 0, print_interval, st };
+	every__init(&st->every, s, st->iv.secs, 0, print_interval, st);
 	st->vmstat = ladder__is(rung, "vmstat");
 	err = st->vmstat ? 0 : add_events(s, st, eb);
 	if (!err && !session__replaying(s))
@@ -559,8 +557,28 @@ static void compact_fini(void *ctx)
 	keyed__free(((struct compact_state *)ctx)->threads);
 }
 
+/* compact: direct compaction is try_to_compact_pages and the per-zone
+ * begin/end pairs in the allocating task; the scan, migration and
+ * huge_memory events are added when present. */
+static const char *const compact_tracepoint_needs[] = {
+	"tp:compaction:mm_compaction_try_to_compact_pages", "tp:compaction:mm_compaction_begin",
+	"tp:compaction:mm_compaction_end", NULL
+};
+
+static const struct rung compact_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints compaction:mm_compaction_* "
+	  "(+ huge_memory:mm_collapse_huge_page)", .needs = compact_tracepoint_needs, .loses = "" },
+	{ .key = "vmstat", .label = "/proc/vmstat compact_stall/compact_fail/compact_success, thp_* "
+	  "(system-wide)", .needs = ladder_no_needs,
+	  .loses = "no events, latency or processes: system-wide counts per interval" },
+};
+
+static const struct ladder compact_ladder = LADDER("compact", compact_rungs);
+
 const struct tool compact_tool = {
 	.name = TOOL,
+	.ladder = &compact_ladder,
+	.stacks = TOOL_STACKS_NONE,
 	.what = "compaction",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	.counters = { "vmstat", "/proc counters", "/proc/vmstat", NULL },

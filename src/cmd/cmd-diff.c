@@ -32,6 +32,7 @@
 #include "agg/alloc-trace.h"
 #include "cmd/lost.h"
 #include "cmd/commands.h"
+#include "cmd/tool.h"
 #include "agg/heap-profile.h"
 #include "lib/file.h"
 #include "lib/grow.h"
@@ -41,22 +42,9 @@
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
 #include "cmd/tool-opts.h"
+#include "cmd/cmdlines.h"
 
 #define TOOL "report diff"
-
-static const char usage[] =
-	"faultline report -i NEW diff [-n N] [--all] [--fail-on-increase BYTES] [--json] OLD";
-static const char help[] =
-	"  OLD                   the recording to compare with (record -e leak), the\n"
-	"                        baseline; -i NEW is the run under test\n"
-	"  -n, --limit N         stacks shown (default 20; 0: all)\n"
-	"  --all                 the unchanged stacks too\n"
-	"  --fail-on-increase BYTES\n"
-	"                        exit 1 when any stack's leaked or peak bytes grew by\n"
-	"                        more than BYTES\n"
-	"  --json                one JSON object per stack, then a summary\n"
-	"Stacks match by their symbolized frames (function+offset [module]), not by\n"
-	"address, so two runs under ASLR match.\n";
 
 enum { OPT_ALL = 256, OPT_FAIL };
 
@@ -453,23 +441,41 @@ static const char *diff_positional(int argc, char **argv, const char **arg, void
  * printed) or, with --fail-on-increase, when a stack grew by more;
  * EXIT_USAGE.
  */
+static const struct tool_option diff_options[] = {
+	OPT_CALL('n', "limit", "N", 'n', "stacks shown (default 20; 0: all)"),
+	OPT_CALL(0, "all", NULL, OPT_ALL, "the unchanged stacks too"),
+	OPT_CALL(0, "fail-on-increase", "BYTES", OPT_FAIL,
+		 "exit 1 when any stack's leaked or peak bytes grew by more than BYTES"),
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per stack, then a summary"),
+	OPT_END,
+};
+
+const struct tool_cmdline diff_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_REPORT_JSON,
+	.options = diff_options,
+	.text = {
+		.usage_name = "report -i NEW diff",
+		.args = "OLD",
+		.args_help = "OLD\tthe recording to compare with (record -e leak), the baseline; -i NEW "
+			     "is the run under test\n",
+		.notes = "Stacks match by their symbolized frames (function+offset [module]), not by\n"
+			 "address, so two runs under ASLR match.\n",
+	},
+	.opt = diff_opt,
+	.positional = diff_positional,
+};
+
 int report_diff(const struct replay_opts *ro, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "limit", required_argument, NULL, 'n' },
-		{ "all", no_argument, NULL, OPT_ALL },
-		{ "fail-on-increase", required_argument, NULL, OPT_FAIL },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct diff d = { .path = { NULL, ro->path } };
 	struct diff_args a = { .limit = 20, .fail_over = -1 };
-	struct tool_extra extra = { "n:", longopts, diff_opt, diff_positional, &a };
 	struct tool_opts o;
 	struct errbuf eb = { "" };
 	size_t over = 0;
 	int err, ret;
 
-	ret = tool_opts__parse_report(&o, TOOL, true, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_report_cmdline(&o, &diff_cmdline, &a, argc, argv);
 	if (ret >= 0)
 		return ret;
 	ret = EXIT_FAIL;

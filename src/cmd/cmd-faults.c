@@ -2,7 +2,7 @@
  * faultline faults: user page faults counted by user stack and process,
  * split minor/major (stackcount on page faults, faults.bt, perf trace -F).
  *
- * Sources (compat/ladder.c "faults"):
+ * Sources (its ladder, before faults_tool):
  *   tracepoint  exceptions:page_fault_user (address, ip, error code), at
  *               the fault's entry, for the stack and the address; whether
  *               it was major comes from the major-faults software event of
@@ -35,7 +35,7 @@
 #include "agg/heap-growth.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
-#include "cmd/commands.h"
+#include "cmd/tool-shared.h"
 #include "trace/tp-catalog.h"
 #include "agg/fault-attrib.h"
 #include "agg/major-pair.h"
@@ -44,42 +44,10 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "faults"
-
-static const char usage[] =
-	"faultline faults [-p PID | -c CMD | -a] [--minor | --major] [-T N] [STACK OPTIONS]\n"
-	"                        [--by-alloc [-O LIB] [--symbols-prefix P] [--probes SPEC]]\n"
-	"                        [--interval SECS | --interval-faults N [-n N]]\n"
-	"                        [--json | --folded] [-m PAGES] [duration] [-- CMD [ARG]...]\n"
-	"       faultline report -i FILE faults [options]";
-static const char help[] =
-	TOOL_OPTS_HELP
-	TOOL_OPTS_STACK_HELP
-	"  --minor      count minor faults only (no I/O)\n"
-	"  --major      count major faults only (read from a file or swap)\n"
-	"  -T N         show the N stacks with the most faults (default: all)\n"
-	"  --folded     FlameGraph folded stacks weighted by faults\n"
-	"  --by-alloc   attribute each fault to the allocation owning its address (a\n"
-	"               malloc-family block, an mmap or brk region of the program's):\n"
-	"               report allocation sites, with fault kinds and block classes,\n"
-	"               and the regions of the maps that own the rest (-p or -c)\n"
-	"  -O, --obj LIB, --symbols-prefix P, --probes SPEC\n"
-	"               --by-alloc: the allocator, as for faultline leak\n"
-	"  --interval SECS\n"
-	"               faults over time instead of the stacks: per interval of SECS\n"
-	"               from the start, the faults of all traced processes and of the\n"
-	"               -n top stacks in it; then the stacks ranked by how their fault\n"
-	"               rate rose (rising: more faults in its last ranked interval than\n"
-	"               in its first, more than the interval before in 2+ intervals and\n"
-	"               twice as often as fewer, and first reached its most in the last\n"
-	"               quarter; the last interval is not ranked when the run ended in\n"
-	"               it: always by time, by faults when it holds fewer than N)\n"
-	"  --interval-faults N\n"
-	"               the same, an interval every N faults (it ends just before the\n"
-	"               fault that starts the next)\n"
-	"  -n N         stacks shown over time (default 10)\n";
 
 enum { OPT_MINOR = 256, OPT_MAJOR, OPT_BY_ALLOC, OPT_PREFIX, OPT_PROBES, OPT_INTERVAL,
        OPT_INTERVAL_FAULTS };
@@ -763,25 +731,48 @@ static int add_events(void *ctx, struct session *s, const char *rung, const char
 	return err;
 }
 
+static const struct tool_option faults_options[] = {
+	OPT_CALL(0, "minor", NULL, OPT_MINOR, "count minor faults only (no I/O)"),
+	OPT_CALL(0, "major", NULL, OPT_MAJOR, "count major faults only (read from a file or swap)"),
+	OPT_CALL('T', NULL, "N", 'T', "show the N stacks with the most faults (default: all)"),
+	OPT_SHARED(TOOL_SHARED_FOLDED, "FlameGraph folded stacks weighted by faults"),
+	OPT_CALL(0, "by-alloc", NULL, OPT_BY_ALLOC,
+		 "attribute each fault to the allocation owning its address (a malloc-family block, "
+		 "an mmap or brk region of the program's): report allocation sites, with fault kinds "
+		 "and block classes, and the regions of the maps that own the rest (-p or -c)"),
+	OPT_CALL('O', "obj", "LIB", 'O', "--by-alloc: the allocator library, as for faultline leak"),
+	OPT_CALL(0, "symbols-prefix", "P", OPT_PREFIX,
+		 "--by-alloc: its symbols' prefix, as for faultline leak"),
+	OPT_CALL(0, "probes", "SPEC", OPT_PROBES, "--by-alloc: its probe spec, as for faultline leak"),
+	OPT_CALL(0, "interval", "SECS", OPT_INTERVAL,
+		 "faults over time instead of the stacks: per interval of SECS from the start, the "
+		 "faults of all traced processes and of the -n top stacks in it; then the stacks "
+		 "ranked by how their fault rate rose (rising: more faults in its last ranked interval "
+		 "than in its first, more than the interval before in 2+ intervals and twice as often "
+		 "as fewer, and first reached its most in the last quarter; the last interval is not "
+		 "ranked when the run ended in it: always by time, by faults when it holds fewer "
+		 "than N)"),
+	OPT_CALL(0, "interval-faults", "N", OPT_INTERVAL_FAULTS,
+		 "the same, an interval every N faults (it ends just before the fault that starts "
+		 "the next)"),
+	OPT_CALL('n', NULL, "N", 'n', "stacks shown over time (default 10)"),
+	OPT_END,
+};
+
+const struct tool_cmdline faults_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_FOLDED,
+	.options = faults_options,
+	.opt = faults_opt,
+};
+
 static int faults_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		       char **argv)
 {
-	static const struct option longopts[] = {
-		{ "minor", no_argument, NULL, OPT_MINOR },
-		{ "major", no_argument, NULL, OPT_MAJOR },
-		{ "by-alloc", no_argument, NULL, OPT_BY_ALLOC },
-		{ "obj", required_argument, NULL, 'O' },
-		{ "symbols-prefix", required_argument, NULL, OPT_PREFIX },
-		{ "probes", required_argument, NULL, OPT_PROBES },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "interval-faults", required_argument, NULL, OPT_INTERVAL_FAULTS },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct faults_state *st = ctx;
-	struct tool_extra extra = { "T:O:n:", longopts, faults_opt, NULL, &st->fo };
 	int ret;
 
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &faults_cmdline, &st->fo, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;
@@ -860,6 +851,8 @@ static int faults_report(void *ctx, struct session *s)
 	return EXIT_OK;
 }
 
+static void faults_headline(const void *ctx, char *buf, size_t n);
+
 static void faults_fini(void *ctx)
 {
 	struct faults_state *st = ctx;
@@ -872,13 +865,57 @@ static void faults_fini(void *ctx)
 	heap_growth__free(st->hg);
 }
 
+/* faults: the tracepoint (3.13+, x86) gives address, ip and error code at
+ * the fault's entry; the software event gives the address alone.  Both
+ * learn major faults from the major-faults software event. */
+static const char *const faults_tracepoint_needs[] = {
+	"tp:exceptions:page_fault_user", "feat:perf_events", NULL
+};
+static const char *const faults_software_needs[] = { "feat:perf_events", NULL };
+
+static const struct rung faults_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoint exceptions:page_fault_user + software major-faults",
+	  .needs = faults_tracepoint_needs, .loses = "" },
+	{ .key = "software", .label = "software events page-faults and major-faults, with addresses",
+	  .needs = faults_software_needs, .loses = "no error code: write/protection faults not told apart" },
+};
+
+const struct ladder faults_ladder = LADDER("faults", faults_rungs);
+
 const struct tool faults_tool = {
 	.name = TOOL,
+	.ladder = &faults_ladder,
 	.what = "page faults",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.size = sizeof(struct faults_state),
 	.init = faults_init,
 	.add_events = add_events,
+	.headline = faults_headline,
 	.report = faults_report,
 	.fini = faults_fini,
 };
+
+/* ---- the status line's headline ---- */
+
+/* The faults counted so far, as the report's process table sums them;
+ * --by-alloc: those attributed, and how many to allocations. */
+static void faults_headline(const void *ctx, char *buf, size_t n)
+{
+	const struct faults_state *st = ctx;
+	uint64_t faults = 0, major = 0;
+	struct fault_totals t;
+
+	if (st->fa) {
+		fault_attrib__totals(st->fa, &t);
+		snprintf(buf, n, "%" PRIu64 " faults, %" PRIu64 " in allocations", t.faults,
+			 t.to_allocations);
+		return;
+	}
+	for (size_t i = 0; st->procs && i < keyed__count(st->procs); i++) {
+		const struct fproc *p = keyed__at(st->procs, i);
+
+		faults += p->faults;
+		major += p->major;
+	}
+	snprintf(buf, n, "%" PRIu64 " faults, %" PRIu64 " major", faults, major);
+}

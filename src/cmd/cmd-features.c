@@ -28,6 +28,7 @@
 
 #define WHY_LEN 256
 #define MAX_RUNGS 16
+#define MAX_LADDERS 64
 
 static void usage(FILE *fp)
 {
@@ -221,7 +222,7 @@ int cmd_features(int argc, char **argv)
 	struct fl_roots roots = { NULL, NULL, NULL };
 	struct errbuf eb = { "" };
 	struct features *f = NULL;
-	const struct ladder *ladders;
+	const struct ladder *ladders[MAX_LADDERS];
 	const char *root = NULL;
 	bool json = false;
 	struct stat st;
@@ -298,13 +299,14 @@ int cmd_features(int argc, char **argv)
 		text_features(f, caps);
 	if (!json)
 		printf("%-8s %s\n", "TOOL", "SOURCE");
-	ladders = ladder__all(&nladders);
-	for (i = 0; i < nladders; i++) {
+	/* Every tool's, in the command table's order. */
+	nladders = commands__ladders(ladders, MAX_LADDERS);
+	for (i = 0; i < nladders && i < MAX_LADDERS; i++) {
 		/* Ladders are short; a longer one would be a table bug, and
 		 * its extra rungs are simply not shown. */
 		const struct ladder l = {
-			ladders[i].tool, ladders[i].rungs,
-			ladders[i].n < MAX_RUNGS ? ladders[i].n : MAX_RUNGS
+			ladders[i]->tool, ladders[i]->rungs,
+			ladders[i]->n < MAX_RUNGS ? ladders[i]->n : MAX_RUNGS
 		};
 
 		chosen = ladder__choose(&l, f, why, MAX_RUNGS);

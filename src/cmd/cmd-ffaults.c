@@ -3,7 +3,7 @@
  * (ffaults.bt from BPF Performance Tools), with the major ones: which
  * files a process pages in from disk.
  *
- * Sources (compat/ladder.c "ffaults"):
+ * Sources (its ladder, before ffaults_tool):
  *   filemap     filemap:mm_filemap_fault (device, inode, page index): the
  *               faults that reach the page cache's fault handler; a page
  *               mapped by fault-around alongside another is not one.  The
@@ -25,21 +25,16 @@
 
 #include "lib/json.h"
 #include "stack/addrspace.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
 #include "lib/keyed.h"
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "ffaults"
-
-static const char usage[] =
-	"faultline ffaults [-p PID | -c CMD | -a] [--json] [-m PAGES] [duration]\n"
-	"                         [-- CMD [ARG]...]";
-static const char help[] = TOOL_OPTS_HELP;
 
 struct ffile {
 	uint32_t maj, min;
@@ -223,13 +218,18 @@ static int ffaults_add_events(void *ctx, struct session *s, const char *rung, co
 	return err;
 }
 
+const struct tool_cmdline ffaults_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_NO_UNWIND,
+};
+
 static int ffaults_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
 	struct ffaults_state *st = ctx;
 	int ret;
 
-	ret = tool_opts__parse(o, mode, TOOL, TOOL_OPT_NO_UNWIND, usage, help, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &ffaults_cmdline, NULL, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;
@@ -242,8 +242,26 @@ static void ffaults_fini(void *ctx)
 	keyed__free(((struct ffaults_state *)ctx)->files);
 }
 
+/* ffaults: the page cache's own fault tracepoint first; else every fault,
+ * kept when its address lies in a file mapping. */
+static const char *const ffaults_filemap_needs[] = {
+	"tp:filemap:mm_filemap_fault", "feat:perf_events", NULL
+};
+static const char *const ffaults_mapping_needs[] = { "feat:perf_events", NULL };
+
+static const struct rung ffaults_rungs[] = {
+	{ .key = "filemap", .label = "tracepoint filemap:mm_filemap_fault + software major-faults",
+	  .needs = ffaults_filemap_needs, .loses = "" },
+	{ .key = "mapping", .label = "every user fault, looked up in the process's file mappings",
+	  .needs = ffaults_mapping_needs,
+	  .loses = "counts pages mapped by fault-around too, not only page-cache faults" },
+};
+
+static const struct ladder ffaults_ladder = LADDER("ffaults", ffaults_rungs);
+
 const struct tool ffaults_tool = {
 	.name = TOOL,
+	.ladder = &ffaults_ladder,
 	.what = "file-backed page faults",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	.size = sizeof(struct ffaults_state),

@@ -25,38 +25,16 @@
 
 #include "lib/ostream.h"
 #include "cmd/lost.h"
-#include "cmd/commands.h"
+#include "cmd/tool-shared.h"
 #include "cmd/flamegraph.h"
 #include "cmd/heap-flame.h"
 #include "agg/heap-profile.h"
 #include "lib/errbuf.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 
 #define TOOL "flamegraph"
-
-static const char usage[] =
-	"faultline flamegraph -o FILE [-e leak | -e faults] [-p PID | -c CMD]\n"
-	"                      [--temporary-allocation-threshold N] [STACK OPTIONS] [-m PAGES]\n"
-	"                      [duration]\n"
-	"       faultline report -i FILE flamegraph -o FILE [options]";
-
-static const char help[] =
-	"A flame graph in one HTML file (script and data inline, no network): a\n"
-	"button switches its weight, a click zooms on a frame, a search box\n"
-	"highlights the frames it matches, and the graph turns into an icicle.\n"
-	"\n"
-	"  -o, --output FILE     the page to write (- for stdout; the command's own\n"
-	"                        output then goes to stderr)\n"
-	"  -e, --event leak|faults\n"
-	"                        leak (default): allocations, weighted by leaked\n"
-	"                        bytes, peak bytes, allocations or temporary\n"
-	"                        allocations; faults: page faults by stack, all or\n"
-	"                        major (from a faultline record -e faults file)\n"
-	"  --temporary-allocation-threshold N\n"
-	"                        temporary: freed before N more allocations (as heap)\n"
-	TOOL_OPTS_HELP
-	TOOL_OPTS_STACK_HELP;
 
 enum { OPT_THRESHOLD = 256 };
 
@@ -227,21 +205,40 @@ out:
 
 /* ---- the tool ---- */
 
+static const struct tool_option fg_options[] = {
+	{ .to = TOOL_OPTION_CALL, .letter = 'o', .name = "output", .arg = "FILE", .key = 'o',
+	  .flags = TOOL_OPTION_REQUIRED,
+	  .help = "the page to write (- for stdout; the command's own output then goes to stderr)" },
+	OPT_CALL('e', "event", "leak|faults", 'e',
+		 "leak (default): allocations, weighted by leaked bytes, peak bytes, allocations or "
+		 "temporary allocations; faults: page faults by stack, all or major (from a "
+		 "faultline record -e faults file)"),
+	OPT_CALL(0, "temporary-allocation-threshold", "N", OPT_THRESHOLD,
+		 "temporary: freed before N more allocations (as heap)"),
+	OPT_END,
+};
+
+const struct tool_cmdline flamegraph_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_NO_ALL | TOOL_OPT_NO_JSON,
+	.options = fg_options,
+	.text = {
+		.also = "faultline report -i FILE flamegraph -o FILE [options]",
+		.intro = "A flame graph in one HTML file (script and data inline, no network): a\n"
+			 "button switches its weight, a click zooms on a frame, a search box\n"
+			 "highlights the frames it matches, and the graph turns into an icicle.\n\n",
+	},
+	.opt = fg_opt,
+};
+
 static int fg_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "temporary-allocation-threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct fg *g = ctx;
-	struct tool_extra extra = { "o:e:", longopts, fg_opt, NULL, &g->fo };
 	int ret;
 
 	g->fo.threshold = 1;
 	g->out_fd = -1;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_ALL | TOOL_OPT_NO_JSON, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &flamegraph_cmdline, &g->fo, argc, argv);
 	if (ret)
 		return ret;
 	g->o = o;
@@ -270,10 +267,10 @@ static int fg_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode,
 	return sub_init(g, mode);
 }
 
-static void fg_variant(const void *ctx, const char **ladder, const char **what)
+static void fg_variant(const void *ctx, const struct ladder **ladder, const char **what)
 {
 	(void)what;
-	*ladder = ((const struct fg *)ctx)->fo.faults ? "faults" : "leak";
+	*ladder = ((const struct fg *)ctx)->fo.faults ? &faults_ladder : &leak_ladder;
 }
 
 static int fg_add_events(void *ctx, struct session *s, const char *rung, const char *label,
@@ -304,6 +301,8 @@ static void fg_fini(void *ctx)
 
 const struct tool flamegraph_tool = {
 	.name = TOOL,
+	.ladder = &leak_ladder,
+	.other_ladder = &faults_ladder,
 	.what = "allocations",
 	.flags = TOOL_REPLAYS,
 	.size = sizeof(struct fg),

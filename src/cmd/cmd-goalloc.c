@@ -28,13 +28,13 @@
 #include <unistd.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "lib/keyed.h"
 #include "trace/probe-spec.h"
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 
 #define TOOL "goalloc"
 
@@ -48,20 +48,6 @@
  */
 #define STACK_CHECK "493b66100f86"
 #define STACK_CHECK_LEN 10
-
-static const char usage[] =
-	"faultline goalloc (-p PID | -c CMD) [-T N] [--json | --folded] [-m PAGES] [duration]\n"
-	"                         [-- CMD [ARG]...]";
-static const char help[] =
-	"  -p PID       profile this Go process's allocations\n"
-	"  -c CMD       run the Go program CMD and profile it until it exits\n"
-	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
-	"               parsing); after every other option\n"
-	"  -T N         show the N stacks with the most bytes allocated (default 10)\n"
-	"  --json       one JSON object per stack, then a summary\n"
-	"  --folded     FlameGraph folded stacks weighted by bytes allocated\n"
-	"  -m PAGES     ring buffer pages per CPU (power of two, default 64)\n"
-	"  duration     stop after this many seconds\n";
 
 struct site {
 	pid_t pid;
@@ -274,23 +260,37 @@ out:
 	return err;
 }
 
+static const struct tool_option goalloc_options[] = {
+	OPT_SHARED(TOOL_SHARED_PID, "profile this Go process's allocations"),
+	OPT_SHARED(TOOL_SHARED_CMD, "run the Go program CMD and profile it until it exits"),
+	OPT_CALL('T', NULL, "N", 'T', "show the N stacks with the most bytes allocated (default 10)"),
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per stack, then a summary"),
+	OPT_SHARED(TOOL_SHARED_FOLDED, "FlameGraph folded stacks weighted by bytes allocated"),
+	OPT_SHARED(TOOL_SHARED_MMAP, "ring buffer pages per CPU (power of two, default 64)"),
+	OPT_END,
+};
+
+const struct tool_cmdline goalloc_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_FOLDED | TOOL_OPT_NO_ALL | TOOL_OPT_NO_UNWIND,
+	.options = goalloc_options,
+	.opt = goalloc_opt,
+};
+
 static int goalloc_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
 	struct goalloc *g = ctx;
-	struct tool_extra extra = { "T:", NULL, goalloc_opt, NULL, g };
 	int ret;
 
 	g->top = 10;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_FOLDED | TOOL_OPT_NO_ALL | TOOL_OPT_NO_UNWIND,
-				   usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &goalloc_cmdline, g, argc, argv);
 	if (ret)
 		return ret;
 	if (o->sess.pid <= 0 && !o->sess.cmd && !o->sess.cmd_argv) {
 		fprintf(stderr, "faultline " TOOL ": give the Go program, -p PID or -c CMD\n");
 		return -EINVAL;
 	}
-	o->sess.callgraph = CALLGRAPH_FP;
 	g->o = o;
 	g->sites = keyed__new(sizeof(struct site));
 	return g->sites ? 0 : -ENOMEM;
@@ -301,8 +301,21 @@ static void goalloc_fini(void *ctx)
 	keyed__free(((struct goalloc *)ctx)->sites);
 }
 
+/* goalloc: an entry uprobe only (Go's stack copying does not survive a
+ * uretprobe's rewritten return address). */
+static const char *const goalloc_needs[] = { "feat:uprobes", NULL };
+
+static const struct rung goalloc_rungs[] = {
+	{ .key = "uprobe", .label = "uprobe on runtime.mallocgc's entry, frame-pointer stacks",
+	  .needs = goalloc_needs, .loses = "" },
+};
+
+static const struct ladder goalloc_ladder = LADDER("goalloc", goalloc_rungs);
+
 const struct tool goalloc_tool = {
 	.name = TOOL,
+	.ladder = &goalloc_ladder,
+	.stacks = TOOL_STACKS_USER_FP,
 	.what = "Go allocations",
 	.size = sizeof(struct goalloc),
 	.init = goalloc_init,

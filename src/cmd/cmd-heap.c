@@ -25,7 +25,7 @@
 #include "lib/json.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
-#include "cmd/commands.h"
+#include "cmd/tool-shared.h"
 #include "agg/heap-growth.h"
 #include "agg/heap-profile.h"
 #include "lib/grow.h"
@@ -35,48 +35,9 @@
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 
 #define TOOL "heap"
-
-static const char usage[] =
-	"faultline heap [-p PID | -c CMD] [-n N] [-s N] [-l] [-H FILE]\n"
-	"                      [--temporary-allocation-threshold N] [-O LIB] [--symbols-prefix P]\n"
-	"                      [--interval SECS | --interval-calls N] [--sample-rate N]\n"
-	"                      [--probes SPEC] [STACK OPTIONS] [--json] [-m PAGES] [duration]\n"
-	"       faultline report -i FILE heap [options]";
-
-static const char help[] =
-	"heaptrack_print's report of a program's heap: who calls the allocator most,\n"
-	"who held the heap at its peak, which allocations were temporary (freed before\n"
-	"any other allocation), and what leaked; then the summary.\n"
-	"\n"
-	"  -n, --peak-limit N    groups shown per section (default 10)\n"
-	"  -s, --sub-peak-limit N\n"
-	"                        stacks shown per group (default 5)\n"
-	"  -l, --print-leaks     add the section of leaked memory\n"
-	"  -H, --print-histogram FILE\n"
-	"                        write the requested sizes and their counts to FILE\n"
-	"  --temporary-allocation-threshold N\n"
-	"                        temporary: freed before N more allocations were made\n"
-	"                        (memray's rule; default 1: heaptrack's)\n"
-	"  --interval SECS       memory over time instead of the sections: per interval\n"
-	"                        of SECS from the start, the bytes outstanding at its end\n"
-	"                        of the process and of the -n top stacks; then the growth\n"
-	"                        ranking (growing: ended above its first interval, rose\n"
-	"                        in 2+ intervals and twice as often as it fell, and first\n"
-	"                        reached its highest in the last quarter of the run)\n"
-	"  --interval-calls N    the same, an interval every N allocation calls (it ends\n"
-	"                        just before the call that starts the next)\n"
-	"  --sample-rate N       every block of 1024 bytes or more and 1 smaller block in\n"
-	"                        N, picked in the kernel where it can be (glibc; see\n"
-	"                        faultline-leak(1) -s): calls, bytes and peaks are\n"
-	"                        estimates, temporary allocations not counted\n"
-	"  -O, --obj LIB         the allocator library (default: the one the program's\n"
-	"                        malloc calls, as for faultline leak)\n"
-	"  --symbols-prefix P    its symbols' prefix (jemalloc: je_)\n"
-	"  --probes SPEC         probe spec name or file\n"
-	TOOL_OPTS_HELP
-	TOOL_OPTS_STACK_HELP;
 
 enum { OPT_PREFIX = 256, OPT_PROBES, OPT_THRESHOLD, OPT_INTERVAL, OPT_INTERVAL_CALLS,
        OPT_SAMPLE_RATE };
@@ -799,30 +760,56 @@ out:
 	return err;
 }
 
+static const struct tool_option heap_options[] = {
+	OPT_CALL('n', "peak-limit", "N", 'n', "groups shown per section (default 10)"),
+	OPT_CALL('s', "sub-peak-limit", "N", 's', "stacks shown per group (default 5)"),
+	OPT_CALL('l', "print-leaks", NULL, 'l', "add the section of leaked memory"),
+	OPT_CALL('H', "print-histogram", "FILE", 'H',
+		 "write the requested sizes and their counts to FILE"),
+	OPT_CALL(0, "temporary-allocation-threshold", "N", OPT_THRESHOLD,
+		 "temporary: freed before N more allocations were made (memray's rule; default 1: "
+		 "heaptrack's)"),
+	OPT_CALL(0, "interval", "SECS", OPT_INTERVAL,
+		 "memory over time instead of the sections: per interval of SECS from the start, the "
+		 "bytes outstanding at its end of the process and of the -n top stacks; then the "
+		 "growth ranking (growing: ended above its first interval, rose in 2+ intervals and "
+		 "twice as often as it fell, and first reached its highest in the last quarter of "
+		 "the run)"),
+	OPT_CALL(0, "interval-calls", "N", OPT_INTERVAL_CALLS,
+		 "the same, an interval every N allocation calls (it ends just before the call that "
+		 "starts the next)"),
+	OPT_CALL(0, "sample-rate", "N", OPT_SAMPLE_RATE,
+		 "every block of 1024 bytes or more and 1 smaller block in N, picked in the kernel "
+		 "where it can be (glibc; see faultline-leak(1) -s): calls, bytes and peaks are "
+		 "estimates, temporary allocations not counted"),
+	OPT_CALL('O', "obj", "LIB", 'O', "the allocator library (default: the one the program's "
+		 "malloc calls, as for faultline leak)"),
+	OPT_CALL(0, "symbols-prefix", "P", OPT_PREFIX, "its symbols' prefix (jemalloc: je_)"),
+	OPT_CALL(0, "probes", "SPEC", OPT_PROBES, "probe spec name or file"),
+	OPT_END,
+};
+
+const struct tool_cmdline heap_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_NO_ALL,
+	.options = heap_options,
+	.text = {
+		.intro = "heaptrack_print's report of a program's heap: who calls the allocator most,\n"
+			 "who held the heap at its peak, which allocations were temporary (freed before\n"
+			 "any other allocation), and what leaked; then the summary.\n\n",
+	},
+	.opt = heap_opt,
+};
+
 static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		     char **argv)
 {
-	static const struct option longopts[] = {
-		{ "peak-limit", required_argument, NULL, 'n' },
-		{ "sub-peak-limit", required_argument, NULL, 's' },
-		{ "print-leaks", no_argument, NULL, 'l' },
-		{ "print-histogram", required_argument, NULL, 'H' },
-		{ "temporary-allocation-threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "interval-calls", required_argument, NULL, OPT_INTERVAL_CALLS },
-		{ "obj", required_argument, NULL, 'O' },
-		{ "symbols-prefix", required_argument, NULL, OPT_PREFIX },
-		{ "probes", required_argument, NULL, OPT_PROBES },
-		{ "sample-rate", required_argument, NULL, OPT_SAMPLE_RATE },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct heap *h = ctx;
-	struct tool_extra extra = { "n:s:lH:O:", longopts, heap_opt, NULL, &h->ho };
 	int ret;
 
 	h->ho = (struct heap_opts){ .peak_limit = 10, .sub_limit = 5, .threshold = 1 };
 	h->name = argc > 0 && argv[0] ? argv[0] : TOOL;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_ALL, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &heap_cmdline, &h->ho, argc, argv);
 	if (ret)
 		return ret;
 	h->o = o;
@@ -844,14 +831,6 @@ static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 	if (h->hg)
 		heap_growth__cut(h->hg, h->ho.interval_ns, h->ho.interval_calls);
 	return heap_profile__new(h->ho.threshold, &h->hp);
-}
-
-static void heap_variant(const void *ctx, const char **ladder, const char **what)
-{
-	(void)ctx;
-	(void)what;
-	/* leak's events, so its ladder and its recordings serve. */
-	*ladder = "leak";
 }
 
 /* Another allocator, dlopen'ed: said when it happens. */
@@ -918,6 +897,8 @@ static int heap_report(void *ctx, struct session *s)
 	return err ? tool__fail(TOOL, NULL, err) : EXIT_OK;
 }
 
+static void heap_headline(const void *ctx, char *buf, size_t n);
+
 static void heap_fini(void *ctx)
 {
 	struct heap *h = ctx;
@@ -929,12 +910,29 @@ static void heap_fini(void *ctx)
 
 const struct tool heap_tool = {
 	.name = TOOL,
+	/* leak's events, so its ladder and its recordings serve. */
+	.ladder = &leak_ladder,
 	.what = "allocations",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	.size = sizeof(struct heap),
 	.init = heap_init,
-	.variant = heap_variant,
 	.add_events = heap_add_events,
+	.headline = heap_headline,
 	.report = heap_report,
 	.fini = heap_fini,
 };
+
+/* ---- the status line's headline ---- */
+
+/* heaptrack's figures so far: what is live (at the end, what leaked), the
+ * peak, the calls. */
+static void heap_headline(const void *ctx, char *buf, size_t n)
+{
+	const struct heap *h = ctx;
+	const struct heap_totals *t = h->hp ? heap_profile__totals(h->hp) : NULL;
+
+	if (t)
+		snprintf(buf, n, "%" PRIu64 " bytes outstanding in %" PRIu64 " allocation%s, peak %"
+			 PRIu64 " bytes, %" PRIu64 " calls", t->live_bytes, t->live_blocks,
+			 t->live_blocks == 1 ? "" : "s", t->peak_bytes, t->calls);
+}

@@ -3,7 +3,7 @@
  * pages (THP) and hugetlb pages apart (hfaults.bt from BPF Performance
  * Tools, which counts hugetlb_fault() calls only).
  *
- * Sources (compat/ladder.c "hfaults"):
+ * Sources (its ladder, before hfaults_tool):
  *   kprobe      kprobes on hugetlb_fault() (every fault in a hugetlb
  *               mapping) and do_huge_pmd_anonymous_page() (a fault that
  *               tries to map an anonymous THP: a fallback to small pages
@@ -48,7 +48,6 @@
 #include <linux/perf_event.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
 #include "lib/hashmap.h"
@@ -57,16 +56,10 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "hfaults"
-
-static const char usage[] =
-	"faultline hfaults [-p PID | -c CMD | -a] [-T N] [--json] [-m PAGES] [duration]\n"
-	"                         [-- CMD [ARG]...]";
-static const char help[] =
-	TOOL_OPTS_HELP
-	"  -T N         show the N processes with the most huge-page faults (default: all)\n";
 
 struct hproc {
 	pid_t pid;
@@ -413,14 +406,25 @@ static int hfaults_add_events(void *ctx, struct session *s, const char *rung, co
 	return err;
 }
 
+static const struct tool_option hfaults_options[] = {
+	OPT_CALL('T', NULL, "N", 'T', "show the N processes with the most huge-page faults (default: all)"),
+	OPT_END,
+};
+
+const struct tool_cmdline hfaults_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_NO_UNWIND,
+	.options = hfaults_options,
+	.opt = hfaults_opt,
+};
+
 static int hfaults_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
 	struct hfaults_state *st = ctx;
-	struct tool_extra extra = { "T:", NULL, hfaults_opt, NULL, st };
 	int ret;
 
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &hfaults_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;
@@ -438,8 +442,30 @@ static void hfaults_fini(void *ctx)
 	keyed__free(st->procs);
 }
 
+/* hfaults: hfaults.bt's kprobe and THP's fault function; else every user
+ * fault, classified after the fact by the page now at its address. */
+static const char *const hfaults_kprobe_needs[] = {
+	"feat:kprobes", "kfunc:hugetlb_fault", "kfunc:do_huge_pmd_anonymous_page", NULL
+};
+
+static const char *const hfaults_pageflags_needs[] = {
+	"feat:perf_events", "proc:kpageflags", NULL
+};
+
+static const struct rung hfaults_rungs[] = {
+	{ .key = "kprobe", .label = "kprobes hugetlb_fault, do_huge_pmd_anonymous_page",
+	  .needs = hfaults_kprobe_needs, .loses = "" },
+	{ .key = "page-flags", .label = "every user fault, its page classified by /proc/PID/pagemap "
+	  "and /proc/kpageflags", .needs = hfaults_pageflags_needs,
+	  .loses = "counts huge pages faulted in (once per process and address), not fault calls; "
+		   "a fault whose process or page is gone by the lookup is unresolved" },
+};
+
+static const struct ladder hfaults_ladder = LADDER("hfaults", hfaults_rungs);
+
 const struct tool hfaults_tool = {
 	.name = TOOL,
+	.ladder = &hfaults_ladder,
 	.what = "huge page faults",
 	.why_not = "it reads each fault's page from the live process's pagemap",
 	.size = sizeof(struct hfaults_state),

@@ -16,77 +16,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "agg/every.h"
 #include "lib/json.h"
 #include "agg/alloc-sample.h"
 #include "agg/alloc-trace.h"
 #include "cmd/heap-flame.h"
 #include "agg/heap-profile.h"
-#include "cmd/commands.h"
+#include "cmd/tool-shared.h"
 #include "lib/hashmap.h"
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 
 #define TOOL "leak"
 
-static const char usage[] =
-	"faultline leak [-p PID | -c CMD | -k] [-t] [-a] [-o MS] [-s N] [-T N] [-z MIN] [-Z MAX]\n"
-	"                      [-O LIB] [-S P] [--probes SPEC] [--sort size|count] [-P] [-C] [-F]\n"
-	"                      [--call-graph dwarf[,SIZE]|fp] [--json | --folded]\n"
-	"                      [--flamegraph FILE] [interval [count]] [-- CMD [ARG]...]";
-static const char help[] =
-	"  -p PID       trace the allocations of this process\n"
-	"  -c CMD       run CMD and trace it; when it exits, print what it still had\n"
-	"               allocated and exit with CMD's status\n"
-	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
-	"               parsing); after every other option\n"
-	"  -k, --kernel kernel allocations (kmalloc, kmem_cache, pages): the default\n"
-	"               without -p and -c; with -p/-c, those made by that process\n"
-	"  -t, --trace  print every allocation and free as it happens\n"
-	"  -a, --show-allocs\n"
-	"               list each outstanding allocation (address and size)\n"
-	"  -o, --older MS\n"
-	"               only allocations older than MS milliseconds (default 500) in\n"
-	"               periodic reports; the report after a -c command exits shows all\n"
-	"  -s, --sample-rate N\n"
-	"               track every block of 1024 bytes or more and one smaller block\n"
-	"               in N (chosen by address, so frees match); figures are\n"
-	"               estimates, each small block counted N times\n"
-	"  -T, --top N  show the N stacks with the most outstanding bytes (default 10)\n"
-	"  -z, --min-size B / -Z, --max-size B\n"
-	"               only allocations of at least / at most B bytes\n"
-	"  -O, --obj LIB\n"
-	"               the allocator's library (default: the object the program's malloc\n"
-	"               calls, found in the executable, LD_PRELOAD or its libraries; a\n"
-	"               jemalloc or tcmalloc library selects its probe spec)\n"
-	"  -S, --symbols-prefix P\n"
-	"               prefix of the allocator's symbols (je_ for some jemalloc builds)\n"
-	"  --probes SPEC\n"
-	"               probe spec to use: a name in probes/ or a file\n"
-	"  --sort size|count\n"
-	"               order of stacks (default size)\n"
-	"  -P, --percpu kernel mode: per-CPU allocations too\n"
-	"  -C, --combined-only\n"
-	"               accepted for memleak compatibility (faultline always combines)\n"
-	"  -F, --wa-missing-free\n"
-	"               accepted for memleak compatibility: an address allocated again\n"
-	"               before its free was seen is always taken as freed, and counted\n"
-	"  --json       one JSON object per stack, then a summary\n"
-	"  --folded     FlameGraph folded stacks weighted by outstanding bytes\n"
-	"  --flamegraph FILE\n"
-	"               at the end, also write a flame graph page (HTML) of the malloc\n"
-	"               family's blocks: leaked, peak, allocations, temporary\n"
-	"  -m PAGES     ring buffer pages per CPU\n"
-	"  --no-realtime\n"
-	"               the ring-draining thread in the normal scheduling class, not\n"
-	"               SCHED_FIFO 1\n"
-	TOOL_OPTS_PAUSE_HELP
-	TOOL_OPTS_STACK_HELP
-	"  interval     print a report every interval seconds (default 5)\n"
-	"  count        stop after count reports\n";
-
-enum { OPT_PREFIX = 256, OPT_SORT, OPT_PERCPU, OPT_COMBINED, OPT_PROBES, OPT_FLAMEGRAPH,
-       OPT_WA_MISSING_FREE, OPT_STACK_STORAGE, OPT_MAX_STACK_DEPTH };
+enum { OPT_PROBES = 256, OPT_SORT, OPT_FLAMEGRAPH, OPT_STACK_STORAGE, OPT_MAX_STACK_DEPTH };
 
 struct leak_opts {
 	bool kernel, trace, show_allocs, percpu, sort_count;
@@ -107,9 +52,8 @@ struct leak {
 	struct alloc_track *track;	/* the tracer's */
 	struct hashmap *calls;		/* pid << 32 | stack -> blocks made (kept ones) */
 	struct heap_profile *hp;	/* --flamegraph: heap's counts */
-	uint64_t next_report_ns;
-	unsigned long reports;
-	unsigned long printed;		/* reports printed: JSON's "interval" */
+	struct every every;		/* the reports of lo.every */
+	bool final_all;			/* the report after a -c command's exit */
 	int err;
 };
 
@@ -130,15 +74,6 @@ static const char *leak_opt(int c, const char *arg, void *ctx)
 	uint64_t v;
 
 	switch (c) {
-	case 'k':
-		lo->kernel = true;
-		return NULL;
-	case 't':
-		lo->trace = true;
-		return NULL;
-	case 'a':
-		lo->show_allocs = true;
-		return NULL;
 	case 'o':
 		if (!parse_u64(arg, &lo->older_ms))
 			return "-o wants milliseconds, not";
@@ -164,8 +99,7 @@ static const char *leak_opt(int c, const char *arg, void *ctx)
 	case 'O':
 		lo->obj = arg;
 		return NULL;
-	case OPT_PREFIX:
-	case 'S':	/* libbpf-tools memleak's spelling */
+	case 'S':	/* libbpf-tools memleak's letter */
 		lo->prefix = arg;
 		return NULL;
 	case OPT_PROBES:
@@ -179,11 +113,6 @@ static const char *leak_opt(int c, const char *arg, void *ctx)
 		else
 			return "--sort is size or count, not";
 		return NULL;
-	case OPT_PERCPU:
-	case 'P':
-		lo->percpu = true;
-		return NULL;
-	case OPT_COMBINED:
 	case 'C':
 		return NULL;
 	case OPT_FLAMEGRAPH:
@@ -193,7 +122,6 @@ static const char *leak_opt(int c, const char *arg, void *ctx)
 	 * allocated again while still in its table: the old block is taken
 	 * as freed) is what faultline always does, counting each ("reused
 	 * addresses whose free was missed" in the totals). */
-	case OPT_WA_MISSING_FREE:
 	case 'F':
 		return NULL;
 	/* libbpf-tools memleak's BPF-side sizes: nothing here to size. */
@@ -215,6 +143,69 @@ static const char *leak_positional(int argc, char **argv, const char **arg, void
 
 	return tool_opts__parse_interval(&lo->every, argc, argv, arg);
 }
+
+static const struct tool_option leak_options[] = {
+	OPT_SHARED(TOOL_SHARED_PID, "trace the allocations of this process"),
+	OPT_SHARED(TOOL_SHARED_CMD, "run CMD and trace it; when it exits, print what it still had "
+		   "allocated and exit with CMD's status"),
+	OPT_BOOLEAN('k', "kernel", struct leak_opts, kernel,
+		    "kernel allocations (kmalloc, kmem_cache, pages): the default without -p and "
+		    "-c; with -p/-c, those made by that process"),
+	OPT_BOOLEAN('t', "trace", struct leak_opts, trace,
+		    "print every allocation and free as it happens"),
+	OPT_BOOLEAN('a', "show-allocs", struct leak_opts, show_allocs,
+		    "list each outstanding allocation (address and size)"),
+	OPT_CALL('o', "older", "MS", 'o',
+		 "only allocations older than MS milliseconds (default 500) in periodic reports; "
+		 "the report after a -c command exits shows all"),
+	OPT_CALL('s', "sample-rate", "N", 's',
+		 "track every block of 1024 bytes or more and one smaller block in N (chosen by "
+		 "address, so frees match); figures are estimates, each small block counted N times"),
+	OPT_CALL('T', "top", "N", 'T',
+		 "show the N stacks with the most outstanding bytes (default 10)"),
+	OPT_CALL('z', "min-size", "B", 'z', "only allocations of at least B bytes"),
+	OPT_CALL('Z', "max-size", "B", 'Z', "only allocations of at most B bytes"),
+	OPT_CALL('O', "obj", "LIB",
+		 'O', "the allocator's library (default: the object the program's malloc calls, "
+		 "found in the executable, LD_PRELOAD or its libraries; a jemalloc or tcmalloc "
+		 "library selects its probe spec)"),
+	OPT_CALL('S', "symbols-prefix", "P", 'S',
+		 "prefix of the allocator's symbols (je_ for some jemalloc builds)"),
+	OPT_CALL(0, "probes", "SPEC", OPT_PROBES, "probe spec to use: a name in probes/ or a file"),
+	OPT_CALL(0, "sort", "size|count", OPT_SORT, "order of stacks (default size)"),
+	OPT_BOOLEAN('P', "percpu", struct leak_opts, percpu, "kernel mode: per-CPU allocations too"),
+	OPT_CALL('C', "combined-only", NULL, 'C',
+		 "accepted for memleak compatibility (faultline always combines)"),
+	OPT_CALL('F', "wa-missing-free", NULL, 'F',
+		 "accepted for memleak compatibility: an address allocated again before its free "
+		 "was seen is always taken as freed, and counted"),
+	OPT_CALL(0, "stack-storage-size", "N", OPT_STACK_STORAGE,
+		 "memleak's BPF stack map size: refused, faultline has no such map"),
+	OPT_CALL(0, "perf-max-stack-depth", "N", OPT_MAX_STACK_DEPTH,
+		 "memleak's BPF stack walk bound: refused, faultline's stacks are unwound whole"),
+	OPT_CALL('v', "verbose", NULL, 'v', "memleak's libbpf debug output: refused, faultline "
+		 "loads no BPF program"),
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per stack, then a summary"),
+	OPT_SHARED(TOOL_SHARED_FOLDED, "FlameGraph folded stacks weighted by outstanding bytes"),
+	OPT_CALL(0, "flamegraph", "FILE", OPT_FLAMEGRAPH,
+		 "at the end, also write a flame graph page (HTML) of the malloc family's blocks: "
+		 "leaked, peak, allocations, temporary"),
+	OPT_SHARED(TOOL_SHARED_MMAP, "ring buffer pages per CPU"),
+	OPT_END,
+};
+
+const struct tool_cmdline leak_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_FOLDED,
+	.options = leak_options,
+	.text = {
+		.args = "[interval [count]]",
+		.args_help = TOOL_ARGS_INTERVAL("print a report every interval seconds (default 5)",
+						"stop after count reports"),
+	},
+	.opt = leak_opt,
+	.positional = leak_positional,
+};
 
 /* ---- events, as -t prints them ---- */
 
@@ -554,7 +545,7 @@ static void print_report(struct leak *lk, bool final_all)
 		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
 	}
 	/* Every object of this report says which one it is part of. */
-	report__json_stamp(&r, clock, ++lk->printed);
+	report__json_stamp(&r, clock, lk->every.printed + 1);
 	/* First: what the figures below cannot be trusted for. */
 	report__lost_first(&r, lk->o->json, lk->o->folded, TOOL,
 			   lk->lo.kernel ? LOST_KERNEL : LOST_USER);
@@ -617,55 +608,28 @@ out:
 	free(g.allocs);
 }
 
-static void on_round(void *ctx)
+static int every_report(void *ctx)
 {
 	struct leak *lk = ctx;
-	uint64_t ns = session__now(lk->s);
 
-	if (!lk->next_report_ns) {
-		lk->next_report_ns = ns + (uint64_t)(lk->lo.every.secs * 1e9);
-		return;
-	}
-	if (ns < lk->next_report_ns)
-		return;
-	lk->next_report_ns = ns + (uint64_t)(lk->lo.every.secs * 1e9);
-	print_report(lk, false);
-	if (lk->lo.every.count && ++lk->reports >= lk->lo.every.count)
-		session__stop(lk->s);
+	print_report(lk, lk->final_all);
+	return 0;
+}
+
+static void on_round(void *ctx)
+{
+	every__round(&((struct leak *)ctx)->every);
 }
 
 static int leak_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		     char **argv)
 {
-	static const struct option longopts[] = {
-		{ "kernel", no_argument, NULL, 'k' },
-		{ "trace", no_argument, NULL, 't' },
-		{ "show-allocs", no_argument, NULL, 'a' },
-		{ "older", required_argument, NULL, 'o' },
-		{ "sample-rate", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 'T' },
-		{ "min-size", required_argument, NULL, 'z' },
-		{ "max-size", required_argument, NULL, 'Z' },
-		{ "obj", required_argument, NULL, 'O' },
-		{ "symbols-prefix", required_argument, NULL, OPT_PREFIX },
-		{ "probes", required_argument, NULL, OPT_PROBES },
-		{ "sort", required_argument, NULL, OPT_SORT },
-		{ "percpu", no_argument, NULL, OPT_PERCPU },
-		{ "combined-only", no_argument, NULL, OPT_COMBINED },
-		{ "flamegraph", required_argument, NULL, OPT_FLAMEGRAPH },
-		{ "wa-missing-free", no_argument, NULL, OPT_WA_MISSING_FREE },
-		{ "stack-storage-size", required_argument, NULL, OPT_STACK_STORAGE },
-		{ "perf-max-stack-depth", required_argument, NULL, OPT_MAX_STACK_DEPTH },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct leak *lk = ctx;
-	struct tool_extra extra = { "ktao:s:T:z:Z:O:CFPS:v", longopts, leak_opt, leak_positional, &lk->lo };
 	int ret;
 
 	lk->lo = (struct leak_opts){ .older_ms = 500, .sample_rate = 1, .top = 10,
 				     .every = { .secs = 5 } };
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_FOLDED, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &leak_cmdline, &lk->lo, argc, argv);
 	if (ret)
 		return ret;
 	lk->o = o;
@@ -698,16 +662,6 @@ static int leak_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 	return 0;
 }
 
-static void leak_variant(const void *ctx, const char **ladder, const char **what)
-{
-	const struct leak *lk = ctx;
-
-	if (lk->lo.kernel) {
-		*ladder = "leak -k";
-		*what = "kernel allocations";
-	}
-}
-
 /* Another allocator, dlopen'ed: said when it happens. */
 static void on_late(void *ctx, const char *what, const char *roles, int err, const char *msg)
 {
@@ -724,6 +678,8 @@ static int leak_add_events(void *ctx, struct session *s, const char *rung, const
 	(void)rung;
 	(void)label;
 	lk->s = s;
+	every__init(&lk->every, s, lk->lo.every.secs, lk->lo.every.count, every_report, lk);
+	lk->every.last_in_round = true;
 	err = alloc_trace__new(s, &(struct alloc_trace_opts){
 					.kernel = lk->lo.kernel, .percpu = lk->lo.percpu,
 					.obj = lk->lo.obj, .prefix = lk->lo.prefix, .probes = lk->lo.probes,
@@ -770,8 +726,8 @@ static int leak_report(void *ctx, struct session *s)
 		return tool__fail(TOOL, NULL, lk->err);
 	/* After a -c command's exit, everything it still had is a leak,
 	 * whatever its age. */
-	if (!lk->lo.every.count || lk->reports < lk->lo.every.count)
-		print_report(lk, session__stop_reason(s) == SESSION_STOP_TARGET_EXIT);
+	lk->final_all = session__stop_reason(s) == SESSION_STOP_TARGET_EXIT;
+	every__final(&lk->every);
 	if (!lk->err && lk->hp) {
 		char title[512];
 
@@ -785,6 +741,8 @@ static int leak_report(void *ctx, struct session *s)
 	return lk->err ? tool__fail(TOOL, NULL, lk->err) : EXIT_OK;
 }
 
+static void leak_headline(const void *ctx, char *buf, size_t n);
+
 static void leak_fini(void *ctx)
 {
 	struct leak *lk = ctx;
@@ -794,8 +752,49 @@ static void leak_fini(void *ctx)
 	heap_profile__free(lk->hp);
 }
 
+/* leak: user allocators need a return probe for the address. */
+static const struct rung leak_rungs[] = {
+	{ .key = "uprobe", .label = "uprobes+uretprobes on the allocator, syscall tracepoints",
+	  .needs = ladder_uprobe_needs, .loses = "" },
+	{ .key = "uprobe-pmu", .label = "perf uprobe PMU on the allocator (registers sampled), "
+	  "syscall tracepoints or else libc's mmap/munmap/brk", .needs = ladder_uprobe_pmu_needs,
+	  .loses = "without syscall tracepoints, only mmap/munmap/brk calls made through libc" },
+};
+
+/* leak -k: the slab events first; the page allocator alone still sees
+ * page-sized leaks.  The _node variants (before 6.1) are added when present. */
+static const char *const kleak_slab_needs[] = {
+	"tp:kmem:kmalloc", "tp:kmem:kfree", "tp:kmem:kmem_cache_alloc", "tp:kmem:kmem_cache_free",
+	NULL
+};
+static const char *const kleak_page_needs[] = { "tp:kmem:mm_page_alloc", "tp:kmem:mm_page_free",
+						NULL };
+
+static const struct rung kleak_rungs[] = {
+	{ .key = "kmem", .label = "tracepoints kmem:kmalloc/kmem_cache_alloc/mm_page_alloc and frees",
+	  .needs = kleak_slab_needs, .loses = "" },
+	{ .key = "pages", .label = "tracepoints kmem:mm_page_alloc/mm_page_free",
+	  .needs = kleak_page_needs, .loses = "slab allocations (kmalloc, kmem_cache) unseen" },
+};
+
+const struct ladder leak_ladder = LADDER("leak", leak_rungs);
+
+static const struct ladder kleak_ladder = LADDER("leak -k", kleak_rungs);
+
+static void leak_variant(const void *ctx, const struct ladder **ladder, const char **what)
+{
+	const struct leak *lk = ctx;
+
+	if (lk->lo.kernel) {
+		*ladder = &kleak_ladder;
+		*what = "kernel allocations";
+	}
+}
+
 const struct tool leak_tool = {
 	.name = TOOL,
+	.ladder = &leak_ladder,
+	.other_ladder = &kleak_ladder,
 	.what = "allocations",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS | TOOL_SAMPLES,
 	.size = sizeof(struct leak),
@@ -804,6 +803,42 @@ const struct tool leak_tool = {
 	.add_events = leak_add_events,
 	.before_run = leak_before_run,
 	.round = on_round,
+	.headline = leak_headline,
 	.report = leak_report,
 	.fini = leak_fini,
 };
+
+/* ---- the status line's headline ---- */
+
+struct outstanding {
+	const struct leak *lk;
+	uint64_t bytes, count;
+};
+
+static void add_outstanding(const struct alloc_rec *r, void *ctx)
+{
+	struct outstanding *o = ctx;
+	uint64_t w = weight(o->lk, r);
+
+	o->bytes += r->size * w;
+	o->count += w;
+}
+
+/* What the report would call outstanding now, at any age; sampled (-s):
+ * the estimate, summed over the blocks kept (fewer by the rate). */
+static void leak_headline(const void *ctx, char *buf, size_t n)
+{
+	const struct leak *lk = ctx;
+	struct outstanding o = { lk, 0, 0 };
+
+	if (!lk->track)
+		return;
+	if (alloc_trace__sampling(lk->at)) {
+		alloc_track__foreach(lk->track, add_outstanding, &o);
+	} else {
+		o.bytes = alloc_track__bytes(lk->track);
+		o.count = alloc_track__count(lk->track);
+	}
+	snprintf(buf, n, "%s%" PRIu64 " bytes outstanding in %" PRIu64 " allocation%s",
+		 alloc_trace__sampling(lk->at) ? "~" : "", o.bytes, o.count, o.count == 1 ? "" : "s");
+}

@@ -6,7 +6,7 @@
  * and the user stack with -g; then, per process, bytes mapped, unmapped and
  * net.  Like BCC's mmapsnoop, but anonymous mappings too.
  *
- * Sources (compat/ladder.c "mmap"): syscalls:sys_{enter,exit}_{mmap,munmap};
+ * Sources (its ladder, before mmap_tool): syscalls:sys_{enter,exit}_{mmap,munmap};
  * else uprobes on libc's mmap/munmap.  Both give the fields addr, len, prot,
  * flags, fd, off (mmap entry), addr, len (munmap entry) and ret (returns).
  */
@@ -19,7 +19,6 @@
 
 #include "lib/json.h"
 #include "stack/addrspace.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
@@ -28,18 +27,10 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "mmap"
-
-static const char usage[] =
-	"faultline mmap [-p PID | -c CMD | -a] [-g] [--call-graph dwarf[,SIZE]|fp] [--unwinder U]\n"
-	"                      [-T] [--json] [-m PAGES] [duration] [-- CMD [ARG]...]";
-static const char help[] =
-	TOOL_OPTS_HELP
-	TOOL_OPTS_STACK_HELP
-	"  -T           TIME(s) since tracing began instead of wall-clock HH:MM:SS\n"
-	"  -g           print the user stack of each call\n";
 
 enum call_kind { CALL_MMAP, CALL_MUNMAP };
 
@@ -356,12 +347,24 @@ static int mmap_add_events(void *ctx, struct session *s, const char *rung, const
 	return 0;
 }
 
+static const struct tool_option mmap_options[] = {
+	OPT_SHARED(TOOL_SHARED_T, "TIME(s) since tracing began instead of wall-clock HH:MM:SS"),
+	OPT_SHARED(TOOL_SHARED_G, "print the user stack of each call"),
+	OPT_END,
+};
+
+const struct tool_cmdline mmap_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_T | TOOL_OPT_G,
+	.options = mmap_options,
+};
+
 static int mmap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
 	struct mmap_state *st = ctx;
 	int ret;
 
-	ret = tool_opts__parse(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_G, usage, help, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &mmap_cmdline, NULL, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;
@@ -396,8 +399,25 @@ static void mmap_fini(void *ctx)
 	report__fini(&st->r);
 }
 
+static const char *const mmap_tracepoint_needs[] = {
+	"tp:syscalls:sys_enter_mmap", "tp:syscalls:sys_exit_mmap",
+	"tp:syscalls:sys_enter_munmap", "tp:syscalls:sys_exit_munmap", NULL
+};
+
+static const struct rung mmap_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoint syscalls:sys_{enter,exit}_{mmap,munmap}",
+	  .needs = mmap_tracepoint_needs, .loses = "" },
+	{ .key = "uprobe", .label = "uprobe+uretprobe libc mmap/munmap", .needs = ladder_uprobe_needs,
+	  .loses = "only calls made through libc" },
+	{ .key = "uprobe-pmu", .label = "perf uprobe PMU on libc mmap/munmap (registers sampled)",
+	  .needs = ladder_uprobe_pmu_needs, .loses = "only calls made through libc" },
+};
+
+static const struct ladder mmap_ladder = LADDER("mmap", mmap_rungs);
+
 const struct tool mmap_tool = {
 	.name = TOOL,
+	.ladder = &mmap_ladder,
 	.what = "mmap() and munmap() calls",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.size = sizeof(struct mmap_state),

@@ -5,7 +5,7 @@
  * paths, the victim's RSS split and oom_score_adj, and with -v the memory
  * PSI and the top of the memcg's memory.stat.
  *
- * Sources (compat/ladder.c "oom"):
+ * Sources (its ladder, before oom_tool):
  *   tracepoint  oom:mark_victim.  It fires in the task that called the
  *               OOM killer, so the sample's pid is the trigger and the
  *               event's "pid" field the victim.  Its other fields vary
@@ -60,7 +60,6 @@
 #include "lib/clock.h"
 #include "lib/hashmap.h"
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/printk-join.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
@@ -79,6 +78,7 @@
 #include "cmd/precursors.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 
 #define TOOL "oom"
 #define MAX_PENDING 64
@@ -88,20 +88,6 @@
 #define KMSG_WAIT_NS 1000000000ULL
 /* --timeline: how long a kill's last row waits for its victim to be gone. */
 #define VICTIM_WAIT_NS 5000000000ULL
-
-static const char usage[] =
-	"faultline oom [-v] [--timeline] [--before SECS] [-G CGROUP] [--json] [duration]";
-static const char help[] =
-	"  -v, --verbose  also the memory PSI and the top of the OOM memcg's memory.stat\n"
-	"  --timeline     each kill's precursors: PSI, MemAvailable, faults, swap, reclaim,\n"
-	"                 compaction per second before it, and which left its baseline first\n"
-	"  --before SECS  the timeline's length (default 30; implies --timeline)\n"
-	"  -G, --cgroup CGROUP\n"
-	"                 the timeline also has this cgroup v2 group's PSI (memory.pressure)\n"
-	"  --json         one JSON object per kill\n"
-	"  -a             accepted: OOM kills are always traced system-wide\n"
-	"  -m PAGES       ring buffer pages per CPU (power of two)\n"
-	"  duration       stop after this many seconds\n";
 
 enum stat_when { STAT_NONE, STAT_KERNEL, STAT_READ };
 enum { OPT_TIMELINE = 256, OPT_BEFORE };
@@ -927,22 +913,38 @@ static const char *extra_opt(int c, const char *arg, void *ctx)
 
 /* The rung for the kmsg check before a session exists, and whether this
  * machine could open one (tracefs and perf events). */
+static const struct tool_option oom_options[] = {
+	OPT_CALL('v', "verbose", NULL, 'v',
+		 "also the memory PSI and the top of the OOM memcg's memory.stat"),
+	OPT_CALL(0, "timeline", NULL, OPT_TIMELINE,
+		 "each kill's precursors: PSI, MemAvailable, faults, swap, reclaim, compaction per "
+		 "second before it, and which left its baseline first"),
+	OPT_CALL(0, "before", "SECS", OPT_BEFORE, "the timeline's length (default 30; implies --timeline)"),
+	OPT_CALL('G', "cgroup", "CGROUP", 'G',
+		 "the timeline also has this cgroup v2 group's PSI (memory.pressure)"),
+	OPT_SHARED(TOOL_SHARED_PID, "with faultline report: the kills of this recorded process (live, "
+		   "OOM kills are traced system-wide: refused)"),
+	OPT_SHARED(TOOL_SHARED_CMD, "with faultline record: the kills of CMD's tasks (live: refused)"),
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per kill"),
+	OPT_SHARED(TOOL_SHARED_ALL, "accepted: OOM kills are always traced system-wide"),
+	OPT_SHARED(TOOL_SHARED_MMAP, "ring buffer pages per CPU (power of two)"),
+	OPT_END,
+};
+
+const struct tool_cmdline oom_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_NO_UNWIND | TOOL_OPT_LIVE_ALL,
+	.options = oom_options,
+	.opt = extra_opt,
+};
+
 static int oom_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "timeline", no_argument, NULL, OPT_TIMELINE },
-		{ "before", required_argument, NULL, OPT_BEFORE },
-		{ "cgroup", required_argument, NULL, 'G' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct oom_state *st = ctx;
-	struct tool_extra extra = { .shortopts = "vG:", .longopts = longopts, .opt = extra_opt, .ctx = st };
 	int ret;
 
 	st->before = 30;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_UNWIND | TOOL_OPT_LIVE_ALL, usage, help,
-				   &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &oom_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;
@@ -1072,8 +1074,30 @@ static void oom_fini(void *ctx)
  * The oom tool: one line (or JSON object) per OOM kill until Ctrl-C or
  * the duration.  Its kmsg rung reads /dev/kmsg with no session (.run).
  */
+/* oom: the tracepoint (4.13+) names trigger and victim; before it, a
+ * kprobe gives the trigger and the kernel's log report the victim (the
+ * probe reads no argument: their layout differs on 3.10, 4.6-4.12 and
+ * 4.13+); the log report alone is the last resort. */
+static const char *const oom_tracepoint_needs[] = { "tp:oom:mark_victim", NULL };
+static const char *const oom_kprobe_needs[] = { "feat:kprobes", "kfunc:oom_kill_process", NULL };
+static const char *const oom_kmsg_needs[] = { NULL };
+
+static const struct rung oom_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoint oom:mark_victim (+ /dev/kmsg report)",
+	  .needs = oom_tracepoint_needs, .loses = "" },
+	{ .key = "kprobe", .label = "kprobe oom_kill_process (trigger) + /dev/kmsg report (victim)",
+	  .needs = oom_kprobe_needs,
+	  .loses = "the victim's fields as the kernel log prints them; a kill the log lost is dropped" },
+	{ .key = "kmsg", .label = "/dev/kmsg OOM report", .needs = oom_kmsg_needs,
+	  .loses = "the trigger only from the report's header, which is rate limited; kills of "
+		   "already-exiting tasks are not reported" },
+};
+
+static const struct ladder oom_ladder = LADDER("oom", oom_rungs);
+
 const struct tool oom_tool = {
 	.name = TOOL,
+	.ladder = &oom_ladder,
 	.what = "OOM kills",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.bare_rung = "kmsg",

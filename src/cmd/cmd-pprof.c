@@ -38,6 +38,7 @@
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
+#include "cmd/tool.h"
 #include "agg/heap-profile.h"
 #include "lib/keyed.h"
 #include "cmd/report.h"
@@ -45,20 +46,13 @@
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
 #include "cmd/tool-opts.h"
+#include "cmd/cmdlines.h"
 #include "lib/ostream.h"
 #ifdef HAVE_PPROF
 #include "cmd/pprof.h"
 #endif
 
 #define TOOL "report pprof"
-
-static const char usage[] = "faultline report -i FILE pprof -o FILE [--faults]";
-static const char help[] =
-	"  -o, --output FILE  where to write the profile (gzipped profile.proto; - for\n"
-	"                     standard output); go tool pprof reads it\n"
-	"  --faults           the page faults by user stack (faults/count), from a\n"
-	"                     recording that holds allocations too (default: a heap\n"
-	"                     profile when allocations were recorded, else faults)\n";
 
 enum { OPT_FAULTS = 256 };
 
@@ -74,6 +68,7 @@ struct fsite {
 
 struct pp {
 	struct session *s;
+	bool want_faults;		/* --faults */
 	bool faults;			/* a faults profile, not a heap one */
 	/* heap */
 	struct alloc_trace *at;
@@ -134,21 +129,27 @@ static bool recorded(const struct session *s, const char *name)
 	return false;
 }
 
-static int add_events(struct pp *pp, bool want_faults, struct errbuf *eb)
+/* A report_replay() add: the allocator's events (and its notes), else the
+ * faults'. */
+static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 {
+	struct pp *pp = ctx;
 	bool allocs = recorded(pp->s, "malloc_enter") && recorded(pp->s, "free_enter");
 	int err;
 
-	if (allocs && !want_faults) {
+	if (allocs && !pp->want_faults) {
 		err = heap_profile__new(1, &pp->hp);
 		if (err)
 			return errbuf__set(eb, err, "out of memory");
-		return alloc_trace__new(pp->s, &(struct alloc_trace_opts){ 0 },
-					&(struct alloc_trace_hooks){
-						.made = heap_profile__made,
-						.freed = heap_profile__freed,
-						.gone = heap_profile__gone, .ctx = pp->hp },
-					&pp->at, eb);
+		err = alloc_trace__new(pp->s, &(struct alloc_trace_opts){ 0 },
+				       &(struct alloc_trace_hooks){
+					       .made = heap_profile__made,
+					       .freed = heap_profile__freed,
+					       .gone = heap_profile__gone, .ctx = pp->hp },
+				       &pp->at, eb);
+		if (!err)
+			tool__alloc_notes(TOOL, pp->at);
+		return err;
 	}
 	pp->faults = true;
 	pp->fsites = keyed__new(sizeof(struct fsite));
@@ -346,13 +347,8 @@ static int run(const struct replay_opts *ro, const char *out, bool want_faults)
 	size_t len = 0;
 	int err;
 
-	err = session__new_replay(&(struct session_opts){ 0 }, ro, &pp.s, &eb);
-	if (!err)
-		err = add_events(&pp, want_faults, &eb);
-	if (!err)
-		tool__alloc_notes(TOOL, pp.at);
-	if (!err)
-		err = session__run(pp.s, NULL, &eb);
+	pp.want_faults = want_faults;
+	err = report_replay(ro, add_events, &pp, &pp.s, &eb);
 	if (!err && !pp.err && pp.hp)
 		pp.err = heap_profile__error(pp.hp);
 	if (!err && !pp.err && pp.at)
@@ -431,19 +427,34 @@ static const char *pprof_opt(int c, const char *arg, void *ctx)
 	return NULL;
 }
 
+static const struct tool_option pprof_options[] = {
+	{ .to = TOOL_OPTION_CALL, .letter = 'o', .name = "output", .arg = "FILE", .key = 'o',
+	  .flags = TOOL_OPTION_REQUIRED,
+	  .help = "where to write the profile (gzipped profile.proto; - for standard output); go "
+		  "tool pprof reads it" },
+	OPT_CALL(0, "faults", NULL, OPT_FAULTS,
+		 "the page faults by user stack (faults/count), from a recording that holds "
+		 "allocations too (default: a heap profile when allocations were recorded, else "
+		 "faults)"),
+	OPT_END,
+};
+
+const struct tool_cmdline pprof_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_REPORT,
+	.options = pprof_options,
+	.text = { .usage_name = "report -i FILE pprof", .args = "" },
+	.opt = pprof_opt,
+	.positional = tool_opts__no_positional,
+};
+
 int report_pprof(const struct replay_opts *ro, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "faults", no_argument, NULL, OPT_FAULTS },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct pprof_args a = { NULL, false };
-	struct tool_extra extra = { "o:", longopts, pprof_opt, tool_opts__no_positional, &a };
 	struct tool_opts o;
 	int ret;
 
-	ret = tool_opts__parse_report(&o, TOOL, false, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_report_cmdline(&o, &pprof_cmdline, &a, argc, argv);
 	if (ret >= 0)
 		return ret;
 	if (!a.out || !a.out[0])

@@ -10,7 +10,7 @@
  * 150 ms in any 1 s window) on the pressure file and prints a line the
  * moment the kernel signals it (POLLPRI, Documentation/accounting/psi.rst).
  *
- * Sources (compat/ladder.c "pressure"): reclaim from the vmscan begin/end
+ * Sources (its ladder, before pressure_tool): reclaim from the vmscan begin/end
  * tracepoints (reclaim-watch.h), else /proc/vmstat allocstall*; the rest
  * from procstat.h.  Each interval's stall is the difference of two reads
  * of `total`, so the intervals of a run add up to the counter's change
@@ -33,9 +33,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agg/every.h"
 #include "lib/json.h"
 #include "cmd/lost.h"
-#include "cmd/commands.h"
 #include "lib/file.h"
 #include "lib/newsys.h"
 #include "agg/mem-series.h"
@@ -44,23 +44,11 @@
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "pressure"
 #define MAX_TRIGGERS 8
-
-static const char usage[] =
-	"faultline pressure [-G CGROUP] [-t some|full STALL/WINDOW]... [--json] [interval [count]]";
-static const char help[] =
-	"  -G, --cgroup CGROUP  also this cgroup's PSI (cgroup v2 memory.pressure): a\n"
-	"               directory, or a path below the cgroup2 mount\n"
-	"  -t, --trigger 'some|full STALL/WINDOW'\n"
-	"               a PSI trigger (\"some 150ms/1s\"), on the cgroup's file with -G:\n"
-	"               a line the moment stalls pass STALL within WINDOW (500ms..10s)\n"
-	"  --json       one JSON object per interval and per trigger\n"
-	"  -m PAGES     ring buffer pages per CPU (power of two)\n"
-	"  interval     seconds per line (default 1)\n"
-	"  count        lines to print, then stop\n";
 
 struct trigger {
 	char spec[64];
@@ -80,8 +68,7 @@ struct pressure_state {
 	char cg_pressure[PATH_MAX + 32];	/* "" without -G or on v1 */
 	struct reclaim_watch *rw;
 	struct mem_point prev;		/* the interval's start */
-	uint64_t next_ns, start_ns;
-	unsigned long printed;
+	struct every timer;		/* the reports of every */
 	struct trigger trig[MAX_TRIGGERS];
 	size_t ntrig;
 	int stop_pipe[2];
@@ -260,20 +247,21 @@ static void print_header(const struct pressure_state *st)
 	       "DIRECT", "DIR_MS", "MEMCG", "MCG_MS", "COMPACT", "OOM");
 }
 
-static void print_interval(struct pressure_state *st)
+static int print_interval(void *ctx)
 {
+	struct pressure_state *st = ctx;
 	struct mem_point now;
 	struct mem_row r;
 	char when[16];
 
 	if (sample(st, &now))
-		return;
+		return 0;
 	mem_row__diff(&now, &st->prev, &r);
 	wall_label(when, sizeof(when), false);
 	flockfile(stdout);
 	if (st->json) {
 		printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu,\"secs\":%.3f", when,
-		       st->printed + 1, (double)r.len_ns / 1e9);
+		       st->timer.printed + 1, (double)r.len_ns / 1e9);
 		json_psi("psi", &now, &r, MC_PSI_SOME_US);
 		if (st->cg_pressure[0] || st->cg_v1)
 			json_psi("cgroup_psi", &now, &r, MC_CG_SOME_US);
@@ -313,7 +301,7 @@ static void print_interval(struct pressure_state *st)
 	fflush(stdout);
 	funlockfile(stdout);
 	st->prev = now;
-	st->printed++;
+	return 0;
 }
 
 /* ---- the run ---------------------------------------------------------------- */
@@ -328,25 +316,16 @@ static void on_ready(void *ctx)
 	struct pressure_state *st = ctx;
 
 	sample(st, &st->prev);
-	st->start_ns = session__now(st->s);
-	st->next_ns = st->start_ns + (uint64_t)(st->every.secs * 1e9);
+	every__ready(&st->timer);
 }
 
 static void on_round(void *ctx)
 {
 	struct pressure_state *st = ctx;
-	uint64_t now = session__now(st->s);
 
 	if (reclaim_watch__err(st->rw))
 		st->err = reclaim_watch__err(st->rw);
-	if (now < st->next_ns)
-		return;
-	print_interval(st);
-	/* A late round does not make a burst of short intervals. */
-	while (st->next_ns <= now)
-		st->next_ns += (uint64_t)(st->every.secs * 1e9);
-	if (st->every.count && st->printed >= st->every.count)
-		session__stop(st->s);
+	every__round(&st->timer);
 }
 
 /* Whether the effective capabilities have CAP_SYS_RESOURCE (24): the
@@ -416,16 +395,35 @@ static const char *pressure_positional(int argc, char **argv, const char **arg, 
 }
 
 /* `faultline pressure [-G CGROUP] [-t SPEC]... [--json] [interval [count]]` */
+static const struct tool_option pressure_options[] = {
+	OPT_CALL('G', "cgroup", "CGROUP", 'G', "also this cgroup's PSI (cgroup v2 memory.pressure): "
+		 "a directory, or a path below the cgroup2 mount"),
+	OPT_CALL('t', "trigger", "'some|full STALL/WINDOW'", 't',
+		 "a PSI trigger (\"some 150ms/1s\"), on the cgroup's file with -G: a line the moment "
+		 "stalls pass STALL within WINDOW (500ms..10s)"),
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per interval and per trigger"),
+	OPT_SHARED(TOOL_SHARED_ALL, "accepted: PSI is always the whole system's (or -G's group)"),
+	OPT_SHARED(TOOL_SHARED_MMAP, "ring buffer pages per CPU (power of two)"),
+	OPT_END,
+};
+
+const struct tool_cmdline pressure_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD | TOOL_OPT_NO_UNWIND,
+	.options = pressure_options,
+	.text = {
+		.args = "[interval [count]]",
+		.args_help = TOOL_ARGS_INTERVAL("seconds per line (default 1)",
+						"lines to print, then stop"),
+	},
+	.opt = pressure_opt,
+	.positional = pressure_positional,
+};
+
 static int pressure_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			 char **argv)
 {
-	static const struct option longopts[] = {
-		{ "cgroup", required_argument, NULL, 'G' },
-		{ "trigger", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct pressure_state *st = ctx;
-	struct tool_extra extra = { "G:t:", longopts, pressure_opt, pressure_positional, st };
 	int ret;
 
 	/* Before anything can fail: fini closes what is open. */
@@ -433,8 +431,7 @@ static int pressure_init(void *ctx, struct tool_opts *o, const struct tool_mode 
 		st->trig[i].fd = -1;
 	st->stop_pipe[0] = st->stop_pipe[1] = -1;
 	st->every.secs = 1.0;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD |
-				   TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &pressure_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	st->o = o;
@@ -443,7 +440,6 @@ static int pressure_init(void *ctx, struct tool_opts *o, const struct tool_mode 
 		return TOOL_INIT_FAILED;
 	if (tool__refuse_live(o, TOOL, "/proc and cgroup counters"))
 		return TOOL_INIT_FAILED;
-	o->sess.callgraph = CALLGRAPH_FP;
 	o->sess.no_maps = true;
 	return 0;
 }
@@ -461,6 +457,8 @@ static int pressure_add_events(void *ctx, struct session *s, const char *rung, c
 
 	(void)label;
 	st->s = s;
+	every__init(&st->timer, s, st->every.secs, st->every.count, print_interval, st);
+	st->timer.last_in_round = true;
 	if (ladder__is(rung, "tracepoint")) {
 		err = reclaim_watch__add(s, &st->rw, eb);
 		if (err)
@@ -515,8 +513,7 @@ static int pressure_report(void *ctx, struct session *s)
 	struct pressure_state *st = ctx;
 
 	/* The interval in progress when stopped: the totals end here. */
-	if (!st->every.count || st->printed < st->every.count)
-		print_interval(st);
+	every__final(&st->timer);
 	if (st->err)
 		return tool__fail(TOOL, NULL, st->err);
 	if (session__lost(s))
@@ -543,8 +540,34 @@ static void pressure_fini(void *ctx)
 	reclaim_watch__free(st->rw);
 }
 
+/* pressure: PSI and the /proc counters on every rung; reclaim from the
+ * vmscan pairs where the kernel has them, else /proc/vmstat allocstall. */
+static const char *const pressure_tracepoint_needs[] = {
+	"proc:pressure/memory", "tp:vmscan:mm_vmscan_direct_reclaim_begin",
+	"tp:vmscan:mm_vmscan_direct_reclaim_end", NULL
+};
+static const char *const pressure_psi_needs[] = { "proc:pressure/memory", NULL };
+
+static const struct rung pressure_rungs[] = {
+	{ .key = "tracepoint", .label = "PSI /proc/pressure/memory and cgroup memory.pressure; "
+	  "reclaim from tracepoints vmscan:mm_vmscan_{direct,memcg}_reclaim_{begin,end}; "
+	  "/proc/meminfo MemAvailable; /proc/vmstat pgmajfault pswpin pswpout compact_stall oom_kill",
+	  .needs = pressure_tracepoint_needs, .loses = "" },
+	{ .key = "vmstat", .label = "PSI /proc/pressure/memory and cgroup memory.pressure; "
+	  "reclaim from /proc/vmstat allocstall*; /proc/meminfo, /proc/vmstat",
+	  .needs = pressure_psi_needs,
+	  .loses = "direct reclaims counted without their time; no memcg reclaim" },
+	{ .key = "nopsi", .label = "/proc/meminfo and /proc/vmstat only", .needs = ladder_no_needs,
+	  .loses = "no PSI (no CONFIG_PSI, or booted psi=0): no stall times, no triggers; "
+		   "reclaim from /proc/vmstat allocstall*" },
+};
+
+static const struct ladder pressure_ladder = LADDER("pressure", pressure_rungs);
+
 const struct tool pressure_tool = {
 	.name = TOOL,
+	.ladder = &pressure_ladder,
+	.stacks = TOOL_STACKS_NONE,
 	.what = "memory pressure",
 	.flags = TOOL_NO_TARGET,
 	.why_not = "it reads /proc and cgroup counters, which a recording does not hold",

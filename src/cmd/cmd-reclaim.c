@@ -4,7 +4,7 @@
  * the per-interval vmscan summary of bpftrace's vmscan.bt (slab shrink
  * time, direct and memcg reclaim time, kswapd wakeups, pages written).
  *
- * Sources (compat/ladder.c "reclaim"): the vmscan tracepoints, begin and
+ * Sources (its ladder, before reclaim_tool): the vmscan tracepoints, begin and
  * end paired per thread (both fire in the reclaiming task, so -p traces
  * just that process); global direct reclaim and memcg reclaim (a cgroup
  * over its limit) are separate pairs and both are shown, as drsnoop shows
@@ -25,29 +25,19 @@
 #include <string.h>
 #include <time.h>
 
+#include "agg/every.h"
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "features.h"
 #include "agg/reclaim-pair.h"
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 
 #define TOOL "reclaim"
-
-static const char usage[] =
-	"faultline reclaim [-p PID | -c CMD | -a] [-T] [-s [-i SECS]] [--json] [duration]\n"
-	"                         [-- CMD [ARG]...]";
-static const char help[] =
-	TOOL_OPTS_HELP
-	"  -T           prefix each event with seconds since the first (drsnoop -T)\n"
-	"  -s           per-interval vmscan summary instead of events (vmscan.bt):\n"
-	"               slab shrink, direct and memcg reclaim milliseconds, kswapd\n"
-	"               wakeups, pages written by reclaim; latency histograms at exit\n"
-	"  -i SECS      the summary's interval (default 1)\n";
 
 static const char *const kind_names[RECLAIM__COUNT] = { "direct", "memcg", "slab" };
 
@@ -76,7 +66,7 @@ struct reclaim_state {
 	const char *writepage_event;	/* NULL when the kernel has none */
 	bool have_slab, have_wake;
 	/* interval clock (the session's: a replay's is the recording's) */
-	uint64_t next_ns;
+	struct every timer;		/* -s, vmstat: every interval seconds */
 	uint64_t start_ns;		/* when tracing began */
 	/* vmstat rung */
 	bool vmstat;
@@ -250,16 +240,6 @@ static void clock_label(const struct reclaim_state *st, char *buf, size_t n)
 	strftime(buf, n, "%H:%M:%S", &tm);
 }
 
-/* JSON's "interval": the number of the interval ending at next_ns (1 for
- * the first), from the interval clock. */
-static unsigned long interval_no(const struct reclaim_state *st)
-{
-	uint64_t step = (uint64_t)(st->interval * 1e9);
-
-	return step && st->next_ns > st->start_ns ?
-	       (unsigned long)((st->next_ns - st->start_ns + step / 2) / step) : 1;
-}
-
 /* One vmscan.bt line for the interval that just ended, then start over. */
 static void print_interval(struct reclaim_state *st)
 {
@@ -269,7 +249,8 @@ static void print_interval(struct reclaim_state *st)
 	if (st->json)
 		printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu,\"slab_ms\":%.3f,"
 		       "\"direct_ms\":%.3f,\"memcg_ms\":%.3f,\"kswapd_wakes\":%" PRIu64
-		       ",\"writepage\":%" PRIu64 "}\n", when, interval_no(st), st->cur.ns[RECLAIM_SLAB] / 1e6, st->cur.ns[RECLAIM_DIRECT] / 1e6,
+		       ",\"writepage\":%" PRIu64 "}\n", when, st->timer.printed + 1,
+		       st->cur.ns[RECLAIM_SLAB] / 1e6, st->cur.ns[RECLAIM_DIRECT] / 1e6,
 		       st->cur.ns[RECLAIM_MEMCG] / 1e6, st->cur.kswapd_wakes, st->cur.writepages);
 	else
 		printf("%-8s   %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %6" PRIu64 " %9" PRIu64 "\n",
@@ -290,7 +271,7 @@ static void print_vmstat_interval(struct reclaim_state *st)
 	if (st->json)
 		printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu,\"source\":\"vmstat\","
 		       "\"allocstalls\":%" PRIu64 ",\"pgscan_direct\":%" PRIu64 ",\"pgsteal_direct\":%"
-		       PRIu64 ",\"pgscan_kswapd\":%" PRIu64 "}\n", when, interval_no(st),
+		       PRIu64 ",\"pgscan_kswapd\":%" PRIu64 "}\n", when, st->timer.printed + 1,
 		       vmstat__delta(now[0], st->vm_prev[0]), vmstat__delta(now[1], st->vm_prev[1]),
 		       vmstat__delta(now[2], st->vm_prev[2]), vmstat__delta(now[3], st->vm_prev[3]));
 	else
@@ -300,12 +281,23 @@ static void print_vmstat_interval(struct reclaim_state *st)
 	memcpy(st->vm_prev, now, sizeof(now));
 }
 
+static int report_interval(void *ctx)
+{
+	struct reclaim_state *st = ctx;
+
+	if (st->vmstat)
+		print_vmstat_interval(st);
+	else
+		print_interval(st);
+	return 0;
+}
+
 static void on_ready(void *ctx)
 {
 	struct reclaim_state *st = ctx;
 
 	st->start_ns = session__now(st->s);
-	st->next_ns = st->start_ns + (uint64_t)(st->interval * 1e9);
+	every__ready(&st->timer);
 }
 
 static void on_round(void *ctx)
@@ -314,21 +306,8 @@ static void on_round(void *ctx)
 	uint64_t now = session__now(st->s);
 	bool replay = session__replaying(st->s);
 
-	if ((st->summary || st->vmstat) && now >= st->next_ns) {
-		if (st->vmstat)
-			print_vmstat_interval(st);
-		else
-			print_interval(st);
-		/* A late round does not make a burst of short intervals.  A
-		 * replay's rounds come with records only: the intervals of a
-		 * gap between two were printed live, empty. */
-		st->next_ns += (uint64_t)(st->interval * 1e9);
-		while (st->next_ns <= now) {
-			if (replay)
-				print_interval(st);
-			st->next_ns += (uint64_t)(st->interval * 1e9);
-		}
-	}
+	if (st->summary || st->vmstat)
+		every__round(&st->timer);
 	/* A replay stops at [duration] of recorded time, as the live session
 	 * did at its own. */
 	if (replay && st->o->sess.duration > 0 &&
@@ -410,26 +389,35 @@ static const char *reclaim_opt(int c, const char *arg, void *ctx)
 	return tool_opts__summary_opt(c, arg, &st->summary, &st->interval);
 }
 
+static const struct tool_option reclaim_options[] = {
+	OPT_SHARED(TOOL_SHARED_T, "prefix each event with seconds since the first (drsnoop -T)"),
+	OPT_CALL('s', "summary", NULL, 's',
+		 "per-interval vmscan summary instead of events (vmscan.bt): slab shrink, direct and "
+		 "memcg reclaim milliseconds, kswapd wakeups, pages written by reclaim; latency "
+		 "histograms at exit"),
+	OPT_CALL('i', "interval", "SECS", 'i', "the summary's interval (default 1)"),
+	OPT_END,
+};
+
+const struct tool_cmdline reclaim_cmdline = {
+	.tool = TOOL,
+	/* Any order: -s and -i were always taken after the duration too. */
+	.accepts = TOOL_OPT_T | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
+	.options = reclaim_options,
+	.opt = reclaim_opt,
+};
+
 static int reclaim_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 			char **argv)
 {
-	static const struct option longopts[] = {
-		{ "summary", no_argument, NULL, 's' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct reclaim_state *st = ctx;
-	struct tool_extra extra = { "si:", longopts, reclaim_opt, NULL, st };
 	int ret;
 
 	st->interval = 1.0;
-	/* Any order: -s and -i were always taken after the duration too. */
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND, usage, help,
-				   &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &reclaim_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
-	/* No stacks here: small rings, no unwinder. */
-	o->sess.callgraph = CALLGRAPH_FP;
+	/* No stacks here (.stacks): no maps either. */
 	o->sess.no_maps = true;
 	st->o = o;
 	st->json = o->json;
@@ -443,6 +431,7 @@ static int reclaim_add_events(void *ctx, struct session *s, const char *rung, co
 
 	(void)label;
 	st->s = s;
+	every__init(&st->timer, s, st->interval, 0, report_interval, st);
 	st->vmstat = ladder__is(rung, "vmstat");
 	if (st->vmstat)
 		return vmstat__read(NULL, vm_names, st->vm_prev, eb);
@@ -478,12 +467,8 @@ static int reclaim_report(void *ctx, struct session *s)
 	 * only just begun and saw nothing (a duration ends on a boundary). */
 	if ((st->vmstat || st->summary) &&
 	    (memcmp(&st->cur, &(struct interval){ 0 }, sizeof(st->cur)) ||
-	     session__now(s) + (uint64_t)(st->interval * 0.5e9) >= st->next_ns)) {
-		if (st->vmstat)
-			print_vmstat_interval(st);
-		else
-			print_interval(st);
-	}
+	     session__now(s) + (uint64_t)(st->interval * 0.5e9) >= st->timer.next_ns))
+		every__final(&st->timer);
 	if (st->vmstat)
 		return EXIT_OK;
 	if (st->summary && !st->json) {
@@ -511,8 +496,26 @@ static void reclaim_fini(void *ctx)
 	reclaim_pair__free(((struct reclaim_state *)ctx)->pair);
 }
 
+/* reclaim: per-event latency needs begin/end pairs; the memcg and vmscan.bt
+ * summary events are optional extras the tool adds when present. */
+static const char *const reclaim_tracepoint_needs[] = {
+	"tp:vmscan:mm_vmscan_direct_reclaim_begin", "tp:vmscan:mm_vmscan_direct_reclaim_end", NULL
+};
+
+static const struct rung reclaim_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints vmscan:mm_vmscan_{direct,memcg}_reclaim_{begin,end}",
+	  .needs = reclaim_tracepoint_needs, .loses = "" },
+	{ .key = "vmstat", .label = "/proc/vmstat allocstall/pgscan_direct/pgsteal_direct (system-wide)",
+	  .needs = ladder_no_needs,
+	  .loses = "no events, latency or processes: system-wide direct reclaim counts per interval" },
+};
+
+static const struct ladder reclaim_ladder = LADDER("reclaim", reclaim_rungs);
+
 const struct tool reclaim_tool = {
 	.name = TOOL,
+	.ladder = &reclaim_ladder,
+	.stacks = TOOL_STACKS_NONE,
 	.what = "direct reclaim",
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.counters = { "vmstat", "/proc counters", "/proc/vmstat", NULL },

@@ -32,49 +32,12 @@
 #include "cmd/commands.h"
 #include "cmd/lost.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
 #include "lib/grow.h"
 
 #define TOOL "record"
-
-static const char usage[] =
-	"faultline record [-e TOOLS] [-p PID | -c CMD | -a] [-o FILE] [--flush-every SECS] [-s N] [-v]\n"
-	"                        [STACK OPTIONS] [-m PAGES] [duration] [-- CMD [ARG]...]";
-static const char help[] =
-	"  -e TOOLS     comma list of the tools whose events to record: leak, faults, brk,\n"
-	"               mmap, oom, cache, reclaim, swapin (default: all of them that this\n"
-	"               kernel serves; a tool named here that it cannot serve is an error),\n"
-	"               and shm, slab and compact, recorded only when named\n"
-	"  -v, --verbose\n"
-	"               say why a tool of the default list was left out (without -v:\n"
-	"               'faultline report -i FILE info' lists them, with why)\n"
-	"  -o FILE      the recording (default faultline.rec; mode 0600; replaced once\n"
-	"               tracing has started, never through a symlink); - for stdout\n"
-	"               (the command's own output then goes to stderr)\n"
-	"  --flush-every SECS\n"
-	"               write the records to the file at least this often (default 1,\n"
-	"               and whenever 1 MiB is buffered): what a killed recorder leaves\n"
-	"  -s, --sample-rate N\n"
-	"               leak: record every block of 1024 bytes or more and 1 smaller\n"
-	"               block in N, picked in the kernel where it can be (glibc; see\n"
-	"               faultline-leak(1) -s); report leak and report heap read it\n"
-	"  -p PID       record this process (all its threads, and threads it creates)\n"
-	"  -c CMD       run CMD and record it from its first instruction\n"
-	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
-	"               parsing); after every other option\n"
-	"  -a           record every process (the default without -p and -c)\n"
-	"  -m PAGES     ring buffer pages per CPU (power of two)\n"
-	"  --no-realtime\n"
-	"               the ring-draining thread in the normal scheduling class, not\n"
-	"               SCHED_FIFO 1\n"
-	TOOL_OPTS_PAUSE_HELP
-	"  --call-graph dwarf[,SIZE] | fp\n"
-	"               how the user stacks the tools ask for are taken (default\n"
-	"               dwarf,32768: unwound at record time, only the frames are kept)\n"
-	"  --unwinder libdw | libunwind\n"
-	"               the DWARF unwinder (default libdw)\n"
-	"  duration     stop after this many seconds\n";
 
 struct record_opts {
 	const char *tools;	/* default: the table's TOOL_RECORD_DEFAULT */
@@ -281,16 +244,45 @@ static int setup_default(struct session *s, const struct tool_opts *o, const str
 	return err;
 }
 
+static const struct tool_option record_options[] = {
+	OPT_CALL('e', NULL, "TOOLS", 'e',
+		 "comma list of the tools whose events to record: leak, faults, brk, mmap, oom, "
+		 "cache, reclaim, swapin (default: all of them that this kernel serves; a tool named "
+		 "here that it cannot serve is an error), and shm, slab and compact, recorded only "
+		 "when named"),
+	OPT_CALL('v', "verbose", NULL, 'v',
+		 "say why a tool of the default list was left out (without -v: 'faultline report -i "
+		 "FILE info' lists them, with why)"),
+	OPT_CALL('o', NULL, "FILE", 'o',
+		 "the recording (default faultline.rec; mode 0600; replaced once tracing has started, "
+		 "never through a symlink); - for stdout (the command's own output then goes to "
+		 "stderr)"),
+	OPT_CALL(0, "flush-every", "SECS", OPT_FLUSH_EVERY,
+		 "write the records to the file at least this often (default 1, and whenever 1 MiB "
+		 "is buffered): what a killed recorder leaves"),
+	OPT_CALL('s', "sample-rate", "N", 's',
+		 "leak: record every block of 1024 bytes or more and 1 smaller block in N, picked in "
+		 "the kernel where it can be (glibc; see faultline-leak(1) -s); report leak and "
+		 "report heap read it"),
+	OPT_SHARED(TOOL_SHARED_PID, "record this process (all its threads, and threads it creates)"),
+	OPT_SHARED(TOOL_SHARED_CMD, "run CMD and record it from its first instruction"),
+	OPT_SHARED(TOOL_SHARED_ALL, "record every process (the default without -p and -c)"),
+	OPT_SHARED(TOOL_SHARED_MMAP, "ring buffer pages per CPU (power of two)"),
+	OPT_SHARED(TOOL_SHARED_CALLGRAPH, "how the user stacks the tools ask for are taken (default "
+		   "dwarf,32768: unwound at record time, only the frames are kept)"),
+	OPT_END,
+};
+
+const struct tool_cmdline record_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_NO_JSON | TOOL_OPT_NO_SRCLINE,
+	.options = record_options,
+	.opt = record_opt,
+};
+
 int cmd_record(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "flush-every", required_argument, NULL, OPT_FLUSH_EVERY },
-		{ "sample-rate", required_argument, NULL, 's' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct record_opts ro = { .out = "faultline.rec", .flush_ns = RECORD_FLUSH_NS };
-	struct tool_extra extra = { "e:o:s:v", longopts, record_opt, NULL, &ro };
 	struct tool_opts o = { 0 };
 	struct errbuf eb = { "" };
 	struct session *s = NULL;
@@ -302,7 +294,7 @@ int cmd_record(int argc, char **argv)
 
 	commands__list(TOOL_RECORD_DEFAULT, defaults, sizeof(defaults));
 	ro.tools = defaults;
-	ret = tool_opts__parse_ext(&o, NULL, TOOL, TOOL_OPT_NO_JSON | TOOL_OPT_NO_SRCLINE, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(&o, NULL, &record_cmdline, &ro, argc, argv);
 	if (ret)
 		return ret > 0 ? EXIT_OK : EXIT_USAGE;
 	if (check_tools(ro.tools, &samples))

@@ -56,6 +56,22 @@ static const char help[] =
 
 enum { OPT_SYMFS = 256, OPT_SINCE, OPT_UNTIL };
 
+/* ---- the replay every subcommand runs ---- */
+
+int report_replay(const struct replay_opts *ro,
+		  int (*add)(struct session *s, void *ctx, struct errbuf *eb), void *ctx,
+		  struct session **s, struct errbuf *eb)
+{
+	int err = session__new_replay(&(struct session_opts){ 0 }, ro, s, eb);
+
+	if (err) {
+		*s = NULL;
+		return err;
+	}
+	err = add ? add(*s, ctx, eb) : 0;
+	return err ? err : session__run(*s, NULL, eb);
+}
+
 /* ---- info ---- */
 
 /* Each tool's rung as record chose it (META rung.LADDER), with what it
@@ -63,25 +79,25 @@ enum { OPT_SYMFS = 256, OPT_SINCE, OPT_UNTIL };
  * tool record left out after choosing (a rung that reads /proc). */
 static void info_rungs(const struct session *s)
 {
-	size_t n = 0;
-	const struct ladder *all = ladder__all(&n);
+	const struct ladder *all[64];
+	size_t n = commands__ladders(all, 64);
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && i < 64; i++) {
 		const struct rung *r = NULL;
 		const char *key;
 		char meta[80];
 
-		snprintf(meta, sizeof(meta), "left_out.%s", all[i].tool);
+		snprintf(meta, sizeof(meta), "left_out.%s", all[i]->tool);
 		if (session__meta(s, meta))
 			continue;
-		snprintf(meta, sizeof(meta), "rung.%s", all[i].tool);
+		snprintf(meta, sizeof(meta), "rung.%s", all[i]->tool);
 		key = session__meta(s, meta);
 		if (!key)
 			continue;
-		for (size_t k = 0; k < all[i].n && !r; k++)
-			if (ladder__is(key, all[i].rungs[k].key))
-				r = &all[i].rungs[k];
-		printf("%-12s %s: %s", "rung", all[i].tool, r ? r->label : key);
+		for (size_t k = 0; k < all[i]->n && !r; k++)
+			if (ladder__is(key, all[i]->rungs[k].key))
+				r = &all[i]->rungs[k];
+		printf("%-12s %s: %s", "rung", all[i]->tool, r ? r->label : key);
 		if (r && r->loses[0])
 			printf(" (loses: %s)", r->loses);
 		putchar('\n');
@@ -105,26 +121,36 @@ static void info_left_out(const struct session *s)
 	}
 }
 
-static int info(const struct replay_opts *ro)
+/* What the recording says of itself, before its events: META lines. */
+static int info_head(struct session *s, void *ctx, struct errbuf *eb)
 {
 	static const char *const keys[] = {
 		"kernel", "machine", "hostname", "faultline", "target", "target_pid", "command",
 		"call_graph", "tools",
 	};
-	struct errbuf eb = { "" };
-	struct session *s = NULL;
-	int err;
 
-	err = session__new_replay(&(struct session_opts){ 0 }, ro, &s, &eb);
-	if (err)
-		return tool__fail(TOOL, &eb, err);
+	(void)ctx;
+	(void)eb;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (session__meta(s, keys[i]))
 			printf("%-12s %s\n", keys[i], session__meta(s, keys[i]));
 	info_rungs(s);
 	info_left_out(s);
+	return 0;
+}
+
+static int info(const struct replay_opts *ro, int argc, char **argv)
+{
+	struct errbuf eb = { "" };
+	struct session *s = NULL;
+	int err;
+
+	(void)argc;
+	(void)argv;
+	err = report_replay(ro, info_head, NULL, &s, &eb);
+	if (!s)
+		return tool__fail(TOOL, &eb, err);
 	/* After the run: the events defined as it went on too. */
-	err = session__run(s, NULL, &eb);
 	for (size_t i = 0; i < session__recorded_events(s); i++) {
 		unsigned int flags = 0;
 		const char *name = session__recorded_event(s, i, &flags);
@@ -246,26 +272,33 @@ static void on_script_event(struct session *s, size_t i, void *ctx)
 	}
 }
 
-static int script(const struct replay_opts *ro)
+/* Every event the recording defined at its start; the rest as it does. */
+static int script_events(struct session *s, void *ctx, struct errbuf *eb)
+{
+	struct script *sc = ctx;
+	size_t n = session__recorded_events(s);
+	int err = 0;
+
+	sc->s = s;
+	for (size_t i = 0; i < n && !err; i++)
+		err = script_add(sc, i, eb);
+	session__on_task(s, &(struct session_task_hooks){ .event = on_script_event, .ctx = sc });
+	return err;
+}
+
+static int script(const struct replay_opts *ro, int argc, char **argv)
 {
 	struct errbuf eb = { "" };
 	struct script sc = { 0 };
-	size_t n;
 	int err;
 
-	err = session__new_replay(&(struct session_opts){ 0 }, ro, &sc.s, &eb);
-	if (err)
-		goto out;
-	n = session__recorded_events(sc.s);
-	for (size_t i = 0; i < n && !err; i++)
-		err = script_add(&sc, i, &eb);
-	session__on_task(sc.s, &(struct session_task_hooks){ .event = on_script_event, .ctx = &sc });
-	if (!err)
-		err = session__run(sc.s, NULL, &eb);
+	(void)argc;
+	(void)argv;
+	err = report_replay(ro, script_events, &sc, &sc.s, &eb);
 	if (!err && sc.err)
 		err = sc.err;
-	fflush(stdout);
-out:
+	if (sc.s)
+		fflush(stdout);
 	session__free(sc.s);
 	for (size_t i = 0; i < sc.n; i++)
 		free(sc.evs[i]);
@@ -309,6 +342,29 @@ static int tool(const struct replay_opts *ro, bool help_only, int argc, char **a
 	return ret;
 }
 
+/* report's own subcommands; any other name is a tool's (the command table). */
+struct report_sub {
+	const char *name;
+	bool no_options;	/* not even -h: info and script */
+	int (*run)(const struct replay_opts *ro, int argc, char **argv);
+};
+
+static const struct report_sub subs[] = {
+	{ "info", true, info },
+	{ "script", true, script },
+	{ "timeline", false, report_timeline },
+	{ "diff", false, report_diff },
+	{ "pprof", false, report_pprof },
+};
+
+static const struct report_sub *find_sub(const char *name)
+{
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (!strcmp(subs[i].name, name))
+			return &subs[i];
+	return NULL;
+}
+
 /* A replay's caveat (replay_opts.warn), after what is printed already. */
 static void warn(void *ctx, const char *msg)
 {
@@ -328,6 +384,7 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct replay_opts ro = { .warn = warn };
+	const struct report_sub *sub;
 	bool help_only;
 	int c;
 
@@ -363,8 +420,8 @@ int cmd_report(int argc, char **argv)
 	/* `faultline report SUB -h` (`faultline help report SUB`): SUB's own
 	 * help, which needs no recording (-i's is not read); info and script
 	 * take no options. */
-	help_only = argc - optind == 2 && strcmp(argv[optind], "info") &&
-		    strcmp(argv[optind], "script") &&
+	sub = optind < argc ? find_sub(argv[optind]) : NULL;
+	help_only = argc - optind == 2 && !(sub && sub->no_options) &&
 		    (!strcmp(argv[optind + 1], "-h") || !strcmp(argv[optind + 1], "--help"));
 	if (!ro.path && !help_only)
 		return tool__usage_error(TOOL, "which recording? -i FILE is missing, not", "");
@@ -375,15 +432,7 @@ int cmd_report(int argc, char **argv)
 					 argv[optind - 1]);
 	if (!help_only && tool__check_recording(TOOL, ro.path))
 		return EXIT_FAIL;
-	if (!strcmp(argv[optind], "info"))
-		return info(&ro);
-	if (!strcmp(argv[optind], "script"))
-		return script(&ro);
-	if (!strcmp(argv[optind], "timeline"))
-		return report_timeline(&ro, argc - optind, argv + optind);
-	if (!strcmp(argv[optind], "diff"))
-		return report_diff(&ro, argc - optind, argv + optind);
-	if (!strcmp(argv[optind], "pprof"))
-		return report_pprof(&ro, argc - optind, argv + optind);
+	if (sub)
+		return sub->run(&ro, argc - optind, argv + optind);
 	return tool(&ro, help_only, argc - optind, argv + optind);
 }

@@ -4,7 +4,7 @@
  * RET in hex, then the arguments with shmsnoop's flag names), with the
  * user stack of each call under -g.
  *
- * Sources (compat/ladder.c "shm"): the syscalls:sys_{enter,exit}_shm*
+ * Sources (its ladder, before shm_tool): the syscalls:sys_{enter,exit}_shm*
  * tracepoints, entry and return paired per thread (a call whose entry came
  * before tracing is not shown); else uprobes on libc's wrappers, which see
  * only calls made through libc and return libc's -1, not -errno.  Both
@@ -21,28 +21,16 @@
 #include <string.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
 #include "lib/keyed.h"
 #include "trace/probe-spec.h"
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "shm"
-
-static const char usage[] =
-	"faultline shm [-p PID | -t TID | -c CMD | -a] [-n NAME] [-g] [-T] [--json]\n"
-	"                     [--call-graph dwarf[,SIZE]|fp] [-m PAGES] [duration] [-- CMD [ARG]...]";
-static const char help[] =
-	TOOL_OPTS_HELP
-	TOOL_OPTS_STACK_HELP
-	"  -t TID       this thread only (shmsnoop -t; the first column is then TID)\n"
-	"  -n NAME      only processes whose name contains NAME (shmsnoop -n)\n"
-	"  -d SECS      stop after SECS seconds (shmsnoop -d; the same as duration)\n"
-	"  -T           TIME(s) since the first call, first column (shmsnoop -T)\n"
-	"  -g           print the user stack of each call\n";
 
 enum shm_sys { SYS_SHMGET, SYS_SHMAT, SYS_SHMDT, SYS_SHMCTL, SYS__COUNT };
 static const char *const sys_names[SYS__COUNT] = { "SHMGET", "SHMAT", "SHMDT", "SHMCTL" };
@@ -373,20 +361,29 @@ static void print_header(void *ctx)
 	printf("%-6s %-16s %6s %16s ARGs\n", st->tid ? "TID" : "PID", "COMM", "SYS", "RET");
 }
 
+static const struct tool_option shm_options[] = {
+	OPT_CALL('t', "tid", "TID", 't', "this thread only (shmsnoop -t; the first column is then TID)"),
+	OPT_CALL('n', "name", "NAME", 'n', "only processes whose name contains NAME (shmsnoop -n)"),
+	OPT_CALL('d', "duration", "SECS", 'd',
+		 "stop after SECS seconds (shmsnoop -d; the same as duration)"),
+	OPT_SHARED(TOOL_SHARED_T, "TIME(s) since the first call, first column (shmsnoop -T)"),
+	OPT_SHARED(TOOL_SHARED_G, "print the user stack of each call"),
+	OPT_END,
+};
+
+const struct tool_cmdline shm_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_T | TOOL_OPT_G | TOOL_OPT_ANY_ORDER,
+	.options = shm_options,
+	.opt = shm_opt,
+};
+
 static int shm_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "tid", required_argument, NULL, 't' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct shm_state *st = ctx;
-	struct tool_extra extra = { "t:n:d:", longopts, shm_opt, NULL, st };
 	int ret;
 
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_T | TOOL_OPT_G | TOOL_OPT_ANY_ORDER, usage,
-				   help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &shm_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	if (st->duration > 0)
@@ -404,8 +401,28 @@ static void shm_fini(void *ctx)
 	report__fini(&st->r);
 }
 
+/* shm: shmsnoop's four calls from the syscall tracepoints; else libc's
+ * wrappers. */
+static const char *const shm_tracepoint_needs[] = {
+	"tp:syscalls:sys_enter_shmget", "tp:syscalls:sys_exit_shmget",
+	"tp:syscalls:sys_enter_shmat", "tp:syscalls:sys_exit_shmat",
+	"tp:syscalls:sys_enter_shmdt", "tp:syscalls:sys_exit_shmdt",
+	"tp:syscalls:sys_enter_shmctl", "tp:syscalls:sys_exit_shmctl", NULL
+};
+
+static const struct rung shm_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints syscalls:sys_{enter,exit}_shm{get,at,dt,ctl}",
+	  .needs = shm_tracepoint_needs, .loses = "" },
+	{ .key = "uprobe", .label = "uprobes+uretprobes libc shmget/shmat/shmdt/shmctl",
+	  .needs = ladder_uprobe_needs,
+	  .loses = "only calls made through libc; RET is libc's -1 on failure, not -errno" },
+};
+
+static const struct ladder shm_ladder = LADDER("shm", shm_rungs);
+
 const struct tool shm_tool = {
 	.name = TOOL,
+	.ladder = &shm_ladder,
 	.what = "shm*() calls",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	.size = sizeof(struct shm_state),

@@ -6,7 +6,7 @@
  * SReclaimable and SUnreclaim; with -C CACHE -g, the kernel stacks that
  * allocate into that cache, counted (stackcount on kmem_cache_alloc).
  *
- * Sources (compat/ladder.c "slab"): the kmem:kmem_cache_alloc and
+ * Sources (its ladder, before slab_tool): the kmem:kmem_cache_alloc and
  * kmem_cache_free tracepoints, each allocation in the allocating task's
  * context (so -p and -c count what that process allocates; a free often
  * runs elsewhere, in RCU callbacks or another task, and is counted where
@@ -33,9 +33,8 @@
 #include <unistd.h>
 
 #include "lib/json.h"
-#include "cmd/commands.h"
 #include "trace/tp-catalog.h"
-#include "cmd/every.h"
+#include "agg/every.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
 #include "cmd/report.h"
@@ -43,30 +42,11 @@
 #include "proc/slabinfo.h"
 #include "stack/symbolize.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "slab"
 #define MAX_CACHES 8	/* names in one -C list */
-
-static const char usage[] =
-	"faultline slab [-p PID | -c CMD | -a] [-C CACHE[,CACHE]...] [-g] [-s bytes|objects|allocs]\n"
-	"                      [-r ROWS] [--json] [-m PAGES] [interval [count]] [-- CMD [ARG]...]";
-static const char help[] =
-	"  -p PID       count this process's allocations (all its threads)\n"
-	"  -c CMD       run CMD and count its allocations\n"
-	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
-	"               parsing); after every other option\n"
-	"  -a           every process (the default)\n"
-	"  -C CACHE     only these caches (comma list, at most 8 names)\n"
-	"  -g           with -C: count the kernel stacks allocating into each cache\n"
-	"  -s bytes|objects|allocs\n"
-	"               sort by cache size (default), objects, or the interval's allocations\n"
-	"  -r ROWS      print at most ROWS caches per interval (default 20; 0: all)\n"
-	"  --json       one JSON object per interval and cache\n"
-	"  -m PAGES     ring buffer pages per CPU (power of two)\n"
-	"  interval     seconds between reports (default 1)\n"
-	"  count        stop after this many reports (default: until Ctrl-C or the\n"
-	"               command's exit)\n";
 
 enum sort_by { SORT_BYTES, SORT_OBJECTS, SORT_ALLOCS };
 
@@ -335,7 +315,7 @@ static void print_line(const struct slab_state *st, const struct line *l, const 
 }
 
 /* One interval's report, then the next interval starts from zero. */
-static void print_report(void *ctx)
+static int print_report(void *ctx)
 {
 	static const char *const mem_names[] = { "SReclaimable", "SUnreclaim", NULL };
 	struct slab_state *st = ctx;
@@ -438,6 +418,7 @@ out:
 	free(info);
 	keyed__free(lines);
 	fflush(stdout);
+	return 0;
 }
 
 static int cmp_kstack(const void *a, const void *b, void *ctx)
@@ -574,30 +555,48 @@ static void on_round(void *ctx)
 	every__round(&((struct slab_state *)ctx)->every);
 }
 
+static const struct tool_option slab_options[] = {
+	OPT_SHARED(TOOL_SHARED_PID, "count this process's allocations (all its threads)"),
+	OPT_SHARED(TOOL_SHARED_CMD, "run CMD and count its allocations"),
+	OPT_SHARED(TOOL_SHARED_ALL, "every process (the default)"),
+	OPT_CALL('C', "cache", "CACHE", 'C', "only these caches (comma list, at most 8 names)"),
+	OPT_SHARED(TOOL_SHARED_G, "with -C: count the kernel stacks allocating into each cache"),
+	OPT_CALL('s', "sort", "bytes|objects|allocs", 's',
+		 "sort by cache size (default), objects, or the interval's allocations"),
+	OPT_CALL('r', "rows", "ROWS", 'r', "print at most ROWS caches per interval (default 20; 0: all)"),
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per interval and cache"),
+	OPT_SHARED(TOOL_SHARED_MMAP, "ring buffer pages per CPU (power of two)"),
+	OPT_END,
+};
+
+const struct tool_cmdline slab_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_G | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
+	.options = slab_options,
+	.text = {
+		.args = "[interval [count]]",
+		.args_help = TOOL_ARGS_INTERVAL("seconds between reports (default 1)",
+						"stop after this many reports (default: until Ctrl-C or "
+						"the command's exit)"),
+	},
+	.opt = slab_opt,
+	.positional = slab_positional,
+};
+
 static int slab_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "cache", required_argument, NULL, 'C' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "rows", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct slab_state *st = ctx;
-	struct tool_extra extra = { "C:s:r:", longopts, slab_opt, slab_positional, st };
 	int ret;
 
 	st->maxrows = 20;
 	st->iv.secs = 1.0;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_G | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
-				   usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &slab_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	if (o->stacks && !st->nonly) {
 		fprintf(stderr, "faultline " TOOL ": -g needs -C CACHE (see 'faultline slab -h')\n");
 		return -EINVAL;
 	}
-	/* Kernel stacks only: the frame-pointer mode's small rings. */
-	o->sess.callgraph = CALLGRAPH_FP;
 	o->sess.no_maps = true;
 	o->sess.duration = every__duration(st->iv.secs, st->iv.count);
 	st->o = o;
@@ -615,7 +614,7 @@ static int slab_add_events(void *ctx, struct session *s, const char *rung, const
 
 	(void)label;
 	st->s = s;
-	st->every = (struct every){ s, st->iv.secs, st->iv.count, 0, 0, print_report, st };
+	every__init(&st->every, s, st->iv.secs, st->iv.count, print_report, st);
 	report__init(&st->r, s, stdout, false);
 	st->events = ladder__is(rung, "tracepoint");
 	if (st->events)
@@ -659,8 +658,29 @@ static void slab_fini(void *ctx)
 	free(st->only_buf);
 }
 
+/* slab: the slab events give per-cache (or, without the name field,
+ * per-call-site) allocations per process, beside /proc/slabinfo's caches
+ * when it is readable (a replay has events only); /proc/slabinfo alone
+ * gives the system's active objects per cache. */
+static const char *const slab_tracepoint_needs[] = {
+	"tp:kmem:kmem_cache_alloc", "tp:kmem:kmem_cache_free", NULL
+};
+static const char *const slab_slabinfo_needs[] = { "proc:slabinfo", NULL };
+
+static const struct rung slab_rungs[] = {
+	{ .key = "tracepoint", .label = "tracepoints kmem:kmem_cache_alloc/kmem_cache_free + "
+	  "/proc/slabinfo", .needs = slab_tracepoint_needs, .loses = "" },
+	{ .key = "slabinfo", .label = "/proc/slabinfo (system-wide)", .needs = slab_slabinfo_needs,
+	  .loses = "no allocations, frees, processes or stacks: the change in active objects per "
+		   "cache per interval" },
+};
+
+static const struct ladder slab_ladder = LADDER("slab", slab_rungs);
+
 const struct tool slab_tool = {
 	.name = TOOL,
+	.ladder = &slab_ladder,
+	.stacks = TOOL_STACKS_KERNEL,
 	.what = "slab allocations",
 	.flags = TOOL_RECORDS | TOOL_REPLAYS,
 	.counters = { "slabinfo", "/proc/slabinfo", "/proc/slabinfo",

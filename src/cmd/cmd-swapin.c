@@ -2,7 +2,7 @@
  * faultline swapin: swap-ins counted by process, per interval, as BCC's
  * swapin prints them (a time line, then COMM PID COUNT sorted by count).
  *
- * Sources (compat/ladder.c "swapin"), best first:
+ * Sources (its ladder, before swapin_tool), best first:
  *   kprobe swap_read_folio / swap_readpage: BCC's own probe points, one
  *     count per folio read from swap (readahead included, charged to the
  *     task that triggered it);
@@ -29,32 +29,19 @@
 
 #include <linux/perf_event.h>
 
+#include "agg/every.h"
 #include "lib/json.h"
 #include "stack/addrspace.h"
 #include "cmd/lost.h"
-#include "cmd/commands.h"
 #include "lib/hashmap.h"
 #include "cmd/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#include "cmd/cmdlines.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 
 #define TOOL "swapin"
-
-static const char usage[] =
-	"faultline swapin [-p PID | -c CMD | -a] [-T] [--json] [interval [count]]\n"
-	"                        [-- CMD [ARG]...]";
-static const char help[] =
-	"  -p PID       count this process only (all its threads)\n"
-	"  -c CMD       run CMD and count its swap-ins\n"
-	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
-	"               parsing); after every other option\n"
-	"  -a           every process (the default)\n"
-	"  -T           do not print the time line (BCC's -T/--notime)\n"
-	"  --json       one JSON object per process and interval\n"
-	"  interval     seconds between reports (default 1)\n"
-	"  count        stop after this many reports (default: until Ctrl-C)\n";
 
 struct row {
 	pid_t pid;
@@ -66,9 +53,8 @@ struct swapin_state {
 	struct session *s;
 	const char *source;		/* the rung's label, for the banner */
 	bool notime, json, vmstat;
-	struct tool_interval every;	/* count 0: until stopped */
-	unsigned long printed;
-	uint64_t next_ns;
+	struct tool_interval iv;	/* count 0: until stopped */
+	struct every every;
 	struct hashmap *counts;		/* tgid -> swap-ins this interval */
 	uint64_t total, skipped;	/* counted; major faults outside swap-backed maps */
 	uint64_t vm_prev;
@@ -112,8 +98,10 @@ static int cmp_row(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static void print_report(struct session *s, struct swapin_state *st)
+static int print_report(void *ctx)
 {
+	struct swapin_state *st = ctx;
+	struct session *s = st->s;
 	size_t n = hashmap__count(st->counts), i = 0, pos = 0;
 	struct row *rows = NULL;
 	uint64_t key, val, vm[1];
@@ -135,7 +123,7 @@ static void print_report(struct session *s, struct swapin_state *st)
 			if (st->json)
 				printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu,"
 				       "\"source\":\"vmstat\",\"system_wide\":true,\"pswpin\":%" PRIu64
-				       "}\n", when, st->printed + 1, d);
+				       "}\n", when, st->every.printed + 1, d);
 			else
 				printf("%-16s %-7s %" PRIu64 "\n", "[system-wide]", "-", d);
 			st->vm_prev = vm[0];
@@ -158,7 +146,7 @@ static void print_report(struct session *s, struct swapin_state *st)
 
 		if (st->json) {
 			printf("{\"type\":\"swapin\",\"time\":\"%s\",\"interval\":%lu,\"pid\":%d,"
-			       "\"comm\":", when, st->printed + 1, (int)rows[i].pid);
+			       "\"comm\":", when, st->every.printed + 1, (int)rows[i].pid);
 			json__str(stdout, comm);
 			printf(",\"count\":%" PRIu64 "}\n", rows[i].count);
 		} else {
@@ -173,9 +161,9 @@ static void print_report(struct session *s, struct swapin_state *st)
 out:
 	if (!st->json)
 		printf("\n");
-	st->printed++;
 	free(rows);
 	fflush(stdout);
+	return 0;
 }
 
 /* Tracing is live: the first interval starts, and BCC's line says so
@@ -187,7 +175,7 @@ static void on_ready(void *ctx)
 	char target[256];
 
 	tool_opts__describe(o, target, sizeof(target));
-	st->next_ns = session__now(st->s) + (uint64_t)(st->every.secs * 1e9);
+	every__ready(&st->every);
 	/* A report prints the report alone. */
 	if (session__replaying(st->s))
 		return;
@@ -201,24 +189,7 @@ static void on_ready(void *ctx)
 
 static void on_round(void *ctx)
 {
-	struct swapin_state *st = ctx;
-	uint64_t now = session__now(st->s);
-	bool replay = session__replaying(st->s);
-
-	/* The last report of a counted run comes after the session ends, so
-	 * that the events of its final round are in it.  A replay's rounds
-	 * come with records only: the intervals of a gap between two were
-	 * reported live, empty; and it ends where the count does, as the
-	 * live session did at its duration. */
-	while (now >= st->next_ns && (!st->every.count || st->printed + 1 < st->every.count)) {
-		print_report(st->s, st);
-		st->next_ns += (uint64_t)(st->every.secs * 1e9);
-		if (!replay)
-			while (st->next_ns <= now)
-				st->next_ns += (uint64_t)(st->every.secs * 1e9);
-	}
-	if (replay && st->every.count && st->printed + 1 >= st->every.count && now >= st->next_ns)
-		session__stop(st->s);
+	every__round(&((struct swapin_state *)ctx)->every);
 }
 
 static const char *swapin_opt(int c, const char *arg, void *ctx)
@@ -234,8 +205,30 @@ static const char *swapin_positional(int argc, char **argv, const char **arg, vo
 {
 	struct swapin_state *st = ctx;
 
-	return tool_opts__parse_interval(&st->every, argc, argv, arg);
+	return tool_opts__parse_interval(&st->iv, argc, argv, arg);
 }
+
+static const struct tool_option swapin_options[] = {
+	OPT_SHARED(TOOL_SHARED_PID, "count this process only (all its threads)"),
+	OPT_SHARED(TOOL_SHARED_CMD, "run CMD and count its swap-ins"),
+	OPT_SHARED(TOOL_SHARED_ALL, "every process (the default)"),
+	OPT_CALL('T', "notime", NULL, 'T', "do not print the time line (BCC's -T/--notime)"),
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per process and interval"),
+	OPT_END,
+};
+
+const struct tool_cmdline swapin_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
+	.options = swapin_options,
+	.text = {
+		.args = "[interval [count]]",
+		.args_help = TOOL_ARGS_INTERVAL("seconds between reports (default 1)",
+						"stop after this many reports (default: until Ctrl-C)"),
+	},
+	.opt = swapin_opt,
+	.positional = swapin_positional,
+};
 
 static int swapin_add_events(void *ctx, struct session *s, const char *rung, const char *label,
 			     struct errbuf *eb)
@@ -243,6 +236,7 @@ static int swapin_add_events(void *ctx, struct session *s, const char *rung, con
 	struct swapin_state *st = ctx;
 
 	st->s = s;
+	every__init(&st->every, s, st->iv.secs, st->iv.count, print_report, st);
 	st->source = label;
 	st->vmstat = ladder__is(rung, "vmstat");
 	if (ladder__is(rung, "kprobe:"))
@@ -257,23 +251,15 @@ static int swapin_add_events(void *ctx, struct session *s, const char *rung, con
 static int swapin_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		       char **argv)
 {
-	static const struct option longopts[] = {
-		{ "notime", no_argument, NULL, 'T' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct swapin_state *st = ctx;
-	struct tool_extra extra = { "T", longopts, swapin_opt, swapin_positional, st };
 	int ret;
 
-	st->every.secs = 1.0;
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND, usage, help, &extra, argc, argv);
+	st->iv.secs = 1.0;
+	ret = tool_opts__parse_cmdline(o, mode, &swapin_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
-	o->sess.callgraph = CALLGRAPH_FP;
-	/* Beyond the longest duration (1e7 s) a deadline would overflow its
-	 * nanoseconds: run until stopped, as good as forever. */
-	if (st->every.count && st->every.secs * (double)st->every.count <= 1e7)
-		o->sess.duration = st->every.secs * (double)st->every.count;
+	if (every__duration(st->iv.secs, st->iv.count) > 0)
+		o->sess.duration = every__duration(st->iv.secs, st->iv.count);
 	st->o = o;
 	st->json = o->json;
 	st->counts = hashmap__new();
@@ -286,7 +272,7 @@ static int swapin_report(void *ctx, struct session *s)
 
 	/* The interval in progress when tracing stopped (BCC prints it on
 	 * Ctrl-C too). */
-	print_report(s, st);
+	every__final(&st->every);
 	if (st->err)
 		return tool__fail(TOOL, NULL, st->err);
 	if (st->json && !st->vmstat)
@@ -302,8 +288,30 @@ static void swapin_fini(void *ctx)
 	hashmap__free(((struct swapin_state *)ctx)->counts);
 }
 
+/* swapin: BCC's kprobes first (folio name, then the pre-6.8 one). */
+static const char *const swapin_folio_needs[] = { "feat:kprobes", "kfunc:swap_read_folio", NULL };
+static const char *const swapin_page_needs[] = { "feat:kprobes", "kfunc:swap_readpage", NULL };
+static const char *const swapin_majfault_needs[] = { "feat:perf_events", NULL };
+
+static const struct rung swapin_rungs[] = {
+	{ .key = "kprobe:swap_read_folio", .label = "kprobe swap_read_folio", .needs = swapin_folio_needs,
+	  .loses = "" },
+	{ .key = "kprobe:swap_readpage", .label = "kprobe swap_readpage", .needs = swapin_page_needs,
+	  .loses = "" },
+	{ .key = "majfault", .label = "major faults in anonymous/shmem mappings (software event with fault address)",
+	  .needs = swapin_majfault_needs,
+	  .loses = "counts faults, not reads: pages read ahead, and swap-ins outside a fault "
+		   "(swapoff, MADV_WILLNEED, khugepaged), are not seen" },
+	{ .key = "vmstat", .label = "/proc/vmstat pswpin (system-wide)", .needs = ladder_no_needs,
+	  .loses = "no per-process counts: one system-wide line of pages swapped in" },
+};
+
+static const struct ladder swapin_ladder = LADDER("swapin", swapin_rungs);
+
 const struct tool swapin_tool = {
 	.name = TOOL,
+	.ladder = &swapin_ladder,
+	.stacks = TOOL_STACKS_NONE,
 	.what = NULL,			/* on_ready says BCC's line */
 	.flags = TOOL_RECORDS | TOOL_RECORD_DEFAULT | TOOL_REPLAYS,
 	.counters = { "vmstat", "/proc counters", "/proc/vmstat pswpin",

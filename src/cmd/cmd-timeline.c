@@ -64,6 +64,7 @@
 #include "agg/mem-series.h"
 #include "features.h"
 #include "cmd/commands.h"
+#include "cmd/tool.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
@@ -71,23 +72,9 @@
 #include "cmd/precursors.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
+#include "cmd/cmdlines.h"
 
 #define TOOL "report timeline"
-
-static const char usage[] =
-	"faultline report -i FILE timeline [-p PID] [--interval SECS] [--before SECS]\n"
-	"                                  [--precursors SECS] [-T N] [--json]";
-static const char help[] =
-	"  -p, --pid PID     only this process (default: every recorded process)\n"
-	"  --interval SECS   length of a row, in recorded time from the start (default 1)\n"
-	"  --before SECS     an OOM victim's fault sites: those of its faults this many\n"
-	"                    seconds before the kill (default 2)\n"
-	"  --precursors SECS\n"
-	"                    an OOM kill's precursors (PSI, MemAvailable, faults, swap,\n"
-	"                    reclaim per recorded second, as oom --timeline): this many\n"
-	"                    seconds before it (default 30)\n"
-	"  -T, --top N       sites shown per OOM victim, of each kind (default 5)\n"
-	"  --json            one JSON object per row, per site and per kill's precursors\n";
 
 enum { OPT_INTERVAL = 256, OPT_BEFORE, OPT_PRECURSORS };
 
@@ -715,8 +702,10 @@ static int try_sw(struct tl *t, const char *name, uint64_t config, unsigned int 
 	return err == -ENOENT ? 0 : err;
 }
 
-static int add_events(struct tl *t, struct errbuf *eb)
+/* A report_replay() add. */
+static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 {
+	struct tl *t = ctx;
 	struct tp_event *ev = NULL;
 	bool have = false, have2 = false;
 	int err = 0;
@@ -1151,24 +1140,38 @@ static const char *timeline_opt(int c, const char *arg, void *ctx)
 	}
 }
 
+static const struct tool_option timeline_options[] = {
+	OPT_CALL('p', "pid", "PID", 'p', "only this process (default: every recorded process)"),
+	OPT_CALL(0, "interval", "SECS", OPT_INTERVAL,
+		 "length of a row, in recorded time from the start (default 1)"),
+	OPT_CALL(0, "before", "SECS", OPT_BEFORE, "an OOM victim's fault sites: those of its faults "
+		 "this many seconds before the kill (default 2)"),
+	OPT_CALL(0, "precursors", "SECS", OPT_PRECURSORS,
+		 "an OOM kill's precursors (PSI, MemAvailable, faults, swap, reclaim per recorded "
+		 "second, as oom --timeline): this many seconds before it (default 30)"),
+	OPT_CALL('T', "top", "N", 'T', "sites shown per OOM victim, of each kind (default 5)"),
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per row, per site and per kill's precursors"),
+	OPT_END,
+};
+
+const struct tool_cmdline timeline_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_REPORT_JSON,
+	.options = timeline_options,
+	.text = { .usage_name = "report -i FILE timeline", .args = "" },
+	.opt = timeline_opt,
+	.positional = tool_opts__no_positional,
+};
+
 int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "top", required_argument, NULL, 'T' },
-		{ "interval", required_argument, NULL, OPT_INTERVAL },
-		{ "before", required_argument, NULL, OPT_BEFORE },
-		{ "precursors", required_argument, NULL, OPT_PRECURSORS },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct tl t = { .ro = ro, .top = 5, .interval_ns = 1000000000ULL,
 			.before_ns = 2000000000ULL, .pre_secs = 30 };
-	struct tool_extra extra = { "p:T:", longopts, timeline_opt, tool_opts__no_positional, &t };
 	struct tool_opts o;
 	struct errbuf eb = { "" };
 	int err, ret;
 
-	ret = tool_opts__parse_report(&o, TOOL, true, usage, help, &extra, argc, argv);
+	ret = tool_opts__parse_report_cmdline(&o, &timeline_cmdline, &t, argc, argv);
 	if (ret >= 0)
 		return ret;
 	ret = EXIT_FAIL;
@@ -1184,11 +1187,7 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 		err = -ENOMEM;
 		goto fail;
 	}
-	err = session__new_replay(&(struct session_opts){ 0 }, ro, &t.s, &eb);
-	if (!err)
-		err = add_events(&t, &eb);
-	if (!err)
-		err = session__run(t.s, NULL, &eb);
+	err = report_replay(ro, add_events, &t, &t.s, &eb);
 	if (!err && !t.err && t.at)
 		t.err = alloc_trace__error(t.at);
 	if (err)

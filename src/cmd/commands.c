@@ -9,6 +9,10 @@
 #include "cmd/commands.h"
 #include "cmd/tool.h"
 
+/* The tools, each defined at the end of its cmd-NAME.c: named here only. */
+extern const struct tool leak_tool, heap_tool, flamegraph_tool, faults_tool, ffaults_tool,
+	hfaults_tool, goalloc_tool, brk_tool, mmap_tool, reclaim_tool, swapin_tool, cache_tool,
+	pressure_tool, oom_tool, cachetop_tool, shm_tool, slab_tool, compact_tool;
 
 static const struct command commands[] = {
 	{ "leak", "outstanding allocations by stack, user or kernel (memleak)",
@@ -91,4 +95,38 @@ unsigned int command__flags(const struct command *c)
 const char *command__why_not(const struct command *c)
 {
 	return c->tool ? c->tool->why_not : NULL;
+}
+
+size_t commands__ladders(const struct ladder **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		const struct tool *t = commands[i].tool;
+		const struct ladder *two[2] = { t ? t->ladder : NULL, t ? t->other_ladder : NULL };
+
+		for (size_t k = 0; k < 2; k++) {
+			bool seen = !two[k];
+
+			for (size_t j = 0; j < n && j < max && !seen; j++)
+				seen = out[j] == two[k];
+			if (seen)
+				continue;
+			if (n < max)
+				out[n] = two[k];
+			n++;
+		}
+	}
+	return n;
+}
+
+const struct ladder *commands__ladder(const char *name)
+{
+	const struct ladder *all[64];
+	size_t n = commands__ladders(all, 64);
+
+	for (size_t i = 0; name && i < n && i < 64; i++)
+		if (!strcmp(all[i]->tool, name))
+			return all[i];
+	return NULL;
 }

@@ -1,27 +1,16 @@
 /*
  * commands: the subcommands of faultline.  Each parses its own options,
  * orchestrates modules and prints; each returns the process exit status
- * (see EXIT_* below).  Only commands print.
+ * (cmd/exit-codes.h).  Only commands print.  The tools (cmd/tool.h) are
+ * rows of the command table: their names are known to commands.c alone.
  */
 #ifndef FAULTLINE_COMMANDS_H
 #define FAULTLINE_COMMANDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
-/* Exit statuses, as eu-stack documents its own: */
-#define EXIT_OK		0	/* done */
-#define EXIT_FAIL	1	/* could not do it (the reason is on stderr) */
-#define EXIT_USAGE	2	/* bad command line */
-/* With a command (-c CMD, -- CMD) faultline exits with the command's own
- * status (128+N when signal N killed it), as valgrind does with its
- * client's, so `faultline leak -- make` fails when make does.  Its own
- * failure then needs a status no command is likely to return: 125, as
- * env(1), timeout(1) and git bisect run use for "the wrapper failed". */
-#define EXIT_CMD_FAIL	125	/* faultline failed, a command given */
-
-struct tool_mode;
+#include "cmd/exit-codes.h"
 
 /* The plain commands. */
 int cmd_features(int argc, char **argv);
@@ -35,47 +24,21 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv);
 int report_diff(const struct replay_opts *ro, int argc, char **argv);
 /* report -i FILE pprof (cmd-pprof.c): argv[0] is "pprof". */
 int report_pprof(const struct replay_opts *ro, int argc, char **argv);
-
-/* The tools (cmd/tool.h): record and report run them through the table below. */
-extern const struct tool reclaim_tool;
-extern const struct tool oom_tool;
-extern const struct tool heap_tool;
-extern const struct tool leak_tool;
-extern const struct tool flamegraph_tool;
-extern const struct tool faults_tool;
-
 /*
- * faults__folded() - a faults tool's counts as folded stacks
- * @st: the state of a faults_tool that ran (for flamegraph)
- * @major: weighted by major faults, else by every fault
- * @out: gets one "comm;frame;...;frame COUNT" line per stack
+ * report_replay() - what every report subcommand does with a recording
+ * (cmd-report.c): open @ro's replay, let @add (may be NULL) add the
+ * events and hooks (or print what comes before them) with @ctx, and run
+ * it to its end
+ * @s: gets the session, the caller's to free whatever the return; NULL
+ *     when the recording could not be opened
  *
- * Return: 0, the tool's handlers' error, or -EIO when @out failed.
+ * Return: 0, or the first -errno, with @eb set.
  */
 struct session;
-int faults__folded(void *st, struct session *s, bool major, FILE *out);
-
-/*
- * heap__profile() - a heap tool's count of allocations (for flamegraph)
- * @st: the state of a heap_tool that ran
- * @hp: gets its profile, owned by @st
- *
- * Return: 0, or the error its handlers or its allocation trace met.
- */
-struct heap_profile;
-int heap__profile(void *st, struct heap_profile **hp);
-extern const struct tool compact_tool;
-extern const struct tool slab_tool;
-extern const struct tool cache_tool;
-extern const struct tool cachetop_tool;
-extern const struct tool pressure_tool;
-extern const struct tool brk_tool;
-extern const struct tool shm_tool;
-extern const struct tool ffaults_tool;
-extern const struct tool hfaults_tool;
-extern const struct tool goalloc_tool;
-extern const struct tool mmap_tool;
-extern const struct tool swapin_tool;
+struct errbuf;
+int report_replay(const struct replay_opts *ro,
+		  int (*add)(struct session *s, void *ctx, struct errbuf *eb), void *ctx,
+		  struct session **s, struct errbuf *eb);
 
 /*
  * One entry of the command table (commands.c), the only list of
@@ -83,6 +46,7 @@ extern const struct tool swapin_tool;
  * their tools from it.  Exactly one of @cmd and @tool is set.
  */
 struct tool;
+struct ladder;
 struct command {
 	const char *name;
 	const char *summary;		/* faultline --help's line */
@@ -101,5 +65,16 @@ const struct command *commands__find(const char *name);
 const struct command *commands__all(size_t *n);
 /* "leak,faults,...": the tools with @flag, comma-separated, into @buf. */
 void commands__list(unsigned int flag, char *buf, size_t n);
+
+/*
+ * commands__ladders() - every tool's ladders, each once, in the table's
+ * order (a tool's own, then its other_ladder: leak, leak -k, ...)
+ * @out: gets the first @max of them
+ *
+ * Return: how many there are (more than @max when @out was too short).
+ */
+size_t commands__ladders(const struct ladder **out, size_t max);
+/* The ladder named @name ("leak -k"), or NULL (@name NULL too). */
+const struct ladder *commands__ladder(const char *name);
 
 #endif

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 
 #include "agg/alloc-trace.h"
-#include "cmd/tool-opts.h"
+#include "cmd/tool.h"
 #include "lib/ostream.h"
 #include "cmd/flamegraph.h"
 #include "cmd/heap-flame.h"

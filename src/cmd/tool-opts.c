@@ -58,83 +58,6 @@ static bool power_of_two(unsigned long v)
 	return v && !(v & (v - 1));
 }
 
-/* --srcline's getopt value: no letter, so a tool's own -S (leak's
- * --symbols-prefix, as libbpf-tools memleak spells it) leaves it alone. */
-#define OPT_SRCLINE 0x80
-/* --no-realtime: the drain thread keeps the normal scheduling class. */
-#define OPT_NO_REALTIME 0x81
-/* --pause / --no-pause: back-pressure on a -p target / on none. */
-#define OPT_PAUSE 0x82
-#define OPT_NO_PAUSE 0x83
-
-/* The TOOL_OPT_NO_* bit that refuses the shared option of getopt value c. */
-static unsigned int refuse_bit(int c)
-{
-	switch (c) {
-	case 'p':
-		return TOOL_OPT_NO_PID;
-	case 'c':
-		return TOOL_OPT_NO_CMD;
-	case 'a':
-		return TOOL_OPT_NO_ALL;
-	case 'm':
-		return TOOL_OPT_NO_MMAP;
-	case 'j':
-		return TOOL_OPT_NO_JSON;
-	case 'G':
-	case 'U':
-		return TOOL_OPT_NO_UNWIND;
-	case OPT_SRCLINE:
-		return TOOL_OPT_NO_UNWIND | TOOL_OPT_NO_SRCLINE;
-	}
-	return 0;
-}
-
-/*
- * -h: the tool's usage and help, without the lines of the shared options
- * it does not take (TOOL_OPTS_HELP lists them all): help never offers what
- * the parser refuses.  An entry is its first line, "  -a ", and the lines
- * below it indented deeper than its name.
- */
-static void print_help(const char *usage, const char *help, unsigned int accepts)
-{
-	static const struct {
-		const char *start;
-		unsigned int refused;
-	} shared[] = {
-		{ "  -p PID ", TOOL_OPT_NO_PID },
-		{ "  -c CMD ", TOOL_OPT_NO_CMD },
-		{ "  -- CMD ARGS ", TOOL_OPT_NO_CMD },
-		{ "  -a ", TOOL_OPT_NO_ALL },
-		{ "  --json ", TOOL_OPT_NO_JSON },
-		{ "  -m PAGES ", TOOL_OPT_NO_MMAP },
-		{ "  --call-graph ", TOOL_OPT_NO_UNWIND },
-		{ "  --unwinder ", TOOL_OPT_NO_UNWIND },
-		{ "  --srcline ", TOOL_OPT_NO_UNWIND | TOOL_OPT_NO_SRCLINE },
-	};
-	bool skipping = false;
-
-	printf("usage: %s\n", usage);
-	for (const char *l = help; *l;) {
-		const char *nl = strchr(l, '\n');
-		size_t n = nl ? (size_t)(nl - l) + 1 : strlen(l);
-		bool entry = n > 3 && l[0] == ' ' && l[1] == ' ' && l[2] != ' ';
-
-		if (entry) {
-			skipping = false;
-			for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
-				if ((accepts & shared[i].refused) &&
-				    !strncmp(l, shared[i].start, strlen(shared[i].start)))
-					skipping = true;
-		} else if (n <= 1 || l[0] != ' ') {
-			skipping = false;	/* a blank line or prose ends an entry */
-		}
-		if (!skipping)
-			fwrite(l, 1, n, stdout);
-		l += n;
-	}
-}
-
 /* Whether getopt's optopt c, after a '?', is an option known here that
  * wants a value (it was given none), not an unknown one. */
 static bool wants_value(int c, const char *shortopts, const struct option *longopts)
@@ -386,22 +309,6 @@ const char *tool_opts__interval_positional(int argc, char **argv, const char **a
 	return tool_opts__parse_interval(ctx, argc, argv, arg);
 }
 
-int tool_opts__parse_report(struct tool_opts *o, const char *tool, bool json, const char *usage,
-			    const char *help, const struct tool_extra *extra, int argc, char **argv)
-{
-	unsigned int refused = json ? TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_JSON : TOOL_OPT_NO_SHARED;
-	int ret = tool_opts__parse_ext(o, NULL, tool, TOOL_OPT_ANY_ORDER | refused, usage, help, extra,
-				       argc, argv);
-
-	return ret > 0 ? EXIT_OK : ret < 0 ? EXIT_USAGE : -1;
-}
-
-int tool_opts__parse(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
-		     const char *usage, const char *help, int argc, char **argv)
-{
-	return tool_opts__parse_ext(o, mode, tool, accepts, usage, help, NULL, argc, argv);
-}
-
 /* -m PAGES: 0, or -EINVAL said. */
 static int mmap_pages(struct tool_opts *o, const char *tool, const char *arg)
 {
@@ -469,55 +376,20 @@ static int target_and_format(struct tool_opts *o, const char *tool)
 	return 0;
 }
 
-/* getopt's tables: the tool's options first (getopt takes the first
- * match), then the shared ones it neither refuses nor takes the letter
- * of; @longopts has room for 64. */
-static void getopt_tables(unsigned int accepts, const struct tool_extra *extra,
-			  const struct option *shared, size_t nshared, char *shortopts, size_t n,
-			  struct option *longopts)
-{
-	static const char shared_short[] = "p:c:am:Tgh";
-	const char *own = extra && extra->shortopts ? extra->shortopts : "";
-	size_t nlong = 0, nshort;
-
-	snprintf(shortopts, n, "%s%s", accepts & TOOL_OPT_ANY_ORDER ? "" : "+", own);
-	nshort = strlen(shortopts);
-	for (size_t i = 0; shared_short[i] && nshort + 2 < n; i++) {
-		if (shared_short[i] == ':')
-			continue;
-		if (!(accepts & refuse_bit(shared_short[i]))) {
-			shortopts[nshort++] = shared_short[i];
-			if (shared_short[i + 1] == ':')
-				shortopts[nshort++] = ':';
-		}
-	}
-	shortopts[nshort] = '\0';
-	for (size_t i = 0; extra && extra->longopts && extra->longopts[i].name && nlong < 40; i++)
-		longopts[nlong++] = extra->longopts[i];
-	for (size_t i = 0; i < nshared; i++) {
-		int val = shared[i].val;
-
-		/* Refused, or its letter is the tool's own: not an option here. */
-		if (shared[i].name && ((accepts & refuse_bit(val)) || strchr(own, val)))
-			continue;
-		longopts[nlong++] = shared[i];
-	}
-}
-
 /*
  * The positional arguments from argv[@first], up to the program at
  * argv[@prog] if there is one (@shown: its name as said): the tool's own
- * (extra->positional) or the trailing duration.  0, or -EINVAL said, with
+ * (cl->positional) or the trailing duration.  0, or -EINVAL said, with
  * the hint to run the program when a number was wanted where it is.
  */
-static int positionals(struct tool_opts *o, const char *tool, const struct tool_extra *extra,
-		       int argc, char **argv, int first, int prog, const char *shown)
+static int positionals(struct tool_opts *o, const char *tool, const struct tool_cmdline *cl,
+		       void *ctx, int argc, char **argv, int first, int prog, const char *shown)
 {
 	int npos = (prog < argc ? prog + 1 : argc) - first;
 	const char *why = NULL, *arg = npos > 0 ? argv[first] : "";
 
-	if (extra && extra->positional) {
-		why = extra->positional(npos, argv + first, &arg, extra->ctx);
+	if (cl->positional) {
+		why = cl->positional(npos, argv + first, &arg, ctx);
 	} else if (npos > 0 && tool_opts__parse_secs(argv[first], &o->sess.duration)) {
 		why = numbers[NOT_DURATION].msg;
 	} else if (npos > 1) {
@@ -542,37 +414,247 @@ static int positionals(struct tool_opts *o, const char *tool, const struct tool_
 	return bad(tool, why, arg);
 }
 
-int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
-			 const char *usage, const char *help, const struct tool_extra *extra,
-			 int argc, char **argv)
+/*
+ * The shared options' rows, with the TOOL_OPT_NO_* bits that refuse one
+ * and the TOOL_OPT_* bit one needs.
+ */
+static const struct {
+	struct tool_option row;
+	unsigned int refused_by, needs;
+} shared_rows[] = {
+	{ { TOOL_OPTION_SHARED, 'p', "pid", "PID",
+	    "trace this process (all its threads, and threads it creates)", TOOL_SHARED_PID, 0, 0 },
+	  TOOL_OPT_NO_PID, 0 },
+	{ { TOOL_OPTION_SHARED, 'c', "command", "CMD",
+	    "run CMD and trace it from its first instruction", TOOL_SHARED_CMD, 0, 0 },
+	  TOOL_OPT_NO_CMD, 0 },
+	{ { TOOL_OPTION_SHARED, 'a', "all-cpus", NULL,
+	    "trace every process (the default without -p and -c)", TOOL_SHARED_ALL, 0, 0 },
+	  TOOL_OPT_NO_ALL, 0 },
+	{ { TOOL_OPTION_SHARED, 'T', "timestamp", NULL, "a timestamp on each line", TOOL_SHARED_T,
+	    0, 0 }, 0, TOOL_OPT_T },
+	{ { TOOL_OPTION_SHARED, 'g', "stacks", NULL, "print the user stack of each event",
+	    TOOL_SHARED_G, 0, 0 }, 0, TOOL_OPT_G },
+	{ { TOOL_OPTION_SHARED, 0, "json", NULL, "one JSON object per line", TOOL_SHARED_JSON, 0, 0 },
+	  TOOL_OPT_NO_JSON, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "folded", NULL, "FlameGraph folded stacks", TOOL_SHARED_FOLDED,
+	    0, 0 }, 0, TOOL_OPT_FOLDED },
+	{ { TOOL_OPTION_SHARED, 0, "call-graph", "dwarf[,SIZE]|fp",
+	    "user stacks unwound with DWARF CFI from SIZE bytes of copied stack (default "
+	    "dwarf,32768), or the kernel's frame-pointer walk", TOOL_SHARED_CALLGRAPH, 0, 0 },
+	  TOOL_OPT_NO_UNWIND, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "unwinder", "libdw|libunwind",
+	    "the DWARF unwinder (default libdw)", TOOL_SHARED_UNWINDER, 0, 0 },
+	  TOOL_OPT_NO_UNWIND, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "srcline", NULL,
+	    "add file:line to each frame, and the functions inlined there", TOOL_SHARED_SRCLINE, 0,
+	    0 }, TOOL_OPT_NO_UNWIND | TOOL_OPT_NO_SRCLINE, 0 },
+	{ { TOOL_OPTION_SHARED, 'm', "mmap-pages", "PAGES",
+	    "ring buffer pages per CPU (power of two; default 4096 with dwarf stacks, 1024 with "
+	    "fp, at most 64 MiB in all)", TOOL_SHARED_MMAP, 0, 0 }, TOOL_OPT_NO_MMAP, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "no-pause", NULL,
+	    "never stop a command's processes while the rings drain (by default a -c/-- target "
+	    "is paused rather than lose events)", TOOL_SHARED_NO_PAUSE, 0, 0 },
+	  TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "pause", NULL, "pause a -p target too", TOOL_SHARED_PAUSE, 0, 0 },
+	  TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "no-realtime", NULL,
+	    "the ring-draining thread in the normal scheduling class, not SCHED_FIFO 1",
+	    TOOL_SHARED_NO_REALTIME, 0, 0 }, TOOL_OPT_NO_MMAP, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "quiet", NULL,
+	    "no status line on a terminal (elapsed time, events/s, lost, the headline)",
+	    TOOL_SHARED_QUIET, 0, 0 }, TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD | TOOL_OPT_NO_ALL, 0 },
+	{ { TOOL_OPTION_SHARED, 'h', "help", NULL, "print this help", TOOL_SHARED_HELP, 0, 0 }, 0, 0 },
+};
+#define NSHARED (sizeof(shared_rows) / sizeof(shared_rows[0]))
+
+/* The shared row of @key that @accepts takes, or -1.  (A "refused_by" of
+ * two bits refuses when all of them are set.) */
+static int shared_taken(int key, unsigned int accepts)
 {
-	static const struct option shared[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "command", required_argument, NULL, 'c' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "timestamp", no_argument, NULL, 'T' },
-		{ "stacks", no_argument, NULL, 'g' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "folded", no_argument, NULL, 'f' },
-		{ "call-graph", required_argument, NULL, 'G' },
-		{ "unwinder", required_argument, NULL, 'U' },
-		{ "srcline", no_argument, NULL, OPT_SRCLINE },
-		{ "no-realtime", no_argument, NULL, OPT_NO_REALTIME },
-		{ "pause", no_argument, NULL, OPT_PAUSE },
-		{ "no-pause", no_argument, NULL, OPT_NO_PAUSE },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct option longopts[64];
-	char shortopts[128];
-	char *end, shown[PATH_MAX];
+	for (size_t i = 0; i < NSHARED; i++) {
+		unsigned int r = shared_rows[i].refused_by;
+
+		if (shared_rows[i].row.key != key)
+			continue;
+		if (r && (accepts & r) == r)
+			return -1;
+		if (r == (TOOL_OPT_NO_UNWIND | TOOL_OPT_NO_SRCLINE) && (accepts & r))
+			return -1;
+		if (shared_rows[i].needs && !(accepts & shared_rows[i].needs))
+			return -1;
+		return (int)i;
+	}
+	return -1;
+}
+
+/* Whether @t has a row of letter @l or long name @name. */
+static bool spelled(const struct opt_table *t, char l, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if ((l && t->row[i].letter == l) ||
+		    (name && t->row[i].name && !strcmp(t->row[i].name, name)))
+			return true;
+	return false;
+}
+
+/* Append a row; -E2BIG when full. */
+static int add_row(struct opt_table *t, const struct tool_option *r, bool shared)
+{
+	if (t->n >= OPT_TABLE_MAX)
+		return -E2BIG;
+	t->shared[t->n] = shared;
+	t->row[t->n++] = *r;
+	return 0;
+}
+
+int tool_cmdline__table(const struct tool_cmdline *cl, struct opt_table *t)
+{
+	bool done[NSHARED] = { false };
+	int err = 0;
+
+	t->n = 0;
+	for (const struct tool_option *r = cl->options; r && r->to != TOOL_OPTION_END && !err; r++) {
+		int k = r->to == TOOL_OPTION_SHARED ? shared_taken(r->key, cl->accepts) : -2;
+
+		if (k == -2) {
+			err = add_row(t, r, false);
+			continue;
+		}
+		if (k < 0)
+			continue;
+		done[k] = true;
+		err = add_row(t, &shared_rows[k].row, true);
+		if (!err && r->help)
+			t->row[t->n - 1].help = r->help;	/* the command's own words */
+	}
+	for (size_t i = 0; i < NSHARED && !err; i++) {
+		const struct tool_option *r = &shared_rows[i].row;
+
+		/* A letter the command's own rows take: its shared long
+		 * name is not known either (--timestamp must not be --top). */
+		if (done[i] || shared_taken(r->key, cl->accepts) < 0 || spelled(t, r->letter, r->name))
+			continue;
+		err = add_row(t, r, true);
+	}
+	return err;
+}
+
+struct opt_text tool_cmdline__text(const struct tool_cmdline *cl)
+{
+	struct opt_text x = cl->text;
+
+	if (!x.usage_name)
+		x.usage_name = cl->tool;
+	x.runs_cmd = !(cl->accepts & TOOL_OPT_NO_CMD);
+	return x;
+}
+
+/* A shared option's value: 0, 1 after -h, or -EINVAL said. */
+static int shared_opt(struct tool_opts *o, const struct tool_cmdline *cl,
+		      const struct opt_table *t, int key, const char *arg)
+{
+	const char *tool = cl->tool;
+	struct opt_text x;
+	char *end;
+	long pid;
+
+	switch (key) {
+	case TOOL_SHARED_PID:
+		errno = 0;
+		pid = strtol(arg, &end, 10);
+		if (errno || *end || pid <= 0 || pid > INT_MAX)
+			return bad(tool, "invalid pid", arg);
+		o->sess.pid = (pid_t)pid;
+		return 0;
+	case TOOL_SHARED_CMD:
+		if (o->sess.cmd_argv)
+			return bad(tool, "choose one of -c CMD and -- CMD, not", "both");
+		o->sess.cmd = arg;
+		return 0;
+	case TOOL_SHARED_ALL:
+		o->all = true;
+		return 0;
+	case TOOL_SHARED_MMAP:
+		return mmap_pages(o, tool, arg);
+	case TOOL_SHARED_T:
+		o->timestamps = true;
+		return 0;
+	case TOOL_SHARED_G:
+		o->stacks = true;
+		return 0;
+	case TOOL_SHARED_JSON:
+		o->json = true;
+		return 0;
+	case TOOL_SHARED_FOLDED:
+		o->folded = true;
+		return 0;
+	case TOOL_SHARED_CALLGRAPH:
+		return call_graph(o, tool, arg);
+	case TOOL_SHARED_UNWINDER:
+		if (strcmp(arg, "libdw") && strcmp(arg, "libdw-walk") && strcmp(arg, "libunwind"))
+			return bad(tool, "--unwinder is libdw, libdw-walk or libunwind, not", arg);
+		o->sess.unwinder = arg;
+		return 0;
+	case TOOL_SHARED_SRCLINE:
+		o->srcline = true;
+		return 0;
+	case TOOL_SHARED_NO_REALTIME:
+		o->sess.no_realtime = true;
+		return 0;
+	case TOOL_SHARED_PAUSE:
+		o->sess.pause = SESSION_PAUSE_ON;
+		return 0;
+	case TOOL_SHARED_NO_PAUSE:
+		o->sess.pause = SESSION_PAUSE_OFF;
+		return 0;
+	case TOOL_SHARED_QUIET:
+		o->quiet = true;
+		return 0;
+	}
+	x = tool_cmdline__text(cl);
+	opt_table__help(t, &x, stdout);
+	return 1;
+}
+
+/* One option of @t's row @i: 0, 1 after -h, or -EINVAL said. */
+static int take_option(struct tool_opts *o, const struct tool_cmdline *cl,
+		       const struct opt_table *t, int i, void *ctx, char **argv)
+{
+	const struct tool_option *r = &t->row[i];
+	const char *msg;
+
+	if (t->shared[i])
+		return shared_opt(o, cl, t, r->key, optarg);
+	if (r->to == TOOL_OPTION_FLAG) {
+		*(bool *)((char *)ctx + r->off) = true;
+		return 0;
+	}
+	msg = cl->opt(r->key, optarg, ctx);
+	return msg ? bad(cl->tool, msg, optarg ? optarg : argv[optind - 1]) : 0;
+}
+
+int tool_opts__parse_cmdline(struct tool_opts *o, const struct tool_mode *mode,
+			     const struct tool_cmdline *cl, void *ctx, int argc, char **argv)
+{
+	struct option longopts[OPT_TABLE_MAX + 1];
+	char shortopts[3 * OPT_TABLE_MAX + 2], shown[PATH_MAX];
+	unsigned int accepts = cl->accepts;
+	const char *tool = cl->tool;
+	struct opt_table t;
 	int c, dd, odd, prog, err;
 
 	memset(o, 0, sizeof(*o));
 	o->mode = mode ? mode : &live_mode;
-	getopt_tables(accepts, extra, shared, sizeof(shared) / sizeof(shared[0]), shortopts,
-		      sizeof(shortopts), longopts);
+	if (tool_cmdline__table(cl, &t))
+		return bad(tool, "too many options", "");
+	if (argc > 1 && !strcmp(argv[1], "--list-opts")) {
+		struct opt_text x = tool_cmdline__text(cl);
+
+		opt_table__list(&t, &x, stdout);
+		return 1;
+	}
+	opt_table__getopt(&t, !(accepts & TOOL_OPT_ANY_ORDER), shortopts, longopts);
 	/* perf's "-- CMD ARGS": getopt and the positionals see what is
 	 * before it. */
 	dd = scan_words(argc, argv, shortopts, longopts, &odd);
@@ -605,91 +687,27 @@ int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, cons
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(prog, argv, shortopts, longopts, NULL)) != -1) {
-		if (extra && c > 0 && (c >= 256 || (extra->shortopts && c != ':' &&
-						    strchr(extra->shortopts, c)))) {
-			const char *msg = extra->opt(c, optarg, extra->ctx);
+		int i = opt_table__row_of(&t, c);
 
-			if (msg)
-				return bad(tool, msg, optarg ? optarg : argv[optind - 1]);
-			continue;
-		}
-		switch (c) {
-		case 'p': {
-			long pid;
-
-			errno = 0;
-			pid = strtol(optarg, &end, 10);
-			if (errno || *end || pid <= 0 || pid > INT_MAX)
-				return bad(tool, "invalid pid", optarg);
-			o->sess.pid = (pid_t)pid;
-			break;
-		}
-		case 'c':
-			if (o->sess.cmd_argv)
-				return bad(tool, "choose one of -c CMD and -- CMD, not", "both");
-			o->sess.cmd = optarg;
-			break;
-		case 'a':
-			o->all = true;
-			break;
-		case 'm':
-			err = mmap_pages(o, tool, optarg);
-			if (err)
-				return err;
-			break;
-		case 'T':
-			if (!(accepts & TOOL_OPT_T))
-				return bad(tool, "unknown option", "-T");
-			o->timestamps = true;
-			break;
-		case 'g':
-			if (!(accepts & TOOL_OPT_G))
-				return bad(tool, "unknown option", "-g");
-			o->stacks = true;
-			break;
-		case 'j':
-			o->json = true;
-			break;
-		case 'G':
-			err = call_graph(o, tool, optarg);
-			if (err)
-				return err;
-			break;
-		case OPT_SRCLINE:
-			o->srcline = true;
-			break;
-		case OPT_NO_REALTIME:
-			o->sess.no_realtime = true;
-			break;
-		case OPT_PAUSE:
-			o->sess.pause = SESSION_PAUSE_ON;
-			break;
-		case OPT_NO_PAUSE:
-			o->sess.pause = SESSION_PAUSE_OFF;
-			break;
-		case 'U':
-			if (strcmp(optarg, "libdw") && strcmp(optarg, "libdw-walk") &&
-			    strcmp(optarg, "libunwind"))
-				return bad(tool, "--unwinder is libdw, libdw-walk or libunwind, not", optarg);
-			o->sess.unwinder = optarg;
-			break;
-		case 'f':
-			if (!(accepts & TOOL_OPT_FOLDED))
-				return bad(tool, "unknown option", "--folded");
-			o->folded = true;
-			break;
-		case 'h':
-			print_help(usage, help, accepts);
-			return 1;
-		default:
+		if (i < 0)
 			return bad(tool, wants_value(optopt, shortopts, longopts) ?
 				   "option needs a value:" : "unknown option", argv[optind - 1]);
-		}
+		err = take_option(o, cl, &t, i, ctx, argv);
+		if (err)
+			return err;
 	}
 	err = target_and_format(o, tool);
 	if (err)
 		return err;
-	return positionals(o, tool, extra, argc, argv, optind, prog, shown);
+	return positionals(o, tool, cl, ctx, argc, argv, optind, prog, shown);
+}
+
+int tool_opts__parse_report_cmdline(struct tool_opts *o, const struct tool_cmdline *cl, void *ctx,
+				    int argc, char **argv)
+{
+	int ret = tool_opts__parse_cmdline(o, NULL, cl, ctx, argc, argv);
+
+	return ret > 0 ? EXIT_OK : ret < 0 ? EXIT_USAGE : -1;
 }
 
 void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
@@ -706,480 +724,4 @@ void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n)
 		snprintf(buf, n, "'%s'", o->sess.cmd);
 	else
 		snprintf(buf, n, "all processes");
-}
-
-#include "features.h"
-#include "ladder.h"
-
-/* stdout's buffer when it is not a terminal: larger than any one event's
- * lines (a deep stack with --srcline is a few KiB) many times over. */
-#define OUTPUT_BUFFER (4u << 20)
-
-bool tool__recording(const struct tool_opts *o)
-{
-	return o->mode->record != NULL;
-}
-
-bool tool__refuse_live(const struct tool_opts *o, const char *tool, const char *what)
-{
-	if (!o->mode->record && !o->mode->replay)
-		return false;
-	fprintf(stderr, "faultline %s: its source here reads %s, which %s\n", tool, what,
-		o->mode->record ? "cannot be recorded" : "a recording does not hold");
-	return true;
-}
-
-bool tool__counters_rung(const struct tool_opts *o, const char *tool, const char *refused,
-			 const char *what, const char *loses)
-{
-	if (tool__refuse_live(o, tool, refused))
-		return true;
-	if (o->sess.pid > 0 || o->sess.cmd || o->stacks)
-		fprintf(stderr, "faultline %s: warning: %s is system-wide: %s\n", tool, what, loses);
-	return false;
-}
-
-bool tool__replaying(const struct tool_opts *o)
-{
-	return o->mode->replay != NULL;
-}
-
-/* Recording: the shared session, with this tool's rung noted in it. */
-static struct session *start_recording(struct session *rec, const char *tool, const struct ladder *l,
-				       const char **rung_key, const char **rung_label)
-{
-	char why[8][256], key[64];
-	int idx;
-
-	memset(why, 0, sizeof(why));
-	idx = l ? ladder__choose(l, session__features(rec), why, 8) : -1;
-	if (idx < 0) {
-		fprintf(stderr, "faultline record: %s: this kernel offers no event source for it\n",
-			tool);
-		return NULL;
-	}
-	*rung_key = l->rungs[idx].key;
-	*rung_label = l->rungs[idx].label;
-	snprintf(key, sizeof(key), "rung.%s", tool);
-	session__record_meta(rec, key, *rung_key);
-	return session__ref(rec);
-}
-
-void tool__alloc_notes(const char *tool, struct alloc_trace *at)
-{
-	if (at && alloc_trace__probed(at))
-		fprintf(stderr, "faultline %s: %s\n", tool, alloc_trace__probed(at));
-	if (at && alloc_trace__warning(at))
-		fprintf(stderr, "faultline %s: warning: %s\n", tool, alloc_trace__warning(at));
-}
-
-void tool__alloc_late(const char *tool, const char *what, const char *roles, int err,
-		      const char *msg)
-{
-	if (err)
-		fprintf(stderr, "faultline %s: cannot probe %s: %s; its calls are not seen\n", tool,
-			what, msg && msg[0] ? msg : strerror(-err));
-	else
-		fprintf(stderr, "faultline %s: probing %s of %s from now on; its earlier calls are "
-			"not seen\n", tool, roles, what);
-}
-
-int tool__output_status(int status)
-{
-	errno = 0;
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return status;
-	if (status != EXIT_OK)
-		return status;	/* the command said what went wrong */
-	if (stopsig__ended_by() == SIGPIPE)
-		return status;	/* the reader gone: main.c's line says so */
-	if (errno)
-		fprintf(stderr, "faultline: cannot write the output: %s\n", strerror(errno));
-	else
-		fprintf(stderr, "faultline: cannot write the output\n");
-	return EXIT_FAIL;
-}
-
-int tool__exit_status(const struct tool_opts *o, const struct session *s, int own)
-{
-	int st;
-
-	/* A recording's command ran long ago: report's status is its own. */
-	if (!o->sess.cmd || (o->mode && (o->mode->replay || o->mode->record)))
-		return own;
-	if (own == EXIT_FAIL)
-		return EXIT_CMD_FAIL;
-	st = own == EXIT_OK && s ? session__cmd_status(s) : -1;
-	if (st == -1)
-		return own;	/* -h, usage, or tracing ended before the command */
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return own;
-}
-
-int tool__stdout_aside(void)
-{
-	int fd;
-
-	fflush(stdout);
-	fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0)
-		return -errno;
-	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
-static int output_error(const char *path, int err, struct errbuf *eb)
-{
-	return errbuf__set(eb, err, "cannot write '%s': %s", strcmp(path, "-") ? path : "stdout",
-			   strerror(-err));
-}
-
-int tool__output_open(const char *path, int fd, struct ostream **os, struct errbuf *eb)
-{
-	int err = fd >= 0 ? ostream__fdopen(fd, os) : ostream__open(path, os);
-
-	if (err == -ESTALE && fd < 0)
-		return errbuf__set(eb, err, "'%s' was replaced while it was opened: not writing it",
-				   path);
-	if (err && fd < 0)
-		return errbuf__set(eb, err, "cannot create '%s': %s", path, strerror(-err));
-	return err ? output_error(path, err, eb) : 0;
-}
-
-int tool__output_close(const char *path, struct ostream *os, int err, struct errbuf *eb)
-{
-	int cerr = ostream__close(os);
-
-	if (cerr)
-		err = cerr;	/* the write's own errno, over ferror's -EIO */
-	return err ? output_error(path, err, eb) : 0;
-}
-
-/* What a path that is not a regular file is, for the message. */
-static const char *file_kind(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) != 0)
-		return "not a regular file";
-	if (S_ISFIFO(st.st_mode))
-		return "a FIFO";
-	if (S_ISDIR(st.st_mode))
-		return "a directory";
-	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
-		return "a device";
-	if (S_ISSOCK(st.st_mode))
-		return "a socket";
-	return "not a regular file";
-}
-
-int tool__check_recording(const char *tool, const char *path)
-{
-	int fd = open_regular(path, 0);
-
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	if (fd == -EINVAL)
-		fprintf(stderr, "faultline %s: cannot read '%s': it is %s, and a recording is read "
-			"from a regular file (save it to one first)\n", tool, path, file_kind(path));
-	else
-		fprintf(stderr, "faultline %s: cannot open '%s': %s\n", tool, path, strerror(-fd));
-	return -1;
-}
-
-int tool__fail(const char *tool, const struct errbuf *eb, int err)
-{
-	fprintf(stderr, "faultline %s: %s\n", tool, errbuf__str(eb, err));
-	return EXIT_FAIL;
-}
-
-void tool__perf_note(const char *tool, const struct session *s)
-{
-	static const struct {
-		enum perf_cap cap;
-		const char *instead;
-	} sideband[] = {
-		{ PERF_CAP_DUMMY, "side-band records on a page-fault counter that never samples" },
-		{ PERF_CAP_IDENTIFIER, "events told apart by PERF_SAMPLE_ID, every sample with an "
-		  "address" },
-		{ PERF_CAP_MMAP2, "mappings from PERF_RECORD_MMAP, without device, inode or flags" },
-		{ PERF_CAP_COMM_EXEC, "an exec taken as a process's first name change after its "
-		  "fork" },
-	};
-	unsigned int caps = session__perf_caps(s);
-	const char *sep = "";
-
-	if (session__replaying(s))
-		return;
-	for (size_t i = 0; i < sizeof(sideband) / sizeof(sideband[0]); i++) {
-		if (caps & (1u << sideband[i].cap))
-			continue;
-		if (!*sep)
-			fprintf(stderr, "faultline %s: this kernel's perf_event_open lacks ", tool);
-		fprintf(stderr, "%s%s (Linux %s): %s", sep, perf_cap__name(sideband[i].cap),
-			perf_cap__since(sideband[i].cap), sideband[i].instead);
-		sep = "; ";
-	}
-	if (*sep)
-		fputc('\n', stderr);
-}
-
-/*
- * "falling back to RUNG (WHY; WHY): LOSES" when rung @idx of @l is not the
- * first: why each rung above it could not serve, in the ladder's order,
- * each reason once (the kprobe rungs of a kernel without kprobes share
- * theirs).  Live only: a replay takes the rung the recording holds the
- * events of, which record chose on its kernel; above it, a recording has
- * nothing ("not in the recording"), and a warning of that would be about
- * a choice the report did not make.  report info names each recorded
- * rung and what it loses.
- */
-static void say_fallback(const struct tool_opts *o, const char *tool, const struct ladder *l,
-			 int idx, char (*why)[256])
-{
-	/* Room for the label, the loss and the 8 reasons of 256. */
-	char line[4096];
-	size_t n = sizeof(line), len;
-
-	if (idx <= 0 || o->mode->replay)
-		return;
-	len = (size_t)snprintf(line, n, "faultline %s: falling back to %s (", tool,
-			       l->rungs[idx].label);
-	for (int i = 0; i < idx && i < 8 && len < n; i++) {
-		bool seen = false;
-
-		for (int j = 0; j < i && !seen; j++)
-			seen = !strcmp(why[i], why[j]);
-		if (!seen)
-			len += (size_t)snprintf(line + len, n - len, "%s%s", i ? "; " : "", why[i]);
-	}
-	if (len < n)
-		snprintf(line + len, n - len, "): %s", l->rungs[idx].loses);
-	fprintf(stderr, "%s\n", line);
-}
-
-/* A recording without @tool's events: which it has, and why record left
- * the tool out when it did (cmd-record.c: META left_out.TOOL). */
-static void say_absent(const struct tool_opts *o, const char *tool, const struct session *s)
-{
-	char key[80];
-	const char *why;
-
-	snprintf(key, sizeof(key), "left_out.%s", tool);
-	why = session__meta(s, key);
-	fprintf(stderr, "faultline %s: the recording %s holds no events for it (recorded: %s)%s%s\n",
-		tool, o->mode->replay->path, session__meta(s, "tools") ? session__meta(s, "tools") : "?",
-		why ? "; record left it out: " : "", why ? why : "");
-}
-
-struct session *tool__start(struct tool_opts *o, const char *ladder, const char **rung_key,
-			    const char **rung_label)
-{
-	const char *tool = o->name ? o->name : ladder;
-	const struct ladder *l = ladder__find(ladder);
-	char why[8][256];
-	struct errbuf eb = { "" };
-	struct session *s = NULL;
-	int err, idx;
-
-	/* Whole lines, promptly, and cheaply.  A terminal gets each line as
-	 * it comes.  Anything else gets one write per batch of events (see
-	 * tool__event_done and the round hook): a write per line cost the
-	 * reader a tenth of its time under a fast allocator, yet lines must
-	 * stay whole, as a -c command may write to the same file. */
-	if (isatty(STDOUT_FILENO))
-		setvbuf(stdout, NULL, _IOLBF, 0);
-	else
-		setvbuf(stdout, NULL, _IOFBF, OUTPUT_BUFFER);
-	if (o->mode->record)
-		return start_recording(o->mode->record, ladder, l, rung_key, rung_label);
-	if (o->mode->replay)
-		err = session__new_replay(&o->sess, o->mode->replay, &s, &eb);
-	else
-		err = session__new(&o->sess, &s, &eb);
-	if (err) {
-		tool__fail(tool, &eb, err);
-		return NULL;
-	}
-	tool__perf_note(tool, s);
-	if (session__stale_groups(s))
-		fprintf(stderr, "faultline %s: warning: %zu probe group(s) left by faultline "
-			"processes that died; remove them with 'faultline cleanup'\n", tool,
-			session__stale_groups(s));
-	if (!l) {
-		fprintf(stderr, "faultline %s: no event-source ladder for this tool\n", tool);
-		session__free(s);
-		return NULL;
-	}
-	memset(why, 0, sizeof(why));
-	idx = ladder__choose(l, session__features(s), why, 8);
-	if (idx < 0 && o->mode->replay) {
-		say_absent(o, tool, s);
-		session__free(s);
-		return NULL;
-	}
-	if (idx < 0) {
-		fprintf(stderr, "faultline %s: this kernel offers no event source for it", tool);
-		for (size_t i = 0; i < l->n && i < 8; i++)
-			fprintf(stderr, "%s%s: %s", i ? "; " : ": ", l->rungs[i].label, why[i]);
-		fprintf(stderr, " (see 'faultline features')\n");
-		session__free(s);
-		return NULL;
-	}
-	*rung_key = l->rungs[idx].key;
-	*rung_label = l->rungs[idx].label;
-	say_fallback(o, tool, l, idx, why);
-	return s;
-}
-
-int tool__start_bare(struct tool_opts *o, const char *ladder, const char *bare_rung,
-		     struct session **s, const char **rung_key, const char **rung_label)
-{
-	const char *tool = o->name ? o->name : ladder;
-	const struct ladder *l = ladder__find(ladder);
-	struct fl_roots roots = { 0 };
-	struct features *f = NULL;
-	struct errbuf eb = { "" };
-	char why[8][256];
-	int err, idx, ret = -1;
-
-	*s = NULL;
-	/* A recording holds events, not the /proc counters the bare rung
-	 * reads: record and report go through the event rungs only. */
-	if (o->mode->record || o->mode->replay) {
-		*s = tool__start(o, ladder, rung_key, rung_label);
-		if (!*s || !ladder__is(*rung_key, bare_rung))
-			return *s ? 0 : -1;
-		/* A recording that has none of the tool's events. */
-		if (o->mode->replay)
-			say_absent(o, tool, *s);
-		else
-			tool__refuse_live(o, tool, *rung_label);
-		session__free(*s);
-		*s = NULL;
-		return -1;
-	}
-	err = features__probe(&roots, &f, &eb);
-	if (err) {
-		tool__fail(tool, &eb, err);
-		goto out;
-	}
-	memset(why, 0, sizeof(why));
-	idx = l ? ladder__choose(l, f, why, 8) : -ENOTSUP;
-	if (idx < 0) {
-		fprintf(stderr, "faultline %s: this kernel offers no event source for it\n", tool);
-		goto out;
-	}
-	if (!ladder__is(l->rungs[idx].key, bare_rung)) {
-		*s = tool__start(o, ladder, rung_key, rung_label);
-		ret = *s ? 0 : -1;
-		goto out;
-	}
-	/* The rung cannot single the process out, but a pid that names none
-	 * is still a mistake, as session__new would say. */
-	if (o->sess.pid > 0 && kill(o->sess.pid, 0) && errno == ESRCH) {
-		fprintf(stderr, "faultline %s: no process with pid %d\n", tool, (int)o->sess.pid);
-		goto out;
-	}
-	*rung_key = l->rungs[idx].key;
-	*rung_label = l->rungs[idx].label;
-	say_fallback(o, tool, l, idx, why);
-	ret = 0;
-out:
-	features__free(f);
-	return ret;
-}
-
-void tool__event_done(void)
-{
-	/* Flush between events, well before stdio would flush mid-line. */
-	if (__fpending(stdout) > OUTPUT_BUFFER / 2)
-		fflush(stdout);
-}
-
-struct banner {
-	const struct tool_opts *o;
-	const char *what, *source;
-	void (*ready)(void *ctx);
-	void (*round)(void *ctx);
-	void *ctx;
-};
-
-static void flush_round(void *ctx)
-{
-	const struct banner *b = ctx;
-
-	if (b->round)
-		b->round(b->ctx);
-	fflush(stdout);
-}
-
-void tool__banner(const struct tool_opts *o, const char *what, const char *source,
-		  bool untargeted)
-{
-	char target[256];
-
-	/* A report prints the tool's report alone: what was recorded with
-	 * what is `faultline report -i FILE info`'s. */
-	if (o->mode->replay)
-		return;
-	tool_opts__describe(o, target, sizeof(target));
-	if (untargeted)
-		fprintf(stderr, "Tracing %s with %s... Hit Ctrl-C to end.\n", what, source);
-	else if (o->sess.cmd)
-		fprintf(stderr, "Executing '%s' and tracing %s with %s.\n", o->sess.cmd, what, source);
-	else
-		fprintf(stderr, "Tracing %s of %s with %s... Hit Ctrl-C to end.\n", what, target,
-			source);
-}
-
-/* Said when tracing is live, not before: scripts wait for this line. */
-static void print_banner(void *ctx)
-{
-	const struct banner *b = ctx;
-
-	if (b->ready)
-		b->ready(b->ctx);
-	if (b->what)
-		tool__banner(b->o, b->what, b->source, false);
-}
-
-int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
-	      const char *what, const char *source)
-{
-	return tool__run_with(s, o, tool, what, source, NULL, NULL, NULL);
-}
-
-int tool__run_with(struct session *s, const struct tool_opts *o, const char *tool,
-		   const char *what, const char *source, void (*ready)(void *ctx),
-		   void (*round)(void *ctx), void *ctx)
-{
-	struct banner b = { o, what, source, ready, round, ctx };
-	struct session_hooks hooks = { .ready = print_banner, .round = flush_round, .ctx = &b };
-	struct errbuf eb = { "" };
-	int err, st;
-
-	err = session__run(s, &hooks, &eb);
-	if (err)
-		return tool__fail(tool, &eb, err);
-	st = session__cmd_status(s);
-	if (o->sess.cmd && st != -1) {
-		if (WIFEXITED(st) && WEXITSTATUS(st))
-			fprintf(stderr, "faultline %s: '%s' exited with status %d\n", tool, o->sess.cmd,
-				WEXITSTATUS(st));
-		else if (WIFSIGNALED(st))
-			fprintf(stderr, "faultline %s: '%s' was killed by signal %d (%s)\n", tool,
-				o->sess.cmd, WTERMSIG(st), strsignal(WTERMSIG(st)));
-	}
-	return 0;
 }

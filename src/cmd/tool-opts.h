@@ -4,7 +4,9 @@
  * -T, -g, --json, --folded, and a trailing [duration] in seconds (or, for
  * the tools that report every interval, "interval [count]"); and perf's
  * "-- CMD ARGS..." after all of them, a command run with its arguments as
- * they are.
+ * they are.  The shared options are rows of one table (tool-opts.c), a
+ * command's own are rows of its struct tool_cmdline (opt-table.h), and
+ * the parser, -h, the synopsis and --list-opts all come from those rows.
  */
 #ifndef FAULTLINE_TOOL_OPTS_H
 #define FAULTLINE_TOOL_OPTS_H
@@ -48,6 +50,7 @@ struct tool_opts {
 	bool json;		/* --json */
 	bool folded;		/* --folded */
 	bool srcline;		/* --srcline */
+	bool quiet;		/* --quiet: no status line on a terminal (cmd/status.h) */
 	/* "-- CMD ARGS": the command as one shell-quoted line, for messages
 	 * and the recording (sess.cmd points here, sess.cmd_argv into argv) */
 	char cmdline[1024];
@@ -59,32 +62,8 @@ struct tool_opts {
 #define TOOL_MAX_MMAP_PAGES	(1u << 20)
 #define TOOL_MAX_MMAP_PAGES_S	"1048576"
 
-/* Help lines of the options every tracing tool takes. */
-#define TOOL_OPTS_HELP \
-	"  -p PID       trace this process (all its threads, and threads it creates)\n" \
-	"  -c CMD       run CMD and trace it from its first instruction\n" \
-	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n" \
-	"               parsing); after every other option\n" \
-	"  -a           trace every process (the default without -p and -c)\n" \
-	"  --json       one JSON object per line\n" \
-	"  -m PAGES     ring buffer pages per CPU (power of two; default 4096 with\n" \
-	"               dwarf stacks, 1024 with fp, at most 64 MiB in all)\n" \
-	TOOL_OPTS_PAUSE_HELP \
-	"  duration     stop after this many seconds\n"
-/* Back-pressure (session.h's pause). */
-#define TOOL_OPTS_PAUSE_HELP \
-	"  --no-pause   never stop a command's processes while the rings drain\n" \
-	"               (by default a -c/-- target is paused rather than lose events)\n" \
-	"  --pause      pause a -p target too\n"
-#define TOOL_OPTS_STACK_HELP \
-	"  --call-graph dwarf[,SIZE] | fp\n" \
-	"               user stacks unwound with DWARF CFI from SIZE bytes of copied\n" \
-	"               stack (default dwarf,32768), or the kernel's frame-pointer walk\n" \
-	"  --unwinder libdw | libunwind\n" \
-	"               the DWARF unwinder (default libdw)\n" \
-	"  --srcline    add file:line to each frame, and the functions inlined there\n"
-
-/* Which shared options a tool takes, beyond -p/-c/-a/-m/--json/duration. */
+/* Which shared options a tool takes, beyond -p/-c/-a/-m/--json, the stack
+ * options, --pause/--no-pause, --no-realtime and duration. */
 #define TOOL_OPT_T	(1u << 0)
 #define TOOL_OPT_G	(1u << 1)
 #define TOOL_OPT_FOLDED	(1u << 2)
@@ -100,72 +79,91 @@ struct tool_opts {
  * prints no JSON): getopt is not told of them, so they are an "unknown
  * option" there, as any other unknown spelling.
  */
-#define TOOL_OPT_NO_PID		(1u << 8)	/* -p, --pid */
+#define TOOL_OPT_NO_PID		(1u << 8)	/* -p, --pid (both: --pause, --no-pause) */
 #define TOOL_OPT_NO_CMD		(1u << 9)	/* -c, --command */
 #define TOOL_OPT_NO_ALL		(1u << 10)	/* -a, --all-cpus */
-#define TOOL_OPT_NO_MMAP	(1u << 11)	/* -m, --mmap-pages */
+#define TOOL_OPT_NO_MMAP	(1u << 11)	/* -m, --mmap-pages, --no-realtime */
 #define TOOL_OPT_NO_JSON	(1u << 12)	/* --json */
 #define TOOL_OPT_NO_UNWIND	(1u << 13)	/* --call-graph, --unwinder, --srcline */
 #define TOOL_OPT_NO_SRCLINE	(1u << 14)	/* --srcline alone (record: a report's choice) */
 #define TOOL_OPT_NO_SHARED	(TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD | TOOL_OPT_NO_ALL | \
 				 TOOL_OPT_NO_MMAP | TOOL_OPT_NO_JSON | TOOL_OPT_NO_UNWIND)
+/* A report subcommand's: its own options in any order, none of the
+ * tracing ones (TOOL_OPT_REPORT_JSON: but --json). */
+#define TOOL_OPT_REPORT		(TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_SHARED)
+#define TOOL_OPT_REPORT_JSON	(TOOL_OPT_REPORT & ~TOOL_OPT_NO_JSON)
 
 /*
- * Parse argv, for a tool running in @mode (NULL: live).  Returns 0, 1 when help was printed (exit 0), or -EINVAL after
- * printing "faultline TOOL: <what>" and the usage line to stderr (exit 2).
- * usage is the tool's one-line synopsis, help its option list.  Live, a
- * tool that runs commands given a program where its duration, interval or
- * count goes ("faultline leak ls -l") says how to run it instead, in one
- * line: "faultline leak: 'ls' is not an interval; to run a program:
- * faultline leak -- ls -l".
+ * A tool's positional arguments (struct tool_cmdline.positional): they
+ * return 0 or a message, and may point *arg (preset to argv[0], or ""
+ * when there is none) at the argument the message is about.
+ *
+ * The shared options, as rows of tool-opts.c's table: a command's table
+ * places one with OPT_SHARED(TOOL_SHARED_*, its own help), and takes
+ * every other one its accepts do not refuse, after its own rows.
  */
-int tool_opts__parse(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
-		     const char *usage, const char *help, int argc, char **argv);
+enum {
+	TOOL_SHARED_PID = 1, TOOL_SHARED_CMD, TOOL_SHARED_ALL, TOOL_SHARED_MMAP, TOOL_SHARED_T,
+	TOOL_SHARED_G, TOOL_SHARED_JSON, TOOL_SHARED_FOLDED, TOOL_SHARED_CALLGRAPH,
+	TOOL_SHARED_UNWINDER, TOOL_SHARED_SRCLINE, TOOL_SHARED_NO_REALTIME, TOOL_SHARED_PAUSE,
+	TOOL_SHARED_NO_PAUSE, TOOL_SHARED_QUIET, TOOL_SHARED_HELP,
+};
 
-struct option;
+#include "cmd/opt-table.h"
 
 /*
- * A tool's own options, parsed in the same pass as the shared ones.  Its
- * short options win over shared ones of the same letter (memleak's -a and
- * -T mean --show-allocs and --top there), and the shared long options of
- * those letters are then not known (--timestamp must not mean --top).
- * opt() gets the option's value (getopt's return, the long option's val)
- * and its argument, and returns 0 or a message for "faultline TOOL:
- * MESSAGE 'ARG'".  positional(), when set, takes the arguments after the
- * options instead of [duration]; it returns 0 or a message, and may point
- * *arg (preset to argv[0], or "" when there is none) at the argument the
- * message is about.
+ * A command's command line, declared once: its rows (own and placed
+ * shared ones), which shared options it takes (TOOL_OPT_*), its
+ * positionals and the words of its -h besides the rows.  Everything
+ * else (getopt's tables, the synopsis, -h, --list-opts) is derived.
  */
-struct tool_extra {
-	const char *shortopts;
-	const struct option *longopts;	/* NULL-terminated; vals >= 256 or a letter */
-	const char *(*opt)(int c, const char *arg, void *ctx);
+/* The args_help of "interval [count]". */
+#define TOOL_ARGS_INTERVAL(interval, count) "interval\t" interval "\ncount\t" count "\n"
+
+struct tool_cmdline {
+	const char *tool;		/* "leak", "report diff": messages */
+	unsigned int accepts;		/* TOOL_OPT_* */
+	const struct tool_option *options;	/* OPT_END-terminated */
+	struct opt_text text;		/* .usage_name NULL: tool */
+	/* CALL rows: 0 or a message for "faultline TOOL: MESSAGE 'ARG'" */
+	const char *(*opt)(int key, const char *arg, void *ctx);
+	/* the arguments after the options; NULL: [duration] */
 	const char *(*positional)(int argc, char **argv, const char **arg, void *ctx);
-	void *ctx;
 };
 
 /*
- * tool_opts__parse_ext - tool_opts__parse with a tool's own options
- * @mode: how the tool runs (NULL: live)
- * @extra: the tool's options and positional arguments, or NULL
- *
- * As tool_opts__parse otherwise.  argv may be permuted (TOOL_OPT_ANY_ORDER);
- * o's strings point into argv.
+ * tool_cmdline__table - the rows @cl parses with, in -h's order: its own
+ * (a placed shared one with its help), then the shared ones it takes and
+ * has not placed, unless its own rows take their letter.  -E2BIG when
+ * they do not fit (a bug in a table).
  */
-int tool_opts__parse_ext(struct tool_opts *o, const struct tool_mode *mode, const char *tool, unsigned int accepts,
-			 const char *usage, const char *help, const struct tool_extra *extra,
-			 int argc, char **argv);
+int tool_cmdline__table(const struct tool_cmdline *cl, struct opt_table *t);
+/* The text of @cl (usage_name and runs_cmd filled in). */
+struct opt_text tool_cmdline__text(const struct tool_cmdline *cl);
 
 /*
- * tool_opts__parse_report - a report subcommand's command line (diff,
- * timeline, pprof): its own options in any order, --json when @json, and
- * none of the tracing tools' shared ones.
- *
- * Return: the exit status to end with (EXIT_OK after --help, EXIT_USAGE
- * after a line on stderr), or -1 to go on.
+ * tool_opts__parse_cmdline - parse argv with @cl's table, for a tool
+ * running in @mode (NULL: live), FLAG rows and opt() writing into @ctx.
+ * Returns 0, 1 when help was printed (exit 0), or -EINVAL after printing
+ * "faultline TOOL: <what> (see 'faultline TOOL -h')" to stderr (exit 2).
+ * Live, a tool that runs commands given a program where its duration,
+ * interval or count goes ("faultline leak ls -l") says how to run it
+ * instead, in one line: "faultline leak: 'ls' is not an interval; to run
+ * a program: faultline leak -- ls -l".  A command's own letters win over
+ * shared ones (memleak's -a and -T mean --show-allocs and --top there),
+ * whose long names are then not known either.  argv may be permuted
+ * (TOOL_OPT_ANY_ORDER); o's strings point into argv.  "TOOL --list-opts"
+ * (first) prints the rows for completion and returns 1.
  */
-int tool_opts__parse_report(struct tool_opts *o, const char *tool, bool json, const char *usage,
-			    const char *help, const struct tool_extra *extra, int argc, char **argv);
+int tool_opts__parse_cmdline(struct tool_opts *o, const struct tool_mode *mode,
+			     const struct tool_cmdline *cl, void *ctx, int argc, char **argv);
+
+/* tool_opts__parse_cmdline for a report subcommand (diff, timeline,
+ * pprof; accepts TOOL_OPT_REPORT or TOOL_OPT_REPORT_JSON).
+ * Return: the exit status to end with (EXIT_OK after --help, EXIT_USAGE
+ * after a line on stderr), or -1 to go on. */
+int tool_opts__parse_report_cmdline(struct tool_opts *o, const struct tool_cmdline *cl, void *ctx,
+				    int argc, char **argv);
 
 /*
  * The trailing "interval [count]" of the tools that report every interval
@@ -201,164 +199,23 @@ const char *tool_opts__summary_opt(int c, const char *arg, bool *summary, double
  *
  * interval as tool_opts__parse_secs, count a decimal integer >= 1.  Returns
  * NULL, or "invalid interval", "invalid count" or "unexpected argument" for
- * tool_extra.positional() to return: call it from one, or use
+ * a positional() to return: call it from one, or use
  * tool_opts__interval_positional.
  */
 const char *tool_opts__parse_interval(struct tool_interval *iv, int argc, char **argv,
 				      const char **arg);
 
-/* A tool_extra.positional() for commands that take no positional argument
+/* A positional() for commands that take no positional argument
  * at all (not even [duration]: report's pprof, timeline). */
 const char *tool_opts__no_positional(int argc, char **argv, const char **arg, void *ctx);
 
-/* A tool_extra.positional() for tools with no other positional arguments:
+/* A positional() for tools with no other positional arguments:
  * ctx is the struct tool_interval to fill. */
 const char *tool_opts__interval_positional(int argc, char **argv, const char **arg, void *ctx);
 
 /* "PID 123", "PID 4242 (pid 1 in its namespace)" (a process in another
  * PID namespace), "'cmd'", "all processes" for messages. */
 void tool_opts__describe(const struct tool_opts *o, char *buf, size_t n);
-
-
-struct ladder;
-struct features;
-
-/* Whether the tool runs for faultline record, or on a recording. */
-bool tool__recording(const struct tool_opts *o);
-bool tool__replaying(const struct tool_opts *o);
-/* A source that reads the live system (@what: "/proc counters"), in a
- * record or a report: says so in one line and returns true. */
-bool tool__refuse_live(const struct tool_opts *o, const char *tool, const char *what);
-
-/*
- * tool__counters_rung - the chosen rung reads system-wide counters (@what,
- * "/proc/vmstat") instead of events: refused under record and report
- * (tool__refuse_live(@refused)), and where a process or stacks were asked
- * for, "faultline TOOL: warning: WHAT is system-wide: LOSES" (stderr).
- * True when refused (a line was printed).
- */
-bool tool__counters_rung(const struct tool_opts *o, const char *tool, const char *refused,
-			 const char *what, const char *loses);
-
-
-/*
- * Start a tool: open the session for o (printing one clear line and
- * returning NULL on failure), warn about stale probe groups, and choose the
- * tool's event source from its fallback ladder (compat/).  *rung_key gets
- * the chosen rung's key, *rung_label its description.
- */
-struct session *tool__start(struct tool_opts *o, const char *tool, const char **rung_key,
-			    const char **rung_label);
-
-/*
- * tool__start_bare - tool__start, for a tool whose rung @bare_rung needs no
- * session (it reads /proc counters itself)
- * @s: set to the session, or to NULL when @bare_rung is chosen
- *
- * The rung is chosen from this machine's features before anything is
- * opened, so that @bare_rung works where tracefs cannot be had; any other
- * rung goes through tool__start.  Returns 0, or -1 after printing one line.
- * The caller frees *s (session__free accepts NULL).
- */
-int tool__start_bare(struct tool_opts *o, const char *tool, const char *bare_rung,
-		     struct session **s, const char **rung_key, const char **rung_label);
-
-/*
- * The line that says tracing is live (stderr), which scripts wait for:
- * "Tracing WHAT of TARGET with SOURCE... Hit Ctrl-C to end.", under -c
- * "Executing 'CMD' and tracing WHAT with SOURCE.", and with @untargeted
- * (a tool of the whole system, taking neither -p nor -c) "Tracing WHAT
- * with SOURCE... Hit Ctrl-C to end.".  Nothing on a recording (report).
- */
-void tool__banner(const struct tool_opts *o, const char *what, const char *source,
-		  bool untargeted);
-
-/* Print the "Tracing ..." line (stderr), run the session, report errors.
- * 0 on success, EXIT_FAIL after printing the error. */
-int tool__run(struct session *s, const struct tool_opts *o, const char *tool,
-	      const char *what, const char *source);
-
-/* As tool__run, with ready(ctx) called once tracing is live (before the
- * "Tracing" line) and round(ctx) between batches of events (at least
- * every 100 ms): periodic reports.  Either may be NULL.  @what NULL: no
- * "Tracing" line (the caller's ready says it, with tool__banner). */
-int tool__run_with(struct session *s, const struct tool_opts *o, const char *tool,
-		   const char *what, const char *source, void (*ready)(void *ctx),
-		   void (*round)(void *ctx), void *ctx);
-
-/* Call after printing one event's lines: keeps stdout's flushes between
- * events, so no line is ever split. */
-void tool__event_done(void);
-
-struct alloc_trace;
-/* What an allocation tracer set up: "faultline TOOL: probing ... in PATH
- * (static glibc)" and its warning, if any, on stderr. */
-void tool__alloc_notes(const char *tool, struct alloc_trace *at);
-/* The line of alloc_trace_hooks.late: another allocator probed from now
- * on, or not, and why. */
-void tool__alloc_late(const char *tool, const char *what, const char *roles, int err,
-		      const char *msg);
-/*
- * tool__output_status() - @status, unless stdout cannot take what is left
- * in it: a report that could not be written is no report (a full disk, a
- * closed pipe under `faultline leak ... >FILE` must not exit 0).  Flushes
- * stdout and checks the stream.
- *
- * Return: @status; EXIT_FAIL, after one line saying why, when it was
- * EXIT_OK and the output failed, but for SIGPIPE having ended the run
- * (the reader gone): main.c's one line says that.
- */
-int tool__output_status(int status);
-
-/*
- * tool__exit_status() - the exit status of a run whose own is @own
- * (EXIT_OK, EXIT_FAIL or EXIT_USAGE): with a command (-c, --), live, the
- * command's status (128+N when signal N killed it) when faultline did its
- * part, EXIT_CMD_FAIL when it failed; @own otherwise (-p, -a, a report,
- * or a command still running when tracing ended).  @s may be NULL (no
- * session yet, or a bare rung).
- */
-int tool__exit_status(const struct tool_opts *o, const struct session *s, int own);
-
-/*
- * tool__stdout_aside() - for -o -: a close-on-exec duplicate of stdout,
- * which the output is then written to, and stdout itself pointed at
- * stderr, so that nothing else (the -c command's output, a line of
- * faultline's) lands in the page or the recording.  Call it before the
- * command starts.  Return: the fd (the caller's), or -errno.
- */
-int tool__stdout_aside(void);
-
-/*
- * tool__output_open() - the stream to write an output file to: @fd when
- * it is >= 0 (tool__stdout_aside's, owned by the stream from here), else
- * @path created or truncated.  tool__output_close() closes it and gives
- * the first failed write's errno (ENOSPC, not stdio's EIO) over @err.
- * Both set "cannot write 'PATH': REASON" ("stdout" for "-") in @eb.
- */
-int tool__output_open(const char *path, int fd, struct ostream **os, struct errbuf *eb);
-int tool__output_close(const char *path, struct ostream *os, int err, struct errbuf *eb);
-
-/*
- * tool__check_recording() - @path, given to report -i, is a regular file
- * (checked without opening a device or waiting on a FIFO: open_regular):
- * a report reads its recording more than once (the recorded target, then
- * the tool's run), which a pipe cannot give.  0, or -1 after one line
- * "faultline TOOL: cannot read 'PATH': it is a FIFO, ..." (or the open's
- * error).
- */
-int tool__check_recording(const char *tool, const char *path);
-
-/* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
-int tool__fail(const char *tool, const struct errbuf *eb, int err);
-
-/*
- * tool__perf_note() - one line on stderr when a live session's kernel
- * lacks a bit of perf_event_attr its side-band is made of (the dummy
- * event, PERF_SAMPLE_IDENTIFIER, mmap2, comm_exec: before 3.12 and 3.16),
- * naming each with what faultline does instead; nothing otherwise.
- */
-void tool__perf_note(const char *tool, const struct session *s);
 
 /*
  * tool__usage_error() - a bad command line, in one line on stderr:

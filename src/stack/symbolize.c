@@ -4,8 +4,8 @@
  *
  * User: mapping -> file offset (addr - start + pgoff) -> ELF vaddr through
  * the PT_LOAD holding that offset -> symbol.  Each binary gets its own Dwfl
- * with the file reported at base 0, so Dwfl addresses are ELF vaddrs (plus
- * the module's bias, non-zero only for prelinked objects) whatever address
+ * with the file reported at its own first PT_LOAD, so Dwfl addresses are ELF
+ * vaddrs (plus the module's bias, 0 but for odd alignments) whatever address
  * each process loaded it at: one handle serves every process that maps the
  * file.  libdw assembles the symbol table (the binary's .symtab, else its
  * separate debug file's, else .gnu_debugdata (MiniDebugInfo) merged with
@@ -24,11 +24,13 @@
  * only then).
  *
  * Three levels of cache.  A "mapfile" is a file as mappings name it (path,
- * device, inode): the lookup every frame makes, without a system call.  A
- * "binary" is the opened ELF, keyed by build-id when it has one: the same
- * library seen through a container's /proc/PID/root and through the host,
- * or two copies of one file, is parsed once.  A "frame" is a (binary,
- * address) already named.
+ * device, inode): an entry of the session's one cache of open binaries
+ * (binary.h), shared with the unwinder, which opens it once for both; the
+ * lookup every frame makes, without a system call.  A "symfile" is a Dwfl
+ * over that file's Elf (its symbol index, its separate debug file), keyed
+ * by build-id when it has one: the same library seen through a container's
+ * /proc/PID/root and through the host, or two copies of one file, is
+ * parsed once.  A "frame" is a (symfile, address) already named.
  *
  * Separate debug info is found by our own search (debuginfo.h says why)
  * rather than libdwfl's standard one.  Only the dwz alt file, whose lookup
@@ -59,6 +61,7 @@
 
 #include "lib/file.h"
 #include "lib/hashmap.h"
+#include "stack/binary.h"
 #include "stack/debuginfo.h"
 #include "stack/jitmap.h"
 #include "stack/kallsyms.h"
@@ -66,47 +69,36 @@
 #include "stack/symbolize.h"
 #include "stack/mapped-file.h"
 
-struct load {
-	uint64_t offset, filesz, vaddr;
-};
-
-/* One opened ELF file, shared by every mapping of it. */
-struct binary {
-	struct binary *next_all;
-	struct binary *next_same;	/* same build-id hash */
+/* One binary's symbols: a Dwfl over the cache's Elf, shared by every
+ * mapped file of its build-id. */
+struct symfile {
+	struct symfile *next_all;
+	struct symfile *next_same;	/* same build-id hash */
 	struct symbolizer *s;		/* for the debug directories */
+	struct binary *bin;		/* held: the file it was built on */
+	const struct bin_image *img;	/* bin's */
 	unsigned char *build_id;	/* NULL when the file has none */
 	size_t build_id_len;
 	/* Where to look for its debug file: the root it was opened in
-	 * ("/proc/PID/root" for a process in another root, else "") and the
-	 * path there.  Its own .gnu_debuglink, to tell the main debug lookup
-	 * from the dwz alt-file lookup that comes through the same callback. */
-	char *root;
-	char *path;
+	 * (img->root) and the mapping's path there.  Its own .gnu_debuglink,
+	 * to tell the main debug lookup from the dwz alt-file lookup that
+	 * comes through the same callback. */
+	const char *path;
 	char *debuglink;
 	GElf_Word debuglink_crc;
-	dev_t dev;			/* of the opened file: never its own debug file */
-	ino_t ino;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	GElf_Addr bias;
-	struct load *loads;
-	size_t nloads;
 	struct symindex *index;		/* NULL until the first name is asked for */
 	uint64_t id;			/* 1, 2, ...: in frame cache keys */
 };
 
-/* A mapped file as mappings name it. */
+/* A mapped file as mappings name it: the cache's entry. */
 struct mapfile {
-	struct mapfile *next_same;	/* same key hash */
-	struct mapfile *next_all;
-	uint32_t maj, min;
-	uint64_t ino;
-	char *path;			/* key: the mapping's path */
+	struct binary *bin;		/* held */
 	char *name;			/* basename, handed out in results */
-	struct binary *bin;		/* NULL until an open succeeded */
-	pid_t failed_pid;		/* last pid for which opening failed */
-	unsigned attempts;		/* opens tried, bounded: see get_mapfile() */
+	struct symfile *sym;		/* NULL until its file opened and was usable */
+	bool built;			/* sym was tried on the opened file */
 };
 
 /* Interned strings (names of mappings that are not binaries: "[heap]";
@@ -131,11 +123,11 @@ struct symbolizer {
 	char **debug_dirs;		/* extra directories, searched before /usr/lib/debug */
 	size_t ndebug_dirs;
 	char *symfs;			/* --symfs: a root holding a recording's binaries */
-	struct hashmap *mapfiles;	/* key hash -> struct mapfile * chain */
-	struct mapfile *all_mapfiles;
-	struct hashmap *binaries;	/* build-id hash -> struct binary * chain */
-	struct binary *all_binaries;
-	uint64_t nbinaries;
+	struct bincache *cache;		/* the session's binaries (binary.h) */
+	struct hashmap *mapfiles;	/* struct binary * -> struct mapfile * */
+	struct hashmap *symfiles;	/* build-id hash -> struct symfile * chain */
+	struct symfile *all_symfiles;
+	uint64_t nsymfiles;
 	/* (binary id << 48 | Dwfl address) -> struct symindex_sym * of the answer,
 	 * 0 for none.  Cleared when it grows past MAX_CACHED_FRAMES. */
 	struct hashmap *frames;
@@ -146,8 +138,6 @@ struct symbolizer {
 
 static const char kernel_module[] = "kernel.kallsyms";
 
-enum { MAX_OPEN_ATTEMPTS = 4 };
-
 /* About 50 MiB of cache at most; a frame not cached costs two binary
  * searches. */
 enum { MAX_CACHED_FRAMES = 1 << 20 };
@@ -155,6 +145,8 @@ enum { FRAME_ID_BITS = 16, FRAME_ADDR_BITS = 48 };
 
 static int find_debuginfo(Dwfl_Module *dmod, void **userdata, const char *modname, Dwarf_Addr base,
 			  const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name);
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp);
 
 int symbolizer__new(struct symbolizer **out)
 {
@@ -166,17 +158,20 @@ int symbolizer__new(struct symbolizer **out)
 	/* We read build-ids with libelf before libdwfl (which does this
 	 * itself) is ever called. */
 	elf_version(EV_CURRENT);
-	s->dwfl_callbacks.find_elf = dwfl_build_id_find_elf;
+	s->dwfl_callbacks.find_elf = find_elf;
 	s->dwfl_callbacks.find_debuginfo = find_debuginfo;
 	s->dwfl_callbacks.section_address = dwfl_offline_section_address;
 	s->dwfl_callbacks.debuginfo_path = &s->debuginfo_path;
 	s->mapfiles = hashmap__new();
-	s->binaries = hashmap__new();
+	s->symfiles = hashmap__new();
 	s->names = hashmap__new();
 	s->jitmaps = hashmap__new();
 	s->frames = hashmap__new();
-	if (!s->mapfiles || !s->binaries || !s->names || !s->jitmaps || !s->frames)
+	if (!s->mapfiles || !s->symfiles || !s->names || !s->jitmaps || !s->frames)
 		goto out;
+	if ((err = bincache__new(&s->cache)))
+		goto out;
+	err = -ENOMEM;
 	if ((err = kallsyms__new(&s->kernel)))
 		goto out;
 	*out = s;
@@ -187,24 +182,27 @@ out:
 	return err;
 }
 
-static void binary__free(struct binary *b)
+static void symfile__free(struct symfile *f)
 {
-	if (b->dwfl)
-		dwfl_end(b->dwfl);
-	symindex__free(b->index);
-	free(b->loads);
-	free(b->debuglink);
-	free(b->path);
-	free(b->root);
-	free(b->build_id);
-	free(b);
+	if (f->dwfl)
+		dwfl_end(f->dwfl);	/* before the Elf it holds a duplicate of */
+	symindex__free(f->index);
+	free(f->debuglink);
+	free(f->build_id);
+	binary__put(f->bin);
+	free(f);
 }
 
 static void mapfile__free(struct mapfile *mf)
 {
+	binary__put(mf->bin);
 	free(mf->name);
-	free(mf->path);
 	free(mf);
+}
+
+struct bincache *symbolizer__bincache(struct symbolizer *s)
+{
+	return s->cache;
 }
 
 void symbolizer__free(struct symbolizer *s)
@@ -214,18 +212,17 @@ void symbolizer__free(struct symbolizer *s)
 
 	if (!s)
 		return;
-	while (s->all_mapfiles) {
-		struct mapfile *next = s->all_mapfiles->next_all;
-
-		mapfile__free(s->all_mapfiles);
-		s->all_mapfiles = next;
+	if (s->mapfiles) {
+		while (hashmap__next(s->mapfiles, &pos, &key, &value))
+			mapfile__free((struct mapfile *)(uintptr_t)value);
 	}
-	while (s->all_binaries) {
-		struct binary *next = s->all_binaries->next_all;
+	while (s->all_symfiles) {
+		struct symfile *next = s->all_symfiles->next_all;
 
-		binary__free(s->all_binaries);
-		s->all_binaries = next;
+		symfile__free(s->all_symfiles);
+		s->all_symfiles = next;
 	}
+	pos = 0;
 	if (s->jitmaps) {
 		while (hashmap__next(s->jitmaps, &pos, &key, &value)) {
 			struct jitproc *j = (struct jitproc *)(uintptr_t)value;
@@ -255,8 +252,9 @@ void symbolizer__free(struct symbolizer *s)
 	hashmap__free(s->frames);
 	hashmap__free(s->jitmaps);
 	hashmap__free(s->names);
-	hashmap__free(s->binaries);
+	hashmap__free(s->symfiles);
 	hashmap__free(s->mapfiles);
+	bincache__unref(s->cache);
 	kallsyms__free(s->kernel);
 	free(s);
 }
@@ -337,36 +335,13 @@ static const char *intern(struct symbolizer *s, const char *str)
 	return n->str;
 }
 
-static uint64_t mapfile_key(const struct map *m)
-{
-	uint64_t id[3] = { m->maj, m->min, m->ino };
-
-	return hash_bytes(m->path, strlen(m->path)) ^ (hash_bytes(id, sizeof(id)) * 31);
-}
-
-/* "/proc/PID/root" when @pid lives in another root than ours (a
- * container), "" when in ours or gone: where its debug files may be. */
-static const char *other_root(pid_t pid, char *buf, size_t n)
-{
-	struct stat mine, theirs;
-
-	if (pid <= 0)
-		return "";
-	snprintf(buf, n, "/proc/%d/root/", (int)pid);
-	if (stat(buf, &theirs) != 0 || stat("/", &mine) != 0 ||
-	    (theirs.st_dev == mine.st_dev && theirs.st_ino == mine.st_ino))
-		return "";
-	snprintf(buf, n, "/proc/%d/root", (int)pid);
-	return buf;
-}
-
 /* libdwfl's find_debuginfo callback.  It comes twice per module at most:
  * for the debug file (with the binary's own .gnu_debuglink, if any), and
  * for the dwz alt file named by the DWARF's .gnu_debugaltlink. */
 static int find_debuginfo(Dwfl_Module *dmod, void **userdata, const char *modname, Dwarf_Addr base,
 			  const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name)
 {
-	const struct binary *b = *userdata;
+	const struct symfile *b = *userdata;
 	struct debuginfo_query q;
 	int fd;
 
@@ -375,109 +350,107 @@ static int find_debuginfo(Dwfl_Module *dmod, void **userdata, const char *modnam
 	if (debuglink && (!b->debuglink || strcmp(debuglink, b->debuglink) != 0 || crc != b->debuglink_crc))
 		return dwfl_standard_find_debuginfo(dmod, userdata, modname, base, file_name, debuglink, crc,
 						    debug_name);
-	q = (struct debuginfo_query){ b->s->debug_dirs, b->s->ndebug_dirs, b->root, b->path,
-				      b->build_id, b->build_id_len, b->dev, b->ino };
+	q = (struct debuginfo_query){ b->s->debug_dirs, b->s->ndebug_dirs, b->img->root, b->path,
+				      b->build_id, b->build_id_len, b->img->dev, b->img->ino };
 	fd = debuginfo__find(&q, debuglink, crc, debug_name);
 	return fd >= 0 ? fd : -1;
 }
 
-/* The binary already open with this build-id, if any. */
-static struct binary *find_binary(struct symbolizer *s, const unsigned char *id, size_t len)
+/* libdwfl's find_elf callback: the cache's Elf of the module's file (a
+ * counted duplicate, ended with the module), never a file of its own. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	const struct symfile *f = *userdata;
+
+	if (!f)
+		return -1;
+	*elfp = elf_begin(-1, ELF_C_READ_MMAP, f->img->elf);
+	if (*elfp && f->img->opened[0])
+		*file_name = strdup(f->img->opened);
+	return -1;
+}
+
+/* The symbols already known for this build-id, if any. */
+static struct symfile *find_symfile(struct symbolizer *s, const unsigned char *id, size_t len)
 {
 	uint64_t v;
 
-	if (!hashmap__get(s->binaries, hash_bytes(id, len), &v))
+	if (!hashmap__get(s->symfiles, hash_bytes(id, len), &v))
 		return NULL;
-	for (struct binary *b = (struct binary *)(uintptr_t)v; b; b = b->next_same)
-		if (b->build_id_len == len && memcmp(b->build_id, id, len) == 0)
-			return b;
+	for (struct symfile *f = (struct symfile *)(uintptr_t)v; f; f = f->next_same)
+		if (f->build_id_len == len && memcmp(f->build_id, id, len) == 0)
+			return f;
 	return NULL;
 }
 
-/* Report the binary open as @fd (@opened) to a fresh Dwfl, note its
- * PT_LOADs and aliases.  @fd is consumed.  NULL when it is not usable (or
- * on ENOMEM: the frame is then as unknown as a stripped one). */
-static struct binary *binary__open(struct symbolizer *s, int fd, const char *opened, const char *root,
-				   const struct map *m, const unsigned char *id, size_t id_len,
-				   const char *debuglink, GElf_Word crc)
+/* A Dwfl over @bin's Elf, the file reported at its own vaddrs, and its
+ * debuglink noted.  NULL when it is not usable (or on ENOMEM: the frame is
+ * then as unknown as a stripped one). */
+static struct symfile *symfile__new(struct symbolizer *s, struct binary *bin, const struct map *m,
+				    const unsigned char *id, size_t id_len)
 {
-	struct binary *b = calloc(1, sizeof(*b));
-	struct stat st;
-	GElf_Ehdr ehdr;
-	size_t nph;
+	const struct bin_image *img = binary__image(bin);
+	struct symfile *f = calloc(1, sizeof(*f));
+	const char *link;
+	GElf_Word crc = 0;
 	void **userdata;
-	Elf *elf;
 
-	if (!b || fstat(fd, &st) != 0)
-		goto fail;
-	b->s = s;
-	b->dev = st.st_dev;
-	b->ino = st.st_ino;
-	b->root = strdup(root);
-	b->path = strdup(m->path);
-	if (!b->root || !b->path)
-		goto fail;
+	if (!f)
+		return NULL;
+	f->s = s;
+	f->bin = binary__hold(bin);
+	f->img = img;
+	f->path = binary__path(bin);
 	if (id_len) {
-		b->build_id = malloc(id_len);
-		if (!b->build_id)
+		f->build_id = malloc(id_len);
+		if (!f->build_id)
 			goto fail;
-		memcpy(b->build_id, id, id_len);
-		b->build_id_len = id_len;
+		memcpy(f->build_id, id, id_len);
+		f->build_id_len = id_len;
 	}
-	if (debuglink) {
-		b->debuglink = strdup(debuglink);
-		if (!b->debuglink)
+	link = dwelf_elf_gnu_debuglink(img->elf, &crc);
+	if (link) {
+		f->debuglink = strdup(link);
+		if (!f->debuglink)
 			goto fail;
-		b->debuglink_crc = crc;
+		f->debuglink_crc = crc;
 	}
-	b->dwfl = dwfl_begin(&s->dwfl_callbacks);
-	if (!b->dwfl)
+	/* No PT_LOAD: no address of it can be named. */
+	if (!img->nloads)
 		goto fail;
-	dwfl_report_begin(b->dwfl);
-	/* base 0: Dwfl addresses are the file's own vaddrs. */
-	b->mod = dwfl_report_elf(b->dwfl, path_base(m->path), opened, fd, 0, false);
-	if (!b->mod)
+	f->dwfl = dwfl_begin(&s->dwfl_callbacks);
+	if (!f->dwfl)
 		goto fail;
-	fd = -1;	/* consumed */
-	if (dwfl_report_end(b->dwfl, NULL, NULL) != 0)
+	dwfl_report_begin(f->dwfl);
+	/* At its first PT_LOAD's vaddr, aligned: Dwfl addresses are the
+	 * file's own vaddrs, whatever address each process loaded it at. */
+	f->mod = dwfl_report_module(f->dwfl, path_base(m->path), img->lo, img->hi);
+	if (!f->mod)
 		goto fail;
-	/* Before anything asks for symbols: the debug search needs it. */
-	dwfl_module_info(b->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-	*userdata = b;
-	elf = dwfl_module_getelf(b->mod, &b->bias);
-	if (!elf || !gelf_getehdr(elf, &ehdr) || elf_getphdrnum(elf, &nph) != 0)
+	/* Before anything asks for the Elf or symbols: find_elf and the
+	 * debug search need it. */
+	dwfl_module_info(f->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = f;
+	if (dwfl_report_end(f->dwfl, NULL, NULL) != 0 || !dwfl_module_getelf(f->mod, &f->bias))
 		goto fail;
-	b->loads = calloc(nph ? nph : 1, sizeof(*b->loads));
-	if (!b->loads)
-		goto fail;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		b->loads[b->nloads++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
-	}
 	if (id_len) {
 		uint64_t h = hash_bytes(id, id_len), v;
 
-		if (hashmap__get(s->binaries, h, &v))
-			b->next_same = (struct binary *)(uintptr_t)v;
-		if (hashmap__set(s->binaries, h, (uint64_t)(uintptr_t)b))
+		if (hashmap__get(s->symfiles, h, &v))
+			f->next_same = (struct symfile *)(uintptr_t)v;
+		if (hashmap__set(s->symfiles, h, (uint64_t)(uintptr_t)f))
 			goto fail;
 	}
-	b->next_all = s->all_binaries;
-	s->all_binaries = b;
-	b->id = ++s->nbinaries;
-	return b;
+	f->next_all = s->all_symfiles;
+	s->all_symfiles = f;
+	f->id = ++s->nsymfiles;
+	return f;
 fail:
-	if (fd >= 0)
-		close(fd);
-	if (b)
-		binary__free(b);
+	symfile__free(f);
 	return NULL;
 }
 
-/* Open the file of @mf as @pid sees it and find or make its binary. */
 /* @fd's ELF build-id is @m's recorded one (or @m has none recorded). */
 static bool same_build_id(int fd, const struct map *m)
 {
@@ -545,81 +518,68 @@ static int open_recorded(struct symbolizer *s, const struct addrspaces *as, pid_
 	return -1;
 }
 
-static void mapfile__load(struct symbolizer *s, const struct addrspaces *as, struct mapfile *mf,
-			  pid_t pid, const struct map *m)
+/* The cache's opener: a recording's binaries are looked for as
+ * open_recorded() says, a live process's the one way (mapped-file.h). */
+static int open_mapped(void *ctx, const struct addrspaces *as, pid_t pid, const struct map *m,
+		       char *opened, size_t n)
 {
-	char opened[PATH_MAX], rootbuf[64];
-	const unsigned char *id = NULL;
-	const char *root, *link = NULL;
-	GElf_Word crc = 0;
-	size_t id_len = 0;
-	Elf *elf = NULL;
-	int fd;
+	struct symbolizer *s = ctx;
 
-	mf->failed_pid = pid;
-	mf->attempts++;
 	if (m->build_id_size || s->symfs)
-		fd = open_recorded(s, as, pid, m, opened, sizeof(opened));
-	else
-		fd = mapped_file__open(as, pid, m, opened, sizeof(opened));
-	if (fd < 0)
-		return;
-	root = strncmp(opened, "/proc/", 6) == 0 ? other_root(pid, rootbuf, sizeof(rootbuf)) : "";
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		goto out;
-	id_len = debuginfo__build_id(elf, &id);
-	if (id_len && (mf->bin = find_binary(s, id, id_len)))
-		goto out;
-	link = dwelf_elf_gnu_debuglink(elf, &crc);
-	mf->bin = binary__open(s, fd, opened, root, m, id, id_len, link, crc);
-	fd = -1;
-out:
-	if (elf)
-		elf_end(elf);
-	if (fd >= 0)
-		close(fd);
-	if (mf->bin)
-		mf->failed_pid = 0;
+		return open_recorded(s, as, pid, m, opened, n);
+	return mapped_file__open(as, pid, m, opened, n);
 }
 
-/* The cached mapfile for @m, opening it on first use; NULL on ENOMEM.  A
+/* Find or make the symbols of @mf's file once it is open. */
+static void mapfile__load(struct symbolizer *s, struct mapfile *mf, const struct map *m)
+{
+	const struct bin_image *img = binary__image(mf->bin);
+	const unsigned char *id = NULL;
+	size_t id_len;
+
+	if (!img || mf->built)
+		return;
+	mf->built = true;
+	id_len = debuginfo__build_id(img->elf, &id);
+	if (id_len && (mf->sym = find_symfile(s, id, id_len)))
+		return;
+	mf->sym = symfile__new(s, mf->bin, m, id, id_len);
+}
+
+/* The mapfile for @m, its file opened on first use; NULL on ENOMEM.  A
  * file one process could not give us (it exited, its root is elsewhere)
- * may open through another that maps it, so a failed one is retried for a
- * different pid, a bounded number of times so that a file nobody can open
- * does not cost an open per frame. */
+ * may open through another that maps it: the cache retries it for a
+ * different pid, a bounded number of times (binary.h). */
 static struct mapfile *get_mapfile(struct symbolizer *s, const struct addrspaces *as, pid_t pid,
 				   const struct map *m)
 {
-	uint64_t key = mapfile_key(m), v;
-	struct mapfile *head = NULL, *mf;
+	struct binary *bin = bincache__find(s->cache, m);
+	struct mapfile *mf;
+	uint64_t v;
 
-	if (hashmap__get(s->mapfiles, key, &v))
-		head = (struct mapfile *)(uintptr_t)v;
-	for (mf = head; mf; mf = mf->next_same) {
-		if (mf->ino == m->ino && mf->maj == m->maj && mf->min == m->min &&
-		    strcmp(mf->path, m->path) == 0) {
-			if (!mf->bin && mf->failed_pid != pid && mf->attempts < MAX_OPEN_ATTEMPTS)
-				mapfile__load(s, as, mf, pid, m);
-			return mf;
+	if (bin && hashmap__get(s->mapfiles, (uint64_t)(uintptr_t)bin, &v)) {
+		mf = (struct mapfile *)(uintptr_t)v;
+		if (!mf->built) {
+			if (binary__get(s->cache, as, pid, m, open_mapped, s, &bin))
+				return NULL;
+			binary__put(bin);	/* held by mf already */
+			mapfile__load(s, mf, m);
 		}
+		return mf;
 	}
 	mf = calloc(1, sizeof(*mf));
 	if (!mf)
 		return NULL;
-	mf->maj = m->maj;
-	mf->min = m->min;
-	mf->ino = m->ino;
-	mf->path = strdup(m->path);
+	if (binary__get(s->cache, as, pid, m, open_mapped, s, &mf->bin)) {
+		free(mf);
+		return NULL;
+	}
 	mf->name = strdup(path_base(m->path));
-	if (!mf->path || !mf->name || hashmap__set(s->mapfiles, key, (uint64_t)(uintptr_t)mf)) {
+	if (!mf->name || hashmap__set(s->mapfiles, (uint64_t)(uintptr_t)mf->bin, (uint64_t)(uintptr_t)mf)) {
 		mapfile__free(mf);
 		return NULL;
 	}
-	mf->next_same = head;
-	mf->next_all = s->all_mapfiles;
-	s->all_mapfiles = mf;
-	mapfile__load(s, as, mf, pid, m);
+	mapfile__load(s, mf, m);
 	return mf;
 }
 
@@ -668,9 +628,9 @@ static int jit_lookup(struct symbolizer *s, pid_t pid, uint64_t addr, struct sym
 	return 0;
 }
 
-/* The binary holding @addr of @pid, and the address in its Dwfl; NULL
+/* The symbols of the binary holding @addr of @pid, and the address in its Dwfl; NULL
  * (with *mfp still set when a file mapping covers @addr) when none. */
-static struct binary *resolve(struct symbolizer *s, const struct addrspaces *as,
+static struct symfile *resolve(struct symbolizer *s, const struct addrspaces *as,
 			      const struct map *m, pid_t pid, uint64_t addr, struct mapfile **mfp,
 			      GElf_Addr *daddr, int *err)
 {
@@ -685,23 +645,23 @@ static struct binary *resolve(struct symbolizer *s, const struct addrspaces *as,
 		return NULL;
 	}
 	*mfp = mf;
-	if (!mf->bin)
+	if (!mf->sym)
 		return NULL;
 	off = addr - m->start + m->pgoff;
-	for (size_t i = 0; i < mf->bin->nloads; i++) {
-		const struct load *l = &mf->bin->loads[i];
+	for (size_t i = 0; i < mf->sym->img->nloads; i++) {
+		const struct bin_load *l = &mf->sym->img->loads[i];
 
 		if (off < l->offset || off - l->offset >= l->filesz)
 			continue;
-		*daddr = off - l->offset + l->vaddr + mf->bin->bias;
-		return mf->bin;
+		*daddr = off - l->offset + l->vaddr + mf->sym->bias;
+		return mf->sym;
 	}
 	return NULL;
 }
 
 /* The name of the symbol at @daddr of @b and @daddr's offset in it;
  * *name NULL when none covers it.  Return 0 or -ENOMEM. */
-static int binary__symbol(struct symbolizer *s, struct binary *b, GElf_Addr daddr, const char **name,
+static int symfile__symbol(struct symbolizer *s, struct symfile *b, GElf_Addr daddr, const char **name,
 			  uint64_t *offset)
 {
 	const struct symindex_sym *f;
@@ -744,7 +704,7 @@ int symbolizer__user(struct symbolizer *s, const struct addrspaces *as, pid_t pi
 {
 	const struct map *m = addrspaces__find(as, pid, addr);
 	struct mapfile *mf;
-	struct binary *b;
+	struct symfile *b;
 	GElf_Addr daddr = 0;
 	int err;
 
@@ -768,7 +728,7 @@ int symbolizer__user(struct symbolizer *s, const struct addrspaces *as, pid_t pi
 	if (err)
 		return err;
 	res->module = mf->name;
-	return b ? binary__symbol(s, b, daddr, &res->func, &res->offset) : 0;
+	return b ? symfile__symbol(s, b, daddr, &res->func, &res->offset) : 0;
 }
 
 /* The name a reader knows a function DIE by, through abstract origins and
@@ -825,7 +785,7 @@ int symbolizer__srcline(struct symbolizer *s, const struct addrspaces *as, pid_t
 	Dwarf_Files *files = NULL;
 	Dwfl_Line *dline;
 	struct mapfile *mf;
-	struct binary *b;
+	struct symfile *b;
 	GElf_Addr daddr = 0;
 	Dwarf_Addr bias = 0;
 	const char *file = NULL;
@@ -880,7 +840,7 @@ int symbolizer__srcline(struct symbolizer *s, const struct addrspaces *as, pid_t
 		const char *name;
 		uint64_t off;
 
-		if ((err = binary__symbol(s, b, daddr, &name, &off)))
+		if ((err = symfile__symbol(s, b, daddr, &name, &off)))
 			goto out;
 		frames[(*n)++] = (struct sym_inline){ name, file, line > 0 ? line : 0 };
 	}

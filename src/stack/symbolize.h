@@ -46,6 +46,7 @@ struct sym_inline {
 };
 
 struct symbolizer;
+struct bincache;
 
 /**
  * symbolizer__new() - empty symbolizer
@@ -61,6 +62,16 @@ int symbolizer__new(struct symbolizer **out);
  * @s: may be NULL
  */
 void symbolizer__free(struct symbolizer *s);
+
+/**
+ * symbolizer__bincache() - the cache of binaries the symbolizer opens
+ *                          files through (binary.h)
+ * @s: symbolizer
+ *
+ * Give it to the session's unwinder (unwinder__new()), so each binary is
+ * opened and held once for both.  Borrowed: take a reference to keep it.
+ */
+struct bincache *symbolizer__bincache(struct symbolizer *s);
 
 /**
  * symbolizer__user() - symbolize a user address of a process

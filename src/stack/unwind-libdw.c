@@ -16,12 +16,13 @@
  * too.  At most MAX_PROCS are kept, least recently used dropped
  * first, so tracing many short-lived processes stays bounded.
  *
- * Binaries are opened once per (device, inode, path), whichever process
- * maps them, as the symbolizer does (through /proc/PID/root, then
- * /proc/PID/map_files for deleted files, then the path; the inode must
- * match), and read whole into memory by libelf.  Each Dwfl gets the shared
- * Elf through its find_elf callback as a libelf duplicate (elf_begin on a
- * reference counts it), so no file is reopened or re-read per process.
+ * Binaries come from the session's one cache (binary.h), shared with the
+ * symbolizer: opened once per (device, inode, path), whichever process
+ * maps them, and read whole into memory by libelf.  A kept Dwfl holds the
+ * entries it reports; the cache frees the ones nobody holds past its
+ * bound.  Each Dwfl gets the shared Elf through its find_elf callback as a
+ * libelf duplicate (elf_begin on a reference counts it), so no file is
+ * reopened or re-read per process.
  *
  * Memory the CFI asks for is served from the sample's stack copy; for other
  * addresses, from the bytes of a read-only mapping of a binary we hold
@@ -46,19 +47,16 @@
 #include <gelf.h>
 
 #include "stack/addrspace.h"
+#include "stack/binary.h"
 #include "stack/cfi-table.h"
 #include "lib/file.h"
 #include "lib/hashmap.h"
 #include "lib/sorted.h"
-#include "stack/mapped-file.h"
 #include "stack/unwind.h"
 
 enum {
 	MAX_PROCS = 64,		/* Dwfls kept, one per process */
-	MAX_BINARIES = 256,	/* binaries kept when no kept Dwfl uses them */
-	MAX_OPEN_ATTEMPTS = 4,	/* opens tried for a binary, across pids */
 	DWARF_NREGS = 17,	/* x86-64: 16 general registers and the return address */
-	MAX_VDSO_SIZE = 1 << 20,
 };
 
 /* perf register (PERF_REG_X86_*) for each x86-64 DWARF register number. */
@@ -70,35 +68,10 @@ static const int dwarf_to_perf[DWARF_NREGS] = {
 	PERF_REG_X86_IP,
 };
 
-struct load {
-	uint64_t offset, filesz, vaddr;
-};
-
-/* One binary file (or the vDSO), shared by every process that maps it. */
-struct binary {
-	struct binary *next_same;	/* same key hash */
-	struct binary *next_all;
-	uint32_t maj, min;
-	uint64_t ino;
-	char *path;			/* key: the mapping's path */
-	char *opened;			/* the path that opened it: where debuglinks point */
-	Elf *elf;			/* NULL when it could not be opened */
-	const unsigned char *image;	/* the whole file, owned by elf */
-	size_t size;
-	void *owned_image;		/* the vDSO's copy, freed after elf */
-	struct load *loads;
-	size_t nloads;
-	struct cfi_table *cfi;		/* the fast path's rows, made on first use */
-	uint64_t lo, hi;		/* vaddr span of the PT_LOADs, lo page-aligned as libdwfl does */
-	uint64_t relro_lo, relro_hi;	/* PT_GNU_RELRO vaddrs: written at load time */
-	unsigned users;			/* kept Dwfls reporting it */
-	pid_t failed_pid;		/* last pid for which opening failed */
-	unsigned attempts;
-};
-
 /* A module as reported to a process's Dwfl. */
 struct modref {
-	struct binary *bin;		/* NULL for an executable mapping we cannot use */
+	struct binary *bin;		/* held; NULL for an executable mapping we cannot use */
+	const struct bin_image *img;	/* bin's */
 	uint64_t lo, hi;		/* reported range */
 };
 
@@ -132,10 +105,8 @@ struct libdw_unwinder {
 	 * path through a char **: both live here, so nothing is global. */
 	Dwfl_Callbacks callbacks;
 	char *debuginfo_path;		/* NULL: libdw's default search */
-	struct hashmap *bins;		/* key hash -> struct binary * chain */
-	struct binary *all_bins;
-	size_t nbins;
-	struct binary *vdso;
+	struct bincache *cache;		/* the session's binaries (binary.h) */
+	struct binary *vdso;		/* held */
 	bool vdso_tried;
 	struct hashmap *procs;		/* pid -> struct proc_ctx * */
 	struct proc_ctx lru;		/* sentinel */
@@ -147,204 +118,16 @@ struct libdw_unwinder {
 
 /* ---- binaries ---- */
 
-static void binary__free(struct binary *b)
+/* What unwinding needs of an opened binary: an x86-64 executable or shared
+ * object, with PT_LOADs. */
+static const struct bin_image *usable(const struct binary *b)
 {
-	if (!b)
-		return;
-	cfi_table__free(b->cfi);	/* it reads b->elf */
-	elf_end(b->elf);
-	free(b->owned_image);
-	free(b->loads);
-	free(b->opened);
-	free(b->path);
-	free(b);
-}
+	const struct bin_image *img = b ? binary__image(b) : NULL;
 
-static uint64_t binary_key(const char *path, uint32_t maj, uint32_t min, uint64_t ino)
-{
-	uint64_t id[3] = { maj, min, ino };
-
-	return hash_bytes(path, strlen(path)) ^ (hash_bytes(id, sizeof(id)) * 31);
-}
-
-static uint64_t map_key(const struct map *m)
-{
-	return binary_key(m->path, m->maj, m->min, m->ino);
-}
-
-static bool binary__is(const struct binary *b, const struct map *m)
-{
-	return b->ino == m->ino && b->maj == m->maj && b->min == m->min && strcmp(b->path, m->path) == 0;
-}
-
-/* Note what unwinding needs of @elf: an x86-64 executable or shared object,
- * its PT_LOADs (file offset -> vaddr) and its whole image.  False when it
- * is not one we can unwind. */
-static bool binary__index(struct binary *b, Elf *elf)
-{
-	GElf_Ehdr eh;
-	size_t nph;
-	bool first = true;
-
-	if (!gelf_getehdr(elf, &eh) || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
-	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) || elf_getphdrnum(elf, &nph) != 0)
-		return false;
-	b->image = (const unsigned char *)elf_rawfile(elf, &b->size);
-	b->loads = calloc(nph ? nph : 1, sizeof(*b->loads));
-	if (!b->image || !b->loads)
-		return false;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph))
-			return false;
-		if (ph.p_type == PT_GNU_RELRO) {
-			b->relro_lo = ph.p_vaddr;
-			b->relro_hi = ph.p_vaddr + ph.p_memsz;
-		}
-		if (ph.p_type != PT_LOAD)
-			continue;
-		/* libdwfl puts a module's start at its first PT_LOAD's vaddr,
-		 * aligned down: report the same, so its bias is the load bias. */
-		if (first)
-			b->lo = ph.p_align > 1 ? ph.p_vaddr & -ph.p_align : ph.p_vaddr;
-		first = false;
-		if (ph.p_vaddr + ph.p_memsz > b->hi)
-			b->hi = ph.p_vaddr + ph.p_memsz;
-		b->loads[b->nloads++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
-	}
-	return b->nloads > 0;
-}
-
-/* Give up what a failed open left behind. */
-static void binary__unload(struct binary *b)
-{
-	free(b->loads);
-	b->loads = NULL;
-	b->nloads = 0;
-	b->image = NULL;
-	b->size = 0;
-	b->lo = b->hi = b->relro_lo = b->relro_hi = 0;
-}
-
-/* Open and index the file of @m.  Failure is not an error: the binary stays
- * without ELF (its frames end the walk with UNWIND_NO_CFI) until another
- * pid gives it a chance. */
-static void binary__load(struct binary *b, const struct addrspaces *as, pid_t pid,
-			 const struct map *m)
-{
-	char opened[PATH_MAX];
-	Elf *elf = NULL;
-	int fd;
-
-	b->failed_pid = pid;
-	b->attempts++;
-	fd = mapped_file__open(as, pid, m, opened, sizeof(opened));
-	if (fd < 0)
-		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	/* FDREAD: all of it in memory (mapped, or read if mmap failed), so
-	 * the descriptor can go: an unwinder of many processes would
-	 * otherwise hold one per binary. */
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_cntl(elf, ELF_C_FDREAD) != 0 || !binary__index(b, elf)) {
-		binary__unload(b);
-		goto out;
-	}
-	b->opened = strdup(opened);	/* only for debuglinks: NULL is fine */
-	b->elf = elf;
-	elf = NULL;
-	b->failed_pid = 0;
-out:
-	elf_end(elf);
-	close(fd);
-}
-
-/* Drop binaries no kept Dwfl reports, once there are too many: their Elf
- * goes when the last duplicate handed to a Dwfl is ended too. */
-static void sweep_binaries(struct libdw_unwinder *u)
-{
-	struct binary **pp = &u->all_bins;
-
-	if (u->nbins <= MAX_BINARIES)
-		return;
-	while (*pp) {
-		struct binary *b = *pp, *head;
-		uint64_t key, v;
-
-		if (b->users || b == u->vdso) {
-			pp = &b->next_all;
-			continue;
-		}
-		*pp = b->next_all;
-		key = binary_key(b->path, b->maj, b->min, b->ino);
-		if (hashmap__get(u->bins, key, &v)) {
-			head = (struct binary *)(uintptr_t)v;
-			if (head == b) {
-				if (b->next_same)	/* replaces a key: cannot fail */
-					hashmap__set(u->bins, key, (uint64_t)(uintptr_t)b->next_same);
-				else
-					hashmap__delete(u->bins, key, NULL);
-			} else {
-				while (head->next_same && head->next_same != b)
-					head = head->next_same;
-				if (head->next_same)
-					head->next_same = b->next_same;
-			}
-		}
-		binary__free(b);
-		u->nbins--;
-	}
-}
-
-/* The cached binary of file mapping @m, or NULL. */
-static struct binary *find_binary(const struct libdw_unwinder *u, const struct map *m)
-{
-	uint64_t v;
-
-	if (!hashmap__get(u->bins, map_key(m), &v))
+	if (!img || img->elfclass != ELFCLASS64 || img->machine != EM_X86_64 ||
+	    (img->type != ET_EXEC && img->type != ET_DYN) || !img->phdrs_ok || !img->nloads)
 		return NULL;
-	for (struct binary *b = (struct binary *)(uintptr_t)v; b; b = b->next_same)
-		if (binary__is(b, m))
-			return b;
-	return NULL;
-}
-
-/* The binary of file mapping @m, opened on first use; *out = NULL only on
- * ENOMEM (-ENOMEM).  A binary one process could not give us (it exited,
- * its root is elsewhere) may open through another, a bounded number of
- * times. */
-static int get_binary(struct libdw_unwinder *u, pid_t pid, const struct map *m, struct binary **out)
-{
-	uint64_t key = map_key(m), v;
-	struct binary *head = NULL, *b;
-
-	*out = find_binary(u, m);
-	if (*out) {
-		b = *out;
-		if (!b->elf && b->failed_pid != pid && b->attempts < MAX_OPEN_ATTEMPTS)
-			binary__load(b, u->as, pid, m);
-		return 0;
-	}
-	if (hashmap__get(u->bins, key, &v))
-		head = (struct binary *)(uintptr_t)v;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return -ENOMEM;
-	b->maj = m->maj;
-	b->min = m->min;
-	b->ino = m->ino;
-	b->path = strdup(m->path);
-	if (!b->path || hashmap__set(u->bins, key, (uint64_t)(uintptr_t)b)) {
-		binary__free(b);
-		return -ENOMEM;
-	}
-	b->next_same = head;
-	b->next_all = u->all_bins;
-	u->all_bins = b;
-	u->nbins++;
-	binary__load(b, u->as, pid, m);
-	*out = b;
-	return 0;
+	return img;
 }
 
 /* The vDSO of x86-64 processes is the kernel's one image: ours, copied
@@ -352,42 +135,23 @@ static int get_binary(struct libdw_unwinder *u, pid_t pid, const struct map *m, 
  * whatever address each maps it.  NULL when unavailable. */
 static struct binary *get_vdso(struct libdw_unwinder *u)
 {
-	struct binary *b = NULL;
-	size_t size = 0;
-	Elf *elf = NULL;
-
-	if (u->vdso_tried)
-		return u->vdso;
-	u->vdso_tried = true;
-	b = calloc(1, sizeof(*b));
-	if (!b)
-		return NULL;
-	b->path = strdup("[vdso]");
-	b->owned_image = unwind__copy_vdso(MAX_VDSO_SIZE, &size);
-	if (!b->path || !b->owned_image)
-		goto fail;
-	elf = elf_memory(b->owned_image, size);
-	if (!elf || !binary__index(b, elf))
-		goto fail;
-	b->elf = elf;
-	b->next_all = u->all_bins;
-	u->all_bins = b;
-	u->nbins++;
-	u->vdso = b;
-	return b;
-fail:
-	elf_end(elf);
-	binary__free(b);
-	return NULL;
+	if (!u->vdso_tried) {
+		u->vdso_tried = true;
+		if (binary__vdso(u->cache, &u->vdso) == 0 && !usable(u->vdso)) {
+			binary__put(u->vdso);
+			u->vdso = NULL;
+		}
+	}
+	return u->vdso;
 }
 
 /* The load bias of @b as mapping @m places it: the PT_LOAD holding the
  * mapping's file offset tells which vaddr lands at m->start.  False when
  * no PT_LOAD holds it. */
-static bool binary__bias(const struct binary *b, const struct map *m, uint64_t page_size, uint64_t *bias)
+static bool binary__bias(const struct bin_image *b, const struct map *m, uint64_t page_size, uint64_t *bias)
 {
 	for (size_t i = 0; i < b->nloads; i++) {
-		const struct load *l = &b->loads[i];
+		const struct bin_load *l = &b->loads[i];
 
 		if (m->pgoff < (l->offset & ~(page_size - 1)) || m->pgoff >= l->offset + l->filesz)
 			continue;
@@ -406,12 +170,12 @@ static bool binary__bias(const struct binary *b, const struct map *m, uint64_t p
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {
-	struct binary *b = *userdata;
+	const struct bin_image *b = *userdata;
 
-	if (!b || !b->elf)
+	if (!b)
 		return -1;
 	*elfp = elf_begin(-1, ELF_C_READ_MMAP, b->elf);
-	if (*elfp && b->opened)
+	if (*elfp && b->opened[0])
 		*file_name = strdup(b->opened);
 	return -1;
 }
@@ -450,7 +214,7 @@ static void note_failed_read(struct proc_ctx *ctx, struct walk *w, uint64_t addr
 static bool read_mapped_file(struct proc_ctx *ctx, uint64_t addr, Dwarf_Word *result)
 {
 	const struct map *m = addrspaces__find(ctx->u->as, ctx->pid, addr);
-	const struct binary *b = NULL;
+	const struct bin_image *b = NULL;
 	uint64_t off, vaddr = 0;
 	bool vaddr_known = false;
 
@@ -458,16 +222,16 @@ static bool read_mapped_file(struct proc_ctx *ctx, uint64_t addr, Dwarf_Word *re
 	    addr + sizeof(*result) > m->end)
 		return false;
 	if (m->path[0] == '/')
-		b = find_binary(ctx->u, m);
-	else if (strcmp(m->path, "[vdso]") == 0)
-		b = ctx->u->vdso;
-	if (!b || !b->image)
+		b = usable(bincache__find(ctx->u->cache, m));
+	else if (strcmp(m->path, "[vdso]") == 0 && ctx->u->vdso)
+		b = binary__image(ctx->u->vdso);
+	if (!b)
 		return false;
 	off = addr - m->start + m->pgoff;
 	if (off > b->size || b->size - off < sizeof(*result))
 		return false;
 	for (size_t i = 0; i < b->nloads; i++) {
-		const struct load *l = &b->loads[i];
+		const struct bin_load *l = &b->loads[i];
 
 		if (off >= l->offset && off - l->offset < l->filesz) {
 			vaddr = off - l->offset + l->vaddr;
@@ -479,7 +243,7 @@ static bool read_mapped_file(struct proc_ctx *ctx, uint64_t addr, Dwarf_Word *re
 	 * file does not hold what the process sees there. */
 	if (!vaddr_known || (vaddr + sizeof(*result) > b->relro_lo && vaddr < b->relro_hi))
 		return false;
-	memcpy(result, b->image + off, sizeof(*result));
+	memcpy(result, b->data + off, sizeof(*result));
 	return true;
 }
 
@@ -562,8 +326,7 @@ static int frame_cb(Dwfl_Frame *frame, void *arg)
 static void release_mods(struct modref *mods, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (mods[i].bin)
-			mods[i].bin->users--;
+		binary__put(mods[i].bin);
 	free(mods);
 }
 
@@ -605,35 +368,40 @@ static int collect_mods(struct libdw_unwinder *u, pid_t pid, struct modref **out
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct map *m = &maps[i];
-		struct modref r = { NULL, m->start, m->end };
+		struct modref r = { NULL, NULL, m->start, m->end };
 		struct binary *b = NULL;
+		const struct bin_image *img;
 		uint64_t bias;
 		bool dup = false;
 
 		if (!(m->prot & PROT_EXEC) || !m->path)
 			continue;
 		if (m->path[0] == '/') {
-			err = get_binary(u, pid, m, &b);
+			err = binary__get(u->cache, u->as, pid, m, NULL, NULL, &b);
 			if (err)
 				goto out;
 		} else if (strcmp(m->path, "[vdso]") == 0) {
 			b = get_vdso(u);
+			if (b)
+				binary__hold(b);
 		} else {
 			continue;	/* [vsyscall]: no CFI anywhere */
 		}
-		if (b && b->elf && binary__bias(b, m, u->page_size, &bias)) {
+		img = usable(b);
+		if (img && binary__bias(img, m, u->page_size, &bias)) {
 			r.bin = b;
-			r.lo = bias + b->lo;
-			r.hi = bias + b->hi;
+			r.img = img;
+			r.lo = bias + img->lo;
+			r.hi = bias + img->hi;
 		}
 		/* Several executable mappings of one binary (split by
 		 * mprotect) make one module. */
 		for (size_t j = 0; j < k && !dup; j++)
 			dup = mods[j].bin == r.bin && mods[j].lo == r.lo && mods[j].hi == r.hi;
+		if (dup || !r.bin)
+			binary__put(b);
 		if (dup)
 			continue;
-		if (r.bin)
-			r.bin->users++;
 		mods[k++] = r;
 	}
 out:
@@ -667,7 +435,7 @@ static int proc_ctx__build_dwfl(struct libdw_unwinder *u, struct proc_ctx *ctx)
 	dwfl_report_begin(dwfl);
 	for (size_t i = 0; i < ctx->nmods; i++) {
 		const struct modref *r = &ctx->mods[i];
-		const char *name = r->bin ? path_base(r->bin->path) : "[unusable]";
+		const char *name = r->bin ? path_base(binary__path(r->bin)) : "[unusable]";
 		Dwfl_Module *mod = dwfl_report_module(dwfl, name, r->lo, r->hi);
 		void **userdata;
 
@@ -675,7 +443,7 @@ static int proc_ctx__build_dwfl(struct libdw_unwinder *u, struct proc_ctx *ctx)
 			goto out;
 		/* find_elf gets the binary through the module's userdata. */
 		dwfl_module_info(mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
-		*userdata = r->bin;
+		*userdata = (void *)r->img;
 	}
 	if (dwfl_report_end(dwfl, NULL, NULL) != 0)
 		goto out;
@@ -723,9 +491,7 @@ static int proc_ctx__update(struct libdw_unwinder *u, struct proc_ctx *ctx, uint
 	ctx->mods = mods;
 	ctx->nmods = nmods;
 	ctx->gen = gen;
-	err = proc_ctx__build_dwfl(u, ctx);
-	sweep_binaries(u);
-	return err;
+	return proc_ctx__build_dwfl(u, ctx);
 }
 
 static void lru_unlink(struct proc_ctx *ctx)
@@ -816,14 +582,9 @@ static void libdw_fini(void *priv)
 		lru_unlink(ctx);
 		proc_ctx__free(ctx);
 	}
-	while (u->all_bins) {
-		struct binary *next = u->all_bins->next_all;
-
-		binary__free(u->all_bins);
-		u->all_bins = next;
-	}
+	binary__put(u->vdso);
+	bincache__unref(u->cache);
 	hashmap__free(u->procs);
-	hashmap__free(u->bins);
 	free(u);
 }
 
@@ -836,7 +597,7 @@ static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, 
 	return -1;
 }
 
-static int libdw_init(struct addrspaces *as, void **priv)
+static int libdw_init(struct addrspaces *as, struct bincache *cache, void **priv)
 {
 	struct libdw_unwinder *u = calloc(1, sizeof(*u));
 	int err = -ENOMEM;
@@ -844,6 +605,7 @@ static int libdw_init(struct addrspaces *as, void **priv)
 	if (!u)
 		goto out;
 	u->as = as;
+	u->cache = bincache__ref(cache);
 	u->lru.prev = u->lru.next = &u->lru;
 	/* No separate debug files: unwinding reads .eh_frame (and the
 	 * binary's own .debug_frame), which every binary that can throw or be
@@ -857,9 +619,8 @@ static int libdw_init(struct addrspaces *as, void **priv)
 	u->callbacks.section_address = dwfl_offline_section_address;
 	u->callbacks.debuginfo_path = &u->debuginfo_path;
 	u->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-	u->bins = hashmap__new();
 	u->procs = hashmap__new();
-	if (!u->bins || !u->procs)
+	if (!u->procs)
 		goto out;
 	/* libelf refuses to work before its version is set; we open ELF
 	 * files before any dwfl_begin() would set it. */
@@ -997,6 +758,7 @@ static int fast_walk(struct proc_ctx *ctx, const struct unwind_input *in, uint64
 	bp_known = unwind_input__reg(in, PERF_REG_X86_BP, &bp);
 	for (;;) {
 		const struct modref *m;
+		struct cfi_table *cfi;
 		struct cfi_row row;
 		uint64_t lpc, cfa, ra;
 		int err;
@@ -1011,12 +773,10 @@ static int fast_walk(struct proc_ctx *ctx, const struct unwind_input *in, uint64
 		m = mod_of(ctx, lpc);
 		if (!m || !m->bin)
 			return 0;
-		if (!m->bin->cfi) {
-			err = cfi_table__new(m->bin->elf, &m->bin->cfi);
-			if (err)
-				return err;
-		}
-		err = cfi_table__find(m->bin->cfi, lpc - (m->lo - m->bin->lo), &row);
+		err = binary__cfi(m->bin, &cfi);
+		if (err)
+			return err;
+		err = cfi_table__find(cfi, lpc - (m->lo - m->img->lo), &row);
 		if (err)
 			return err;
 		if (row.kind != CFI_SIMPLE || (row.cfa_bp && !bp_known))
@@ -1106,9 +866,9 @@ static int libdw_unwind(void *priv, const struct unwind_input *in, uint64_t *ips
 
 /* libdw for every frame: what the fast path must agree with (tests,
  * bench/unwind-throughput). */
-static int libdw_walk_init(struct addrspaces *as, void **priv)
+static int libdw_walk_init(struct addrspaces *as, struct bincache *cache, void **priv)
 {
-	int err = libdw_init(as, priv);
+	int err = libdw_init(as, cache, priv);
 
 	if (!err)
 		((struct libdw_unwinder *)*priv)->walk_only = true;

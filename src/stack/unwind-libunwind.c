@@ -4,8 +4,9 @@
  * unwind-libunwind-local.c does).
  *
  * libunwind asks for three things.  Unwind info for an ip (find_proc_info):
- * we find the mapping, the binary behind it (opened once per path, device
- * and inode, and kept), its .eh_frame_hdr binary-search table, and let
+ * we find the mapping, the binary behind it (from the session's one cache,
+ * binary.h, held for the unwinder's life), its .eh_frame_hdr binary-search
+ * table (noted by the cache at open), and let
  * libunwind's own dwarf_search_unwind_table look the ip up in it, at the
  * address the table has in the process.  Memory (access_mem): the stack
  * copy, or the bytes of the file behind a read-only file mapping, which is
@@ -51,8 +52,8 @@
 #include <libunwind.h>
 
 #include "stack/addrspace.h"
+#include "stack/binary.h"
 #include "lib/hashmap.h"
-#include "stack/mapped-file.h"
 #include "stack/unwind.h"
 
 /* Exported by libunwind-generic (as _Ux86_64_dwarf_search_unwind_table)
@@ -61,51 +62,10 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 					      unw_proc_info_t *pi, int need_unwind_info, void *arg);
 #define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
 
-/* DW_EH_PE_* encodings of .eh_frame_hdr (LSB "Exception Frame Header"). */
 enum {
-	EH_PE_ABSPTR = 0x00,
-	EH_PE_UDATA2 = 0x02,
-	EH_PE_UDATA4 = 0x03,
-	EH_PE_UDATA8 = 0x04,
-	EH_PE_SDATA2 = 0x0a,
-	EH_PE_SDATA4 = 0x0b,
-	EH_PE_SDATA8 = 0x0c,
-	EH_PE_DATAREL = 0x30,
-	EH_PE_OMIT = 0xff,
-};
-
-enum {
-	MAX_OPEN_ATTEMPTS = 4,	/* per binary, as in symbolize.c */
 	MAX_PROCS = 64,		/* libunwind address spaces kept */
 	RS_CACHE_SIZE = 1024,	/* register states cached per process (default 128) */
 	MEMOS = 2,		/* file mappings remembered per sample */
-};
-
-struct load {
-	uint64_t offset, filesz, vaddr;
-};
-
-/* One binary (or the vDSO): its bytes, PT_LOADs and .eh_frame_hdr table. */
-struct image {
-	struct image *next_same;	/* same key hash */
-	struct image *next_all;
-	char *path;
-	uint32_t maj, min;
-	uint64_t ino;
-	int fd;
-	Elf *elf;
-	unsigned char *copy;		/* the vDSO's copy (owned), else NULL */
-	const unsigned char *data;	/* whole file; NULL when it could not be opened */
-	size_t size;
-	struct load *loads;
-	size_t nloads;
-	uint64_t lo_vaddr, hi_vaddr;	/* extent of the PT_LOADs */
-	bool has_table;			/* .eh_frame_hdr with a usable search table */
-	uint64_t hdr_vaddr;		/* of .eh_frame_hdr */
-	uint64_t table_off;		/* of the table, from hdr_vaddr */
-	uint64_t fde_count;
-	pid_t failed_pid;		/* last pid for which opening failed */
-	unsigned attempts;
 };
 
 /* A process's libunwind address space and what its cache was built for. */
@@ -121,8 +81,8 @@ struct lu_state {
 	unw_accessors_t accessors;	/* given to (and copied by) each address space */
 	struct hashmap *procs;		/* pid -> struct lu_proc * */
 	uint64_t clock;
-	struct hashmap *images;		/* key hash -> struct image * chain */
-	struct image *all;
+	struct bincache *cache;		/* the session's binaries (binary.h) */
+	struct hashmap *held;		/* struct binary * held -> 1: kept for the unwinder's life */
 	uint64_t *sps;			/* per frame of the current walk, for loop checks */
 	uint32_t sps_cap;
 };
@@ -130,7 +90,7 @@ struct lu_state {
 /* A file mapping already looked up during this sample. */
 struct memo {
 	uint64_t start, end, pgoff;
-	const struct image *img;
+	const struct bin_image *img;
 };
 
 /* The sample being unwound, handed to the accessors as their arg. */
@@ -171,212 +131,49 @@ static bool has_image(const struct map *m)
 
 /* ---- binaries ---- */
 
-static void image__unload(struct image *img)
+/* What unwinding needs of an opened binary: 64-bit x86-64 with PT_LOADs. */
+static const struct bin_image *usable(const struct binary *b)
 {
-	if (img->elf)
-		elf_end(img->elf);
-	if (img->fd >= 0)
-		close(img->fd);
-	free(img->copy);
-	free(img->loads);
-	img->elf = NULL;
-	img->fd = -1;
-	img->copy = NULL;
-	img->data = NULL;
-	img->size = 0;
-	img->loads = NULL;
-	img->nloads = 0;
-	img->lo_vaddr = img->hi_vaddr = 0;
-	img->has_table = false;
+	const struct bin_image *img = b ? binary__image(b) : NULL;
+
+	if (!img || img->elfclass != ELFCLASS64 || img->machine != EM_X86_64 || !img->nloads)
+		return NULL;
+	return img;
 }
 
-static void image__free(struct image *img)
+/* The binary behind @m (a file, or the vDSO), opened on first use and held
+ * for the unwinder's life; *out NULL when it cannot be used.  -ENOMEM only. */
+static int get_image(struct lu_state *st, pid_t pid, const struct map *m, const struct bin_image **out)
 {
-	image__unload(img);
-	free(img->path);
-	free(img);
-}
+	struct binary *b = NULL;
+	uint64_t one;
+	int err;
 
-static uint64_t image_key(const struct map *m)
-{
-	uint64_t id[3] = { m->maj, m->min, m->ino };
-
-	return hash_bytes(m->path, strlen(m->path)) ^ (hash_bytes(id, sizeof(id)) * 31);
-}
-
-/* A DW_EH_PE-encoded value of .eh_frame_hdr at @p (fixed sizes only);
- * false when unsupported or past @end. */
-static bool read_encoded(const unsigned char **p, const unsigned char *end, uint8_t enc, uint64_t *val)
-{
-	size_t len;
-
-	switch (enc & 0x0f) {
-	case EH_PE_ABSPTR:
-	case EH_PE_UDATA8:
-	case EH_PE_SDATA8:
-		len = 8;
-		break;
-	case EH_PE_UDATA4:
-	case EH_PE_SDATA4:
-		len = 4;
-		break;
-	case EH_PE_UDATA2:
-	case EH_PE_SDATA2:
-		len = 2;
-		break;
-	default:
-		return false;
-	}
-	if ((size_t)(end - *p) < len)
-		return false;
-	if (len == 8) {
-		memcpy(val, *p, 8);
-	} else if (len == 4) {
-		uint32_t v;
-
-		memcpy(&v, *p, 4);
-		*val = (enc & 0x0f) == EH_PE_SDATA4 ? (uint64_t)(int64_t)(int32_t)v : v;
-	} else {
-		uint16_t v;
-
-		memcpy(&v, *p, 2);
-		*val = (enc & 0x0f) == EH_PE_SDATA2 ? (uint64_t)(int64_t)(int16_t)v : v;
-	}
-	*p += len;
-	return true;
-}
-
-/* PT_LOADs and the .eh_frame_hdr search table of the opened image; false
- * when it is not an x86-64 ELF we can use. */
-static bool image__parse(struct image *img)
-{
-	GElf_Ehdr eh;
-	size_t nph;
-
-	if (elf_kind(img->elf) != ELF_K_ELF || !gelf_getehdr(img->elf, &eh) ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64 ||
-	    elf_getphdrnum(img->elf, &nph) != 0)
-		return false;
-	img->loads = calloc(nph ? nph : 1, sizeof(*img->loads));
-	if (!img->loads)
-		return false;
-	img->lo_vaddr = UINT64_MAX;
-	for (size_t i = 0; i < nph; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(img->elf, (int)i, &ph))
-			continue;
-		if (ph.p_type == PT_LOAD) {
-			img->loads[img->nloads++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
-			if (ph.p_vaddr < img->lo_vaddr)
-				img->lo_vaddr = ph.p_vaddr;
-			if (ph.p_vaddr + ph.p_memsz > img->hi_vaddr)
-				img->hi_vaddr = ph.p_vaddr + ph.p_memsz;
-		} else if (ph.p_type == PT_GNU_EH_FRAME && ph.p_offset < img->size &&
-			   ph.p_filesz <= img->size - ph.p_offset && ph.p_filesz >= 4) {
-			const unsigned char *hdr = img->data + ph.p_offset, *p = hdr + 4;
-			const unsigned char *end = hdr + ph.p_filesz;
-			uint64_t eh_frame_ptr, count;
-
-			/* version 1, eh_frame_ptr_enc, fde_count_enc, table_enc;
-			 * libunwind searches only datarel sdata4 tables. */
-			if (hdr[0] != 1 || hdr[2] == EH_PE_OMIT || hdr[3] != (EH_PE_DATAREL | EH_PE_SDATA4) ||
-			    !read_encoded(&p, end, hdr[1], &eh_frame_ptr) || !read_encoded(&p, end, hdr[2], &count) ||
-			    count > (uint64_t)(end - p) / 8)
-				continue;
-			img->has_table = count > 0;
-			img->hdr_vaddr = ph.p_vaddr;
-			img->table_off = (uint64_t)(p - hdr);
-			img->fde_count = count;
-		}
-	}
-	return img->nloads > 0;
-}
-
-/* Open and parse the image for process @pid's mapping @m.  Failure is not
- * an error: the image stays without data (no unwind info). */
-static void image__load(struct image *img, const struct addrspaces *as, pid_t pid,
-			const struct map *m)
-{
-	img->failed_pid = pid;
-	img->attempts++;
-	if (is_vdso(m)) {
-		/* Copied so that libelf reads ordinary memory; it must fit @m. */
-		img->copy = unwind__copy_vdso(m->end - m->start < (64u << 10) ? m->end - m->start : 64u << 10,
-					      &img->size);
-		if (!img->copy)
-			goto fail;
-		img->elf = elf_memory((char *)img->copy, img->size);
-		img->data = img->copy;
-	} else {
-		img->fd = mapped_file__open(as, pid, m, NULL, 0);
-		if (img->fd < 0)
-			goto fail;
-		img->elf = elf_begin(img->fd, ELF_C_READ_MMAP, NULL);
-		if (img->elf)
-			img->data = (const unsigned char *)elf_rawfile(img->elf, &img->size);
-		/* The whole file is mapped now: no need to hold a
-		 * descriptor per binary for the session's life. */
-		if (img->data && elf_cntl(img->elf, ELF_C_FDDONE) == 0) {
-			close(img->fd);
-			img->fd = -1;
-		}
-	}
-	if (!img->elf || !img->data || !image__parse(img))
-		goto fail;
-	img->failed_pid = 0;
-	return;
-fail:
-	image__unload(img);
-}
-
-/* The cached image of @m, opened on first use.  A file one process could
- * not give us may open through another that maps it, so a failed image is
- * retried for a different pid, a bounded number of times.  -ENOMEM only. */
-static int get_image(struct lu_state *st, pid_t pid, const struct map *m, struct image **out)
-{
-	uint64_t key = image_key(m), v;
-	struct image *head = NULL, *img;
-
-	if (hashmap__get(st->images, key, &v))
-		head = (struct image *)(uintptr_t)v;
-	for (img = head; img; img = img->next_same) {
-		if (img->ino == m->ino && img->maj == m->maj && img->min == m->min &&
-		    strcmp(img->path, m->path) == 0) {
-			if (!img->data && img->failed_pid != pid && img->attempts < MAX_OPEN_ATTEMPTS)
-				image__load(img, st->as, pid, m);
-			*out = img;
-			return 0;
-		}
-	}
-	img = calloc(1, sizeof(*img));
-	if (!img)
-		return -ENOMEM;
-	img->fd = -1;
-	img->maj = m->maj;
-	img->min = m->min;
-	img->ino = m->ino;
-	img->path = strdup(m->path);
-	if (!img->path || hashmap__set(st->images, key, (uint64_t)(uintptr_t)img)) {
-		image__free(img);
+	*out = NULL;
+	err = is_vdso(m) ? binary__vdso(st->cache, &b) : binary__get(st->cache, st->as, pid, m, NULL, NULL, &b);
+	if (err || !b)
+		return err;
+	if (hashmap__get(st->held, (uint64_t)(uintptr_t)b, &one)) {
+		binary__put(b);	/* held already */
+	} else if (hashmap__set(st->held, (uint64_t)(uintptr_t)b, 1)) {
+		binary__put(b);
 		return -ENOMEM;
 	}
-	img->next_same = head;
-	img->next_all = st->all;
-	st->all = img;
-	image__load(img, st->as, pid, m);
-	*out = img;
+	*out = usable(b);
+	/* Our vDSO must fit the process's mapping of it, and be a few pages. */
+	if (*out && is_vdso(m) && ((*out)->size > m->end - m->start || (*out)->size > (64u << 10)))
+		*out = NULL;
 	return 0;
 }
 
 /* The load bias of @img as mapped by @m, from an address @addr in it:
  * the PT_LOAD holding addr's file offset gives its vaddr. */
-static bool image__bias(const struct image *img, const struct map *m, uint64_t addr, uint64_t *bias)
+static bool image__bias(const struct bin_image *img, const struct map *m, uint64_t addr, uint64_t *bias)
 {
 	uint64_t off = addr - m->start + m->pgoff;
 
 	for (size_t i = 0; i < img->nloads; i++) {
-		const struct load *l = &img->loads[i];
+		const struct bin_load *l = &img->loads[i];
 
 		if (off >= l->offset && off - l->offset < l->filesz) {
 			*bias = addr - (off - l->offset + l->vaddr);
@@ -393,7 +190,7 @@ static bool image__bias(const struct image *img, const struct map *m, uint64_t a
 static const struct memo *lookup_file(struct sample_ctx *ctx, uint64_t addr)
 {
 	const struct map *m;
-	struct image *img;
+	const struct bin_image *img;
 	struct memo *mo;
 
 	for (unsigned i = 0; i < MEMOS; i++)
@@ -408,7 +205,7 @@ static const struct memo *lookup_file(struct sample_ctx *ctx, uint64_t addr)
 		ctx->err = -ENOMEM;
 		return NULL;
 	}
-	if (!img->data)
+	if (!img)
 		return NULL;
 	mo = &ctx->memo[ctx->next_memo++ % MEMOS];
 	*mo = (struct memo){ m->start, m->end, m->pgoff, img };
@@ -509,7 +306,7 @@ static int lu_find_proc_info(unw_addr_space_t uas, unw_word_t ip, unw_proc_info_
 {
 	struct sample_ctx *ctx = arg;
 	const struct map *m = addrspaces__find(ctx->st->as, ctx->in->pid, ip);
-	struct image *img;
+	const struct bin_image *img;
 	unw_dyn_info_t di;
 	uint64_t bias;
 	int ret;
@@ -522,21 +319,21 @@ static int lu_find_proc_info(unw_addr_space_t uas, unw_word_t ip, unw_proc_info_
 		ctx->err = -ENOMEM;
 		return -UNW_ENOMEM;
 	}
-	if (!img->has_table || !image__bias(img, m, ip, &bias) || ip < img->lo_vaddr + bias ||
-	    ip >= img->hi_vaddr + bias) {
+	if (!img || !img->has_eh_table || !image__bias(img, m, ip, &bias) || ip < img->min_vaddr + bias ||
+	    ip >= img->hi + bias) {
 		/* ip here is a call's address (libunwind looks up ip - 1). */
-		ctx->no_info = image__bias(img, m, ip, &bias) &&
+		ctx->no_info = img && image__bias(img, m, ip, &bias) &&
 			       unwind__at_entry_point(img->elf, bias, ip) ? UNWIND_END : UNWIND_NO_CFI;
 		return -UNW_ENOINFO;
 	}
 	memset(&di, 0, sizeof(di));
 	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
-	di.start_ip = img->lo_vaddr + bias;
-	di.end_ip = img->hi_vaddr + bias;
+	di.start_ip = img->min_vaddr + bias;
+	di.end_ip = img->hi + bias;
 	/* Table entries are relative to .eh_frame_hdr (datarel). */
-	di.u.rti.segbase = img->hdr_vaddr + bias;
-	di.u.rti.table_data = di.u.rti.segbase + img->table_off;
-	di.u.rti.table_len = img->fde_count * 8 / sizeof(unw_word_t);
+	di.u.rti.segbase = img->eh_hdr_vaddr + bias;
+	di.u.rti.table_data = di.u.rti.segbase + img->eh_table_off;
+	di.u.rti.table_len = img->eh_fde_count * 8 / sizeof(unw_word_t);
 	ret = dwarf_search_unwind_table(uas, ip, &di, pi, need_unwind_info, arg);
 	if (ret == -UNW_ENOINFO)
 		ctx->no_info = unwind__at_entry_point(img->elf, bias, ip) ? UNWIND_END : UNWIND_NO_CFI;
@@ -657,18 +454,18 @@ static void lu_fini(void *priv)
 			lu_proc__free((struct lu_proc *)(uintptr_t)value);
 	}
 	hashmap__free(st->procs);
-	while (st->all) {
-		struct image *next = st->all->next_all;
-
-		image__free(st->all);
-		st->all = next;
+	pos = 0;
+	if (st->held) {
+		while (hashmap__next(st->held, &pos, &key, &value))
+			binary__put((struct binary *)(uintptr_t)key);
 	}
-	hashmap__free(st->images);
+	hashmap__free(st->held);
+	bincache__unref(st->cache);
 	free(st->sps);
 	free(st);
 }
 
-static int lu_init(struct addrspaces *as, void **priv)
+static int lu_init(struct addrspaces *as, struct bincache *cache, void **priv)
 {
 	struct lu_state *st = NULL;
 	int err = -ENOMEM;
@@ -681,6 +478,7 @@ static int lu_init(struct addrspaces *as, void **priv)
 	if (!st)
 		goto out;
 	st->as = as;
+	st->cache = bincache__ref(cache);
 	st->accessors = (unw_accessors_t){
 		.find_proc_info = lu_find_proc_info,
 		.put_unwind_info = lu_put_unwind_info,
@@ -692,8 +490,8 @@ static int lu_init(struct addrspaces *as, void **priv)
 		.get_proc_name = lu_get_proc_name,
 	};
 	st->procs = hashmap__new();
-	st->images = hashmap__new();
-	if (!st->procs || !st->images)
+	st->held = hashmap__new();
+	if (!st->procs || !st->held)
 		goto out;
 	*priv = st;
 	st = NULL;

@@ -4,10 +4,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 
 #include <gelf.h>
 
+#include "stack/binary.h"
 #include "stack/unwind.h"
 
 struct unwinder {
@@ -69,9 +69,11 @@ void unwind_input__patch(const struct unwind_input *in, uint64_t addr, void *buf
 	}
 }
 
-int unwinder__new(const char *name, struct addrspaces *as, struct unwinder **out)
+int unwinder__new(const char *name, struct addrspaces *as, struct bincache *cache,
+		  struct unwinder **out)
 {
 	const struct unwind_backend *be;
+	struct bincache *own = NULL;
 	struct unwinder *u;
 	int err;
 
@@ -87,7 +89,12 @@ int unwinder__new(const char *name, struct addrspaces *as, struct unwinder **out
 	if (!u)
 		return -ENOMEM;
 	u->be = be;
-	err = be->init(as, &u->priv);
+	if (!cache && (err = bincache__new(&own))) {
+		free(u);
+		return err;
+	}
+	err = be->init(as, cache ? cache : own, &u->priv);
+	bincache__unref(own);	/* the backend holds its own reference */
 	if (err) {
 		free(u);
 		return err;
@@ -139,33 +146,4 @@ bool unwind__at_entry_point(struct Elf *elf, uint64_t bias, uint64_t pc)
 		return false;
 	entry = eh.e_entry + bias;
 	return pc >= entry && pc - entry < ENTRY_WINDOW;
-}
-
-unsigned char *unwind__copy_vdso(size_t max, size_t *size)
-{
-	const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
-	unsigned char *copy;
-	uint64_t len;
-
-	if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return NULL;
-	/* The image ends with its section headers, after every segment. */
-	len = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
-	for (unsigned i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff + (uint64_t)i * eh->e_phentsize);
-
-		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > len)
-			len = ph->p_offset + ph->p_filesz;
-	}
-	/* A few pages: anything else is not an image we understand, and
-	 * copying it could read past the mapping. */
-	if (len > max)
-		return NULL;
-	copy = malloc(len);
-	if (copy) {
-		memcpy(copy, base, len);
-		*size = len;
-	}
-	return copy;
 }

@@ -26,6 +26,7 @@
 #include <asm/perf_regs.h>
 
 struct addrspaces;
+struct bincache;
 
 /* x86-64 registers sampled for DWARF: ip, sp and bp, as the eBPF
  * profilers take (Parca, opentelemetry-ebpf-profiler).  CFA rules are
@@ -89,18 +90,10 @@ struct Elf;
  */
 bool unwind__at_entry_point(struct Elf *elf, uint64_t bias, uint64_t pc);
 
-/*
- * A malloc'ed copy of our own vDSO image (the same one every 64-bit process
- * maps under this kernel; its pages are no file libelf could map), the
- * caller's to free; *size its length.  NULL when there is none, it is not
- * a 64-bit ELF, it is longer than max, or on ENOMEM.
- */
-unsigned char *unwind__copy_vdso(size_t max, size_t *size);
-
 /* A backend.  Its private state is created per unwinder. */
 struct unwind_backend {
 	const char *name;
-	int (*init)(struct addrspaces *as, void **priv);
+	int (*init)(struct addrspaces *as, struct bincache *cache, void **priv);
 	void (*fini)(void *priv);
 	/* Fill ips[0..*n) innermost first (ips[0] = the sampled ip), at most
 	 * max.  Returns 0 with *stop set (a partial stack is still a result),
@@ -116,8 +109,12 @@ extern const struct unwind_backend unwind_libunwind;
 struct unwinder;
 
 /* name: "libdw" or "libunwind".  -EINVAL for another name.  The unwinder
- * reads as (which must outlive it) and never changes it. */
-int unwinder__new(const char *name, struct addrspaces *as, struct unwinder **out);
+ * reads as (which must outlive it) and never changes it.  It opens
+ * binaries through cache (binary.h; it takes a reference), the one the
+ * session's symbolizer uses (symbolizer__bincache()); NULL: a cache of its
+ * own. */
+int unwinder__new(const char *name, struct addrspaces *as, struct bincache *cache,
+		  struct unwinder **out);
 void unwinder__free(struct unwinder *u);
 const char *unwinder__name(const struct unwinder *u);
 int unwinder__unwind(struct unwinder *u, const struct unwind_input *in, uint64_t *ips,

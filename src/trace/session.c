@@ -732,9 +732,9 @@ int session__new(const struct session_opts *o, struct session **out, struct errb
 		goto fail;
 	if ((err = tp_catalog__new(s->tracing_dir, &s->catalog)) ||
 	    (err = addrspaces__new(&s->as)) || (err = stackdb__new(&s->stacks)) ||
-	    (s->opts.callgraph == CALLGRAPH_DWARF &&
-	     (err = unwinder__new(s->opts.unwinder, s->as, &s->unwinder))) ||
 	    (err = symbolizer__new(&s->sym)) ||
+	    (s->opts.callgraph == CALLGRAPH_DWARF &&
+	     (err = unwinder__new(s->opts.unwinder, s->as, symbolizer__bincache(s->sym), &s->unwinder))) ||
 	    (err = probe_group__new(&s->probes)))
 		goto fail;
 	prewarm(s);

@@ -2,7 +2,8 @@
 # Bash completion (completion/faultline), driven as bash drives it: the file
 # sourced in a bash, COMP_WORDS and COMP_CWORD set, _faultline called,
 # COMPREPLY read.  Commands, options (each command's -h options parsed
-# here another way must all be offered), option values (PIDs, files,
+# here another way, and each spelling of its --list-opts table, must all be
+# offered), option values (PIDs, files,
 # alternatives), report -i FILE's tools and their options, record -e's
 # comma list, and "--" followed by a command.  No root needed.
 . "$top_srcdir/tests/system/lib.sh"
@@ -71,10 +72,18 @@ for c in $cmds; do
 		grep -qxF -- "$o" "$T/comp" || fail "completing 'faultline $c -': '$o' of its -h not offered"
 	done <"$T/opts"
 done
-expect_comp "--sample-rate --show-allocs --sort --srcline --symbols-prefix" leak --s
+expect_comp "--sample-rate --show-allocs --sort --srcline --stack-storage-size --symbols-prefix" leak --s
 expect_comp "-n --dry-run" cleanup -
-# Named in a description only: not an option of swapin.
-lacks_comp --notime swapin -
+# Named in a description only (--precursors': "as oom --timeline"): not
+# an option of report timeline.
+lacks_comp --timeline report -i "$T/rec.one" timeline -
+# Every spelling of a command's table (--list-opts) is offered.
+"$FAULTLINE" leak --list-opts | cut -f1 | tr ',' '\n' | grep -vx -- -- >"$T/leak.opts"
+[ "$(wc -l <"$T/leak.opts")" -ge 30 ] || fail "leak --list-opts: too few options"
+comp leak -
+while IFS= read -r o; do
+	grep -qxF -- "$o" "$T/comp" || fail "completing 'faultline leak -': '$o' of its table not offered"
+done <"$T/leak.opts"
 
 # Values, by the placeholder or the alternatives in -h.
 has_comp "$$" leak -p "$$"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # help-options.sh: a tool's -h never offers a shared option its parser
-# refuses.  For every tracing command, each shared option of TOOL_OPTS_HELP
-# (-p, -c, -a, --json, -m, --call-graph, --unwinder, --srcline) listed in
+# refuses.  For every tracing command, each shared option (tool-opts.c's
+# rows: -p, -c, -a, --json, -m, --call-graph, --unwinder, --srcline) listed in
 # `faultline TOOL -h` as the shared entry is taken by the parser: `faultline
 # TOOL OPTION [VALUE] -h` gets past it (exit 0: help printed), not "unknown
 # option" (exit 2).  The stack options, which no tool refuses later, are
@@ -22,8 +22,9 @@ for t in $tools; do
 	expect_eq "$rc" 0 "$t -h: exit"
 	cp "$T/out" "$T/$t.help"
 	# option, its value, the help entry that offers it
-	for spec in "-p|1|-p PID " "-c|true|-c CMD " "-a||-a  " "--json||--json  " "-m|64|-m PAGES " \
-		"--call-graph|fp|--call-graph " "--unwinder|libdw|--unwinder " "--srcline||--srcline  "; do
+	for spec in "-p|1|-p, --pid PID " "-c|true|-c, --command CMD " "-a||-a, --all-cpus " "--json||--json " \
+		"-m|64|-m, --mmap-pages PAGES" "--call-graph|fp|--call-graph " "--unwinder|libdw|--unwinder " \
+		"--srcline||--srcline "; do
 		opt=${spec%%|*}
 		rest=${spec#*|}
 		val=${rest%%|*}
@@ -37,6 +38,7 @@ for t in $tools; do
 		[ "$rc" -eq 0 ] || [ "$rc" -eq 2 ] || fail "$t $opt $val -h: exit $rc, neither help nor a usage error"
 		case $t/$opt in
 		leak/-a) ;;	# its own --show-allocs
+		cache/-p) ;;	# listed as refused, naming cachetop -p
 		*/--call-graph | */--unwinder | */--srcline)
 			expect_eq "$shown" "$taken" "$t: '$opt' listed in -h (1) = taken by the parser (1)" ;;
 		*)
@@ -48,9 +50,14 @@ for t in $tools; do
 done
 echo "checked $checked tool/option pairs"
 # The two that lied, by name.
-grep -q -F -- "  -a  " "$T/heap.help" && fail "heap -h offers -a"
-grep -q -F -- "  -a  " "$T/flamegraph.help" && fail "flamegraph -h offers -a"
-grep -q -F -- "  --json  " "$T/flamegraph.help" && fail "flamegraph -h offers --json"
+grep -q -F -- "  -a, --all-cpus " "$T/heap.help" && fail "heap -h offers -a"
+grep -q -F -- "  -a, --all-cpus " "$T/flamegraph.help" && fail "flamegraph -h offers -a"
+grep -q -F -- "  --json " "$T/flamegraph.help" && fail "flamegraph -h offers --json"
+# The entries are found: the shared ones of a tool that takes them all.
+for e in "-p, --pid PID" "-c, --command CMD" "-a, --all-cpus" "--json " "-m, --mmap-pages PAGES" \
+	"--call-graph " "--unwinder " "--srcline "; do
+	grep -q -F -- "  $e" "$T/brk.help" || fail "brk -h lacks '$e'"
+done
 grep -q -F -- "  -a, --show-allocs" "$T/leak.help" || fail "leak -h lost its own -a"
 # A program where a number goes (valgrind's, heaptrack's and memray's
 # habit): how to run it, in one line, exit 2, the words after it its

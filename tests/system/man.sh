@@ -1,14 +1,28 @@
 #!/bin/sh
 # The man pages (docs/man/*.1, made by configure from *.1.in): each has the
-# sections BCC asks of a tool's page, names every option its command's -h
-# prints (as git's t0450 holds its docs to the usage texts), and renders
-# with man -l without a warning.  faultline(1) names every command.  No
-# root needed.
+# sections BCC asks of a tool's page, names every option of its command's
+# table (`faultline CMD --list-opts`: each row by one of its spellings; -h,
+# --help and --quiet are faultline(1)'s), and its OPTIONS entries name no option the
+# table lacks (as git's t0450 holds its docs to the usage texts); a command
+# with no table (report, features, cleanup) is held to what its -h prints.
+# Each renders with man -l without a warning.  faultline(1) names every
+# command.  No root needed.
 . "$top_srcdir/tests/system/lib.sh"
 command -v man >/dev/null 2>&1 || skip "no man (man-db)"
 MANDIR=$top_builddir/docs/man
 pages=$(ls "$MANDIR"/*.1 2>/dev/null) || :
 [ -n "$pages" ] || fail "no pages in $MANDIR"
+
+# A command's table: one row a line, its spellings space-separated ("-p
+# --pid"); -h, --help and "--" (the command after the options) left out.
+# Commands without one: each option of -h's first column, a row each.
+table_rows() {
+	if "$FAULTLINE" "$@" --list-opts >"$T/list" 2>/dev/null; then
+		cut -f1 "$T/list" | grep -vx -e '-h,--help' -e '--quiet' -e '--' | tr ',' ' '
+	else
+		help_options "$@"
+	fi
+}
 
 # -h's options: the first column of its option lines (indented 1 to 4).
 help_options() {
@@ -35,20 +49,33 @@ for page in $pages; do
 		;;
 	faultline-report)
 		{
-			help_options report
-			help_options report -i /dev/null timeline
-			help_options report -i /dev/null diff
-			help_options report -i /dev/null pprof
+			table_rows report
+			table_rows report -i /dev/null timeline
+			table_rows report -i /dev/null diff
+			table_rows report -i /dev/null pprof
 		} | sort -u >"$T/want"
 		;;
 	*)
-		help_options "${name#faultline-}" >"$T/want" ;;
+		table_rows "${name#faultline-}" >"$T/want" ;;
 	esac
-	[ -s "$T/want" ] || fail "$name(1): its command's -h printed no option"
-	while IFS= read -r o; do
-		grep -qE -- "(^|[^-A-Za-z0-9])$o([^-A-Za-z0-9]|\$)" "$T/$name.txt" ||
-			fail "$name(1) does not name '$o', which its -h prints"
+	[ -s "$T/want" ] || fail "$name(1): its command has no option"
+	# Every row, by one of its spellings.
+	while IFS= read -r row; do
+		named=0
+		for o in $row; do
+			grep -qE -- "(^|[^-A-Za-z0-9])$o([^-A-Za-z0-9]|\$)" "$T/$name.txt" && named=1
+		done
+		[ "$named" -eq 1 ] || fail "$name(1) does not name '$row', an option of its command"
 	done <"$T/want"
+	# No OPTIONS entry (the tag line after .TP) names an option it lacks.
+	[ "$name" = faultline ] && continue
+	tr ' ' '\n' <"$T/want" | sort -u >"$T/spellings"
+	awk '/^\.SH OPTIONS/ { on = 1; next } /^\.SH / { on = 0 } on && tag { print; tag = 0 } on && /^\.TP/ { tag = 1 }' \
+		"$T/$name.txt" | grep -oE '(^|[ ",])--?[A-Za-z][-A-Za-z0-9]*' | tr -d ' ",' | sort -u >"$T/tags"
+	while IFS= read -r o; do
+		grep -qxF -- "$o" "$T/spellings" ||
+			fail "$name(1): its OPTIONS list '$o', which its command does not take"
+	done <"$T/tags"
 done
 
 # Every page faultline(1) refers to exists.

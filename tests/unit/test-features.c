@@ -19,6 +19,7 @@
 
 #include "features.h"
 #include "ladder.h"
+#include "cmd/commands.h"
 #include "check.h"
 
 #define MASKED "masked by FAULTLINE_MASK"
@@ -100,7 +101,7 @@ static char *fmt(char *buf, size_t n, const char *f, ...)
 static void test_fixture_values(void)
 {
 	char why[2][256], want[512];
-	const struct ladder *brk = ladder__find("brk"), *mmap = ladder__find("mmap");
+	const struct ladder *brk = commands__ladder("brk"), *mmap = commands__ladder("mmap");
 	struct features *f;
 	struct tree t;
 	size_t i;
@@ -182,7 +183,7 @@ static void test_fixture_values(void)
 	CHECK_STR(features__why(f, FEAT_URETPROBES),
 		  "needs uprobes: needs tracefs: tracefs is unusable under lockdown [confidentiality]");
 	CHECK_STR(features__why(f, FEAT_KPROBE_PMU), "kprobe creation is blocked under lockdown [confidentiality]");
-	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), 2);
+	CHECK_EQ_U64(ladder__choose(commands__ladder("brk"), f, why, 2), 2);
 	CHECK_STR(why[0], "tracepoint syscalls:sys_enter_brk absent "
 		  "(needs tracefs: tracefs is unusable under lockdown [confidentiality])");
 	CHECK_STR(why[1], "uprobes absent (needs tracefs: tracefs is unusable under lockdown [confidentiality])");
@@ -194,11 +195,11 @@ static void test_fixture_values(void)
 		  fmt(want, sizeof(want), "no events/syscalls in %s", t.tracing));
 	CHECK_STR(features__why(f, FEAT_UPROBE_REF_CTR),
 		  fmt(want, sizeof(want), "README in %s documents (ref_ctr_offset)", t.tracing));
-	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), 1);
+	CHECK_EQ_U64(ladder__choose(commands__ladder("brk"), f, why, 2), 1);
 	CHECK_STR(why[0], fmt(want, sizeof(want),
 			      "tracepoint syscalls:sys_enter_brk absent (no events/syscalls in %s)", t.tracing));
 	CHECK_STR(why[1], "");
-	CHECK_EQ_U64(ladder__choose(ladder__find("mmap"), f, why, 2), 1);
+	CHECK_EQ_U64(ladder__choose(commands__ladder("mmap"), f, why, 2), 1);
 	CHECK_STR(why[0], fmt(want, sizeof(want),
 			      "tracepoint syscalls:sys_enter_mmap absent (no events/syscalls in %s)", t.tracing));
 	CHECK(features__has_tracepoint(f, "kmem", "kmalloc"));
@@ -216,7 +217,7 @@ static void test_fixture_values(void)
 	CHECK_STR(features__why(f, FEAT_UPROBES), fmt(want, sizeof(want), "no uprobe_events in %s", t.tracing));
 	CHECK_STR(features__why(f, FEAT_URETPROBES),
 		  fmt(want, sizeof(want), "needs uprobes: no uprobe_events in %s", t.tracing));
-	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), 0);
+	CHECK_EQ_U64(ladder__choose(commands__ladder("brk"), f, why, 2), 0);
 	CHECK_STR(why[0], "");
 	CHECK_STR(why[1], fmt(want, sizeof(want), "uprobes absent (no uprobe_events in %s)", t.tracing));
 	features__free(f);
@@ -247,10 +248,10 @@ static void test_masks_on_fixtures(void)
 	CHECK(!features__has(f, FEAT_SYSCALL_TRACEPOINTS));
 	CHECK_STR(features__why(f, FEAT_SYSCALL_TRACEPOINTS), MASKED);
 	CHECK(!features__has_tracepoint(f, "syscalls", "sys_enter_brk"));
-	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), 1);
+	CHECK_EQ_U64(ladder__choose(commands__ladder("brk"), f, why, 2), 1);
 	CHECK_STR(why[0], "tracepoint syscalls:sys_enter_brk absent (masked by FAULTLINE_MASK)");
 	CHECK_STR(why[1], "");
-	CHECK_EQ_U64(ladder__choose(ladder__find("mmap"), f, why, 2), 1);
+	CHECK_EQ_U64(ladder__choose(commands__ladder("mmap"), f, why, 2), 1);
 	CHECK_STR(why[0], "tracepoint syscalls:sys_enter_mmap absent (masked by FAULTLINE_MASK)");
 	features__free(f);
 
@@ -258,8 +259,8 @@ static void test_masks_on_fixtures(void)
 	f = probe(&t, "syscalls:sys_exit_munmap");
 	CHECK(features__has(f, FEAT_SYSCALL_TRACEPOINTS));
 	CHECK(features__has_tracepoint(f, "syscalls", "sys_enter_munmap"));
-	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), 0);
-	CHECK_EQ_U64(ladder__choose(ladder__find("mmap"), f, why, 2), 1);
+	CHECK_EQ_U64(ladder__choose(commands__ladder("brk"), f, why, 2), 0);
+	CHECK_EQ_U64(ladder__choose(commands__ladder("mmap"), f, why, 2), 1);
 	CHECK_STR(why[0], "tracepoint syscalls:sys_exit_munmap absent (masked by FAULTLINE_MASK)");
 	features__free(f);
 
@@ -284,13 +285,13 @@ static void test_masks_on_fixtures(void)
 	}
 	CHECK_STR(features__why(f, FEAT_UPROBES), "needs tracefs: " MASKED);
 	CHECK(features__has(f, FEAT_UPROBE_PMU));
-	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), 2);
+	CHECK_EQ_U64(ladder__choose(commands__ladder("brk"), f, why, 2), 2);
 	CHECK_STR(why[0], "tracepoint syscalls:sys_enter_brk absent (needs tracefs: " MASKED ")");
 	features__free(f);
 
 	f = probe(&t, "syscall_tracepoints");
 	CHECK(!features__has_tracepoint(f, "syscalls", "sys_enter_brk"));
-	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), 1);
+	CHECK_EQ_U64(ladder__choose(commands__ladder("brk"), f, why, 2), 1);
 	features__free(f);
 
 	f = probe(&t, "perf_events");
@@ -301,7 +302,7 @@ static void test_masks_on_fixtures(void)
 	/* No rung left: the tool must hear -ENOTSUP and every reason. */
 	tree_init(&t, "no-ftrace-syscalls");
 	f = probe(&t, "uretprobes,uprobe_pmu");
-	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, why, 2), -ENOTSUP);
+	CHECK_EQ_U64(ladder__choose(commands__ladder("brk"), f, why, 2), -ENOTSUP);
 	CHECK_STR(why[1], "uretprobes absent (" MASKED ")");
 	features__free(f);
 
@@ -394,18 +395,20 @@ static void test_ladders(void)
 	const struct rung bad[] = {
 		{ "a", "a", bad_feat, "" }, { "b", "b", bad_tp, "" }, { "c", "c", bad_kind, "" },
 	};
-	const struct ladder *all, *l;
+	const struct ladder *all[64], *l;
 	struct features *f;
 	struct tree t;
 	char why[256];
 	size_t n, i, j;
 
-	all = ladder__all(&n);
-	/* brk, mmap, leak's two, then the kernel-side tools. */
-	CHECK(n >= 4);
-	CHECK(ladder__find("leak") != NULL && ladder__find("leak -k") != NULL);
-	CHECK(ladder__find("reclaim") != NULL && ladder__find("swapin") != NULL);
-	l = ladder__find("brk");
+	/* The ladders are in the tools' files: the command table reaches them. */
+	n = commands__ladders(all, 64);
+	/* Each once: heap's and flamegraph's are leak's and faults', cachetop
+	 * has its own name for cache's rungs, leak -k is leak's other. */
+	CHECK_EQ_U64(n, 17);
+	CHECK(commands__ladder("leak") != NULL && commands__ladder("leak -k") != NULL);
+	CHECK(commands__ladder("reclaim") != NULL && commands__ladder("swapin") != NULL);
+	l = commands__ladder("brk");
 	CHECK(l != NULL);
 	if (l) {
 		CHECK_STR(l->tool, "brk");
@@ -418,7 +421,7 @@ static void test_ladders(void)
 		CHECK_STR(l->rungs[1].loses, "only brk calls made through libc's brk/sbrk (not raw syscalls)");
 		CHECK_STR(l->rungs[2].key, "uprobe-pmu");
 	}
-	l = ladder__find("mmap");
+	l = commands__ladder("mmap");
 	CHECK(l != NULL);
 	if (l) {
 		CHECK_EQ_U64(l->n, 3);
@@ -428,8 +431,8 @@ static void test_ladders(void)
 		CHECK_STR(l->rungs[1].label, "uprobe+uretprobe libc mmap/munmap");
 		CHECK_STR(l->rungs[1].loses, "only calls made through libc");
 	}
-	CHECK(ladder__find("nosuch") == NULL);
-	CHECK(ladder__find(NULL) == NULL);
+	CHECK(commands__ladder("nosuch") == NULL);
+	CHECK(commands__ladder(NULL) == NULL);
 
 	/* Every requirement of every ladder parses: a typo would say
 	 * "unknown requirement".  (No one tree has every rung: a kernel has
@@ -437,15 +440,15 @@ static void test_ladders(void)
 	 * wholly ready on the RHEL 7 tree. */
 	tree_init(&t, "rhel7-3.10");
 	f = probe(&t, NULL);
-	for (i = 0; f && i < n; i++) {
+	for (i = 0; f && i < n && i < 64; i++) {
 		/* A fallback says what it loses (a lone rung has none). */
-		if (all[i].n > 1)
-			CHECK_STR(all[i].rungs[all[i].n - 1].loses[0] ? "ok" : "", "ok");
-		for (j = 0; j < all[i].n; j++) {
-			bool ready = ladder__rung_ready(&all[i].rungs[j], f, why, sizeof(why));
+		if (all[i]->n > 1)
+			CHECK_STR(all[i]->rungs[all[i]->n - 1].loses[0] ? "ok" : "", "ok");
+		for (j = 0; j < all[i]->n; j++) {
+			bool ready = ladder__rung_ready(&all[i]->rungs[j], f, why, sizeof(why));
 
 			CHECK(strncmp(why, "unknown requirement", 19) != 0);
-			if (!strcmp(all[i].tool, "brk") || !strcmp(all[i].tool, "mmap")) {
+			if (!strcmp(all[i]->tool, "brk") || !strcmp(all[i]->tool, "mmap")) {
 				CHECK(ready);
 				CHECK_STR(why, "");
 			}
@@ -459,7 +462,7 @@ static void test_ladders(void)
 	CHECK(!ladder__rung_ready(&bad[2], f, why, sizeof(why)));
 	CHECK_STR(why, "unknown requirement 'kallsyms:foo'");
 	/* why may be NULL, or shorter than the ladder. */
-	CHECK_EQ_U64(ladder__choose(ladder__find("brk"), f, NULL, 0), 0);
+	CHECK_EQ_U64(ladder__choose(commands__ladder("brk"), f, NULL, 0), 0);
 	features__free(f);
 }
 

@@ -14,15 +14,20 @@
 #include "../../src/cmd/tool-opts.h"
 #include "check.h"
 
-/* Parses @argv (NULL-terminated) as tool "t" accepting @accepts. */
+static const char *own_opt(int c, const char *arg, void *ctx);
+
+/* Parses @argv (NULL-terminated) as tool "t" accepting @accepts, with
+ * its own @rows (NULL: none) going to own_opt(). */
 static int parse(struct tool_opts *o, const struct tool_mode *mode, unsigned int accepts,
-		 const struct tool_extra *extra, char **argv)
+		 const struct tool_option *rows, char **argv)
 {
+	const struct tool_cmdline cl = { .tool = "t", .accepts = accepts, .options = rows,
+					 .opt = own_opt };
 	int argc = 0;
 
 	while (argv[argc])
 		argc++;
-	return tool_opts__parse_ext(o, mode, "t", accepts, "usage", "help", extra, argc, argv);
+	return tool_opts__parse_cmdline(o, mode, &cl, NULL, argc, argv);
 }
 
 /* An argv whose array lives for its statement only: nothing kept from it
@@ -136,25 +141,25 @@ static const char *own_opt(int c, const char *arg, void *ctx)
 
 static void test_extra(void)
 {
-	static const struct option longs[] = {
-		{ "extra", no_argument, NULL, 256 },
-		{ "stack-letter", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
 	/* "T" is the tool's: the shared -T goes. */
-	const struct tool_extra extra = { "s:T", longs, own_opt, NULL, NULL };
+	static const struct tool_option extra[] = {
+		OPT_CALL(0, "extra", NULL, 256, "x"),
+		OPT_CALL('s', "stack-letter", "S", 's', "s"),
+		OPT_CALL('T', NULL, NULL, 'T', "t"),
+		OPT_END,
+	};
 	struct tool_opts o;
 
 	seen_s = seen_x = 0;
-	CHECK_EQ_U64(parse(&o, NULL, TOOL_OPT_T, &extra, ARGV("-s", "1", "--extra", "-a")), 0);
+	CHECK_EQ_U64(parse(&o, NULL, TOOL_OPT_T, extra, ARGV("-s", "1", "--extra", "-a")), 0);
 	CHECK_EQ_U64(seen_s, 1);
 	CHECK_EQ_U64(seen_x, 1);
-	CHECK(parse(&o, NULL, 0, &extra, ARGV("-s", "bad")) < 0);
+	CHECK(parse(&o, NULL, 0, extra, ARGV("-s", "bad")) < 0);
 	/* Its own -T reaches its handler (unknown there), not timestamps. */
-	CHECK(parse(&o, NULL, TOOL_OPT_T, &extra, ARGV("-T")) < 0);
+	CHECK(parse(&o, NULL, TOOL_OPT_T, extra, ARGV("-T")) < 0);
 	CHECK(!o.timestamps);
 	/* Without ANY_ORDER, options stop at the first positional. */
-	CHECK(parse(&o, NULL, 0, &extra, ARGV("-a", "1", "-s", "2")) < 0);
+	CHECK(parse(&o, NULL, 0, extra, ARGV("-a", "1", "-s", "2")) < 0);
 }
 
 /* A report: -c refused, the recorded target by default, -p narrows. */

@@ -240,7 +240,7 @@ static void test_backend(const char *name, struct addrspaces *as, struct symboli
 	int64_t slot;
 	int err;
 
-	err = unwinder__new(name, as, &u);
+	err = unwinder__new(name, as, symbolizer__bincache(s), &u);
 	if (err)
 		fprintf(stderr, "%s: unwinder__new: %s\n", name, strerror(-err));
 	CHECK_EQ_U64(err, 0);
@@ -417,7 +417,7 @@ int main(void)
 	{
 		struct unwinder *u = NULL;
 
-		CHECK_EQ_U64(unwinder__new("frame-pointer", as, &u), (uint64_t)-EINVAL);
+		CHECK_EQ_U64(unwinder__new("frame-pointer", as, NULL, &u), (uint64_t)-EINVAL);
 	}
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
 		test_backend(backends[i], as, s, cap);
