@@ -323,18 +323,20 @@ static int print_interval(void *ctx)
 		for (int i = 0; i < 6; i++)
 			d[i] = vm ? vmstat__delta(now[i], st->vm_prev[i]) : 0;
 		if (st->json)
-			printf("{\"type\":\"interval\",\"time\":\"%s\",\"source\":\"vmstat\","
-			       "\"compact_stall\":%" PRIu64 ",\"compact_fail\":%" PRIu64
+			printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu,"
+			       "\"source\":\"vmstat\",\"compact_stall\":%" PRIu64 ",\"compact_fail\":%" PRIu64
 			       ",\"compact_success\":%" PRIu64 ",\"thp_fault_fallback\":%" PRIu64
 			       ",\"thp_collapse_alloc\":%" PRIu64 ",\"thp_collapse_alloc_failed\":%"
-			       PRIu64 "}\n", when, d[0], d[1], d[2], d[3], d[4], d[5]);
+			       PRIu64 "}\n", when, st->every.printed + 1, d[0], d[1], d[2], d[3], d[4],
+			       d[5]);
 		else
 			printf("%-8s %13" PRIu64 " %12" PRIu64 " %15" PRIu64 " %18" PRIu64 " %18" PRIu64
 			       " %25" PRIu64 "\n", when, d[0], d[1], d[2], d[3], d[4], d[5]);
 	} else if (st->json) {
-		printf("{\"type\":\"interval\",\"time\":\"%s\",\"direct\":%" PRIu64 ",\"direct_ms\":%.3f"
+		printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu,\"direct\":%" PRIu64
+		       ",\"direct_ms\":%.3f"
 		       ",\"stalls\":%" PRIu64 ",\"compactions\":%" PRIu64 ",\"collapses\":%" PRIu64 ",\"collapse_failed\":%"
-		       PRIu64, when, st->cur.runs[KIND_DIRECT], st->cur.ns[KIND_DIRECT] / 1e6,
+		       PRIu64, when, st->every.printed + 1, st->cur.runs[KIND_DIRECT], st->cur.ns[KIND_DIRECT] / 1e6,
 		       st->cur.stalls, st->cur.runs[0] + st->cur.runs[1] + st->cur.runs[2], st->cur.collapses,
 		       st->cur.collapse_failed);
 		if (vm)

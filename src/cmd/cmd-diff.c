@@ -225,6 +225,64 @@ static void json_triple(const char *name, const uint64_t *v)
 	       v[OLD], v[NEW], change(v));
 }
 
+/* A JSON string of @len bytes of @p, or null when @len is 0. */
+static void json_part(const char *p, size_t len)
+{
+	char *v = len ? strndup(p, len) : NULL;
+
+	if (v)
+		json__str(stdout, v);
+	else
+		printf("null");
+	free(v);
+}
+
+/*
+ * One frame of a stack named without addresses (name_stack): {"sym",
+ * "func","off","module"} as report's frames are, less "addr": sym is the
+ * name as the key holds it, the rest are read back from it ("F+0xO [M]",
+ * "[unknown] M+0xFILEOFF", "[unknown]"); func and off are null for an
+ * unknown frame.
+ */
+static void json_named_frame(const char *f, size_t len, bool first)
+{
+	const char *end = f + len, *plus = NULL, *mod = NULL;
+	size_t modlen = 0;
+
+	printf("%s{\"sym\":", first ? "" : ",");
+	json_part(f, len);
+	if (len >= 9 && !strncmp(f, "[unknown]", 9)) {
+		mod = f + 9 + (len > 9);
+		for (const char *q = mod; q + 2 < end; q++)
+			if (q[0] == '+' && q[1] == '0' && q[2] == 'x')
+				plus = q;
+		modlen = plus ? (size_t)(plus - mod) : (size_t)(end - mod);
+		printf(",\"func\":null,\"off\":null,\"module\":");
+		json_part(mod, modlen);
+		printf("}");
+		return;
+	}
+	if (len > 3 && end[-1] == ']') {
+		for (const char *q = end - 2; q > f && !mod; q--)
+			if (q[0] == '[' && q[-1] == ' ')
+				mod = q + 1;
+	}
+	modlen = mod ? (size_t)(end - 1 - mod) : 0;
+	for (const char *q = f; q + 2 < (mod ? mod : end); q++)
+		if (q[0] == '+' && q[1] == '0' && q[2] == 'x')
+			plus = q;
+	printf(",\"func\":");
+	json_part(f, plus ? (size_t)(plus - f) : (mod ? (size_t)(mod - 2 - f) : len));
+	printf(",\"off\":");
+	if (plus)
+		printf("%llu", strtoull(plus + 3, NULL, 16));
+	else
+		printf("null");
+	printf(",\"module\":");
+	json_part(mod, modlen);
+	printf("}");
+}
+
 static void print_stack(const struct dstack *ds, bool json)
 {
 	if (json) {
@@ -239,11 +297,8 @@ static void print_stack(const struct dstack *ds, bool json)
 		while (*p) {
 			const char *nl = strchr(p, '\n');
 			size_t len = nl ? (size_t)(nl - p) : strlen(p);
-			char *f = strndup(p, len);
 
-			printf("%s", p == ds->key ? "" : ",");
-			json__str(stdout, f ? f : "");
-			free(f);
+			json_named_frame(p, len, p == ds->key);
 			p += len + (nl != NULL);
 		}
 		printf("]}\n");

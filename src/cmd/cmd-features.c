@@ -140,7 +140,7 @@ static void json_features(const struct features *f, long caps)
 {
 	int id, paranoid = features__paranoid(f);
 
-	printf("{\"kind\":\"system\",\"perf_event_paranoid\":");
+	printf("{\"type\":\"system\",\"perf_event_paranoid\":");
 	if (paranoid == INT_MIN)
 		printf("null");
 	else
@@ -160,7 +160,7 @@ static void json_features(const struct features *f, long caps)
 		       caps & (1L << c) ? "true" : "false");
 	printf("%s}\n", caps < 0 ? "" : "}");
 	for (id = 0; id < FEAT__COUNT; id++) {
-		printf("{\"kind\":\"feature\",\"feature\":");
+		printf("{\"type\":\"feature\",\"feature\":");
 		json__str(stdout, feature__name(id));
 		printf(",\"available\":%s,\"why\":", features__has(f, id) ? "true" : "false");
 		json__str(stdout, features__why(f, id));
@@ -172,7 +172,7 @@ static void json_tool(const struct ladder *l, int chosen, char (*why)[WHY_LEN])
 {
 	size_t i;
 
-	printf("{\"kind\":\"tool\",\"tool\":");
+	printf("{\"type\":\"tool\",\"tool\":");
 	json__str(stdout, l->tool);
 	printf(",\"rung\":");
 	if (chosen < 0) {

@@ -420,7 +420,7 @@ static const char *entry_comm(struct leak *lk, pid_t pid, uint32_t stack)
  * at exit" and the program's own mappings stand apart; then what was
  * traced.
  */
-static void print_totals(struct leak *lk, const struct gather *g)
+static void print_totals(struct leak *lk, const struct gather *g, const char *stamp)
 {
 	const struct alloc_trace_stats *st = alloc_trace__stats(lk->at);
 	uint64_t bytes = 0, count = 0, peak_time = 0;
@@ -467,7 +467,7 @@ static void print_totals(struct leak *lk, const struct gather *g)
 			printf("%s", i ? "," : ",\"late_allocators\":[");
 			json__str(stdout, alloc_trace__late(lk->at, i));
 		}
-		printf("%s}\n", alloc_trace__late_count(lk->at) ? "]" : "");
+		printf("%s%s}\n", alloc_trace__late_count(lk->at) ? "]" : "", stamp);
 		return;
 	}
 	printf("%" PRIu64 " bytes in %" PRIu64 " allocations outstanding from %zu stacks", bytes,
@@ -544,6 +544,8 @@ static void print_report(struct leak *lk, bool final_all)
 		localtime_r(&t, &tm);
 		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
 	}
+	/* Every object of this report says which one it is part of. */
+	report__json_stamp(&r, clock, lk->every.printed + 1);
 	/* First: what the figures below cannot be trusted for. */
 	report__lost_first(&r, lk->o->json, lk->o->folded, TOOL,
 			   lk->lo.kernel ? LOST_KERNEL : LOST_USER);
@@ -577,7 +579,7 @@ static void print_report(struct leak *lk, bool final_all)
 			printf(",\"stack\":");
 			report__stack_json(&r, e->pid, e->stack);
 			/* Last: scripts match the members before it in order. */
-			printf(",\"calls\":%" PRIu64 "}\n", e->calls);
+			printf(",\"calls\":%" PRIu64 "%s}\n", e->calls, r.stamp);
 		} else {
 			if (lk->lo.show_allocs)
 				print_allocs(&g, e, "\taddr = ");
@@ -595,7 +597,7 @@ static void print_report(struct leak *lk, bool final_all)
 		}
 	}
 	if (!lk->o->folded) {
-		print_totals(lk, &g);
+		print_totals(lk, &g, r.stamp);
 		report__footer(&r, lk->o->json);
 	}
 	report__fini(&r);

@@ -342,7 +342,8 @@ static void print_kill(struct oom_state *st, struct kill *k)
 	replay_note(st);
 
 	if (st->json) {
-		printf("{\"time\":\"%s\",\"timestamp\":%.6f,\"trigger_pid\":", when, (double)k->real_ns / 1e9);
+		printf("{\"type\":\"oom_kill\",\"time\":\"%s\",\"timestamp\":%.6f,\"trigger_pid\":", when,
+		       (double)k->real_ns / 1e9);
 		if (r->have & OOM_HAVE_TRIGGER_PID)
 			printf("%d", r->trigger_pid);
 		else

@@ -260,7 +260,8 @@ static int print_interval(void *ctx)
 	wall_label(when, sizeof(when), false);
 	flockfile(stdout);
 	if (st->json) {
-		printf("{\"type\":\"interval\",\"time\":\"%s\",\"secs\":%.3f", when, (double)r.len_ns / 1e9);
+		printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu,\"secs\":%.3f", when,
+		       st->timer.printed + 1, (double)r.len_ns / 1e9);
 		json_psi("psi", &now, &r, MC_PSI_SOME_US);
 		if (st->cg_pressure[0] || st->cg_v1)
 			json_psi("cgroup_psi", &now, &r, MC_CG_SOME_US);

@@ -247,9 +247,10 @@ static void print_interval(struct reclaim_state *st)
 
 	clock_label(st, when, sizeof(when));
 	if (st->json)
-		printf("{\"type\":\"interval\",\"time\":\"%s\",\"slab_ms\":%.3f,\"direct_ms\":%.3f,"
-		       "\"memcg_ms\":%.3f,\"kswapd_wakes\":%" PRIu64 ",\"writepage\":%" PRIu64 "}\n",
-		       when, st->cur.ns[RECLAIM_SLAB] / 1e6, st->cur.ns[RECLAIM_DIRECT] / 1e6,
+		printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu,\"slab_ms\":%.3f,"
+		       "\"direct_ms\":%.3f,\"memcg_ms\":%.3f,\"kswapd_wakes\":%" PRIu64
+		       ",\"writepage\":%" PRIu64 "}\n", when, st->timer.printed + 1,
+		       st->cur.ns[RECLAIM_SLAB] / 1e6, st->cur.ns[RECLAIM_DIRECT] / 1e6,
 		       st->cur.ns[RECLAIM_MEMCG] / 1e6, st->cur.kswapd_wakes, st->cur.writepages);
 	else
 		printf("%-8s   %10" PRIu64 " %12" PRIu64 " %12" PRIu64 " %6" PRIu64 " %9" PRIu64 "\n",
@@ -268,9 +269,9 @@ static void print_vmstat_interval(struct reclaim_state *st)
 		return;
 	clock_label(st, when, sizeof(when));
 	if (st->json)
-		printf("{\"type\":\"interval\",\"time\":\"%s\",\"source\":\"vmstat\",\"allocstalls\":%"
-		       PRIu64 ",\"pgscan_direct\":%" PRIu64 ",\"pgsteal_direct\":%" PRIu64
-		       ",\"pgscan_kswapd\":%" PRIu64 "}\n", when,
+		printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu,\"source\":\"vmstat\","
+		       "\"allocstalls\":%" PRIu64 ",\"pgscan_direct\":%" PRIu64 ",\"pgsteal_direct\":%"
+		       PRIu64 ",\"pgscan_kswapd\":%" PRIu64 "}\n", when, st->timer.printed + 1,
 		       vmstat__delta(now[0], st->vm_prev[0]), vmstat__delta(now[1], st->vm_prev[1]),
 		       vmstat__delta(now[2], st->vm_prev[2]), vmstat__delta(now[3], st->vm_prev[3]));
 	else

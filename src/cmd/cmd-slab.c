@@ -282,7 +282,8 @@ static void print_line(const struct slab_state *st, const struct line *l, const 
 	if (!st->events && c && (p = prev_of(st, c->name)))
 		delta = (int64_t)(c->active_objs - p->active_objs);
 	if (st->o->json) {
-		printf("{\"type\":\"cache\",\"time\":\"%s\",\"name\":", when);
+		printf("{\"type\":\"cache\",\"time\":\"%s\",\"interval\":%lu,\"name\":", when,
+		       st->every.printed + 1);
 		json__str(stdout, l->name);
 		if (c)
 			printf(",\"objs\":%" PRIu64 ",\"active\":%" PRIu64 ",\"objsize\":%" PRIu64
@@ -376,7 +377,8 @@ static int print_report(void *ctx)
 	}
 	keyed__sort(lines, cmp_line, st);
 	if (st->o->json) {
-		printf("{\"type\":\"interval\",\"time\":\"%s\"", when);
+		printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu", when,
+		       st->every.printed + 1);
 		if (mem[0] != UINT64_MAX)
 			printf(",\"sreclaimable_kb\":%" PRIu64, mem[0]);
 		if (mem[1] != UINT64_MAX)

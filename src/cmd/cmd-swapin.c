@@ -121,8 +121,9 @@ static int print_report(void *ctx)
 			uint64_t d = vmstat__delta(vm[0], st->vm_prev);
 
 			if (st->json)
-				printf("{\"type\":\"interval\",\"time\":\"%s\",\"source\":\"vmstat\","
-				       "\"system_wide\":true,\"pswpin\":%" PRIu64 "}\n", when, d);
+				printf("{\"type\":\"interval\",\"time\":\"%s\",\"interval\":%lu,"
+				       "\"source\":\"vmstat\",\"system_wide\":true,\"pswpin\":%" PRIu64
+				       "}\n", when, st->every.printed + 1, d);
 			else
 				printf("%-16s %-7s %" PRIu64 "\n", "[system-wide]", "-", d);
 			st->vm_prev = vm[0];
@@ -144,8 +145,8 @@ static int print_report(void *ctx)
 		const char *comm = session__comm(s, rows[i].pid);
 
 		if (st->json) {
-			printf("{\"type\":\"swapin\",\"time\":\"%s\",\"pid\":%d,\"comm\":", when,
-			       (int)rows[i].pid);
+			printf("{\"type\":\"swapin\",\"time\":\"%s\",\"interval\":%lu,\"pid\":%d,"
+			       "\"comm\":", when, st->every.printed + 1, (int)rows[i].pid);
 			json__str(stdout, comm);
 			printf(",\"count\":%" PRIu64 "}\n", rows[i].count);
 		} else {

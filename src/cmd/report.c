@@ -55,6 +55,12 @@ void report__fini(struct report *r)
 	r->nrendered = 0;
 }
 
+void report__json_stamp(struct report *r, const char *clock, unsigned long interval)
+{
+	snprintf(r->stamp, sizeof(r->stamp), ",\"time\":\"%.16s\",\"interval\":%lu", clock,
+		 interval);
+}
+
 /* Bound the cache (-a over hours sees many processes): start over. */
 #define MAX_RENDERED 65536
 
@@ -187,29 +193,40 @@ static void print_pos(FILE *out, const struct sym_inline *l)
 	fprintf(out, " %s:%u", l->file ? l->file : "??", l->line);
 }
 
+/* Symbolize one frame into @res (func and module NULL when unknown, the
+ * offset that of ip itself) and count it for the footer. */
+static void frame_sym(struct report *r, pid_t pid, uint64_t ip, bool is_return,
+		      struct sym_result *res)
+{
+	uint64_t look = lookup_ip(ip, is_return);
+
+	memset(res, 0, sizeof(*res));
+	r->frames++;
+	if (look >= KERNEL_START) {
+		if (symbolizer__kernel(session__symbolizer(r->s), look, res)) {
+			res->func = NULL;
+			res->module = NULL;
+		}
+	} else if (symbolizer__user(session__symbolizer(r->s), session__addrspaces(r->s), pid, look,
+				    res)) {
+		res->func = NULL;
+		res->module = NULL;
+	}
+	res->addr = ip;
+	if (res->func)
+		res->offset += ip - look;
+	else
+		res->offset = 0;
+	if (!res->func)
+		r->unknown++;
+}
+
 static void frame_text(struct report *r, pid_t pid, uint64_t ip, bool is_return, char *buf,
 		       size_t n)
 {
-	uint64_t look = lookup_ip(ip, is_return);
 	struct sym_result res;
 
-	memset(&res, 0, sizeof(res));
-	r->frames++;
-	if (look >= KERNEL_START) {
-		if (symbolizer__kernel(session__symbolizer(r->s), look, &res)) {
-			res.func = NULL;
-			res.module = NULL;
-		}
-	} else if (symbolizer__user(session__symbolizer(r->s), session__addrspaces(r->s), pid, look,
-				    &res)) {
-		res.func = NULL;
-		res.module = NULL;
-	}
-	res.addr = ip;
-	if (res.func)
-		res.offset += ip - look;
-	if (!res.func)
-		r->unknown++;
+	frame_sym(r, pid, ip, is_return, &res);
 	sym_result__format(&res, buf, n);
 }
 
@@ -279,36 +296,84 @@ void report__folded(struct report *r, pid_t pid, const char *comm, uint32_t stac
 	fprintf(r->out, " %" PRIu64 "\n", weight);
 }
 
+/* A JSON string, or null for NULL; at most @len bytes of it (-1: all). */
+static void json_str_or_null(FILE *out, const char *str, int len)
+{
+	char buf[512];
+
+	if (!str) {
+		fputs("null", out);
+		return;
+	}
+	if (len >= 0 && (size_t)len < strlen(str)) {
+		snprintf(buf, sizeof(buf), "%.*s", len, str);
+		str = buf;
+	}
+	json__str(out, str);
+}
+
+/* ,"file":F,"line":N of a --srcline frame: null each when unknown. */
+static void json_pos(FILE *out, const struct sym_inline *l)
+{
+	fputs(",\"file\":", out);
+	json_str_or_null(out, l ? l->file : NULL, -1);
+	if (l && l->line)
+		fprintf(out, ",\"line\":%u", l->line);
+	else
+		fputs(",\"line\":null", out);
+}
+
+/*
+ * One frame: {"addr","sym","func","off","module"} and with --srcline
+ * "file","line","inlined" (see docs/json-schema.md).  "sym" is the display
+ * form ("func+0xoff [module]"), kept next to "addr" where readers of the
+ * first layout find it; func drops a symbol version ("@@GLIBC_2.34") as
+ * sym does.
+ */
+static void json_frame(struct report *r, pid_t pid, uint64_t ip, bool is_return, bool first)
+{
+	struct sym_inline lines[MAX_INLINES];
+	size_t nl = frame_lines(r, pid, ip, is_return, lines);
+	struct sym_result res;
+	char buf[1024];
+
+	frame_sym(r, pid, ip, is_return, &res);
+	sym_result__format(&res, buf, sizeof(buf));
+	fprintf(r->out, "%s{\"addr\":\"0x%" PRIx64 "\",\"sym\":", first ? "" : ",", ip);
+	json__str(r->out, buf);
+	fputs(",\"func\":", r->out);
+	json_str_or_null(r->out, res.func, res.func ? (int)strcspn(res.func, "@") : -1);
+	if (res.func)
+		fprintf(r->out, ",\"off\":%" PRIu64, res.offset);
+	else
+		fputs(",\"off\":null", r->out);
+	fputs(",\"module\":", r->out);
+	json_str_or_null(r->out, res.module, -1);
+	if (r->srcline) {
+		json_pos(r->out, nl ? &lines[nl - 1] : NULL);
+		fputs(",\"inlined\":[", r->out);
+		for (size_t k = 0; k + 1 < nl; k++) {
+			fprintf(r->out, "%s{\"func\":", k ? "," : "");
+			json_str_or_null(r->out, lines[k].func, -1);
+			json_pos(r->out, &lines[k]);
+			fputc('}', r->out);
+		}
+		fputc(']', r->out);
+	}
+	fputc('}', r->out);
+}
+
 static void render_json(struct report *r, pid_t pid, uint32_t stack_id, const char *indent,
 			bool addrs)
 {
 	uint32_t nr = 0;
 	const uint64_t *ips = stackdb__get(session__stackdb(r->s), stack_id, &nr);
-	char buf[1024];
 
+	(void)indent;
+	(void)addrs;
 	fputc('[', r->out);
-	for (uint32_t i = 0; ips && i < nr; i++) {
-		struct sym_inline lines[MAX_INLINES];
-		size_t nl = frame_lines(r, pid, ips[i], i > 0, lines);
-
-		frame_text(r, pid, ips[i], i > 0, buf, sizeof(buf));
-		fprintf(r->out, "%s{\"addr\":\"0x%" PRIx64 "\",\"sym\":", i ? "," : "", ips[i]);
-		json__str(r->out, buf);
-		if (nl) {
-			fprintf(r->out, ",\"file\":");
-			json__str(r->out, lines[nl - 1].file ? lines[nl - 1].file : "");
-			fprintf(r->out, ",\"line\":%u,\"inlined\":[", lines[nl - 1].line);
-			for (size_t k = 0; k + 1 < nl; k++) {
-				fprintf(r->out, "%s{\"func\":", k ? "," : "");
-				json__str(r->out, lines[k].func ? lines[k].func : "");
-				fprintf(r->out, ",\"file\":");
-				json__str(r->out, lines[k].file ? lines[k].file : "");
-				fprintf(r->out, ",\"line\":%u}", lines[k].line);
-			}
-			fputc(']', r->out);
-		}
-		fputc('}', r->out);
-	}
+	for (uint32_t i = 0; ips && i < nr; i++)
+		json_frame(r, pid, ips[i], i > 0, i == 0);
 	fputc(']', r->out);
 }
 
@@ -388,7 +453,7 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 		fprintf(r->out, ",\"remedy\":");
 		json__str(r->out, remedy);
 		json_pauses(r);
-		fprintf(r->out, "}\n");
+		fprintf(r->out, "%s}\n", r->stamp);
 	} else if (!folded) {
 		fprintf(r->out, "WARNING: lost %" PRIu64 " events: %s; %s\n", lost, meaning, remedy);
 		if (lost__paused(r->s, paused, sizeof(paused)))
@@ -421,12 +486,14 @@ void report__footer(struct report *r, bool json)
 		json_pauses(r);
 		if (session__dwarf(r->s)) {
 			fprintf(r->out, ",\"unwind\":{");
-			for (int i = 0; i < UNWIND__COUNT; i++)
-				fprintf(r->out, "%s\"%s\":%" PRIu64, i ? "," : "", unwind_stop__name(i),
-					session__unwind_stops(r->s, i));
+			for (int i = 0; i < UNWIND__COUNT; i++) {
+				fputs(i ? "," : "", r->out);
+				json__key(r->out, unwind_stop__name(i));
+				fprintf(r->out, ":%" PRIu64, session__unwind_stops(r->s, i));
+			}
 			fputc('}', r->out);
 		}
-		fprintf(r->out, "}\n");
+		fprintf(r->out, "%s}\n", r->stamp);
 		return;
 	}
 	fprintf(r->out, "%" PRIu64 " samples, lost %" PRIu64 " events, %" PRIu64

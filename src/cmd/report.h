@@ -21,6 +21,10 @@ struct report {
 	uint64_t frames;	/* frames printed */
 	uint64_t unknown;	/* of which not named */
 	bool srcline;		/* --srcline: file:line and inlined frames */
+	/* ,"time":"HH:MM:SS","interval":N of a tool reporting every
+	 * interval (report__json_stamp), appended to each JSON object it
+	 * prints; "" otherwise. */
+	char stamp[64];
 	/* Rendered stacks, so a stack printed again (a snoop tool prints the
 	 * same few stacks thousands of times) costs one write.  Keyed by
 	 * process, stack id and layout; dropped when the process's code
@@ -30,6 +34,10 @@ struct report {
 };
 
 void report__init(struct report *r, struct session *s, FILE *out, bool srcline);
+/* A report of a tool printing every interval: its wall-clock @clock
+ * (HH:MM:SS) and its number @interval (1 for the first), which every JSON
+ * object of it carries (r->stamp; the lost and summary objects here). */
+void report__json_stamp(struct report *r, const char *clock, unsigned long interval);
 /* Free the rendering cache.  NULL-safe. */
 void report__fini(struct report *r);
 
@@ -43,7 +51,10 @@ void report__stack(struct report *r, pid_t pid, uint32_t stack_id, const char *i
  * comm is the image's when the stack is from before an exec. */
 void report__folded(struct report *r, pid_t pid, const char *comm, uint32_t stack_id,
 		    uint64_t weight);
-/* A JSON array of {"addr":"0x..","sym":".."} frames. */
+/* A JSON array of frames, innermost first: {"addr":"0x..","sym":"func+0x1a
+ * [module]","func":..,"off":N,"module":..} (func, off, module null when
+ * unknown), with --srcline also "file", "line" and "inlined":[{"func",
+ * "file","line"}..] (docs/json-schema.md). */
 void report__stack_json(struct report *r, pid_t pid, uint32_t stack_id);
 /* HH:MM:SS of a sample time. */
 void report__clock(const struct session *s, uint64_t sample_time, char *buf, size_t n);

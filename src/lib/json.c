@@ -37,3 +37,14 @@ void json__str(FILE *out, const char *str)
 	}
 	fputc('"', out);
 }
+
+void json__key(FILE *out, const char *name)
+{
+	char buf[128];
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < sizeof(buf); i++)
+		buf[i] = name[i] == '-' || name[i] == ' ' ? '_' : name[i];
+	buf[i] = '\0';
+	json__str(out, buf);
+}

@@ -163,7 +163,7 @@ same_stack() {
 footer() {
 	python3 - "$1" <<'PY'
 import json, sys
-keys = ["complete", "max-depth", "stack-copy-end", "no-cfi", "no-mapping", "no-registers", "error"]
+keys = ["complete", "max_depth", "stack_copy_end", "no_cfi", "no_mapping", "no_registers", "error"]
 s = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"type":"summary"')]
 if len(s) != 1:
     print("%d summary lines" % len(s))

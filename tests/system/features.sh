@@ -206,10 +206,10 @@ kinds = {}
 brk = None
 for line in open(sys.argv[1]):
     o = json.loads(line)
-    kinds[o["kind"]] = kinds.get(o["kind"], 0) + 1
-    if o["kind"] == "tool" and o["tool"] == "brk":
+    kinds[o["type"]] = kinds.get(o["type"], 0) + 1
+    if o["type"] == "tool" and o["tool"] == "brk":
         brk = o["rung"]
-    if o["kind"] == "feature":
+    if o["type"] == "feature":
         assert isinstance(o["available"], bool) and isinstance(o["why"], str) and o["why"]
 assert kinds.get("system") == 1 and kinds.get("feature", 0) >= 13 and kinds.get("tool", 0) >= 2, kinds
 print(brk)

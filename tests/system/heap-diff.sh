@@ -41,18 +41,18 @@ errs = []
 def want(what, got, exp):
     if got != exp:
         errs.append("%s: %r, want %r" % (what, got, exp))
-names = [o["stack"][0].split("+")[0] for o in st]
+names = [o["stack"][0]["func"] for o in st]
 want("order", names, ["spike", "leak_step", "half_step", "churn_step"])
 exp = {"spike": (0, 10000, 0), "leak_step": (3000, 0, 3), "half_step": (300, 0, 3),
        "churn_step": (0, 0, 6)}
 for o in st:
-    n = o["stack"][0].split("+")[0]
+    n = o["stack"][0]["sym"].split("+")[0]
     got = (o["leaked_bytes"]["change"], o["peak_bytes"]["change"], o["calls"]["change"])
     want(n, got, exp.get(n))
     want(n + " in both", o["only_in"], None)
-    if any("0x" in f and "+0x" not in f for f in o["stack"]):
+    if any("addr" in f or ("0x" in f["sym"] and "+0x" not in f["sym"]) for f in o["stack"]):
         errs.append("%s: an address in a frame: %r" % (n, o["stack"]))
-want("leak_step leaked", [(o["leaked_bytes"]["old"], o["leaked_bytes"]["new"]) for o in st if o["stack"][0].startswith("leak_step")], [(5000, 8000)])
+want("leak_step leaked", [(o["leaked_bytes"]["old"], o["leaked_bytes"]["new"]) for o in st if o["stack"][0]["sym"].startswith("leak_step")], [(5000, 8000)])
 want("total leaked", summ["leaked_bytes"], {"old": 5900, "new": 9200, "change": 3300})
 want("total peak", summ["peak_bytes"], {"old": 51300, "new": 61300, "change": 10000})
 want("total calls", summ["calls"], {"old": 21, "new": 33, "change": 12})

@@ -67,7 +67,11 @@ objs = [json.loads(l) for l in open(sys.argv[1])]
 summ = [o for o in objs if o.get("type") == "summary"]
 if not summ or not summ[-1]["lost"]:
     sys.exit("no loss in the summary: %s" % summ)
-first = objs[0]
+# Its report's time and interval aside (every object of a report has them).
+first = {k: v for k, v in objs[0].items() if k not in ("time", "interval")}
+if objs[0].get("interval") != summ[-1].get("interval"):
+    sys.exit("lost object of report %s, summary of %s" % (objs[0].get("interval"),
+                                                           summ[-1].get("interval")))
 if first != {"type": "lost", "lost": summ[-1]["lost"], "message": sys.argv[2],
              "remedy": sys.argv[3]}:
     sys.exit("first object %s, summary lost %d" % (first, summ[-1]["lost"]))

@@ -61,7 +61,7 @@ expect_line '^faultline leak: --percpu is for kernel mode \(-k\)$' "$T/err"
 # 3. --srcline beside -S: file:line on the site's frame.
 run_fl leak --json --srcline -T 1000 -c "$CT"
 expect_eq "$rc" 0 "--srcline: status"
-expect_line '"sym":"leak_new\+0x[0-9a-f]+ \[cxx-target\]","file":"[^"]*cxx-target.cc","line":[0-9]+' "$T/out"
+expect_line '"sym":"leak_new\+0x[0-9a-f]+ \[cxx-target\]",[^}]*"file":"[^"]*cxx-target.cc","line":[0-9]+' "$T/out"
 
 # 4. Refused: one line each, exit 2, the target never run.
 for a in "--stack-storage-size 1024" "--perf-max-stack-depth 20" "-v" "--verbose"; do

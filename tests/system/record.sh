@@ -25,6 +25,7 @@ norm() {
 	grep -v -E '^([a-z_]+=|[a-z_]+ [a-z_]+=|\[[0-9:]+\] |Executing|Reading)' "$1" |
 		grep -v -E 'samples, lost|"type":"summary"|^peak: |^NOTE: .* cut short by the|^the target was paused ' |
 		sed -E 's/,"peak_bytes":[0-9]+,"peak_time_s":[0-9.]+//;
+			s/"time":"[0-9:]+"/"time":T/;
 			s/0x[0-9a-f]+/X/g; s/\[[0-9]+\]/[P]/g; s/"pid":[0-9]+/"pid":P/g;
 			s/^[0-9]+( +)/P\1/; s/(from stack of pid )[0-9]+/\1P/'
 }

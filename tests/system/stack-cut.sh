@@ -42,7 +42,7 @@ for l in open(sys.argv[1]):
         o = json.loads(l)
         if o["type"] == "summary":
             u = o["unwind"]
-            print(u["stack-copy-end"], sum(u.values()))' "$T/out")
+            print(u["stack_copy_end"], sum(u.values()))' "$T/out")
 expect_eq "$note" "$js" "report's NOTE = the JSON summary's stack-copy-end and walks"
 
 for cg in "" "--call-graph fp"; do

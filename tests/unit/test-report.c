@@ -67,6 +67,16 @@ static void test_json_str(void)
 	CHECK_STR(cap_text(&c), "\"plain\" \"q\\\"b\\\\s/\" \"\\n\\t\\u0001\\u001f\" "
 		  "\"\x7f\xc3\xa9\" \"\"");
 	cap_free(&c);
+
+	/* Keys made of names: snake_case whatever the name's separators. */
+	cap_open(&c);
+	json__key(c.f, "stack-copy-end");
+	fputc(' ', c.f);
+	json__key(c.f, "two words");
+	fputc(' ', c.f);
+	json__key(c.f, "snake_case");
+	CHECK_STR(cap_text(&c), "\"stack_copy_end\" \"two_words\" \"snake_case\"");
+	cap_free(&c);
 }
 
 #define START_MONO 1000000000000ull		/* 1000 s of CLOCK_MONOTONIC */
@@ -138,9 +148,12 @@ static void test_stacks(struct session *s)
 	report__fini(&r);
 	CHECK_STR(cap_text(&c),
 		  "demo;[unknown];[unknown];[unknown] 1234\n"
-		  "[{\"addr\":\"0x1000\",\"sym\":\"[unknown]\"},"
-		  "{\"addr\":\"0x2000\",\"sym\":\"[unknown]\"},"
-		  "{\"addr\":\"0x3000\",\"sym\":\"[unknown]\"}]\n"
+		  "[{\"addr\":\"0x1000\",\"sym\":\"[unknown]\",\"func\":null,\"off\":null,"
+		  "\"module\":null},"
+		  "{\"addr\":\"0x2000\",\"sym\":\"[unknown]\",\"func\":null,\"off\":null,"
+		  "\"module\":null},"
+		  "{\"addr\":\"0x3000\",\"sym\":\"[unknown]\",\"func\":null,\"off\":null,"
+		  "\"module\":null}]\n"
 		  "[]\n");
 	cap_free(&c);
 }

@@ -17,7 +17,7 @@ grep -q 'field:__data_loc char\[\] name' "$(tracing_dir)/events/kmem/kmem_cache_
 	cache=caller:__d_alloc
 # check_allocs WHAT: $T/out's last total of $cache is 2000 to 2100.
 check_allocs() {
-	n=$(grep "\"type\":\"cache\",\"time\":\"[^\"]*\",\"name\":\"$cache\"" "$T/out" | tail -n 1 | sed 's/.*"total_allocs":\([0-9]*\).*/\1/')
+	n=$(grep "\"type\":\"cache\",\"time\":\"[^\"]*\",\"interval\":[0-9]*,\"name\":\"$cache\"" "$T/out" | tail -n 1 | sed 's/.*"total_allocs":\([0-9]*\).*/\1/')
 	[ -n "$n" ] && [ "$n" -ge 2000 ] && [ "$n" -le 2100 ] || fail "$1: $cache allocations '$n', want 2000 to 2100"
 	echo "RESULT $1: 2000 files, $n allocations of $cache"
 }
