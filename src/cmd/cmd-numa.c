@@ -78,7 +78,7 @@ struct migr {
 
 struct numa_state {
 	struct tool_opts *o;
-	bool verbose, tracing;
+	bool verbose, tracing, has_thp;
 	const char *source;
 	struct tp_field f_succ, f_fail, f_thp, f_reason;
 	struct tp_field f_src, f_dst, f_rl_nid, f_rl_pages;
@@ -115,7 +115,8 @@ static void on_migrate(struct session *s, const struct sample *smp, void *ctx)
 	m->calls++;
 	m->pages += field(&st->f_succ, smp);
 	m->failed += field(&st->f_fail, smp);
-	m->thp += field(&st->f_thp, smp);
+	if (st->has_thp)
+		m->thp += field(&st->f_thp, smp);
 }
 
 static void on_move_numa(struct session *s, const struct sample *smp, void *ctx)
@@ -410,33 +411,36 @@ static int numa_report(void *ctx, struct session *s)
 
 /* ---- setup ---- */
 
-/* One tracepoint and its fields ({name, &field} pairs, NULL-ended). */
+/* One tracepoint and its fields (@names NULL-ended, one of @fields each);
+ * @ev, when not NULL, gets the event for optional fields. */
 static int add_tp(struct session *s, const char *sys, const char *name, session_sample_fn fn,
 		  struct numa_state *st, const char *const *names, struct tp_field *const *fields,
-		  struct errbuf *eb)
+		  struct tp_event **ev, struct errbuf *eb)
 {
-	struct tp_event *ev = NULL;
-	int err = session__add_tracepoint(s, sys, name, 0, fn, st, &ev, eb);
+	struct tp_event *e = NULL;
+	int err = session__add_tracepoint(s, sys, name, 0, fn, st, &e, eb);
 
 	for (size_t i = 0; !err && names[i]; i++)
-		if (tp_event__field(ev, names[i], fields[i]))
+		if (tp_event__field(e, names[i], fields[i]))
 			err = errbuf__set(eb, -ENOENT, "%s:%s lacks the field '%s'", sys, name,
 					  names[i]);
+	if (ev)
+		*ev = e;
 	return err;
 }
 
 static int numa_add_events(void *ctx, struct session *s, const char *rung, const char *label,
 			   struct errbuf *eb)
 {
-	static const char *const migrate_names[] = { "succeeded", "failed", "thp_succeeded",
-						     "reason", NULL };
+	static const char *const migrate_names[] = { "succeeded", "failed", "reason", NULL };
 	static const char *const move_names[] = { "src_nid", "dst_nid", NULL };
 	static const char *const rl_names[] = { "dst_nid", "nr_pages", NULL };
 	struct numa_state *st = ctx;
 	const struct features *f = session__features(s);
-	struct tp_field *migrate_fields[] = { &st->f_succ, &st->f_fail, &st->f_thp, &st->f_reason };
+	struct tp_field *migrate_fields[] = { &st->f_succ, &st->f_fail, &st->f_reason };
 	struct tp_field *move_fields[] = { &st->f_src, &st->f_dst };
 	struct tp_field *rl_fields[] = { &st->f_rl_nid, &st->f_rl_pages };
+	struct tp_event *ev = NULL;
 	struct errbuf pe = { "" };
 	int err = 0;
 
@@ -451,13 +455,17 @@ static int numa_add_events(void *ctx, struct session *s, const char *rung, const
 	if (!st->tracing)
 		return 0;
 	err = add_tp(s, "migrate", "mm_migrate_pages", on_migrate, st, migrate_names,
-		     migrate_fields, eb);
+		     migrate_fields, &ev, eb);
+	/* thp_succeeded is 5.x's (3.10's event has succeeded, failed, mode
+	 * and reason): without it THP counts 0. */
+	if (!err)
+		st->has_thp = !tp_event__field(ev, "thp_succeeded", &st->f_thp);
 	if (!err && features__has_tracepoint(f, "sched", "sched_move_numa"))
 		err = add_tp(s, "sched", "sched_move_numa", on_move_numa, st, move_names,
-			     move_fields, eb);
+			     move_fields, NULL, eb);
 	if (!err && features__has_tracepoint(f, "migrate", "mm_numa_migrate_ratelimit"))
 		err = add_tp(s, "migrate", "mm_numa_migrate_ratelimit", on_ratelimit, st, rl_names,
-			     rl_fields, eb);
+			     rl_fields, NULL, eb);
 	return err;
 }
 

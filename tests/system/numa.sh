@@ -9,6 +9,7 @@
 # guest (tests/vm/numa.sh, scripts/check-vm): this test then passes its
 # one-node checks and exits 77 saying so.
 . "$top_srcdir/tests/system/lib.sh"
+. "$top_srcdir/tests/vm/lib-checks.sh"
 need_root
 NB=$(target numa-bind)
 [ -r /proc/self/numa_maps ] || skip "no /proc/PID/numa_maps (a kernel without CONFIG_NUMA)"
@@ -134,16 +135,7 @@ check "$T/out" migrations
 # 2. A running process held on its FIFO: every mapping and node figure
 #    equals this test's reading of its numa_maps, taken after the run
 #    (nothing of the target runs in between).
-go_fifo numa
-spawn_at_fifo numa "$NB" --pages 200 --end "$fifo"
-pid=$spawned
-run_fl numa --json -p "$pid" 0.2
-expect_eq "$rc" 0 "numa -p status"
-cp "/proc/$pid/numa_maps" "$T/numa_maps" || fail "cannot read /proc/$pid/numa_maps"
-release "$fifo"
-wait_exit "$pid" "numa-bind"
-expect_eq "$rc" 0 "numa-bind status"
-cat "$T/numa.out" >>"$T/out"
+numa_held 0.2 --pages 200
 check "$T/out" "$T/numa_maps"
 
 # 3. Text: numastat -p's table; -v's mapping rows (the region bound to
