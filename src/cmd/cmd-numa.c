@@ -78,7 +78,7 @@ struct migr {
 
 struct numa_state {
 	struct tool_opts *o;
-	bool verbose, tracing, has_thp;
+	bool verbose, tracing, has_thp, has_moves;
 	const char *source;
 	struct tp_field f_succ, f_fail, f_thp, f_reason;
 	struct tp_field f_src, f_dst, f_rl_nid, f_rl_pages;
@@ -309,7 +309,8 @@ static void print_migrations(const struct numa_state *st, bool json)
 		printf("%-20s %8s %8" PRIu64 " %8" PRIu64 "\n", "total", "", total, failed);
 	keys = sorted_keys(st->moves, &n);
 	if (!json)
-		printf("Task moves between nodes (sched:sched_move_numa): %s\n", n ? "" : "none");
+		printf("Task moves between nodes (sched:sched_move_numa):%s\n",
+		       !st->has_moves ? " not traced (no such tracepoint)" : n ? "" : " none");
 	for (size_t i = 0; i < n; i++) {
 		hashmap__get(st->moves, keys[i], &v);
 		moves += v;
@@ -460,7 +461,8 @@ static int numa_add_events(void *ctx, struct session *s, const char *rung, const
 	 * and reason): without it THP counts 0. */
 	if (!err)
 		st->has_thp = !tp_event__field(ev, "thp_succeeded", &st->f_thp);
-	if (!err && features__has_tracepoint(f, "sched", "sched_move_numa"))
+	st->has_moves = features__has_tracepoint(f, "sched", "sched_move_numa");
+	if (!err && st->has_moves)
 		err = add_tp(s, "sched", "sched_move_numa", on_move_numa, st, move_names,
 			     move_fields, NULL, eb);
 	if (!err && features__has_tracepoint(f, "migrate", "mm_numa_migrate_ratelimit"))

@@ -84,6 +84,16 @@ if ! cmp -s "$T/got" "$T/want"; then
 fi
 echo "RESULT numa -p: node table of $(wc -l <"$T/got") figures equal to numa_maps's"
 
+# 2b. The /proc/vmstat rung: the same regions; the 16 pages moved are
+#     among the system's pgmigrate_success, no longer the process's own.
+FAULTLINE_MASK='migrate:*' run_fl numa --json -- "$NB" --nodes 2 --pages 64 --migrate 16
+expect_eq "$rc" 0 "numa vmstat rung status"
+expect_line 'falling back to /proc/PID/numa_maps; /proc/vmstat' "$T/err"
+check_regions "vmstat rung" 2
+expect_no_line '"type":"migrations"' "$T/out"
+ok=$(sed -n 's/.*"pgmigrate_success":\([0-9]*\).*/\1/p' "$T/out")
+[ "${ok:-0}" -ge 16 ] || fail "vmstat rung: pgmigrate_success ${ok:-absent}, the target moved 16"
+
 # 3. Text: a column a node, -v's rows of the two regions.
 run_fl numa -v -c "$NB --nodes 2 --pages 64"
 expect_eq "$rc" 0 "numa text status"
