@@ -23,7 +23,6 @@
  * Calls src/proc (numa-maps, procstat), src/trace (session), lib/.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +86,7 @@ struct numa_state {
 	struct hashmap *ratelimited;	/* node -> pages not migrated */
 	uint64_t vm_start[NVM];
 	bool vm_ok;
+	int err;			/* a handler's, said by the report */
 };
 
 static uint64_t field(const struct tp_field *f, const struct sample *smp)
@@ -97,12 +97,14 @@ static uint64_t field(const struct tp_field *f, const struct sample *smp)
 	return v;
 }
 
-static void add_to(struct hashmap *m, uint64_t key, uint64_t n)
+/* @n more under @key of @m; a failure is kept in st->err for the report. */
+static void add_to(struct numa_state *st, struct hashmap *m, uint64_t key, uint64_t n)
 {
 	uint64_t v = 0;
 
 	hashmap__get(m, key, &v);
-	hashmap__set(m, key, v + n);
+	if (hashmap__set(m, key, v + n))
+		st->err = -ENOMEM;
 }
 
 static void on_migrate(struct session *s, const struct sample *smp, void *ctx)
@@ -125,7 +127,7 @@ static void on_move_numa(struct session *s, const struct sample *smp, void *ctx)
 	uint32_t src = (uint32_t)field(&st->f_src, smp), dst = (uint32_t)field(&st->f_dst, smp);
 
 	(void)s;
-	add_to(st->moves, (uint64_t)src << 32 | dst, 1);
+	add_to(st, st->moves, (uint64_t)src << 32 | dst, 1);
 }
 
 static void on_ratelimit(struct session *s, const struct sample *smp, void *ctx)
@@ -133,7 +135,7 @@ static void on_ratelimit(struct session *s, const struct sample *smp, void *ctx)
 	struct numa_state *st = ctx;
 
 	(void)s;
-	add_to(st->ratelimited, field(&st->f_rl_nid, smp), field(&st->f_rl_pages, smp));
+	add_to(st, st->ratelimited, field(&st->f_rl_nid, smp), field(&st->f_rl_pages, smp));
 }
 
 /* ---- the report ---- */
@@ -371,6 +373,8 @@ static int numa_report(void *ctx, struct session *s)
 	size_t nc;
 	int err;
 
+	if (st->err)
+		return tool__fail(TOOL, NULL, st->err);
 	err = numa_maps__read(NULL, pid, &nm, &eb);
 	if (err)
 		return tool__fail(TOOL, &eb, err);
