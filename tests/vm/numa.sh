@@ -109,5 +109,23 @@ expect_eq "$rc" 0 "numa text migrations status"
 expect_line "^syscall_or_cpuset +1 +16 +0 +0$" "$T/out"
 sed -n '/^Per-node/,/^System-wide/p' "$T/out"
 
-[ -n "$bal" ] && echo "$bal" >/proc/sys/kernel/numa_balancing
+# 4. NUMA balancing: 64 pages on node 0, read from node 1's CPU until
+#    balancing has moved them (the target stops when all are on node 1,
+#    or after 20 s).  Every page it moved was a NUMA-hinting fault and a
+#    numa_misplaced migration in the target's task: at least as many of
+#    each as the pages the target saw arrive (its other pages may move
+#    too, and the hinting faults are the system's).
+if [ -n "$bal" ]; then
+	echo 1 >/proc/sys/kernel/numa_balancing
+	run_fl numa --json -- "$NB" --pages 64 --balance 20000
+	expect_eq "$rc" 0 "numa balancing status"
+	k=$(sed -n 's/^balanced=//p' "$T/out")
+	[ "${k:-0}" -ge 1 ] || fail "balancing moved none of the 64 pages in 20 s"
+	m=$(sed -n 's/^{"type":"migrations","reason":"numa_misplaced","calls":[0-9]*,"pages":\([0-9]*\),.*/\1/p' "$T/out")
+	[ "${m:-0}" -ge "${k:-1}" ] || fail "numa_misplaced pages ${m:-none}, the target saw $k arrive"
+	h=$(sed -n 's/.*"numa_hint_faults":\([0-9]*\),.*/\1/p' "$T/out")
+	[ "${h:-0}" -ge "${k:-1}" ] || fail "numa_hint_faults ${h:-absent}, the target saw $k pages moved"
+	echo "RESULT numa balancing: $k of 64 pages moved to node 1; numa_misplaced pages $m; hinting faults $h (system)"
+	echo "$bal" >/proc/sys/kernel/numa_balancing
+fi
 pass_or_fail
