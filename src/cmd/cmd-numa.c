@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmdlines.h"
 #include "cmd/commands.h"
 #include "cmd/lost.h"
 #include "cmd/tool.h"
@@ -40,21 +41,6 @@
 #include "trace/tp-catalog.h"
 
 #define TOOL "numa"
-
-static const char usage[] =
-	"faultline numa (-p PID | -c CMD) [-v] [--json] [duration] [-- CMD [ARG]...]";
-static const char help[] =
-	"  -p PID       this process: its pages when tracing ends, its migrations\n"
-	"               until then\n"
-	"  -c CMD       run CMD: its pages as it exits, its migrations over its run\n"
-	"  -- CMD ARGS  the same, CMD's arguments passed as they are (no shell\n"
-	"               parsing); after every other option\n"
-	"  -v           every mapping too: start, policy, kind, pages per node, file\n"
-	"  --json       one JSON object per line\n"
-	"  -m PAGES     ring buffer pages per CPU (power of two)\n"
-	TOOL_OPTS_PAUSE_HELP
-	"  duration     stop after this many seconds (default: until the process\n"
-	"               exits, or Ctrl-C)\n";
 
 /* The kernel's enum migrate_reason, in order (include/linux/migrate_mode.h;
  * 4.6's list, appended to since: damon is 6.6+). */
@@ -483,15 +469,27 @@ static const char *numa_opt(int c, const char *arg, void *ctx)
 	return NULL;
 }
 
+static const struct tool_option numa_options[] = {
+	OPT_SHARED(TOOL_SHARED_PID, "this process: its pages when tracing ends, its migrations until then"),
+	OPT_SHARED(TOOL_SHARED_CMD, "run CMD: its pages as it exits, its migrations over its run"),
+	OPT_CALL('v', NULL, NULL, 'v', "every mapping too: start, policy, kind, pages per node, file"),
+	OPT_END,
+};
+
+const struct tool_cmdline numa_cmdline = {
+	.tool = TOOL,
+	.accepts = TOOL_OPT_NO_ALL | TOOL_OPT_NO_UNWIND,
+	.options = numa_options,
+	.opt = numa_opt,
+};
+
 static int numa_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		     char **argv)
 {
 	struct numa_state *st = ctx;
-	struct tool_extra extra = { "v", NULL, numa_opt, NULL, st };
 	int ret;
 
-	ret = tool_opts__parse_ext(o, mode, TOOL, TOOL_OPT_NO_ALL | TOOL_OPT_NO_UNWIND, usage, help,
-				   &extra, argc, argv);
+	ret = tool_opts__parse_cmdline(o, mode, &numa_cmdline, st, argc, argv);
 	if (ret)
 		return ret;
 	if (!o->sess.pid && !o->sess.cmd) {
