@@ -24,6 +24,7 @@ const struct tool_cmdline *const tool_cmdlines[] = {
 	&reclaim_cmdline,
 	&shm_cmdline,
 	&slab_cmdline,
+	&numa_cmdline,
 	&record_cmdline,
 	&diff_cmdline,
 	&pprof_cmdline,

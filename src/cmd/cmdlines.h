@@ -26,6 +26,7 @@ extern const struct tool_cmdline pressure_cmdline;
 extern const struct tool_cmdline reclaim_cmdline;
 extern const struct tool_cmdline shm_cmdline;
 extern const struct tool_cmdline slab_cmdline;
+extern const struct tool_cmdline numa_cmdline;
 extern const struct tool_cmdline record_cmdline;
 extern const struct tool_cmdline diff_cmdline;
 extern const struct tool_cmdline pprof_cmdline;

@@ -12,7 +12,7 @@
 /* The tools, each defined at the end of its cmd-NAME.c: named here only. */
 extern const struct tool leak_tool, heap_tool, flamegraph_tool, faults_tool, ffaults_tool,
 	hfaults_tool, goalloc_tool, brk_tool, mmap_tool, reclaim_tool, swapin_tool, cache_tool,
-	pressure_tool, oom_tool, cachetop_tool, shm_tool, slab_tool, compact_tool;
+	pressure_tool, oom_tool, cachetop_tool, shm_tool, slab_tool, compact_tool, numa_tool;
 
 static const struct command commands[] = {
 	{ "leak", "outstanding allocations by stack, user or kernel (memleak)",
@@ -51,6 +51,8 @@ static const struct command commands[] = {
 	  .tool = &slab_tool },
 	{ "compact", "compaction runs with latency and result (drsnoop-like); THP collapses; -s summary",
 	  .tool = &compact_tool },
+	{ "numa", "a process's pages per NUMA node (numastat -p), its migrations over the run",
+	  .tool = &numa_tool },
 	{ "record", "record the events of several tools once, to a file (perf record)",
 	  .cmd = cmd_record },
 	{ "report", "any tool's report, a perf script dump, a timeline, a heap diff or a pprof profile, from recordings",

@@ -15,7 +15,7 @@
 # help CMD` prints CMD -h (version.sh: `faultline CMD --version`).
 . "$top_srcdir/tests/system/lib.sh"
 
-tools="leak heap flamegraph faults ffaults hfaults goalloc brk mmap reclaim swapin cache pressure oom cachetop shm slab compact record"
+tools="leak heap flamegraph faults ffaults hfaults goalloc brk mmap reclaim swapin cache pressure oom cachetop shm slab compact numa record"
 checked=0
 for t in $tools; do
 	run_fl "$t" -h

@@ -405,7 +405,7 @@ static void test_ladders(void)
 	n = commands__ladders(all, 64);
 	/* Each once: heap's and flamegraph's are leak's and faults', cachetop
 	 * has its own name for cache's rungs, leak -k is leak's other. */
-	CHECK_EQ_U64(n, 17);
+	CHECK_EQ_U64(n, 18);
 	CHECK(commands__ladder("leak") != NULL && commands__ladder("leak -k") != NULL);
 	CHECK(commands__ladder("reclaim") != NULL && commands__ladder("swapin") != NULL);
 	l = commands__ladder("brk");

@@ -1,6 +1,7 @@
-# lib-checks.sh: the checks of leak, brk and mmap against their targets'
-# own account, shared by the guest's tests (tests/vm/*.sh: leak, brk, mmap,
-# lockdown) and the host's uprobe PMU test (tests/system/uprobe-pmu.sh).
+# lib-checks.sh: the checks of leak, brk, mmap and numa against their
+# targets' own account, shared by the guest's tests (tests/vm/*.sh: leak,
+# brk, mmap, numa, lockdown) and the host's uprobe PMU and numa tests
+# (tests/system/uprobe-pmu.sh, numa.sh).
 # Sourced after tests/system/lib.sh; each reads $T/out of the last run_fl.
 # (tests/vm/init runs no lib-*.sh as a test.)
 
@@ -257,4 +258,23 @@ old_perf_tools() {
 		[ "${n:-0}" -ge 1 ] || fail "$1: old-perf refused no call for $c"
 	done
 	echo "RESULT old perf $1: calls refused: $(sort "$T/refused" | uniq -c | tr -s ' \n' ' ')"
+}
+
+# numa_held SECS ARG...: numa-bind ARG... held on a FIFO after its work,
+# `faultline numa --json -p` on it for SECS, then a copy of its numa_maps
+# in $T/numa_maps (nothing of it runs in between) and its account appended
+# to $T/out (tests/system/numa.sh, tests/vm/numa.sh).
+numa_held() {
+	local secs=$1 pid
+	shift
+	go_fifo numa
+	spawn_at_fifo numa "$(target numa-bind)" "$@" --end "$fifo"
+	pid=$spawned
+	run_fl numa --json -p "$pid" "$secs"
+	expect_eq "$rc" 0 "numa -p status"
+	cp "/proc/$pid/numa_maps" "$T/numa_maps" || fail "cannot read /proc/$pid/numa_maps"
+	release "$fifo"
+	wait_exit "$pid" "numa-bind"
+	expect_eq "$rc" 0 "numa-bind status"
+	cat "$T/numa.out" >>"$T/out"
 }
