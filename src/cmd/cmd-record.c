@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "cmd/commands.h"
-#include "cmd/lost.h"
+#include "cmd/out/lost.h"
 #include "cmd/tool.h"
 #include "cmd/cmdlines.h"
 #include "trace/session.h"

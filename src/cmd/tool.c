@@ -19,8 +19,8 @@
 
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
-#include "cmd/lost.h"
-#include "cmd/status.h"
+#include "cmd/out/lost.h"
+#include "cmd/out/status.h"
 #include "cmd/tool.h"
 #include "cmd/tool-opts.h"
 #include "features.h"

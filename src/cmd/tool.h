@@ -22,7 +22,7 @@
  * so no tool knows which of the three commands runs it, beyond what its
  * tool_opts' mode says of the session (recording or replaying).
  *
- * A new tool is one file, src/cmd/cmd-NAME.c (its state, options, events
+ * A new tool is one file, src/cmd/tools/cmd-NAME.c (its state, options, events
  * and report, then its ladder and its struct tool NAME_tool), includes
  * this header (and cmd/tool-shared.h only to use another tool's parts),
  * and is named in one row of commands.c's table; Makefile.am builds it,

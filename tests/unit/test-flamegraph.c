@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/flamegraph.h"
+#include "cmd/out/flamegraph.h"
 #include "lib/errbuf.h"
 #include "check.h"
 

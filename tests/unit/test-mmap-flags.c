@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cmd/mmap-flags.h"
+#include "cmd/out/mmap-flags.h"
 #include "check.h"
 
 #define K_MAP_DROPPABLE		0x08ULL

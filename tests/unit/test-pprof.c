@@ -15,7 +15,7 @@
 
 #include <zlib.h>
 
-#include "cmd/pprof.h"
+#include "cmd/out/pprof.h"
 #include "proto/profile.pb-c.h"
 #include "check.h"
 

@@ -16,7 +16,7 @@
 #include "check.h"
 #include "lib/errbuf.h"
 #include "trace/recfile.h"
-#include "cmd/report.h"
+#include "cmd/out/report.h"
 #include "trace/session.h"
 #include "stack/stackdb.h"
 

@@ -17,7 +17,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "cmd/status.h"
+#include "cmd/out/status.h"
 #include "check.h"
 
 #define SEC 1000000000ULL

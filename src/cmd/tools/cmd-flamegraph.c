@@ -24,10 +24,10 @@
 #include <unistd.h>
 
 #include "lib/ostream.h"
-#include "cmd/lost.h"
+#include "cmd/out/lost.h"
 #include "cmd/tool-shared.h"
-#include "cmd/flamegraph.h"
-#include "cmd/heap-flame.h"
+#include "cmd/out/flamegraph.h"
+#include "cmd/out/heap-flame.h"
 #include "agg/heap-profile.h"
 #include "lib/errbuf.h"
 #include "trace/session.h"

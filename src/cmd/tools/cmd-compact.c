@@ -39,7 +39,7 @@
 #include "agg/every.h"
 #include "features.h"
 #include "lib/keyed.h"
-#include "cmd/report.h"
+#include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
 #include "cmd/cmdlines.h"

@@ -26,7 +26,7 @@
 #include <time.h>
 
 #include "agg/cachestat.h"
-#include "cmd/lost.h"
+#include "cmd/out/lost.h"
 #include "cmd/tool-shared.h"
 #include "trace/session.h"
 #include "cmd/tool.h"

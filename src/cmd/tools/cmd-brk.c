@@ -17,7 +17,7 @@
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
 #include "trace/probe-spec.h"
-#include "cmd/report.h"
+#include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
 #include "cmd/cmdlines.h"

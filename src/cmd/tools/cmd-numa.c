@@ -29,7 +29,7 @@
 
 #include "cmd/cmdlines.h"
 #include "cmd/commands.h"
-#include "cmd/lost.h"
+#include "cmd/out/lost.h"
 #include "cmd/tool.h"
 #include "ladder.h"
 #include "lib/file.h"
@@ -472,7 +472,7 @@ static const char *numa_opt(int c, const char *arg, void *ctx)
 static const struct tool_option numa_options[] = {
 	OPT_SHARED(TOOL_SHARED_PID, "this process: its pages when tracing ends, its migrations until then"),
 	OPT_SHARED(TOOL_SHARED_CMD, "run CMD: its pages as it exits, its migrations over its run"),
-	OPT_CALL('v', NULL, NULL, 'v', "every mapping too: start, policy, kind, pages per node, file"),
+	OPT_CALL('v', "verbose", NULL, 'v', "every mapping too: start, policy, kind, pages per node, file"),
 	OPT_END,
 };
 

@@ -41,7 +41,7 @@
 #include "cmd/tool.h"
 #include "agg/heap-profile.h"
 #include "lib/keyed.h"
-#include "cmd/report.h"
+#include "cmd/out/report.h"
 #include "trace/session.h"
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
@@ -49,7 +49,7 @@
 #include "cmd/cmdlines.h"
 #include "lib/ostream.h"
 #ifdef HAVE_PPROF
-#include "cmd/pprof.h"
+#include "cmd/out/pprof.h"
 #endif
 
 #define TOOL "report pprof"

@@ -41,7 +41,7 @@
 #include "agg/major-pair.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
-#include "cmd/report.h"
+#include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
 #include "cmd/cmdlines.h"

@@ -24,7 +24,7 @@
 #include "trace/tp-catalog.h"
 #include "lib/keyed.h"
 #include "trace/probe-spec.h"
-#include "cmd/report.h"
+#include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
 #include "cmd/cmdlines.h"

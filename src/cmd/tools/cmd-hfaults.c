@@ -53,7 +53,7 @@
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
 #include "proc/pageflags.h"
-#include "cmd/report.h"
+#include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
 #include "cmd/cmdlines.h"

@@ -28,7 +28,7 @@
 #include "trace/tp-catalog.h"
 #include "features.h"
 #include "lib/keyed.h"
-#include "cmd/report.h"
+#include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
 #include "cmd/cmdlines.h"

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/mmap-flags.h"
+#include "cmd/out/mmap-flags.h"
 
 #define FL_PROT_READ		0x1
 #define FL_PROT_WRITE		0x2

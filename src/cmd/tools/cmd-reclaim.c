@@ -30,7 +30,7 @@
 #include "trace/tp-catalog.h"
 #include "features.h"
 #include "agg/reclaim-pair.h"
-#include "cmd/report.h"
+#include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
 #include "cmd/cmdlines.h"

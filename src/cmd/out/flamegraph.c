@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/flamegraph.h"
+#include "cmd/out/flamegraph.h"
 #include "lib/errbuf.h"
 #include "lib/grow.h"
 #include "lib/hashmap.h"

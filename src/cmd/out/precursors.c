@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "cmd/precursors.h"
+#include "cmd/out/precursors.h"
 
 static double col_value(const struct mem_row *r, enum mem_col c)
 {

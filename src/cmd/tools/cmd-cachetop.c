@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "agg/cachestat.h"
-#include "cmd/lost.h"
+#include "cmd/out/lost.h"
 #include "cmd/tool-shared.h"
 #include "lib/file.h"
 #include "lib/keyed.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
-#include "cmd/lost.h"
+#include "cmd/out/lost.h"
 #include "cmd/tool.h"
 #include "cmd/tool-opts.h"
 #include "trace/session.h"

@@ -37,7 +37,7 @@
 #include "agg/every.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
-#include "cmd/report.h"
+#include "cmd/out/report.h"
 #include "trace/session.h"
 #include "proc/slabinfo.h"
 #include "stack/symbolize.h"

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/status.h"
+#include "cmd/out/status.h"
 
 #define ERASE "\r\033[K"
 #define DEFAULT_WIDTH 80

@@ -30,7 +30,7 @@
 #include "agg/heap-profile.h"
 #include "lib/grow.h"
 #include "lib/hashmap.h"
-#include "cmd/report.h"
+#include "cmd/out/report.h"
 #include "trace/session.h"
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"

@@ -23,7 +23,7 @@
 
 #include "lib/grow.h"
 #include "lib/hashmap.h"
-#include "cmd/pprof.h"
+#include "cmd/out/pprof.h"
 #include "proto/profile.pb-c.h"
 
 typedef Perftools__Profiles__ValueType pb_value_type;
