@@ -32,7 +32,6 @@
 #include "cmd/commands.h"
 #include "cmd/out/lost.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
 #include "lib/grow.h"

@@ -349,15 +349,24 @@ struct report_sub {
 	const char *name;
 	bool no_options;	/* not even -h: info and script */
 	int (*run)(const struct replay_opts *ro, int argc, char **argv);
+	const struct tool_cmdline *cmdline;	/* its options; NULL: none */
 };
 
 static const struct report_sub subs[] = {
-	{ "info", true, info },
-	{ "script", true, script },
-	{ "timeline", false, report_timeline },
-	{ "diff", false, report_diff },
-	{ "pprof", false, report_pprof },
+	{ "info", true, info, NULL },
+	{ "script", true, script, NULL },
+	{ "timeline", false, report_timeline, &timeline_cmdline },
+	{ "diff", false, report_diff, &diff_cmdline },
+	{ "pprof", false, report_pprof, &pprof_cmdline },
 };
+
+const struct tool_cmdline *report__sub_cmdline(size_t i, bool *more)
+{
+	size_t n = sizeof(subs) / sizeof(subs[0]);
+
+	*more = i + 1 < n;
+	return i < n ? subs[i].cmdline : NULL;
+}
 
 static const struct report_sub *find_sub(const char *name)
 {

@@ -54,7 +54,7 @@ static const struct command commands[] = {
 	{ "numa", "a process's pages per NUMA node (numastat -p), its migrations over the run",
 	  .tool = &numa_tool },
 	{ "record", "record the events of several tools once, to a file (perf record)",
-	  .cmd = cmd_record },
+	  .cmd = cmd_record, .cmdline = &record_cmdline },
 	{ "report", "any tool's report, a perf script dump, a timeline, a heap diff or a pprof profile, from recordings",
 	  .cmd = cmd_report },
 	{ "features", "what this kernel offers and which event source each tool uses",
@@ -118,6 +118,27 @@ size_t commands__ladders(const struct ladder **out, size_t max)
 				out[n] = two[k];
 			n++;
 		}
+	}
+	return n;
+}
+
+size_t commands__cmdlines(const struct tool_cmdline **out, size_t max)
+{
+	const struct tool_cmdline *c;
+	size_t n = 0;
+	bool more = true;
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		c = commands[i].tool ? commands[i].tool->cmdline : commands[i].cmdline;
+		if (c && n < max)
+			out[n] = c;
+		n += c != NULL;
+	}
+	for (size_t i = 0; more; i++) {
+		c = report__sub_cmdline(i, &more);
+		if (c && n < max)
+			out[n] = c;
+		n += c != NULL;
 	}
 	return n;
 }

@@ -24,6 +24,17 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv);
 int report_diff(const struct replay_opts *ro, int argc, char **argv);
 /* report -i FILE pprof (cmd-pprof.c): argv[0] is "pprof". */
 int report_pprof(const struct replay_opts *ro, int argc, char **argv);
+/* The command lines of record and of report's subcommands with options. */
+extern const struct tool_cmdline record_cmdline, timeline_cmdline, diff_cmdline, pprof_cmdline;
+/* report's subcommand @i's declared command line (NULL for one with no
+ * options, or past the last: *@more says which). */
+const struct tool_cmdline *report__sub_cmdline(size_t i, bool *more);
+/*
+ * commands__cmdlines() - every declared command line, the tools' (from the
+ * command table), record's and report's subcommands', for what walks them
+ * all (the tables' test); fills @out up to @max.  Return: how many there are.
+ */
+size_t commands__cmdlines(const struct tool_cmdline **out, size_t max);
 /*
  * report_replay() - what every report subcommand does with a recording
  * (cmd-report.c): open @ro's replay, let @add (may be NULL) add the
@@ -47,11 +58,15 @@ int report_replay(const struct replay_opts *ro,
  */
 struct tool;
 struct ladder;
+struct tool_cmdline;
 struct command {
 	const char *name;
 	const char *summary;		/* faultline --help's line */
 	int (*cmd)(int argc, char **argv);
 	const struct tool *tool;	/* a tracing tool (cmd/tool.h) */
+	/* A plain command's declared command line, when it has one (a
+	 * tool's is its struct tool's). */
+	const struct tool_cmdline *cmdline;
 };
 
 /* The TOOL_* flags of a tool's command (0 for a plain command). */

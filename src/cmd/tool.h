@@ -75,6 +75,9 @@ enum tool_stacks {
 
 struct tool {
 	const char *name;
+	/* Its command line, declared once (cmd/tool-opts.h): init parses with
+	 * it; -h, completion and the tables' test read it from here. */
+	const struct tool_cmdline *cmdline;
 	/* "Tracing WHAT of PID 1 with ...", said by the driver once tracing
 	 * is live; NULL: the tool's ready() says its own line (not in a
 	 * replay), as swapin keeps BCC's "Counting swap ins of ...". */

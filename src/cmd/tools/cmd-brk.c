@@ -20,7 +20,6 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "brk"
@@ -31,7 +30,7 @@ static const struct tool_option brk_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline brk_cmdline = {
+static const struct tool_cmdline brk_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_T | TOOL_OPT_FOLDED,
 	.options = brk_options,
@@ -309,6 +308,7 @@ static const struct rung brk_rungs[] = {
 static const struct ladder brk_ladder = LADDER("brk", brk_rungs);
 
 const struct tool brk_tool = {
+	.cmdline = &brk_cmdline,
 	.name = TOOL,
 	.ladder = &brk_ladder,
 	.what = "brk() calls",

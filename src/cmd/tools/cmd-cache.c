@@ -30,7 +30,6 @@
 #include "cmd/tool-shared.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 
 #define TOOL "cache"
 
@@ -59,7 +58,7 @@ static const struct tool_option cache_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline cache_cmdline = {
+static const struct tool_cmdline cache_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL),
 	.options = cache_options,
@@ -246,6 +245,7 @@ static const struct ladder cache_ladder = LADDER("cache", cache_rungs);
 const struct ladder cachetop_ladder = LADDER("cachetop", cache_rungs);
 
 const struct tool cache_tool = {
+	.cmdline = &cache_cmdline,
 	.name = TOOL,
 	.ladder = &cache_ladder,
 	.stacks = TOOL_STACKS_NONE,

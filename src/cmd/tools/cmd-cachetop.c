@@ -45,7 +45,6 @@
 #include "lib/passwd.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 
 #define TOOL "cachetop"
 
@@ -377,7 +376,7 @@ static const struct tool_option cachetop_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline cachetop_cmdline = {
+static const struct tool_cmdline cachetop_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_NO_SHARED & ~(TOOL_OPT_NO_PID | TOOL_OPT_NO_ALL),
 	.options = cachetop_options,
@@ -480,6 +479,7 @@ static void top_fini(void *ctx)
 }
 
 const struct tool cachetop_tool = {
+	.cmdline = &cachetop_cmdline,
 	.name = TOOL,
 	.ladder = &cachetop_ladder,	/* cmd-cache.c */
 	.stacks = TOOL_STACKS_NONE,

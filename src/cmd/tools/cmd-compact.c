@@ -42,7 +42,6 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 
@@ -478,7 +477,7 @@ static const struct tool_option compact_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline compact_cmdline = {
+static const struct tool_cmdline compact_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_T | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
 	.options = compact_options,
@@ -576,6 +575,7 @@ static const struct rung compact_rungs[] = {
 static const struct ladder compact_ladder = LADDER("compact", compact_rungs);
 
 const struct tool compact_tool = {
+	.cmdline = &compact_cmdline,
 	.name = TOOL,
 	.ladder = &compact_ladder,
 	.stacks = TOOL_STACKS_NONE,

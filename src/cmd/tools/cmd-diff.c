@@ -42,7 +42,6 @@
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
 #include "cmd/tool-opts.h"
-#include "cmd/cmdlines.h"
 
 #define TOOL "report diff"
 

@@ -44,7 +44,6 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "faults"
@@ -759,7 +758,7 @@ static const struct tool_option faults_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline faults_cmdline = {
+static const struct tool_cmdline faults_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_FOLDED,
 	.options = faults_options,
@@ -883,6 +882,7 @@ static const struct rung faults_rungs[] = {
 const struct ladder faults_ladder = LADDER("faults", faults_rungs);
 
 const struct tool faults_tool = {
+	.cmdline = &faults_cmdline,
 	.name = TOOL,
 	.ladder = &faults_ladder,
 	.what = "page faults",

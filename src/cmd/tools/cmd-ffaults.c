@@ -31,7 +31,6 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "ffaults"
@@ -218,7 +217,7 @@ static int ffaults_add_events(void *ctx, struct session *s, const char *rung, co
 	return err;
 }
 
-const struct tool_cmdline ffaults_cmdline = {
+static const struct tool_cmdline ffaults_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_NO_UNWIND,
 };
@@ -260,6 +259,7 @@ static const struct rung ffaults_rungs[] = {
 static const struct ladder ffaults_ladder = LADDER("ffaults", ffaults_rungs);
 
 const struct tool ffaults_tool = {
+	.cmdline = &ffaults_cmdline,
 	.name = TOOL,
 	.ladder = &ffaults_ladder,
 	.what = "file-backed page faults",

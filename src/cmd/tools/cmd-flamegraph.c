@@ -32,7 +32,6 @@
 #include "lib/errbuf.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 
 #define TOOL "flamegraph"
 
@@ -218,7 +217,7 @@ static const struct tool_option fg_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline flamegraph_cmdline = {
+static const struct tool_cmdline flamegraph_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_NO_ALL | TOOL_OPT_NO_JSON,
 	.options = fg_options,
@@ -300,6 +299,7 @@ static void fg_fini(void *ctx)
 }
 
 const struct tool flamegraph_tool = {
+	.cmdline = &flamegraph_cmdline,
 	.name = TOOL,
 	.ladder = &leak_ladder,
 	.other_ladder = &faults_ladder,

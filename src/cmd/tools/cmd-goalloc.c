@@ -34,7 +34,6 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 
 #define TOOL "goalloc"
 
@@ -270,7 +269,7 @@ static const struct tool_option goalloc_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline goalloc_cmdline = {
+static const struct tool_cmdline goalloc_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_FOLDED | TOOL_OPT_NO_ALL | TOOL_OPT_NO_UNWIND,
 	.options = goalloc_options,
@@ -313,6 +312,7 @@ static const struct rung goalloc_rungs[] = {
 static const struct ladder goalloc_ladder = LADDER("goalloc", goalloc_rungs);
 
 const struct tool goalloc_tool = {
+	.cmdline = &goalloc_cmdline,
 	.name = TOOL,
 	.ladder = &goalloc_ladder,
 	.stacks = TOOL_STACKS_USER_FP,

@@ -35,7 +35,6 @@
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 
 #define TOOL "heap"
 
@@ -789,7 +788,7 @@ static const struct tool_option heap_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline heap_cmdline = {
+static const struct tool_cmdline heap_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_NO_ALL,
 	.options = heap_options,
@@ -909,6 +908,7 @@ static void heap_fini(void *ctx)
 }
 
 const struct tool heap_tool = {
+	.cmdline = &heap_cmdline,
 	.name = TOOL,
 	/* leak's events, so its ladder and its recordings serve. */
 	.ladder = &leak_ladder,

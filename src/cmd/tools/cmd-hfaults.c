@@ -56,7 +56,6 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "hfaults"
@@ -413,7 +412,7 @@ static const struct tool_option hfaults_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline hfaults_cmdline = {
+static const struct tool_cmdline hfaults_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_NO_UNWIND,
 	.options = hfaults_options,
@@ -466,6 +465,7 @@ static const struct rung hfaults_rungs[] = {
 static const struct ladder hfaults_ladder = LADDER("hfaults", hfaults_rungs);
 
 const struct tool hfaults_tool = {
+	.cmdline = &hfaults_cmdline,
 	.name = TOOL,
 	.ladder = &hfaults_ladder,
 	.what = "huge page faults",

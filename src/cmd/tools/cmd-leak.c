@@ -27,7 +27,6 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 
 #define TOOL "leak"
 
@@ -194,7 +193,7 @@ static const struct tool_option leak_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline leak_cmdline = {
+static const struct tool_cmdline leak_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_FOLDED,
 	.options = leak_options,
@@ -792,6 +791,7 @@ static void leak_variant(const void *ctx, const struct ladder **ladder, const ch
 }
 
 const struct tool leak_tool = {
+	.cmdline = &leak_cmdline,
 	.name = TOOL,
 	.ladder = &leak_ladder,
 	.other_ladder = &kleak_ladder,

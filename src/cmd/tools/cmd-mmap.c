@@ -27,7 +27,6 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "mmap"
@@ -353,7 +352,7 @@ static const struct tool_option mmap_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline mmap_cmdline = {
+static const struct tool_cmdline mmap_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_T | TOOL_OPT_G,
 	.options = mmap_options,
@@ -416,6 +415,7 @@ static const struct rung mmap_rungs[] = {
 static const struct ladder mmap_ladder = LADDER("mmap", mmap_rungs);
 
 const struct tool mmap_tool = {
+	.cmdline = &mmap_cmdline,
 	.name = TOOL,
 	.ladder = &mmap_ladder,
 	.what = "mmap() and munmap() calls",

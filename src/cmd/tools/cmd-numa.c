@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmdlines.h"
 #include "cmd/commands.h"
 #include "cmd/out/lost.h"
 #include "cmd/tool.h"
@@ -476,7 +475,7 @@ static const struct tool_option numa_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline numa_cmdline = {
+static const struct tool_cmdline numa_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_NO_ALL | TOOL_OPT_NO_UNWIND,
 	.options = numa_options,
@@ -528,6 +527,7 @@ static const struct rung numa_rungs[] = {
 static const struct ladder numa_ladder = LADDER("numa", numa_rungs);
 
 const struct tool numa_tool = {
+	.cmdline = &numa_cmdline,
 	.name = TOOL,
 	.ladder = &numa_ladder,
 	.stacks = TOOL_STACKS_NONE,

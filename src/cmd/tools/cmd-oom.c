@@ -78,7 +78,6 @@
 #include "cmd/out/precursors.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 
 #define TOOL "oom"
 #define MAX_PENDING 64
@@ -931,7 +930,7 @@ static const struct tool_option oom_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline oom_cmdline = {
+static const struct tool_cmdline oom_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_NO_UNWIND | TOOL_OPT_LIVE_ALL,
 	.options = oom_options,
@@ -1096,6 +1095,7 @@ static const struct rung oom_rungs[] = {
 static const struct ladder oom_ladder = LADDER("oom", oom_rungs);
 
 const struct tool oom_tool = {
+	.cmdline = &oom_cmdline,
 	.name = TOOL,
 	.ladder = &oom_ladder,
 	.what = "OOM kills",

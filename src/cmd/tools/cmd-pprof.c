@@ -46,7 +46,6 @@
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
 #include "cmd/tool-opts.h"
-#include "cmd/cmdlines.h"
 #include "lib/ostream.h"
 #ifdef HAVE_PPROF
 #include "cmd/out/pprof.h"

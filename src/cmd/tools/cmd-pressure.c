@@ -44,7 +44,6 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "pressure"
@@ -407,7 +406,7 @@ static const struct tool_option pressure_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline pressure_cmdline = {
+static const struct tool_cmdline pressure_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD | TOOL_OPT_NO_UNWIND,
 	.options = pressure_options,
@@ -565,6 +564,7 @@ static const struct rung pressure_rungs[] = {
 static const struct ladder pressure_ladder = LADDER("pressure", pressure_rungs);
 
 const struct tool pressure_tool = {
+	.cmdline = &pressure_cmdline,
 	.name = TOOL,
 	.ladder = &pressure_ladder,
 	.stacks = TOOL_STACKS_NONE,

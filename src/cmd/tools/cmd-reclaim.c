@@ -33,7 +33,6 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 
@@ -399,7 +398,7 @@ static const struct tool_option reclaim_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline reclaim_cmdline = {
+static const struct tool_cmdline reclaim_cmdline = {
 	.tool = TOOL,
 	/* Any order: -s and -i were always taken after the duration too. */
 	.accepts = TOOL_OPT_T | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
@@ -513,6 +512,7 @@ static const struct rung reclaim_rungs[] = {
 static const struct ladder reclaim_ladder = LADDER("reclaim", reclaim_rungs);
 
 const struct tool reclaim_tool = {
+	.cmdline = &reclaim_cmdline,
 	.name = TOOL,
 	.ladder = &reclaim_ladder,
 	.stacks = TOOL_STACKS_NONE,

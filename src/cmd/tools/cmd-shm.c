@@ -27,7 +27,6 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "shm"
@@ -371,7 +370,7 @@ static const struct tool_option shm_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline shm_cmdline = {
+static const struct tool_cmdline shm_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_T | TOOL_OPT_G | TOOL_OPT_ANY_ORDER,
 	.options = shm_options,
@@ -421,6 +420,7 @@ static const struct rung shm_rungs[] = {
 static const struct ladder shm_ladder = LADDER("shm", shm_rungs);
 
 const struct tool shm_tool = {
+	.cmdline = &shm_cmdline,
 	.name = TOOL,
 	.ladder = &shm_ladder,
 	.what = "shm*() calls",

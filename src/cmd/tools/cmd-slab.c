@@ -42,7 +42,6 @@
 #include "proc/slabinfo.h"
 #include "stack/symbolize.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 #include "ladder.h"
 
 #define TOOL "slab"
@@ -569,7 +568,7 @@ static const struct tool_option slab_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline slab_cmdline = {
+static const struct tool_cmdline slab_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_G | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
 	.options = slab_options,
@@ -678,6 +677,7 @@ static const struct rung slab_rungs[] = {
 static const struct ladder slab_ladder = LADDER("slab", slab_rungs);
 
 const struct tool slab_tool = {
+	.cmdline = &slab_cmdline,
 	.name = TOOL,
 	.ladder = &slab_ladder,
 	.stacks = TOOL_STACKS_KERNEL,

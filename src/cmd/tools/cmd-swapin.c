@@ -37,7 +37,6 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
-#include "cmd/cmdlines.h"
 #include "proc/procstat.h"
 #include "ladder.h"
 
@@ -217,7 +216,7 @@ static const struct tool_option swapin_options[] = {
 	OPT_END,
 };
 
-const struct tool_cmdline swapin_cmdline = {
+static const struct tool_cmdline swapin_cmdline = {
 	.tool = TOOL,
 	.accepts = TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
 	.options = swapin_options,
@@ -309,6 +308,7 @@ static const struct rung swapin_rungs[] = {
 static const struct ladder swapin_ladder = LADDER("swapin", swapin_rungs);
 
 const struct tool swapin_tool = {
+	.cmdline = &swapin_cmdline,
 	.name = TOOL,
 	.ladder = &swapin_ladder,
 	.stacks = TOOL_STACKS_NONE,

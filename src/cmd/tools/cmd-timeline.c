@@ -72,7 +72,6 @@
 #include "cmd/out/precursors.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
-#include "cmd/cmdlines.h"
 
 #define TOOL "report timeline"
 
