@@ -69,7 +69,7 @@ int report_replay(const struct replay_opts *ro,
 		return err;
 	}
 	err = add ? add(*s, ctx, eb) : 0;
-	return err ? err : session__run(*s, NULL, eb);
+	return err ? err : session__run(*s, eb);
 }
 
 /* ---- info ---- */

@@ -674,10 +674,11 @@ struct banner {
 	void *ctx;
 };
 
-static void flush_round(void *ctx)
+static void flush_round(struct session *s, void *ctx)
 {
 	const struct banner *b = ctx;
 
+	(void)s;
 	if (b->round)
 		b->round(b->ctx);
 	fflush(stdout);
@@ -703,10 +704,11 @@ void tool__banner(const struct tool_opts *o, const char *what, const char *sourc
 }
 
 /* Said when tracing is live, not before: scripts wait for this line. */
-static void print_banner(void *ctx)
+static void print_banner(struct session *s, void *ctx)
 {
 	const struct banner *b = ctx;
 
+	(void)s;
 	if (b->ready)
 		b->ready(b->ctx);
 	if (b->what)
@@ -724,11 +726,15 @@ int tool__run_with(struct session *s, const struct tool_opts *o, const char *too
 		   void (*round)(void *ctx), void *ctx)
 {
 	struct banner b = { o, what, source, ready, round, ctx };
-	struct session_hooks hooks = { .ready = print_banner, .round = flush_round, .ctx = &b };
+	/* The run's own consumer, after the tools': it lives as long as the
+	 * session, b until this returns, and the session runs once. */
+	struct session_consumer run = { .ready = print_banner, .round = flush_round, .ctx = &b };
 	struct errbuf eb = { "" };
 	int err, st;
 
-	err = session__run(s, &hooks, &eb);
+	err = session__add_consumer(s, &run);
+	if (!err)
+		err = session__run(s, &eb);
 	if (err)
 		return tool__fail(tool, &eb, err);
 	st = session__cmd_status(s);

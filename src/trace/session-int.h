@@ -142,7 +142,6 @@ struct session {
 	/* session__add_consumer()'s, in order; session__run()'s hooks */
 	struct session_consumer *consumers;
 	size_t nconsumers, capconsumers;
-	const struct session_hooks *run_hooks;
 	bool format_lost;		/* events count their lost samples */
 	int pmu_retprobe_bit;		/* uprobe PMU: -1 until read */
 	pid_t pmu_min_tid;		/* its kernel filter: common_pid >= this; 0: none */

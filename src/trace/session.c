@@ -394,11 +394,9 @@ int session__add_consumer(struct session *s, const struct session_consumer *c)
 	return 0;
 }
 
-/* Each consumer's ready, or @round its round, then the run's hooks'. */
+/* Each consumer's ready, or @round its round. */
 static void consumers_at(struct session *s, bool round)
 {
-	void (*hook)(void *ctx);
-
 	for (size_t i = 0; i < s->nconsumers; i++) {
 		const struct session_consumer *c = &s->consumers[i];
 		void (*fn)(struct session *s, void *ctx) = round ? c->round : c->ready;
@@ -406,9 +404,6 @@ static void consumers_at(struct session *s, bool round)
 		if (fn)
 			fn(s, c->ctx);
 	}
-	hook = !s->run_hooks ? NULL : round ? s->run_hooks->round : s->run_hooks->ready;
-	if (hook)
-		hook(s->run_hooks->ctx);
 }
 
 void session__consumers_ready(struct session *s)
@@ -426,7 +421,7 @@ bool session__consumers_want_round(const struct session *s)
 	for (size_t i = 0; i < s->nconsumers; i++)
 		if (s->consumers[i].round)
 			return true;
-	return s->run_hooks && s->run_hooks->round;
+	return false;
 }
 
 /* Whether one of @n ips lies in [@lo, @hi). */
@@ -550,14 +545,9 @@ void session__on_exit(struct session *s, const struct sb_task *tk)
 		c->thread_exit(s, (pid_t)tk->pid, (pid_t)tk->tid, c->ctx);
 }
 
-int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb)
+int session__run(struct session *s, struct errbuf *eb)
 {
-	int err;
-
-	s->run_hooks = hooks;
-	err = s->src->run(s, eb);
-	s->run_hooks = NULL;
-	return err;
+	return s->src->run(s, eb);
 }
 
 void session__stop(struct session *s)

@@ -262,13 +262,6 @@ struct session_consumer {
 /* Add @c (copied) after the consumers added before.  0, or -ENOMEM. */
 int session__add_consumer(struct session *s, const struct session_consumer *c);
 
-/* What the caller of session__run() wants to hear while it runs (members
- * may be NULL): a consumer's ready and round for that run. */
-struct session_hooks {
-	void (*ready)(void *ctx);
-	void (*round)(void *ctx);
-	void *ctx;
-};
 
 /*
  * Recording (faultline record): set up the session as usual, add the
@@ -367,9 +360,9 @@ int session__grow_end(struct session *s, bool ok, struct errbuf *eb);
  * the children it forked since the start); false for -a and in a replay. */
 bool session__in_target(const struct session *s, pid_t pid);
 
-/* Run until Ctrl-C/signal, the duration, or the target's exit; @hooks
- * (may be NULL) are called after the consumers' ready and round. */
-int session__run(struct session *s, const struct session_hooks *hooks, struct errbuf *eb);
+/* Run until Ctrl-C/signal, the duration, or the target's exit: what the
+ * caller wants to hear while it runs is a consumer of its own, added last. */
+int session__run(struct session *s, struct errbuf *eb);
 /*
  * session__stop - end a run from inside it (a handler or a round hook:
  * the report count reached, a replay at its duration)

@@ -803,8 +803,9 @@ static void mutate(struct buf *b, const struct buf *seeds, size_t nseeds)
 static int replay_fd = -1;
 static uint64_t rounds;
 
-static void on_round(void *ctx)
+static void on_round(struct session *s, void *ctx)
 {
+	(void)s;
 	(void)ctx;
 	rounds++;
 }
@@ -835,7 +836,8 @@ static void replay(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < session__recorded_events(s); i++)
 		if (session__add_recorded(s, i, on_sample, NULL, NULL, &eb))
 			break;
-	session__run(s, &(struct session_hooks){ .round = on_round }, &eb);
+	if (!session__add_consumer(s, &(struct session_consumer){ .round = on_round }))
+		session__run(s, &eb);
 	session__free(s);
 }
 

@@ -305,7 +305,7 @@ static int replay(const struct evdef *defs, const char *sample_meta, uint64_t ra
 			&(struct alloc_trace_hooks){ .entered = on_entered, .made = on_made,
 				.freed = on_freed, .returned = on_returned, .ctx = &res->h }, &at, &eb);
 	if (!err)
-		err = session__run(s, NULL, &eb);
+		err = session__run(s, &eb);
 	if (err)
 		fprintf(stderr, "test-alloc-trace: %s\n", errbuf__str(&eb, err));
 	if (at) {

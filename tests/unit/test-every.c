@@ -275,13 +275,15 @@ static void on_tick(struct session *s, const struct sample *smp, void *ctx)
 	(void)ctx;
 }
 
-static void on_ready(void *ctx)
+static void on_ready(struct session *s, void *ctx)
 {
+	(void)s;
 	every__ready(&((struct replayed *)ctx)->e);
 }
 
-static void on_round(void *ctx)
+static void on_round(struct session *s, void *ctx)
 {
+	(void)s;
 	every__round(&((struct replayed *)ctx)->e);
 }
 
@@ -307,8 +309,10 @@ static void replay(const uint64_t *times, size_t n, double secs, unsigned long c
 	if (!err) {
 		every__init(&r->e, r->s, secs, count, report_time, r);
 		r->e.last_in_round = in_round;
-		err = session__run(r->s, &(struct session_hooks){ .ready = on_ready,
-								   .round = on_round, .ctx = r }, &eb);
+		err = session__add_consumer(r->s, &(struct session_consumer){ .ready = on_ready,
+									   .round = on_round, .ctx = r });
+		if (!err)
+			err = session__run(r->s, &eb);
 		every__final(&r->e);
 	}
 	CHECK_EQ_U64(err, 0);

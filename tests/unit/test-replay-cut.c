@@ -96,7 +96,7 @@ static void check_cut(const char *what, const char *path, int nev, const char *c
 	CHECK_EQ_U64(session__recorded_events(s), (uint64_t)nev);
 	err = session__add_software(s, "head-event", CONFIG, 0, on_sample, &samples, &eb);
 	CHECK_EQ_U64(err, 0);
-	err = session__run(s, NULL, &eb);
+	err = session__run(s, &eb);
 	CHECK_EQ_U64(err, 0);
 	if (err)
 		fprintf(stderr, "test-replay-cut: %s: run: %s\n", what, errbuf__str(&eb, err));

@@ -162,7 +162,7 @@ int main(void)
 		err = session__add_consumer(s, &(struct session_consumer){
 			.event = on_event_second, .ctx = &sn });
 		CHECK_EQ_U64(err, 0);
-		err = session__run(s, NULL, &eb);
+		err = session__run(s, &eb);
 		CHECK_EQ_U64(err, 0);
 		if (err)
 			fprintf(stderr, "test-replay-late: run: %s\n", errbuf__str(&eb, err));

@@ -150,7 +150,7 @@ static int load(struct diff *d, int which, const struct replay_opts *base, struc
 								    .ctx = hp },
 				       &at, eb);
 	if (!err)
-		err = session__run(s, NULL, eb);
+		err = session__run(s, eb);
 	if (!err)
 		err = heap_profile__error(hp);
 	if (!err)
