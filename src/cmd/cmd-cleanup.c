@@ -4,6 +4,7 @@
  * nothing else: groups of live faultline processes and other tools' probes
  * are left alone.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,31 @@
 #include <tracefs/tracefs.h>
 
 #include "cmd/commands.h"
+#include "cmd/tool-opts.h"
 #include "features.h"
 #include "trace/perf-cgroup.h"
 #include "trace/probe-group.h"
+
+struct cleanup_ctx {
+	bool dry;
+};
+
+static const struct tool_option cleanup_options[] = {
+	OPT_BOOLEAN('n', "dry-run", struct cleanup_ctx, dry,
+		    "say what would be removed, and remove nothing"),
+	OPT_END,
+};
+
+const struct tool_cmdline cleanup_cmdline = {
+	.tool = "cleanup",
+	.accepts = TOOL_OPT_NO_SHARED,
+	.options = cleanup_options,
+	.text = {
+		.args = "",
+		.intro = "Removes the probe groups faultline_<pid> whose faultline process is gone,\n"
+			 "and the cgroups faultline_<pid> it gave the commands it ran.\n\n",
+	},
+};
 
 int cmd_cleanup(int argc, char **argv)
 {
@@ -26,21 +49,32 @@ int cmd_cleanup(int argc, char **argv)
 	int err, ret = EXIT_FAIL;
 	bool dry = false;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--dry-run")) {
+	struct option longopts[OPT_TABLE_MAX + 1];
+	char shortopts[3 * OPT_TABLE_MAX + 2];
+	struct opt_table t;
+	struct opt_text x;
+	int c;
+
+	c = tool_cmdline__plain(&cleanup_cmdline, &t, &x, shortopts, longopts, argc, argv);
+	if (c)
+		return c > 0 ? EXIT_OK : EXIT_FAIL;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		int i = opt_table__row_of(&t, c);
+
+		if (i >= 0 && t.row[i].to == TOOL_OPTION_FLAG) {
 			dry = true;
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			printf("usage: faultline cleanup [-n|--dry-run]\n"
-			       "Removes the probe groups faultline_<pid> whose faultline process is gone,\n"
-			       "and the cgroups faultline_<pid> it gave the commands it ran.\n"
-			       "\n"
-			       "  -n, --dry-run  say what would be removed, and remove nothing\n");
+		} else if (i >= 0) {
+			opt_table__help(&t, &x, stdout);
 			return EXIT_OK;
 		} else {
-			fprintf(stderr, "faultline cleanup: unknown option '%s'\n"
-				"usage: faultline cleanup [-n|--dry-run]\n", argv[i]);
-			return EXIT_USAGE;
+			break;
 		}
+	}
+	if (c != -1 || optind < argc) {
+		fprintf(stderr, "faultline cleanup: unknown option '%s'\n",
+			c != -1 ? argv[optind - 1] : argv[optind]);
+		opt_table__usage(&t, &x, stderr);
+		return EXIT_USAGE;
 	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "faultline cleanup: must run as root to change tracefs\n");

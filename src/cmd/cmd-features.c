@@ -20,6 +20,7 @@
 
 #include "lib/json.h"
 #include "cmd/commands.h"
+#include "cmd/tool-opts.h"
 #include "features.h"
 #include "ladder.h"
 #include "lib/errbuf.h"
@@ -30,17 +31,36 @@
 #define MAX_RUNGS 16
 #define MAX_LADDERS 64
 
-static void usage(FILE *fp)
+enum { FEATURES_ROOT = 1 };
+
+static const struct tool_option features_options[] = {
+	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per line: the system, each feature, each tool"),
+	OPT_CALL(0, "root", "DIR", FEATURES_ROOT,
+		 "probe the tree DIR/tracing, DIR/sys, DIR/proc instead of this\n"
+		 "kernel (e.g. tests/fixtures/kernels/rhel7-3.10)"),
+	OPT_END,
+};
+
+/* --root DIR into the const char * @ctx. */
+static const char *features_opt(int key, const char *arg, void *ctx)
 {
-	fputs("usage: faultline features [--json] [--root DIR]\n"
-	      "\n"
-	      "  --json      one JSON object per line: the system, each feature, each tool\n"
-	      "  --root DIR  probe the tree DIR/tracing, DIR/sys, DIR/proc instead of this\n"
-	      "              kernel (e.g. tests/fixtures/kernels/rhel7-3.10)\n"
-	      "\n"
-	      "FAULTLINE_MASK=name,...,system:event,system:* makes features and\n"
-	      "tracepoints look absent, to exercise the fallbacks.\n", fp);
+	(void)key;
+	*(const char **)ctx = arg;
+	return NULL;
 }
+
+const struct tool_cmdline features_cmdline = {
+	.tool = "features",
+	.opt = features_opt,
+	.accepts = TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_JSON,
+	.options = features_options,
+	.text = {
+		.args = "",
+		.intro = "\n",
+		.notes = "\nFAULTLINE_MASK=name,...,system:event,system:* makes features and\n"
+			 "tracepoints look absent, to exercise the fallbacks.\n",
+	},
+};
 
 static const char *yes_no(bool b)
 {
@@ -211,12 +231,10 @@ static void json_tool(const struct ladder *l, int chosen, char (*why)[WHY_LEN])
  */
 int cmd_features(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[OPT_TABLE_MAX + 1];
+	char shortopts[3 * OPT_TABLE_MAX + 2];
+	struct opt_table t;
+	struct opt_text x;
 	char tracing[PATH_MAX], sys[PATH_MAX], proc[PATH_MAX], rootdir[PATH_MAX];
 	char why[MAX_RUNGS][WHY_LEN];
 	struct fl_roots roots = { NULL, NULL, NULL };
@@ -230,32 +248,32 @@ int cmd_features(int argc, char **argv)
 	int opt, err, chosen, status = EXIT_OK;
 	long caps;
 
-	optind = 0;	/* GNU getopt: restart, whatever main() parsed before */
-	opterr = 0;	/* our own messages, with our own prefix */
-	while ((opt = getopt_long(argc, argv, "+jr:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'j':
+	opt = tool_cmdline__plain(&features_cmdline, &t, &x, shortopts, longopts, argc, argv);
+	if (opt)
+		return opt > 0 ? EXIT_OK : EXIT_FAIL;
+	while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		int row = opt_table__row_of(&t, opt);
+
+		if (row >= 0 && t.shared[row] && t.row[row].key == TOOL_SHARED_JSON) {
 			json = true;
-			break;
-		case 'r':
-			root = optarg;
-			break;
-		case 'h':
-			usage(stdout);
+		} else if (row >= 0 && !t.shared[row]) {
+			features_opt(t.row[row].key, optarg, &root);
+		} else if (row >= 0) {
+			opt_table__help(&t, &x, stdout);
 			goto out;
-		default:
-			if (optopt == 'r' || (optind > 0 && strcmp(argv[optind - 1], "--root") == 0))
+		} else {
+			if (optind > 0 && strcmp(argv[optind - 1], "--root") == 0)
 				fprintf(stderr, "faultline features: option '--root' needs a directory\n");
 			else
 				fprintf(stderr, "faultline features: unknown option '%s'\n", argv[optind - 1]);
-			usage(stderr);
+			opt_table__help(&t, &x, stderr);
 			status = EXIT_USAGE;
 			goto out;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "faultline features: unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
+		opt_table__help(&t, &x, stderr);
 		status = EXIT_USAGE;
 		goto out;
 	}

@@ -33,28 +33,67 @@
 
 #define TOOL "report"
 
-static const char usage[] =
-	"faultline report -i FILE [--symfs DIR] [--since SECS] [--until SECS]\n"
-	"                        TOOL [TOOL OPTIONS] | script | timeline | diff OLD | pprof | info";
-static const char help[] =
-	"  -i, --input FILE   the recording (faultline record -o FILE)\n"
-	"  --symfs DIR        look for the recorded binaries below DIR (by their\n"
-	"                     build-ids; DIR/usr/lib/debug for debug files)\n"
-	"  --since SECS, --until SECS\n"
-	"                     only the samples this many seconds after the start\n"
-	"  TOOL               leak, heap, faults, ffaults, brk, mmap, oom, cache, cachetop,\n"
-	"                     reclaim, swapin, shm, slab, compact, with that tool's\n"
-	"                     options: its report; flamegraph -o FILE: a flame graph page\n"
-	"  script             every sample, as perf script prints it\n"
-	"  timeline           per process and interval: outstanding bytes, pages\n"
-	"                     touched, faults, reclaim, swap-ins, OOM kill and exit\n"
-	"  diff OLD           the heap's changes by stack from recording OLD to this\n"
-	"                     one (leaked, peak bytes, calls); --fail-on-increase BYTES\n"
-	"  pprof -o FILE      a gzipped profile.proto for go tool pprof: the heap\n"
-	"                     (alloc/inuse objects and space) or, --faults, faults\n"
-	"  info               the recording's metadata, events and totals\n";
+enum { OPT_INPUT = 1, OPT_SYMFS, OPT_SINCE, OPT_UNTIL };
 
-enum { OPT_SYMFS = 256, OPT_SINCE, OPT_UNTIL };
+/* report's own options: those before the subcommand or tool, whose own
+ * options follow it. */
+static const struct tool_option report_options[] = {
+	{ .to = TOOL_OPTION_CALL, .letter = 'i', .name = "input", .arg = "FILE", .key = OPT_INPUT,
+	  .help = "the recording (faultline record -o FILE)", .flags = TOOL_OPTION_REQUIRED },
+	OPT_CALL(0, "symfs", "DIR", OPT_SYMFS,
+		 "look for the recorded binaries below DIR (by their\n"
+		 "build-ids; DIR/usr/lib/debug for debug files)"),
+	OPT_CALL(0, "since", "SECS", OPT_SINCE, "only the samples this many seconds after the start"),
+	OPT_CALL(0, "until", "SECS", OPT_UNTIL, "only the samples before this many seconds after the start"),
+	OPT_END,
+};
+
+/* An option of report_options into the struct replay_opts @ctx: NULL or
+ * what is wrong with @arg. */
+static const char *report_opt(int key, const char *arg, void *ctx)
+{
+	struct replay_opts *ro = ctx;
+
+	switch (key) {
+	case OPT_INPUT:
+		ro->path = arg;
+		break;
+	case OPT_SYMFS:
+		ro->symfs = arg;
+		break;
+	case OPT_SINCE:
+		if (tool_opts__parse_secs(arg, &ro->since))
+			return "--since wants seconds, not";
+		break;
+	case OPT_UNTIL:
+		if (tool_opts__parse_secs(arg, &ro->until))
+			return "--until wants seconds, not";
+		break;
+	}
+	return NULL;
+}
+
+const struct tool_cmdline report_cmdline = {
+	.tool = TOOL,
+	.opt = report_opt,
+	.accepts = TOOL_OPT_NO_SHARED,
+	.options = report_options,
+	.text = {
+		.args = "TOOL [TOOL OPTIONS] | script | timeline | diff OLD | pprof | info",
+		.args_help =
+		"TOOL\tleak, heap, faults, ffaults, brk, mmap, oom, cache, cachetop, reclaim, swapin, "
+		"shm, slab, compact, with that tool's options: its report; flamegraph -o FILE: a flame "
+		"graph page\n"
+		"script\tevery sample, as perf script prints it\n"
+		"timeline\tper process and interval: outstanding bytes, pages touched, faults, "
+		"reclaim, swap-ins, OOM kill and exit\n"
+		"diff OLD\tthe heap's changes by stack from recording OLD to this one (leaked, peak "
+		"bytes, calls); --fail-on-increase BYTES\n"
+		"pprof -o FILE\ta gzipped profile.proto for go tool pprof: the heap (alloc/inuse "
+		"objects and space) or, --faults, faults\n"
+		"info\tthe recording's metadata, events and totals\n",
+	},
+};
 
 /* ---- the replay every subcommand runs ---- */
 
@@ -386,54 +425,40 @@ static void warn(void *ctx, const char *msg)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "since", required_argument, NULL, OPT_SINCE },
-		{ "until", required_argument, NULL, OPT_UNTIL },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option longopts[OPT_TABLE_MAX + 1];
+	char shortopts[3 * OPT_TABLE_MAX + 2];
 	struct replay_opts ro = { .warn = warn };
 	const struct report_sub *sub;
+	const char *msg;
+	struct opt_table t;
+	struct opt_text x;
 	bool help_only;
-	int c;
+	int c, i;
 
-	optind = 0;
-	opterr = 0;
-	/* "+": the options before the tool's name are report's; the rest are
-	 * the tool's own. */
-	while ((c = getopt_long(argc, argv, "+i:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			ro.path = optarg;
-			break;
-		case OPT_SYMFS:
-			ro.symfs = optarg;
-			break;
-		case OPT_SINCE:
-			if (tool_opts__parse_secs(optarg, &ro.since))
-				return tool__usage_error(TOOL, "--since wants seconds, not",
-							 optarg);
-			break;
-		case OPT_UNTIL:
-			if (tool_opts__parse_secs(optarg, &ro.until))
-				return tool__usage_error(TOOL, "--until wants seconds, not",
-							 optarg);
-			break;
-		case 'h':
-			printf("usage: %s\n%s", usage, help);
-			return EXIT_OK;
-		default:
+	/* The options before the tool's name are report's; the rest are the
+	 * tool's own. */
+	c = tool_cmdline__plain(&report_cmdline, &t, &x, shortopts, longopts, argc, argv);
+	if (c)
+		return c > 0 ? EXIT_OK : EXIT_FAIL;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		i = opt_table__row_of(&t, c);
+		if (i < 0)
 			return tool__bad_option(TOOL, argv);
+		if (t.shared[i]) {
+			opt_table__help(&t, &x, stdout);
+			return EXIT_OK;
 		}
+		msg = report_opt(t.row[i].key, optarg, &ro);
+		if (msg)
+			return tool__usage_error(TOOL, msg, optarg);
 	}
 	/* `faultline report SUB -h` (`faultline help report SUB`): SUB's own
-	 * help, which needs no recording (-i's is not read); info and script
-	 * take no options. */
+	 * help, which needs no recording (-i's is not read), and so its
+	 * --list-opts; info and script take no options. */
 	sub = optind < argc ? find_sub(argv[optind]) : NULL;
 	help_only = argc - optind == 2 && !(sub && sub->no_options) &&
-		    (!strcmp(argv[optind + 1], "-h") || !strcmp(argv[optind + 1], "--help"));
+		    (!strcmp(argv[optind + 1], "-h") || !strcmp(argv[optind + 1], "--help") ||
+		     !strcmp(argv[optind + 1], "--list-opts"));
 	if (!ro.path && !help_only)
 		return tool__usage_error(TOOL, "which recording? -i FILE is missing, not", "");
 	if (optind >= argc)

@@ -56,11 +56,11 @@ static const struct command commands[] = {
 	{ "record", "record the events of several tools once, to a file (perf record)",
 	  .cmd = cmd_record, .cmdline = &record_cmdline },
 	{ "report", "any tool's report, a perf script dump, a timeline, a heap diff or a pprof profile, from recordings",
-	  .cmd = cmd_report },
+	  .cmd = cmd_report, .cmdline = &report_cmdline },
 	{ "features", "what this kernel offers and which event source each tool uses",
-	  .cmd = cmd_features },
+	  .cmd = cmd_features, .cmdline = &features_cmdline },
 	{ "cleanup", "remove probes left by faultline processes that died",
-	  .cmd = cmd_cleanup },
+	  .cmd = cmd_cleanup, .cmdline = &cleanup_cmdline },
 };
 
 const struct command *commands__all(size_t *n)

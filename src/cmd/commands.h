@@ -24,8 +24,10 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv);
 int report_diff(const struct replay_opts *ro, int argc, char **argv);
 /* report -i FILE pprof (cmd-pprof.c): argv[0] is "pprof". */
 int report_pprof(const struct replay_opts *ro, int argc, char **argv);
-/* The command lines of record and of report's subcommands with options. */
-extern const struct tool_cmdline record_cmdline, timeline_cmdline, diff_cmdline, pprof_cmdline;
+/* The command lines of the plain commands and of report's subcommands
+ * with options. */
+extern const struct tool_cmdline record_cmdline, report_cmdline, features_cmdline, cleanup_cmdline;
+extern const struct tool_cmdline timeline_cmdline, diff_cmdline, pprof_cmdline;
 /* report's subcommand @i's declared command line (NULL for one with no
  * options, or past the last: *@more says which). */
 const struct tool_cmdline *report__sub_cmdline(size_t i, bool *more);

@@ -702,6 +702,24 @@ int tool_opts__parse_cmdline(struct tool_opts *o, const struct tool_mode *mode,
 	return positionals(o, tool, cl, ctx, argc, argv, optind, prog, shown);
 }
 
+int tool_cmdline__plain(const struct tool_cmdline *cl, struct opt_table *t, struct opt_text *x,
+			char *shortopts, struct option *longopts, int argc, char **argv)
+{
+	int err = tool_cmdline__table(cl, t);
+
+	if (err)
+		return err;
+	*x = tool_cmdline__text(cl);
+	if (argc > 1 && !strcmp(argv[1], "--list-opts")) {
+		opt_table__list(t, x, stdout);
+		return 1;
+	}
+	opt_table__getopt(t, true, shortopts, longopts);
+	optind = 0;
+	opterr = 0;
+	return 0;
+}
+
 int tool_opts__parse_report_cmdline(struct tool_opts *o, const struct tool_cmdline *cl, void *ctx,
 				    int argc, char **argv)
 {

@@ -166,6 +166,18 @@ int tool_opts__parse_report_cmdline(struct tool_opts *o, const struct tool_cmdli
 				    int argc, char **argv);
 
 /*
+ * tool_cmdline__plain - the tables of a command with none of the tracing
+ * options (report's own, features, cleanup), which takes getopt_long's
+ * returns itself and says its own errors: @cl's rows in @t, getopt's
+ * tables in @shortopts and @longopts (sizes as opt_table__getopt's,
+ * options ending at the first positional), getopt restarted quietly.
+ * Returns 0, 1 after "CMD --list-opts" printed the rows (exit 0), or
+ * -E2BIG (a bug in the table).  -h is then opt_table__help(@t, @x).
+ */
+int tool_cmdline__plain(const struct tool_cmdline *cl, struct opt_table *t, struct opt_text *x,
+			char *shortopts, struct option *longopts, int argc, char **argv);
+
+/*
  * The trailing "interval [count]" of the tools that report every interval
  * seconds, as BCC's cachestat, cachetop, swapin and memleak take it.
  */

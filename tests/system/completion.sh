@@ -73,7 +73,7 @@ for c in $cmds; do
 	done <"$T/opts"
 done
 expect_comp "--sample-rate --show-allocs --sort --srcline --stack-storage-size --symbols-prefix" leak --s
-expect_comp "-n --dry-run" cleanup -
+expect_comp "-n --dry-run -h --help" cleanup -
 # Named in a description only (--precursors': "as oom --timeline"): not
 # an option of report timeline.
 lacks_comp --timeline report -i "$T/rec.one" timeline -

@@ -74,6 +74,8 @@ static const struct {
 	{ "flamegraph", 'e', "-e: the event weighed, as perf's" },
 	{ "cache", 'p', "refused with cachetop -p's name (BCC cachestat has no -p)" },
 	{ "report timeline", 'p', "-p PID: a recorded process, as the shared -p" },
+	{ "report", 'i', "perf report's -i: the recording read" },
+	{ "cleanup", 'n', "perf probe's -n is --dry-run (cleanup removes probes as perf probe -d)" },
 };
 
 /* A long name whose value differs between commands, and why. */
