@@ -59,6 +59,10 @@ bool every__tick(struct every *e, uint64_t now, bool replay)
 		return false;
 	}
 	while (now >= e->next_ns && (!e->count || e->printed + held < e->count)) {
+		/* A replay's gap of hours is thousands of reports in one
+		 * round: a stop (Ctrl-C) ends them where they are. */
+		if (e->s && session__stopping(e->s))
+			return false;
 		if (e->report(e->ctx)) {
 			e->done = true;
 			return true;

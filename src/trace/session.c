@@ -561,6 +561,11 @@ enum session_stop session__stop_reason(const struct session *s)
 	return s->stop;
 }
 
+bool session__stopping(const struct session *s)
+{
+	return s->stop || session__stop_requested();
+}
+
 int session__cmd_status(const struct session *s)
 {
 	return s->src->cmd_status(s);

@@ -372,6 +372,10 @@ int session__run(struct session *s, struct errbuf *eb);
  */
 void session__stop(struct session *s);
 enum session_stop session__stop_reason(const struct session *s);
+/* Whether the run is ending: session__stop() was called, or a stop signal
+ * (SIGINT, SIGTERM, ...) caught and not yet served.  A hook that loops
+ * (a replay's catch-up over a long gap) checks it between steps. */
+bool session__stopping(const struct session *s);
 /* Exit status of a -c command (waitpid status), or -1. */
 int session__cmd_status(const struct session *s);
 
