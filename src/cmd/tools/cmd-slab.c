@@ -75,9 +75,10 @@ struct slab_state {
 	struct tool_opts *o;
 	struct session *s;
 	struct report r;
-	char *only[MAX_CACHES];		/* -C */
+	/* -C: the names copied, so parsing allocates nothing a run that
+	 * stops at a bad option would have to free */
+	char only[MAX_CACHES][64];
 	size_t nonly;
-	char *only_buf;
 	enum sort_by sort;
 	unsigned long maxrows;
 	bool events;			/* the tracepoint rung */
@@ -509,19 +510,23 @@ static int add_events(struct session *s, struct slab_state *st, struct errbuf *e
 static const char *slab_opt(int c, const char *arg, void *ctx)
 {
 	struct slab_state *st = ctx;
-	char *save = NULL, *t, *end;
+	char *end;
 
 	switch (c) {
 	case 'C':
-		free(st->only_buf);
-		st->only_buf = strdup(arg);
 		st->nonly = 0;
-		if (!st->only_buf)
-			return "out of memory at";
-		for (t = strtok_r(st->only_buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			if (st->nonly == MAX_CACHES || strlen(t) > 63 || strpbrk(t, "\"\\ "))
+		for (const char *t = arg, *e; *t; t = *e ? e + 1 : e) {
+			size_t n;
+
+			e = t + strcspn(t, ",");
+			n = (size_t)(e - t);
+			if (!n)
+				continue;	/* strtok's way: empty names skipped */
+			if (st->nonly == MAX_CACHES || n > 63 || memchr(t, '"', n) ||
+			    memchr(t, '\\', n) || memchr(t, ' ', n))
 				return "invalid cache list";
-			st->only[st->nonly++] = t;
+			memcpy(st->only[st->nonly], t, n);
+			st->only[st->nonly++][n] = '\0';
 		}
 		return st->nonly ? NULL : "invalid cache list";
 	case 's':
@@ -654,7 +659,6 @@ static void slab_fini(void *ctx)
 	keyed__free(st->rows);
 	keyed__free(st->stacks);
 	free(st->prev);
-	free(st->only_buf);
 }
 
 /* slab: the slab events give per-cache (or, without the name field,
