@@ -40,6 +40,8 @@
 
 /* Blocks this large or larger are never left to chance. */
 #define ALLOC_SAMPLE_WHOLE 1024
+/* The largest 1-in-N a command takes (leak -s, heap --sample-rate). */
+#define ALLOC_SAMPLE_MAX (1u << 20)
 
 enum alloc_sample_by {
 	ALLOC_SAMPLE_HASH,

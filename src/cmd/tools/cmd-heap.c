@@ -24,6 +24,7 @@
 #include "lib/ostream.h"
 #include "lib/json.h"
 #include "stack/addrspace.h"
+#include "agg/alloc-sample.h"
 #include "agg/alloc-trace.h"
 #include "cmd/tool-shared.h"
 #include "agg/heap-growth.h"
@@ -101,7 +102,7 @@ static const char *heap_opt(int c, const char *arg, void *ctx)
 		return parse_uint(arg, &ho->interval_calls) ? NULL :
 		       "--interval-calls wants a number of allocation calls, not";
 	case OPT_SAMPLE_RATE:
-		return parse_uint(arg, &ho->sample_rate) && ho->sample_rate <= (1u << 20) ? NULL :
+		return parse_uint(arg, &ho->sample_rate) && ho->sample_rate <= ALLOC_SAMPLE_MAX ? NULL :
 		       "--sample-rate wants a sample rate from 1 to 1048576, not";
 	case OPT_THRESHOLD:
 		return parse_uint(arg, &ho->threshold) ? NULL :

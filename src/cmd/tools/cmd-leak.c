@@ -78,7 +78,7 @@ static const char *leak_opt(int c, const char *arg, void *ctx)
 			return "-o wants milliseconds, not";
 		return NULL;
 	case 's':
-		if (!parse_u64(arg, &v) || !v || v > (1u << 20))
+		if (!parse_u64(arg, &v) || !v || v > ALLOC_SAMPLE_MAX)
 			return "-s wants a sample rate from 1 to 1048576, not";
 		lo->sample_rate = v;
 		return NULL;
