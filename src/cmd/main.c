@@ -10,6 +10,7 @@
 #include "cmd/commands.h"
 #include "cmd/tool.h"
 #include "cmd/tool-opts.h"
+#include "cmd/vocabulary.h"
 #include "lib/stopsig.h"
 
 static void usage(FILE *out)
@@ -64,6 +65,12 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
+		return tool__output_status(EXIT_OK);
+	}
+	/* The option vocabulary, for scripts/opt-vocabulary (as CMD
+	 * --list-opts gives a command's rows). */
+	if (!strcmp(argv[1], "--list-opts") && argc == 2) {
+		opt_vocabulary__list(stdout);
 		return tool__output_status(EXIT_OK);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {

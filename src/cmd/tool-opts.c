@@ -468,6 +468,21 @@ static const struct {
 };
 #define NSHARED (sizeof(shared_rows) / sizeof(shared_rows[0]))
 
+const char *tool_shared__meaning(const char *name)
+{
+	for (size_t i = 0; i < NSHARED; i++)
+		if (shared_rows[i].row.name && !strcmp(shared_rows[i].row.name, name))
+			return shared_rows[i].row.help;
+	return NULL;
+}
+
+void tool_shared__list(FILE *f)
+{
+	for (size_t i = 0; i < NSHARED; i++)
+		if (shared_rows[i].row.name)
+			fprintf(f, "--%s\t%s\n", shared_rows[i].row.name, shared_rows[i].row.help);
+}
+
 /* The shared row of @key that @accepts takes, or -1.  (A "refused_by" of
  * two bits refuses when all of them are set.) */
 static int shared_taken(int key, unsigned int accepts)

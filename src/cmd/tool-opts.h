@@ -131,6 +131,11 @@ struct tool_cmdline {
 	const char *(*positional)(int argc, char **argv, const char **arg, void *ctx);
 };
 
+/* The shared row of long name @name's help (its meaning in every
+ * command), or NULL; every shared row as "--name<TAB>help" lines. */
+const char *tool_shared__meaning(const char *name);
+void tool_shared__list(FILE *f);
+
 /*
  * tool_cmdline__table - the rows @cl parses with, in -h's order: its own
  * (a placed shared one with its help), then the shared ones it takes and

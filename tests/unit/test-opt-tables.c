@@ -9,7 +9,10 @@
  *    (or a value where the other takes none), or another letter;
  *  - a letter means another option than it does elsewhere (the shared
  *    options' letters, else the first command's), unless it is one of
- *    the exceptions below, each with its reason.
+ *    the exceptions below, each with its reason;
+ *  - a long name two or more commands declare has no meaning in the
+ *    vocabulary (cmd/vocabulary.c, or a shared row), or the vocabulary
+ *    lists a name fewer than two commands declare.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -21,6 +24,7 @@
 
 #include "../../src/cmd/commands.h"
 #include "../../src/cmd/tool-opts.h"
+#include "../../src/cmd/vocabulary.h"
 #include "check.h"
 
 /* Every declared command line, from the command table (the test walks
@@ -285,6 +289,62 @@ static void meanings(void)
 	}
 }
 
+/* The commands declaring long name @name (a long exception too: its
+ * values differ, not what the option is for). */
+static size_t declared_by(const char *name)
+{
+	size_t n = 0;
+	struct opt_table t;
+
+	for (const struct tool_cmdline *const *c = tool_cmdlines; *c; c++) {
+		tool_cmdline__table(*c, &t);
+		for (size_t i = 0; i < t.n; i++)
+			if (t.row[i].name && !strcmp(t.row[i].name, name)) {
+				n++;
+				break;
+			}
+	}
+	return n;
+}
+
+static void vocabulary(void)
+{
+	char *buf = NULL, *line, *save;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct opt_table t;
+
+	for (const struct tool_cmdline *const *c = tool_cmdlines; *c; c++) {
+		tool_cmdline__table(*c, &t);
+		for (size_t i = 0; i < t.n; i++) {
+			const char *name = t.row[i].name;
+
+			if (name && declared_by(name) >= 2)
+				CHECK_MSG(opt_vocabulary__meaning(name) != NULL,
+					  "--%s: in %zu commands, no meaning in cmd/vocabulary.c", name,
+					  declared_by(name));
+		}
+	}
+	if (!f)
+		abort();
+	opt_vocabulary__list(f);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+
+		CHECK_MSG(tab && tab[1] && !strncmp(line, "--", 2), "vocabulary line '%s'", line);
+		if (!tab)
+			continue;
+		*tab = 0;
+		if (opt_vocabulary__listed(line + 2))
+			CHECK_MSG(declared_by(line + 2) >= 2 && !tool_shared__meaning(line + 2),
+				  "%s: in cmd/vocabulary.c but declared by %zu commands%s", line,
+				  declared_by(line + 2),
+				  tool_shared__meaning(line + 2) ? ", and a shared row" : "");
+	}
+	free(buf);
+}
+
 int main(void)
 {
 	size_t n = 0, all = commands__cmdlines(tool_cmdlines, 127);
@@ -311,5 +371,6 @@ int main(void)
 		CHECK_EQ_U64(try_option(tool_cmdlines[0], "-p", true, err, sizeof(err)), 1);
 	}
 	meanings();
+	vocabulary();
 	return check_done("test-opt-tables");
 }
