@@ -126,8 +126,8 @@ const char *alloc_trace__probed(struct alloc_trace *at);
  * alloc_trace__probed(), whose buffer it shares). */
 const char *alloc_trace__object(struct alloc_trace *at);
 /* The allocators probed once the run went on (dlopen'ed by a process of
- * the target after the start: see on_mmap in alloc-trace.c; in a replay,
- * those the recording did, on_meta), each as "jemalloc in PATH (dlopen'ed
+ * the target after the start: see alloc-trace-late.c; in a replay,
+ * those the recording did), each as "jemalloc in PATH (dlopen'ed
  * by pid N)". */
 size_t alloc_trace__late_count(const struct alloc_trace *at);
 const char *alloc_trace__late(const struct alloc_trace *at, size_t i);
