@@ -171,8 +171,10 @@ static int faults_into(struct fg *g, struct session *s, struct flamegraph *fg, b
 static int faults_graph(struct fg *g, struct session *s)
 {
 	static const struct flamegraph_weight weights[] = {
-		{ "faults", NULL, "faults", "faults" },
-		{ "major", NULL, "major faults", "faults" },
+		{ "faults", NULL, "faults", "faults",
+		  "page faults: every fault, minor and major, at its stack" },
+		{ "major", NULL, "major faults", "faults",
+		  "major page faults: the faults that waited for a read (from a file or swap)" },
 	};
 	struct flamegraph *fg = NULL;
 	struct errbuf eb = { "" };
