@@ -51,6 +51,7 @@ static int add_series(struct flamegraph *fg, struct session *s, const struct hea
 	struct live_point *p = malloc(LIVE_SERIES_MAX_POINTS * sizeof(*p));
 	double *t = malloc(LIVE_SERIES_MAX_POINTS * sizeof(*t));
 	uint64_t *v = malloc(LIVE_SERIES_MAX_POINTS * sizeof(*v));
+	uint64_t end_ns;
 	size_t n;
 	int err = -ENOMEM;
 
@@ -60,8 +61,9 @@ static int add_series(struct flamegraph *fg, struct session *s, const struct hea
 			t[i] = session__elapsed(s, p[i].time);
 			v[i] = p[i].value;
 		}
-		err = flamegraph__set_series(fg, "live heap bytes", t, v, n,
-					     session__elapsed(s, session__now(s)),
+		/* the run's end as heap's runtime: to the ns */
+		end_ns = (uint64_t)(session__elapsed(s, session__now(s)) * 1e9);
+		err = flamegraph__set_series(fg, "live heap bytes", t, v, n, (double)end_ns / 1e9,
 					     live_series__changes(ls));
 	}
 	free(p);
