@@ -15,6 +15,7 @@
 #include "agg/alloc-sample.h"
 #include "agg/alloc-track.h"
 #include "agg/heap-profile.h"
+#include "agg/live-series.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
 #include "trace/sample.h"
@@ -49,6 +50,7 @@ struct heap_profile {
 	/* heap --sample-rate: what each block made by the hooks stands for
 	 * (NULL, or a rate <= 1: itself). */
 	const struct alloc_sample *sample;
+	struct live_series *series;	/* live bytes over time */
 };
 
 int heap_profile__new(unsigned int temp_threshold, struct heap_profile **out)
@@ -62,7 +64,7 @@ int heap_profile__new(unsigned int temp_threshold, struct heap_profile **out)
 	hp->sites = keyed__new(sizeof(struct site));
 	hp->sizes = hashmap__new();
 	hp->recent = calloc(hp->threshold, sizeof(*hp->recent));
-	if (!hp->sites || !hp->sizes || !hp->recent) {
+	if (!hp->sites || !hp->sizes || !hp->recent || live_series__new(&hp->series)) {
 		heap_profile__free(hp);
 		return -ENOMEM;
 	}
@@ -77,6 +79,7 @@ void heap_profile__free(struct heap_profile *hp)
 	keyed__free(hp->sites);
 	hashmap__free(hp->sizes);
 	free(hp->recent);
+	live_series__free(hp->series);
 	free(hp);
 }
 
@@ -147,6 +150,7 @@ static int alloc_w(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t s
 		hp->t.peak_time = time;
 		hp->peak_event = hp->events;
 	}
+	live_series__add(hp->series, time, hp->t.live_bytes);
 	hp->recent[hp->recent_head] = (struct recent){ pid, addr, size, stack, hp->t.calls };
 	hp->recent_head = (hp->recent_head + 1) % hp->threshold;
 	hp->last_valid = true;
@@ -219,6 +223,7 @@ static void release_w(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_
 	if (!unlive(hp, pid, stack, size, w))
 		return;
 	note_time(hp, time);
+	live_series__add(hp->series, time, hp->t.live_bytes);
 	hp->t.frees += w;
 	if (temp) {
 		st = site_of(hp, pid, stack, false);
@@ -263,9 +268,10 @@ void heap_profile__gone(void *ctx, const struct alloc_rec *r, uint64_t time)
 	struct heap_profile *hp = ctx;
 	uint64_t w = weight(hp, r);
 
-	(void)time;	/* not the program's event: the run's times stay its own */
-	if (!r->region && w)
-		unlive(hp, r->pid, r->stack, r->size, w);
+	/* not the program's event: the run's times stay its own, but the
+	 * live bytes fall then */
+	if (!r->region && w && unlive(hp, r->pid, r->stack, r->size, w))
+		live_series__add(hp->series, time, hp->t.live_bytes);
 }
 
 void heap_profile__set_sample(struct heap_profile *hp, const struct alloc_sample *s)
@@ -281,6 +287,11 @@ int heap_profile__error(const struct heap_profile *hp)
 const struct heap_totals *heap_profile__totals(const struct heap_profile *hp)
 {
 	return &hp->t;
+}
+
+const struct live_series *heap_profile__series(const struct heap_profile *hp)
+{
+	return hp->series;
 }
 
 int heap_profile__sites(const struct heap_profile *hp, struct heap_site **out, size_t *n)

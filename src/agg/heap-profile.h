@@ -95,6 +95,11 @@ int heap_profile__error(const struct heap_profile *hp);
 
 const struct heap_totals *heap_profile__totals(const struct heap_profile *hp);
 
+/* The live bytes after each allocation and free (and block gone at an
+ * exec), at its time: agg/live-series.h, its highest point the peak. */
+struct live_series;
+const struct live_series *heap_profile__series(const struct heap_profile *hp);
+
 /*
  * The sites (one per (pid, stack) that allocated), their peaks resolved,
  * in no particular order, into *@out (the caller frees it).  0, -ENOMEM.

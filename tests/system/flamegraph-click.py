@@ -8,8 +8,11 @@ usage: flamegraph-click.py CHROMEDRIVER CHROMIUM PAGE PROFILE-DIR
 On flame-target's page (tests/targets/flame-target.c): a click on leak_a
 zooms it to the chart's width; reset zoom undoes it; the peak button
 switches the weight (and the hash); typing leak_ in the search box marks
-leak_a and leak_b and shows 40.00 %; inverted turns it over; no page
-error.  Exits non-zero with the differences on stderr.
+leak_a and leak_b and shows 40.00 %; bottom-up puts the sites next to
+the root (leak_a, hold_d at their peak bytes), says so in the legend and
+the hash, keeps the search's share, and a second click restores the
+top-down graph; inverted turns it over; the chart under the graph marks
+the peak; no page error.  Exits non-zero with the differences on stderr.
 """
 import json, os, signal, socket, subprocess, sys, time, urllib.request
 
@@ -101,6 +104,28 @@ def main(driver, chromium, page, profile):
         total = float(chart("total"))
         if m != ["2", "%.2f" % (100 * 4000 / total)]:
             errs.append("search leak_: matched %r, want 2 frames, %.2f %%" % (m, 100 * 4000 / total))
+        d.click("#bottomup")
+        depth1 = d.js("var r = {}; document.querySelectorAll('.f[data-depth=\"1\"]:not(.above)')"
+                      ".forEach(function (e) { r[e.dataset.name] = e.dataset.value; }); return r;")
+        view = d.js("return document.getElementById('legend-view').textContent;")
+        if chart("view") != "bottom-up" or depth1.get("leak_a") != "3000" or \
+                depth1.get("hold_d") != "6000" or "work" in depth1:
+            errs.append("bottom-up: view %r, next to the root %r" % (chart("view"), depth1))
+        if not view.startswith("bottom-up:") or "bottomup=1" not in d.js("return location.hash;"):
+            errs.append("bottom-up: legend %r, hash %r" % (view, d.js("return location.hash;")))
+        if not d.js("return document.getElementById('legend-width').textContent;").startswith(
+                "width: bytes live at the peak:"):
+            errs.append("bottom-up: the legend's width is %r" %
+                        d.js("return document.getElementById('legend-width').textContent;"))
+        m2 = d.js("var m = document.getElementById('matched').dataset; return [m.frames, m.pct];")
+        if m2 != m:
+            errs.append("bottom-up: search leak_ matched %r, top-down %r" % (m2, m))
+        d.click("#bottomup")
+        if chart("view") != "top-down" or frame("work", "value") != str(int(total)):
+            errs.append("bottom-up twice: view %r, work %r" % (chart("view"), frame("work", "value")))
+        if d.js("var p = document.getElementById('peak'); return p ? p.dataset.bytes : null;") != "10000":
+            errs.append("the chart's peak: %r" %
+                        d.js("var p = document.getElementById('peak'); return p && p.dataset.bytes;"))
         d.click("#invert")
         if chart("inverted") != "1" or d.js("return document.querySelector('.f[data-name=\"all\"]')"
                                             ".style.top;") != "0px":

@@ -4,7 +4,8 @@
 # by flamegraph-click.py, on a recording of flame-target.  A click on a
 # frame zooms it to the chart's width and reset zoom undoes it, a weight
 # button switches the weight and the URL hash, typing in the search box
-# marks the frames and the share, the inverted button flips the graph;
+# marks the frames and the share, the bottom-up button turns the graph
+# over (the sites next to the root) and back, the inverted button flips it;
 # the page reports no error.  (flamegraph.sh checks the same views asked
 # for by the hash, frame by frame.)
 . "$top_srcdir/tests/system/lib.sh"

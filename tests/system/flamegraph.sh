@@ -8,6 +8,14 @@
 # every frame to value / total * width, and the named sites to the
 # target's truth, in each weight, zoomed, searched and inverted.  The
 # totals are faultline heap's (report heap --json) and faults' (--folded).
+# In each weight the legend names what the width is, and the bottom-up
+# view draws the top-down tree turned over (checked frame by frame
+# against the embedded data), each function next to the root as wide as
+# its self weight top-down, the sites at their truth.  The chart of live
+# bytes under the graph marks heap's peak at heap's peak time exactly,
+# ends at heap's leaks and runtime, in IEC units and seconds, also for a
+# run of 19,500 changes drawn from at most 1020 points (growth-target,
+# its peak early: a spike, its own count).
 # The page loads with no error (its window.onerror counts into the DOM,
 # and Chromium's console log is read too) and fetches nothing.  A
 # screenshot is kept in the build directory: tests/flamegraph.png.
@@ -73,9 +81,19 @@ expect_eq "$rc" 0 "report flamegraph status"
 [ -s "$T/f.html" ] || fail "report flamegraph wrote no page: $(cat "$T/err")"
 expect_no_line '(src|href)=|https?:|@import|url\(' "$T/f.html"
 
-for w in leaked:leaked_bytes:leaked peak:peak_bytes:peak allocations:calls:calls \
-	temporary:temporary:temporary; do
-	key=${w%%:*} sum=${w#*:} sum=${sum%%:*} tr=${w##*:}
+# legend WHAT PHRASE: the legend in $T/dom.html says the width is PHRASE.
+legend() {
+	case "$(python3 "$CHECK" text "$T/dom.html" legend-width)" in
+	"width: $2: "*) ;;
+	*) fail "$1: the legend says '$(python3 "$CHECK" text "$T/dom.html" legend-width)', not 'width: $2: ...'" ;;
+	esac
+}
+
+idx=0
+for w in leaked:leaked_bytes:leaked:leaked_bytes peak:peak_bytes:peak:bytes_live_at_the_peak \
+	allocations:calls:calls:allocation_calls temporary:temporary:temporary:temporary_allocations; do
+	key=${w%%:*} sum=${w#*:} sum=${sum%%:*} tr=${w#*:*:} tr=${tr%%:*}
+	phrase=$(echo "${w##*:}" | tr _ ' ')
 	# calls is the hash's other name for allocations
 	hash=weight=$key
 	[ "$key" = allocations ] && hash=weight=calls
@@ -85,7 +103,35 @@ for w in leaked:leaked_bytes:leaked peak:peak_bytes:peak allocations:calls:calls
 	expect_eq "$(frame value all)" "$(heap_total "$sum")" "#$hash: the root against report heap's $sum"
 	# A flame: the root at the bottom, the sites above work.
 	[ "$(frame top all)" -gt "$(frame top work)" ] || fail "#$hash: the root is not below work"
+	legend "#$hash" "$phrase"
+	expect_eq "$(python3 "$CHECK" attr "$T/dom.html" legend-view view)" top-down "#$hash: the legend's view"
+	# Bottom-up: the sites at the root, each at its truth, the same total.
+	view "$T/f.html" "$hash&bottomup=1" "$key" "leak_a=$(truth leak_a "$tr")" \
+		"leak_b=$(truth leak_b "$tr")" "hold_d=$(truth hold_d "$tr")" \
+		"temp_c=$(truth temp_c "$tr")"
+	python3 "$CHECK" bottomup "$T/dom.html" "$T/f.html" $idx >"$T/roots" 2>"$T/check.err" ||
+		fail "#$hash&bottomup=1: $(cat "$T/check.err")"
+	for site in leak_a leak_b hold_d temp_c; do
+		want=$(truth $site "$tr")
+		[ "$want" = 0 ] && want=
+		expect_eq "$(awk -v n=$site '$2 == n { print $3 }' "$T/roots")" "$want" \
+			"#$hash&bottomup=1: $site next to the root"
+	done
+	expect_eq "$(frame value all)" "$(heap_total "$sum")" "#$hash&bottomup=1: the root"
+	legend "#$hash&bottomup=1" "$phrase"
+	expect_eq "$(python3 "$CHECK" attr "$T/dom.html" legend-view view)" bottom-up \
+		"#$hash&bottomup=1: the legend's view"
+	idx=$((idx + 1))
 done
+
+# The chart of live bytes: heap's peak at heap's time, its leaks, its
+# runtime (memory checks them against report heap --json); the peak is
+# the target's: what its sites held at once.  (Every view draws it: this
+# is the last one's.)
+python3 "$CHECK" memory "$T/dom.html" "$T/f.html" "$T/heap.json" >"$T/mem" 2>"$T/check.err" ||
+	fail "the chart: $(cat "$T/check.err")"
+expect_eq "$(python3 "$CHECK" attr "$T/dom.html" peak bytes)" \
+	$(($(truth leak_a peak) + $(truth leak_b peak) + $(truth hold_d peak))) "the chart's peak against flame-target's"
 
 # Leaked: leak_a holds 3/4 of what the sites leaked, leak_b 1/4, and the
 # chart is the window's width less the body's margins.
@@ -125,6 +171,33 @@ timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$
 [ "$(head -c 4 "$top_builddir/tests/flamegraph.png" | od -An -c | tr -d ' ')" = '211PNG' ] ||
 	fail "no PNG screenshot in tests/flamegraph.png"
 
+# A long run: growth-target's 3000 steps (12,001 calls, 7,501 frees) after
+# a spike of 4,000,000 bytes, freed at once; the chart still marks heap's
+# peak (the spike's, the target's own count) from at most 1020 points.
+run_fl record -e leak -o "$T/g.rec" -c "$(target growth-target) --steps 3000 --spike 4000000"
+expect_eq "$rc" 0 "record growth-target status"
+gpeak=$(sed -n 's/^peak_bytes=//p' "$T/out")
+gleaked=$(sed -n 's/^leaked_bytes=//p' "$T/out")
+run_fl report -i "$T/g.rec" heap --json
+expect_eq "$rc" 0 "report heap growth-target status"
+cp "$T/out" "$T/gheap.json"
+run_fl report -i "$T/g.rec" flamegraph -o "$T/g.html"
+expect_eq "$rc" 0 "report flamegraph growth-target status"
+dom "$T/g.html" weight=peak
+python3 "$CHECK" memory "$T/dom.html" "$T/g.html" "$T/gheap.json" >"$T/mem" 2>"$T/check.err" ||
+	fail "growth-target's chart: $(cat "$T/check.err")"
+read -r _ points _ changes _ bytes _ <"$T/mem"
+expect_eq "$bytes" "$gpeak" "growth-target's chart: the peak against the target's"
+gsum() {
+	python3 -c 'import json, sys
+print(sum([json.loads(l) for l in open(sys.argv[1]) if "heap_summary" in l][0][k] for k in sys.argv[2:]))' \
+		"$T/gheap.json" "$@"
+}
+expect_eq "$(gsum leaked_bytes)" "$gleaked" "growth-target: heap's leaks against the target's"
+expect_eq "$changes" "$(gsum calls frees)" "growth-target's chart: a change for each call and free"
+[ "$changes" -gt 19000 ] || fail "growth-target's chart: only $changes changes"
+[ "$points" -le 1020 ] && [ "$points" -gt 100 ] || fail "growth-target's chart: $points points"
+
 # 2. Live: leak --flamegraph writes the same sites, and leak's report.
 run_fl leak --flamegraph "$T/l.html" -c "$FT"
 expect_eq "$rc" 0 "leak --flamegraph status"
@@ -134,6 +207,7 @@ for s in leak_a:0:3000 leak_b:0:1000 hold_d:1:6000 leak_b:2:4 temp_c:3:5; do
 	expect_eq "$(python3 "$CHECK" sum "$T/l.html" "$n" "$i")" "$v" "leak --flamegraph: $n, weight $i"
 done
 view "$T/l.html" "" leaked leak_a=3000 leak_b=1000
+expect_eq "$(python3 "$CHECK" attr "$T/dom.html" peak bytes)" 10000 "leak --flamegraph: the chart's peak"
 
 # 3. Faults, from a recording of fault-target: the root is every fault
 # faults --folded counts; touch_big's 100 pages less those resident.
@@ -152,6 +226,15 @@ expect_eq "$rc" 0 "report flamegraph -e faults status"
 expect_eq "$(python3 "$CHECK" sum "$T/faults.html" all 0)" "$folded" "faults page: the root"
 expect_eq "$(python3 "$CHECK" sum "$T/faults.html" all 1)" "$major" "faults page: major faults"
 view "$T/faults.html" weight=faults faults all="$folded" touch_big=$((touched - resident))
+legend "faults page" "page faults"
+expect_eq "$(python3 "$CHECK" attr "$T/dom.html" memsvg points)" "" "faults page: no chart of live bytes"
+view "$T/faults.html" "weight=major&bottomup=1" major
+legend "faults page, major" "major page faults"
+python3 "$CHECK" bottomup "$T/dom.html" "$T/faults.html" 1 >"$T/roots" 2>"$T/check.err" ||
+	fail "faults page, bottom-up: $(cat "$T/check.err")"
+view "$T/faults.html" "weight=faults&bottomup=1" faults all="$folded"
+python3 "$CHECK" bottomup "$T/dom.html" "$T/faults.html" 0 >"$T/roots" 2>"$T/check.err" ||
+	fail "faults page, bottom-up: $(cat "$T/check.err")"
 # -p: the forked child's faults only, as faults -p counts them.
 child=$(sed -n 's/^child_pid=//p' "$T/faults.truth")
 run_fl report -i "$T/faults.rec" faults --folded -p "$child"

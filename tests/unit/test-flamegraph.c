@@ -2,7 +2,8 @@
  * test-flamegraph: folded stacks merged into the page's tree (shared
  * prefixes once, values summed per weight on every frame of a stack),
  * FlameGraph's folded lines parsed or refused, and the page: the
- * template around one JSON object in which nothing closes the script.
+ * template around one JSON object in which nothing closes the script,
+ * each weight's legend in it, and the chart's series when set.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,8 +15,8 @@
 #include "check.h"
 
 static const struct flamegraph_weight weights[] = {
-	{ "leaked", NULL, "leaked", "bytes" },
-	{ "allocations", "calls", "allocations", "calls" },
+	{ "leaked", NULL, "leaked", "bytes", "leaked bytes: held at the end" },
+	{ "allocations", "calls", "allocations", "calls", NULL },
 };
 
 /* The page @fg writes, NUL-terminated (the caller frees it). */
@@ -61,8 +62,9 @@ static void test_tree(void)
 	data = html ? data_of(html) : NULL;
 	/* Children newest first; the page sorts them by name. */
 	CHECK_STR(data, "{\"title\":\"t\",\"weights\":[{\"key\":\"leaked\",\"alias\":\"\","
-		  "\"label\":\"leaked\",\"unit\":\"bytes\"},{\"key\":\"allocations\",\"alias\":"
-		  "\"calls\",\"label\":\"allocations\",\"unit\":\"calls\"}],\"root\":{\"n\":\"all\","
+		  "\"label\":\"leaked\",\"unit\":\"bytes\",\"legend\":\"leaked bytes: held at the end\"},"
+		  "{\"key\":\"allocations\",\"alias\":\"calls\",\"label\":\"allocations\",\"unit\":"
+		  "\"calls\",\"legend\":\"allocations\"}],\"root\":{\"n\":\"all\","
 		  "\"v\":[4000,10],\"c\":[{\"n\":\"prog\",\"v\":[4000,10],\"c\":[{\"n\":\"main\","
 		  "\"v\":[4000,10],\"c\":[{\"n\":\"leak_b\",\"v\":[1000,4]},{\"n\":\"leak_a\","
 		  "\"v\":[3000,6]}]}]}]}}");
@@ -121,10 +123,38 @@ static void test_lines(void)
 	flamegraph__free(NULL);
 }
 
+/* The chart's points, to the microsecond, before the tree; replaced by a
+ * second call. */
+static void test_series(void)
+{
+	struct flamegraph *fg;
+	uint64_t v[] = { 1, 0 }, sv[] = { 100, 4096, 50 };
+	double t[] = { 0.0000004, 0.25, 1.5 };
+	char *html, *data;
+
+	CHECK_EQ_U64(flamegraph__new("s", weights, 2, &fg), 0);
+	CHECK_EQ_U64(flamegraph__add(fg, "p;m", v), 0);
+	CHECK_EQ_U64(flamegraph__set_series(fg, "x", t, sv, 1, 9, 1), 0);
+	CHECK_EQ_U64(flamegraph__set_series(fg, "live <b>", t, sv, 3, 2.0000016, 7), 0);
+	html = page(fg);
+	data = html ? data_of(html) : NULL;
+	CHECK(data && strstr(data, "}],\"series\":{\"label\":\"live \\u003cb>\",\"end\":2.000002,"
+			     "\"changes\":7,\"points\":[[0.000000,100],[0.250000,4096],[1.500000,50]]},"
+			     "\"root\":{"));
+	free(data);
+	free(html);
+	CHECK_EQ_U64(flamegraph__set_series(fg, "none", t, sv, 0, 0, 0), 0);
+	html = page(fg);
+	CHECK(html && strstr(html, "\"changes\":0,\"points\":[]}"));
+	free(html);
+	flamegraph__free(fg);
+}
+
 int main(void)
 {
 	test_tree();
 	test_escapes();
 	test_lines();
+	test_series();
 	return check_done("test-flamegraph");
 }

@@ -7,6 +7,10 @@
  * out.  Writing the tree rather than the stacks keeps the page small: a
  * gcc run's 40k allocation stacks share most of their frames.  Inside the
  * <script> element '<' is written \u003c, so no name can close it.
+ *
+ * The series under the graph is written as points [seconds, value], the
+ * seconds to the microsecond ("%.6f", as faultline heap --json writes
+ * its peak's time), so the page's peak reads as heap's does.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -34,6 +38,11 @@ struct flamegraph {
 	size_t nnodes, cap;
 	struct hashmap *kids;	/* hash(parent, name) (+1 per collision) -> index */
 	size_t nstacks;
+	/* flamegraph__set_series; label NULL: no chart */
+	char *series_label;
+	double *series_t, series_end;
+	uint64_t *series_v, series_changes;
+	size_t series_n;
 };
 
 int flamegraph__new(const char *title, const struct flamegraph_weight *weights, size_t nweights,
@@ -74,6 +83,9 @@ void flamegraph__free(struct flamegraph *fg)
 		free(fg->nodes[i].name);
 	free(fg->nodes);
 	hashmap__free(fg->kids);
+	free(fg->series_label);
+	free(fg->series_t);
+	free(fg->series_v);
 	free(fg->title);
 	free(fg);
 }
@@ -160,6 +172,35 @@ size_t flamegraph__stacks(const struct flamegraph *fg)
 	return fg->nstacks;
 }
 
+int flamegraph__set_series(struct flamegraph *fg, const char *label, const double *t_s,
+			   const uint64_t *v, size_t n, double end_s, uint64_t changes)
+{
+	char *l = strdup(label);
+	double *t = malloc((n ? n : 1) * sizeof(*t));
+	uint64_t *vv = malloc((n ? n : 1) * sizeof(*vv));
+
+	if (!l || !t || !vv) {
+		free(l);
+		free(t);
+		free(vv);
+		return -ENOMEM;
+	}
+	if (n) {
+		memcpy(t, t_s, n * sizeof(*t));
+		memcpy(vv, v, n * sizeof(*vv));
+	}
+	free(fg->series_label);
+	free(fg->series_t);
+	free(fg->series_v);
+	fg->series_label = l;
+	fg->series_t = t;
+	fg->series_v = vv;
+	fg->series_n = n;
+	fg->series_end = end_s;
+	fg->series_changes = changes;
+	return 0;
+}
+
 /* A JSON string, '<' escaped so that nothing closes the script element. */
 static void json_str(FILE *out, const char *s)
 {
@@ -197,6 +238,17 @@ static void write_node(const struct flamegraph *fg, uint32_t i, FILE *out)
 	fputs("}", out);
 }
 
+static void write_series(const struct flamegraph *fg, FILE *out)
+{
+	fputs(",\"series\":{\"label\":", out);
+	json_str(out, fg->series_label);
+	fprintf(out, ",\"end\":%.6f,\"changes\":%" PRIu64 ",\"points\":[", fg->series_end,
+		fg->series_changes);
+	for (size_t i = 0; i < fg->series_n; i++)
+		fprintf(out, "%s[%.6f,%" PRIu64 "]", i ? "," : "", fg->series_t[i], fg->series_v[i]);
+	fputs("]}", out);
+}
+
 int flamegraph__write(const struct flamegraph *fg, FILE *out)
 {
 	static const char mark[] = "@FLAMEGRAPH_DATA@";
@@ -219,9 +271,14 @@ int flamegraph__write(const struct flamegraph *fg, FILE *out)
 		json_str(out, fw->label);
 		fputs(",\"unit\":", out);
 		json_str(out, fw->unit);
+		fputs(",\"legend\":", out);
+		json_str(out, fw->legend ? fw->legend : fw->label);
 		fputs("}", out);
 	}
-	fputs("],\"root\":", out);
+	fputs("]", out);
+	if (fg->series_label)
+		write_series(fg, out);
+	fputs(",\"root\":", out);
 	write_node(fg, 0, out);
 	fputs("}", out);
 	fputs(at + sizeof(mark) - 1, out);

@@ -4,7 +4,12 @@
  * ("outermost;...;innermost") each with one value per weight (leaked
  * bytes, peak bytes, calls...).  The page (data/flamegraph.html, built
  * into the binary) switches between the weights, searches, zooms on a
- * click and turns into an icicle; its state is the URL's hash.
+ * click, turns into an icicle, and redraws the same data bottom-up (the
+ * innermost frames, those that allocated, at the root: heaptrack_gui's
+ * bottom-up, speedscope's inverted view); a legend says what the width
+ * and the colours mean, and an optional chart under the graph draws a
+ * quantity over the run (the heap's live bytes), its peak marked.  Its
+ * state is the URL's hash.
  *
  * The stacks are merged into a tree here, frame by frame from the
  * outermost, so the page carries each shared prefix once.  Pure: no
@@ -25,6 +30,7 @@ struct flamegraph_weight {
 	const char *alias;	/* another name the hash accepts ("calls"), or NULL */
 	const char *label;	/* on the button: "leaked" */
 	const char *unit;	/* "bytes" (shown as B, KiB...) or a count's word */
+	const char *legend;	/* what a frame's width is: "leaked bytes: still ..." */
 };
 
 /* The HTML template (data/flamegraph.html, generated into
@@ -63,6 +69,18 @@ int flamegraph__add_line(struct flamegraph *fg, const char *line, size_t weight,
 
 /* Number of stacks added. */
 size_t flamegraph__stacks(const struct flamegraph *fg);
+
+/*
+ * flamegraph__set_series - the chart under the graph: a quantity over the
+ * run, drawn as steps from 0 at 0 s through each point to @end_s
+ * @label:   what it is ("live heap bytes"), on its axis
+ * @t_s:     @n times, in seconds from the start of the run, in order
+ * @v:       the value from each time on, in bytes
+ * @changes: how many changes the points stand for (said under the chart)
+ * The arrays are copied; a second call replaces the first.  0, -ENOMEM.
+ */
+int flamegraph__set_series(struct flamegraph *fg, const char *label, const double *t_s,
+			   const uint64_t *v, size_t n, double end_s, uint64_t changes);
 
 /* Write the page to @out.  0, -EIO. */
 int flamegraph__write(const struct flamegraph *fg, FILE *out);

@@ -5,6 +5,11 @@
  * every tool's --folded, into a memory stream, so the page names frames
  * exactly as `leak --folded` does; the value written there is dropped and
  * the site's four measures go in instead.
+ *
+ * Under the graph, the heap's live bytes over the run (heap-profile's
+ * live series), on the clock of heap's report: seconds from the start
+ * (session__elapsed), to its "total runtime"; its highest point is
+ * heap's peak, at heap's peak time.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +24,7 @@
 #include "cmd/out/flamegraph.h"
 #include "cmd/out/heap-flame.h"
 #include "agg/heap-profile.h"
+#include "agg/live-series.h"
 #include "lib/errbuf.h"
 #include "cmd/out/report.h"
 #include "trace/sample.h"
@@ -26,11 +32,45 @@
 
 /* heaptrack's words, in its order; "calls" is also understood. */
 static const struct flamegraph_weight heap_weights[] = {
-	{ "leaked", NULL, "leaked", "bytes" },
-	{ "peak", NULL, "peak", "bytes" },
-	{ "allocations", "calls", "allocations", "calls" },
-	{ "temporary", NULL, "temporary", "allocations" },
+	{ "leaked", NULL, "leaked", "bytes",
+	  "leaked bytes: what was still allocated when the run ended" },
+	{ "peak", NULL, "peak", "bytes",
+	  "bytes live at the peak: what was allocated at the instant the whole heap was "
+	  "largest (marked on the chart below)" },
+	{ "allocations", "calls", "allocations", "calls",
+	  "allocation calls: how many times the malloc family was called" },
+	{ "temporary", NULL, "temporary", "allocations",
+	  "temporary allocations: blocks freed before other allocations were made "
+	  "(--temporary-allocation-threshold)" },
 };
+
+/* The live bytes over time, into the page's chart. */
+static int add_series(struct flamegraph *fg, struct session *s, const struct heap_profile *hp)
+{
+	const struct live_series *ls = heap_profile__series(hp);
+	struct live_point *p = malloc(LIVE_SERIES_MAX_POINTS * sizeof(*p));
+	double *t = malloc(LIVE_SERIES_MAX_POINTS * sizeof(*t));
+	uint64_t *v = malloc(LIVE_SERIES_MAX_POINTS * sizeof(*v));
+	uint64_t end_ns;
+	size_t n;
+	int err = -ENOMEM;
+
+	if (p && t && v) {
+		n = live_series__points(ls, p);
+		for (size_t i = 0; i < n; i++) {
+			t[i] = session__elapsed(s, p[i].time);
+			v[i] = p[i].value;
+		}
+		/* the run's end as heap's runtime: to the ns */
+		end_ns = (uint64_t)(session__elapsed(s, session__now(s)) * 1e9);
+		err = flamegraph__set_series(fg, "live heap bytes", t, v, n, (double)end_ns / 1e9,
+					     live_series__changes(ls));
+	}
+	free(p);
+	free(t);
+	free(v);
+	return err;
+}
 
 int heap_flame__write(struct session *s, const struct heap_profile *hp, bool srcline,
 		      const char *title, const char *path, int fd, struct errbuf *eb)
@@ -53,6 +93,8 @@ int heap_flame__write(struct session *s, const struct heap_profile *hp, bool src
 		snprintf(full, sizeof(full), "%s", title);
 	err = flamegraph__new(full, heap_weights, sizeof(heap_weights) / sizeof(heap_weights[0]),
 			      &fg);
+	if (!err)
+		err = add_series(fg, s, hp);
 	if (!err)
 		err = heap_profile__sites(hp, &sites, &n);
 	if (err)

@@ -7,7 +7,8 @@
  *                          events (heap__profile); the page
  *                          switches between leaked bytes, peak bytes,
  *                          allocations (calls) and temporary allocations
- *                          (heap-flame.c);
+ *                          (heap-flame.c), with the chart of the heap's
+ *                          live bytes over the run;
  *   -e faults              a `record -e faults` file: the faults tool's
  *                          own count (its --folded lines, once for every
  *                          fault and once with --major), weighted by
@@ -171,8 +172,10 @@ static int faults_into(struct fg *g, struct session *s, struct flamegraph *fg, b
 static int faults_graph(struct fg *g, struct session *s)
 {
 	static const struct flamegraph_weight weights[] = {
-		{ "faults", NULL, "faults", "faults" },
-		{ "major", NULL, "major faults", "faults" },
+		{ "faults", NULL, "faults", "faults",
+		  "page faults: every fault, minor and major, at its stack" },
+		{ "major", NULL, "major faults", "faults",
+		  "major page faults: the faults that waited for a read (from a file or swap)" },
 	};
 	struct flamegraph *fg = NULL;
 	struct errbuf eb = { "" };
@@ -225,7 +228,10 @@ static const struct tool_cmdline flamegraph_cmdline = {
 		.also = "faultline report -i FILE flamegraph -o FILE [options]",
 		.intro = "A flame graph in one HTML file (script and data inline, no network): a\n"
 			 "button switches its weight, a click zooms on a frame, a search box\n"
-			 "highlights the frames it matches, and the graph turns into an icicle.\n\n",
+			 "highlights the frames it matches, the graph turns into an icicle or\n"
+			 "bottom-up (the allocating functions at the root), a legend says what\n"
+			 "width and colour mean, and a chart under it draws the heap's live bytes\n"
+			 "over the run, its peak marked (heap's).\n\n",
 	},
 	.opt = fg_opt,
 };
