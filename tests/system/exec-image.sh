@@ -41,7 +41,7 @@ check_faults "faults --by-alloc"
 # The text names the sites after their programs too.
 run_fl faults --by-alloc -c "setarch -R $ET $FT"
 expect_line '^  pre_big\+0x[0-9a-f]+ \[exec-target\]$' "$T/out"
-expect_line '^    exec-target \[[0-9]+\]  mmap, 1 allocation, 1048576 bytes$' "$T/out"
+expect_line '^    exec-target \[[0-9]+\]  mmap, 1 allocation, 1,048,576 B \(1\.00 MiB\)$' "$T/out"
 expect_line '^    8 faults, 8 pages \(minor 8, major 0; first touch 8, copy-on-write 0; 1 inside the allocator\)$' "$T/out"
 expect_no_line '^  \[unknown\]$' "$T/out"
 run_fl faults --by-alloc --folded -c "setarch -R $ET $FT"

@@ -107,7 +107,10 @@ run_fl report -i "$T/f.rec" faults --interval-faults "$PER" -n 3
 expect_eq "$rc" 0 "report faults --interval-faults text status"
 expect_line '^FAULTS OVER TIME$' "$T/out"
 expect_line "^ +$STEPS +[0-9.]+ +$PER +24 +8 +10\$" "$T/out"
-expect_line '^#1 rising: \+20 faults per interval over 6 intervals \(rose in 5, fell in 0\), 4 -> 24, most 24 in interval 6, 84 faults in all, fault-steps \[[0-9]+\], from$' "$T/out"
+expect_eq "$(grep -A 3 '^#1 ' "$T/out" | sed -E 's/\[[0-9]+\]/[PID]/')" "#1 rising: +20 faults per interval over 6 intervals (rose in 5, fell in 0)
+    first, last: 4, 24
+    most:        24 in interval 6
+    faults:      84 in all, fault-steps [PID], from" "#1's words and figures"
 expect_line '^  rise_touch\+0x[0-9a-f]+ \[fault-steps\]$' "$T/out"
 expect_line '^#3 not rising: \+0 faults per interval' "$T/out"
 

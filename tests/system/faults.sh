@@ -88,11 +88,11 @@ by_alloc "$T/out" "$T/out" software
 run_fl faults --by-alloc -c "$FT"
 expect_eq "$rc" 0 "faults --by-alloc text status"
 expect_line '^  alloc_big\+0x[0-9a-f]+ \[fault-target\]$' "$T/out"
-expect_line '^    fault-target \[[0-9]+\]  mmap, 1 allocation, 8388608 bytes$' "$T/out"
+expect_line '^    fault-target \[[0-9]+\]  mmap, 1 allocation, 8,388,608 B \(8\.00 MiB\)$' "$T/out"
 expect_line '^    100 faults, 100 pages \(minor 100, major 0; first touch 100, copy-on-write 0; 1 inside the allocator\)$' "$T/out"
 expect_line '^    fault-target \[[0-9]+\]  mmap, made in the parent before fork$' "$T/out"
 expect_line '^PID +COMM +REGION +FAULTS +PAGES +MAJOR +FIRST +COW +PATH$' "$T/out"
-expect_line '^[0-9]+ faults: [0-9]+ in allocations \([0-9]+ inside the allocator\), [0-9]+ in regions of the maps$' "$T/out"
+expect_line '^[0-9,]+ faults: [0-9,]+ in allocations \([0-9,]+ inside the allocator\), [0-9,]+ in regions of the maps$' "$T/out"
 run_fl faults --by-alloc --folded -c "$FT"
 expect_line '^fault-target;.*main;run_fault_scenario;alloc_zeroed 65$' "$T/out"
 

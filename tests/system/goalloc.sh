@@ -80,7 +80,7 @@ check "$T/gt.out" "$T/fl.out" "-p"
 run_fl goalloc -T 100000 -c "$GT"
 expect_line '^	4096000 bytes in 1000 allocations from stack$' "$T/out"
 expect_line '^		0x[0-9a-f]{16}	main\.sliceSite\+0x[0-9a-f]+ \[go-target\]$' "$T/out"
-expect_line '^[0-9]+ bytes in [0-9]+ allocations in all, [0-9]+ stacks' "$T/out"
+expect_line '^[0-9,]+ B( \([0-9]+\.[0-9]{2} [KMGTPE]iB\))? in [0-9,]+ allocations in all, [0-9,]+ stacks' "$T/out"
 run_fl goalloc --folded -T 100000 -c "$GT"
 expect_line '^go-target;.*main\.sliceSite;runtime\.makeslice;runtime\.mallocgc 4096000$' "$T/out"
 

@@ -64,12 +64,23 @@ PY
 # The text: the largest change first, with its words.
 run_fl report -i "$T/new.rec" diff "$T/old.rec"
 expect_eq "$rc" 0 "diff text exit status"
-expect_line '^\+0 bytes leaked \(0 -> 0\), \+10000 bytes peak \(50000 -> 60000\), \+0 calls \(1 -> 1\) from$' "$T/out"
+# A stack's figures, a labelled line each, exact (then their IEC size:
+# ib); the total's likewise.
+ib=' \([0-9]+\.[0-9]{2} [KMGTPE]iB\)'
+expect_eq "$(grep -m 1 -A 3 '^stack' "$T/out" | sed -E "s/$ib//g")" "stack:
+  leaked: +0 B, 0 B -> 0 B
+  peak:   +10,000 B, 50,000 B -> 60,000 B
+  calls:  +0, 1 -> 1" "first stack is the spike, with its figures"
+expect_line "^  peak:   \+10,000 B$ib, 50,000 B$ib -> 60,000 B$ib\$" "$T/out"
 expect_line '^	spike\+0x[0-9a-f]+ \[growth-target\]$' "$T/out"
-expect_line '^\+3000 bytes leaked \(5000 -> 8000\), \+0 bytes peak \(1000 -> 1000\), \+3 calls \(5 -> 8\) from$' "$T/out"
-expect_line '^total: \+3300 bytes leaked \(5900 -> 9200\), \+10000 bytes peak \(51300 -> 61300\), \+12 calls \(21 -> 33\); ' "$T/out"
-first=$(grep -m 1 -E '^[+-][0-9]+ bytes leaked' "$T/out")
-case $first in "+0 bytes leaked (0 -> 0), +10000 bytes peak"*) ;; *) fail "first stack is not the spike: $first" ;; esac
+expect_eq "$(grep -A 2 '^  leaked: +3,000 B' "$T/out" | sed -E "s/$ib//g")" "  leaked: +3,000 B, 5,000 B -> 8,000 B
+  peak:   +0 B, 1,000 B -> 1,000 B
+  calls:  +3, 5 -> 8" "leak_step's figures"
+expect_eq "$(grep -A 3 '^total:$' "$T/out" | sed -E "s/$ib//g")" "total:
+  leaked: +3,300 B, 5,900 B -> 9,200 B
+  peak:   +10,000 B, 51,300 B -> 61,300 B
+  calls:  +12, 21 -> 33" "the totals"
+expect_line '^  stacks: [0-9]+, 4 changed \([0-9]+ shown\), ' "$T/out"
 
 # The gate, both ways.
 run_fl report -i "$T/new.rec" diff --fail-on-increase 9999 "$T/old.rec"

@@ -75,8 +75,14 @@ check_growth "$T/out" "live"
 run_fl report -i "$T/g.rec" heap --interval-calls 4 -n 3
 expect_line '^MEMORY OVER TIME$' "$T/out"
 expect_line '^ +8 +[0-9.]+ +32 +9200 +[0-9]+ +8000 +1200 +0$' "$T/out"
-expect_line '^#1 growing: \+7000 bytes over 8 intervals \(rose in 7, fell in 0\), 1000 -> 8000 bytes, highest 8000 in interval 8, 8 calls, from$' "$T/out"
-expect_line '^#3 not growing: \+0 bytes' "$T/out"
+# A figure a line, exact (ib: the IEC size that follows one of 1 KiB up).
+ib=' \([0-9]+\.[0-9]{2} [KMGTPE]iB\)'
+expect_eq "$(grep -A 3 '^#1 ' "$T/out" | sed -E "s/$ib//g")" "#1 growing: +7,000 B over 8 intervals (rose in 7, fell in 0)
+    first, last: 1,000 B, 8,000 B
+    highest:     8,000 B in interval 8
+    calls:       8, from" "#1's words and figures"
+expect_line "^#1 growing: \+7,000 B$ib over " "$T/out"
+expect_line '^#3 not growing: \+0 B over ' "$T/out"
 expect_line '^total memory leaked: 9.20K$' "$T/out"
 # By time: however the run falls into intervals, the last ends with what
 # leaked, and every interval's process bytes are what its stacks hold.
@@ -134,7 +140,9 @@ run_fl leak -c "$GT --steps $STEPS --spike 50000"
 expect_eq "$rc" 0 "leak text exit status"
 expect_line '^	8000 bytes in 8 allocations from stack$' "$T/out"
 expect_line '^	1200 bytes in 4 allocations from stack$' "$T/out"
-expect_line "^peak: $(truth peak_bytes "$T/out") bytes outstanding at [0-9]+\.[0-9]{6}s$" "$T/out"
+expect_line "^  peak: +[0-9,]+ B$ib outstanding at [0-9]+\.[0-9]{6}s$" "$T/out"
+expect_eq "$(sed -n 's/^  peak: *\([0-9,]*\) B.*/\1/p' "$T/out" | tr -d ,)" "$(truth peak_bytes "$T/out")" \
+	"leak's peak against the target's"
 # The calls line closes its stack: after the frames of leak_step's.
 awk '/^	8000 bytes in 8 allocations from stack$/ { on = 1; next }
 	on && /^		/ { frames++; next }

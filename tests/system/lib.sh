@@ -67,6 +67,8 @@
 #                              skip
 #   within VALUE EXPECTED PCT  |VALUE - EXPECTED| <= EXPECTED * PCT / 100
 #   leak_nums FILE KEY...      numbers of leak --json's summaries (below)
+#   leak_total FILE LABEL      "BYTES COUNT" of leak's text totals line
+#                              LABEL (below), the raw integers
 #   hold_through_loop FL GO OUT
 #                              hold faultline FL's reader (its main thread,
 #                              in a ptrace stop: tests/targets/hold-thread)
@@ -499,6 +501,14 @@ v = {"lost": summ and summ["lost"], "bytes": m.get("bytes"), "blocks": m.get("al
      "stacks": summ and summ["unwind"]["complete"]}
 print(" ".join(str(v[k]) for k in sys.argv[2:]))
 PY
+}
+
+# leak_total FILE LABEL: from the last "  LABEL: N B (x MiB) in M ..." line
+# of leak's text totals (outstanding, malloc family, own mmap, brk), "N M":
+# the exact figures, their thousands separators stripped.
+leak_total() {
+	sed -n "s/^  $2: *\([0-9,]*\) B\( ([0-9.]* [KMGTPE]iB)\)\{0,1\} in \([0-9,]*\) .*/\1 \3/p" "$1" |
+		tail -n 1 | tr -d ,
 }
 
 # key_of FILE KEY: V of the last KEY=V line of FILE (a target's own account).

@@ -66,7 +66,7 @@ if grep -q 'built without pprof output' "$T/err"; then
 	skip "$(cat "$T/err")"
 fi
 expect_eq "$rc" 0 "report pprof status"
-expect_line '^faultline report pprof: [0-9]+ stacks, [0-9]+ allocations, [0-9]+ bytes in use at the end in .*heap\.pb\.gz$' "$T/err"
+expect_line '^faultline report pprof: [0-9,]+ stacks, [0-9,]+ allocations, [0-9,]+ B( \([0-9.]+ [KMGTPE]iB\))? in use at the end in .*heap\.pb\.gz$' "$T/err"
 run_fl report -i "$T/l.rec" heap --json -l -n 1000 -s 1000
 expect_eq "$rc" 0 "report heap status"
 cp "$T/out" "$T/heap.json"
@@ -96,7 +96,7 @@ expect_line '^faultline record: [0-9]+ samples \(0 lost\) of faults in ' "$T/err
 cp "$T/out" "$T/faults.truth"
 run_fl report -i "$T/f.rec" pprof -o "$T/faults.pb.gz"
 expect_eq "$rc" 0 "report pprof (faults) status"
-expect_line '^faultline report pprof: [0-9]+ stacks, [0-9]+ faults \((exceptions:page_fault_user|page-faults)\) in .*faults\.pb\.gz$' "$T/err"
+expect_line '^faultline report pprof: [0-9,]+ stacks, [0-9,]+ faults \((exceptions:page_fault_user|page-faults)\) in .*faults\.pb\.gz$' "$T/err"
 run_fl report -i "$T/f.rec" faults --json
 expect_eq "$rc" 0 "report faults status"
 cp "$T/out" "$T/faults.json"

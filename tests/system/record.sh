@@ -23,7 +23,7 @@ CHECK=$top_srcdir/tests/system/faults-check.py
 # target's threads interleave differently in each run).
 norm() {
 	grep -v -E '^([a-z_]+=|[a-z_]+ [a-z_]+=|\[[0-9:]+\] |Executing|Reading)' "$1" |
-		grep -v -E 'samples, lost|"type":"summary"|^peak: |^NOTE: .* cut short by the|^the target was paused ' |
+		grep -v -E 'samples, lost|"type":"summary"|^  peak: |^NOTE: .* cut short by the|^the target was paused ' |
 		sed -E 's/,"peak_bytes":[0-9]+,"peak_time_s":[0-9.]+//;
 			s/"time":"[0-9:]+"/"time":T/;
 			s/0x[0-9a-f]+/X/g; s/\[[0-9]+\]/[P]/g; s/"pid":[0-9]+/"pid":P/g;
@@ -57,7 +57,7 @@ for opts in "" "--sort count" "-T 3" "--json"; do
 done
 # A time window: nothing allocated in the first microsecond of the run.
 run_fl report -i "$T/leak.rec" --until 0.000001 leak
-expect_line '^0 bytes in 0 allocations outstanding from 0 stacks' "$T/out"
+expect_line '^  outstanding:   0 B in 0 allocations from 0 stacks$' "$T/out"
 run_fl report -i "$T/leak.rec" --since 0.000001 leak
 same "leak --since" "$T/live.text" "$T/out"
 

@@ -177,7 +177,7 @@ assert_no_stale_probes
 run_fl report -i "$T/lim.rec" leak
 expect_eq "$rc" 0 "report of the recording cut by ulimit -f: status"
 expect_line "^faultline report: warning: the recording ends early at [0-9.]+ s \([0-9]+ bytes of a record cut off\): no END record$" "$T/err"
-expect_line "^[0-9]+ bytes in [0-9]+ allocations outstanding" "$T/out"
+expect_line "^  outstanding: +[0-9,]+ B.* in [0-9,]+ allocations from " "$T/out"
 
 # SIGPIPE for real: the reader of -T output goes away mid-trace, the
 # command still running (held at its --end after 20,000 breaks: 1.2 MB of

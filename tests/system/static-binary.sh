@@ -43,7 +43,9 @@ expect_eq "$rc" 0 "leak -c demo: exit status"
 tb=$(sed -n 's/^leaked_thumbnail_bytes=//p' "$T/out")
 db=$(sed -n 's/^leaked_decode_bytes=//p' "$T/out")
 [ -n "$tb" ] && [ -n "$db" ] || fail "demo printed no truth"
-expect_line "^$((tb + db)) bytes in 7 allocations outstanding from 2 stacks: malloc family $((tb + db)) bytes in 7 blocks" "$T/out"
+expect_eq "$(leak_total "$T/out" outstanding)" "$((tb + db)) 7" "demo: bytes and allocations outstanding"
+expect_line '^  outstanding: .* in 7 allocations from 2 stacks$' "$T/out"
+expect_eq "$(leak_total "$T/out" 'malloc family')" "$((tb + db)) 7" "demo: the malloc family's bytes and blocks"
 expect_line 'load_thumbnail[.a-z0-9]*\+0x[0-9a-f]+ \[demo\]' "$T/out"
 
 # The flame graph page is built in too: written by the binary alone.

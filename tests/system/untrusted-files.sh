@@ -14,13 +14,13 @@ run_fl record -e leak -o "$T/leak.rec" -c "$T/bin/leak-target leaks"
 expect_eq "$rc" 0 "record status ($(head -n 1 "$T/err"))"
 run_fl report -i "$T/leak.rec" leak -T 100
 expect_eq "$rc" 0 "report status ($(head -n 1 "$T/err"))"
-grep 'allocations outstanding from' "$T/out" >"$T/before"
+grep '^  outstanding: ' "$T/out" >"$T/before"
 expect_line 'leak_malloc_small\+' "$T/out"
 rm "$T/bin/leak-target"
 mkfifo "$T/bin/leak-target"
 run_fl report -i "$T/leak.rec" leak -T 100
 expect_eq "$rc" 0 "report with the binary a FIFO: status ($(head -n 1 "$T/err"))"
-grep 'allocations outstanding from' "$T/out" >"$T/after"
+grep '^  outstanding: ' "$T/out" >"$T/after"
 [ -s "$T/before" ] && cmp -s "$T/before" "$T/after" ||
 	fail "report with the binary a FIFO: '$(cat "$T/after")', before: '$(cat "$T/before")'"
 expect_no_line 'leak_malloc_small\+' "$T/out"

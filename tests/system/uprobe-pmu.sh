@@ -187,7 +187,7 @@ check_sites "pmu -c, 100,000 malloc/free pairs of another process while the comm
 # The report at the command's exit (leak's 5 s reports may come before).
 tail -n 1 "$T/out" | grep -Eq '^[0-9]+ samples, lost 0 events, ' ||
 	fail "busy: the last report lost events: $(tail -n 1 "$T/out")"
-echo "RESULT busy: malloc-churn beside, $(grep ^ns_per_pair= "$T/churn.out"); $(grep 'allocations outstanding from' "$T/out" | tail -n 1 | cut -d';' -f1); $(tail -n 1 "$T/out")"
+echo "RESULT busy: malloc-churn beside, $(grep ^ns_per_pair= "$T/churn.out"); $(grep '^  outstanding: ' "$T/out" | tail -n 1 | sed 's/^ *//'); $(tail -n 1 "$T/out")"
 
 # -c: the command gets a cgroup of its own (faultline_<pid>, below its
 # own, in the perf_event hierarchy) and the PMU events are that cgroup's,

@@ -35,7 +35,7 @@ for rung in tracepoint software; do
 done
 run_fl faults --by-alloc -c "$FT"
 expect_eq "$rc" 0 "faults --by-alloc status"
-expect_line '^    fault-target \[[0-9]+\]  mmap, 1 allocation, 8388608 bytes$' "$T/out"
+expect_line '^    fault-target \[[0-9]+\]  mmap, 1 allocation, 8,388,608 B \(8\.00 MiB\)$' "$T/out"
 expect_line '^    100 faults, 100 pages \(minor 100, major 0; first touch 100, copy-on-write 0; 1 inside the allocator\)$' "$T/out"
 expect_line '^    fault-target \[[0-9]+\]  mmap, made in the parent before fork$' "$T/out"
 pass_or_fail

@@ -32,7 +32,7 @@ check_sites() {
 	done
 	grep -q ', lost 0 events' "$T/out" ||
 		fail "$1: events lost: $(grep -a -E 'lost [0-9]+ events' "$T/out" "$T/err" 2>/dev/null | head -n 3)"
-	echo "RESULT leak -c $1: $n sites exact; $(grep 'allocations outstanding from' "$T/out")"
+	echo "RESULT leak -c $1: $n sites exact; $(grep '^  outstanding: ' "$T/out" | sed 's/^ *//')"
 }
 
 # check_brk WHAT: after `brk -c "brk-target [--libc] --count 5 --step 8192"`:

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lib/json.h"
+#include "lib/numfmt.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
@@ -171,6 +172,7 @@ static int brk_report(void *ctx, struct session *s)
 	for (size_t i = 0; i < keyed__count(st->sites); i++) {
 		const struct site *site = keyed__at(st->sites, i);
 		const char *comm = session__stack_comm(s, site->pid, site->stack);
+		char calls[NUMFMT_LEN];
 
 		if (st->o->folded) {
 			report__folded(&r, site->pid, comm, site->stack, site->count);
@@ -185,12 +187,13 @@ static int brk_report(void *ctx, struct session *s)
 		} else {
 			report__stack(&r, site->pid, site->stack, "  ", false);
 			printf("    %s [%d]\n", comm, (int)site->pid);
+			numfmt__count(calls, sizeof(calls), site->count);
 			if (site->req_min == site->req_max)
-				printf("    %" PRIu64 " calls, requested break 0x%" PRIx64 "\n\n",
-				       site->count, site->req_min);
+				printf("    %s calls, requested break 0x%" PRIx64 "\n\n", calls,
+				       site->req_min);
 			else
-				printf("    %" PRIu64 " calls, requested break 0x%" PRIx64 " .. 0x%" PRIx64
-				       "\n\n", site->count, site->req_min, site->req_max);
+				printf("    %s calls, requested break 0x%" PRIx64 " .. 0x%" PRIx64
+				       "\n\n", calls, site->req_min, site->req_max);
 		}
 	}
 	if (!st->o->folded) {

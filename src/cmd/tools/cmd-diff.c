@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "lib/json.h"
+#include "lib/numfmt.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
 #include "cmd/out/lost.h"
@@ -282,6 +283,22 @@ static void json_named_frame(const char *f, size_t len, bool first)
 	printf("}");
 }
 
+/* A stack's or the total's changes, a labelled line each (numfmt). */
+static void print_changes(const uint64_t *leaked, const uint64_t *peak, const uint64_t *calls)
+{
+	char b[3][NUMFMT_LEN];
+
+	printf("  leaked: %s, %s -> %s\n", numfmt__sbytes(b[0], NUMFMT_LEN, change(leaked)),
+	       numfmt__bytes(b[1], NUMFMT_LEN, leaked[OLD]),
+	       numfmt__bytes(b[2], NUMFMT_LEN, leaked[NEW]));
+	printf("  peak:   %s, %s -> %s\n", numfmt__sbytes(b[0], NUMFMT_LEN, change(peak)),
+	       numfmt__bytes(b[1], NUMFMT_LEN, peak[OLD]),
+	       numfmt__bytes(b[2], NUMFMT_LEN, peak[NEW]));
+	printf("  calls:  %s, %s -> %s\n", numfmt__scount(b[0], NUMFMT_LEN, change(calls)),
+	       numfmt__count(b[1], NUMFMT_LEN, calls[OLD]),
+	       numfmt__count(b[2], NUMFMT_LEN, calls[NEW]));
+}
+
 static void print_stack(const struct dstack *ds, bool json)
 {
 	if (json) {
@@ -303,11 +320,8 @@ static void print_stack(const struct dstack *ds, bool json)
 		printf("]}\n");
 		return;
 	}
-	printf("%+" PRId64 " bytes leaked (%" PRIu64 " -> %" PRIu64 "), %+" PRId64
-	       " bytes peak (%" PRIu64 " -> %" PRIu64 "), %+" PRId64 " calls (%" PRIu64 " -> %" PRIu64
-	       ")%s from\n", change(ds->leaked), ds->leaked[OLD], ds->leaked[NEW], change(ds->peak),
-	       ds->peak[OLD], ds->peak[NEW], change(ds->calls), ds->calls[OLD], ds->calls[NEW],
-	       ds->in[OLD] && ds->in[NEW] ? "" : ds->in[NEW] ? ", new stack," : ", gone stack,");
+	printf("stack%s:\n", ds->in[OLD] && ds->in[NEW] ? "" : ds->in[NEW] ? ", new" : ", gone");
+	print_changes(ds->leaked, ds->peak, ds->calls);
 	for (const char *p = ds->key; *p;) {
 		const char *nl = strchr(p, '\n');
 		int len = nl ? (int)(nl - p) : (int)strlen(p);
@@ -370,11 +384,10 @@ static void print_diff(const struct diff *d, size_t limit, bool all, bool json, 
 		       only[NEW], only[OLD], fail_over, *over);
 		return;
 	}
-	printf("\ntotal: %+" PRId64 " bytes leaked (%" PRIu64 " -> %" PRIu64 "), %+" PRId64
-	       " bytes peak (%" PRIu64 " -> %" PRIu64 "), %+" PRId64 " calls (%" PRIu64 " -> %" PRIu64
-	       "); %zu stacks, %zu changed (%zu shown), %zu only in new, %zu only in old\n",
-	       change(leaked), leaked[OLD], leaked[NEW], change(peak), peak[OLD], peak[NEW],
-	       change(calls), calls[OLD], calls[NEW], d->n, changed, shown, only[NEW], only[OLD]);
+	printf("\ntotal:\n");
+	print_changes(leaked, peak, calls);
+	printf("  stacks: %zu, %zu changed (%zu shown), %zu only in new, %zu only in old\n", d->n,
+	       changed, shown, only[NEW], only[OLD]);
 }
 
 /* ---- options and main ---- */

@@ -32,6 +32,7 @@
 #include <linux/perf_event.h>
 
 #include "lib/json.h"
+#include "lib/numfmt.h"
 #include "agg/heap-growth.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
@@ -358,6 +359,7 @@ static int print_over_time(struct faults_state *st, struct report *r)
 	for (size_t i = 0; i < top; i++) {
 		const struct growth_site *g = &v[i];
 		const char *comm = session__stack_comm(st->s, g->pid, g->stack);
+		char b[2][NUMFMT_LEN];
 
 		if (st->o->json) {
 			printf("{\"type\":\"faults_rise\",\"rank\":%zu,\"rising\":%s,\"rise\":%" PRId64
@@ -373,11 +375,15 @@ static int print_over_time(struct faults_state *st, struct report *r)
 			printf("}\n");
 			continue;
 		}
-		printf("#%zu %s: %+" PRId64 " faults per interval over %zu intervals (rose in %u, fell "
-		       "in %u), %" PRIu64 " -> %" PRIu64 ", most %" PRIu64 " in interval %zu, %" PRIu64
-		       " faults in all, %s [%d], from\n", i + 1, g->growing ? "rising" : "not rising",
-		       g->growth, ranked, g->rises, g->falls, g->first, g->last, g->highest,
-		       g->highest_at + 1, g->calls, comm, (int)g->pid);
+		printf("#%zu %s: %s faults per interval over %zu intervals (rose in %u, "
+		       "fell in %u)\n", i + 1, g->growing ? "rising" : "not rising",
+		       numfmt__scount(b[0], NUMFMT_LEN, g->growth), ranked, g->rises, g->falls);
+		printf("    first, last: %s, %s\n", numfmt__count(b[0], NUMFMT_LEN, g->first),
+		       numfmt__count(b[1], NUMFMT_LEN, g->last));
+		printf("    most:        %s in interval %zu\n",
+		       numfmt__count(b[0], NUMFMT_LEN, g->highest), g->highest_at + 1);
+		printf("    faults:      %s in all, %s [%d], from\n",
+		       numfmt__count(b[0], NUMFMT_LEN, g->calls), comm, (int)g->pid);
 		report__stack(r, g->pid, g->stack, "  ", false);
 	}
 	if (!st->o->json)
@@ -559,7 +565,7 @@ static void print_site(struct faults_state *st, struct report *r, const struct f
 {
 	const char *comm = session__stack_comm(st->s, w->pid, w->stack);
 	uint64_t n = shown(st, w->faults, w->major);
-	char classes[64];
+	char classes[64], b[4][NUMFMT_LEN];
 
 	alloc_class__format(w->classes, classes, sizeof(classes));
 	if (st->o->folded) {
@@ -577,18 +583,24 @@ static void print_site(struct faults_state *st, struct report *r, const struct f
 		report__stack(r, w->pid, w->stack, "  ", false);
 		printf("    %s [%d]  %s", comm, (int)w->pid, classes);
 		if (w->allocs)
-			printf(", %" PRIu64 " allocation%s, %" PRIu64 " bytes", w->allocs,
-			       w->allocs == 1 ? "" : "s", w->bytes);
+			printf(", %s allocation%s, %s", numfmt__count(b[0], NUMFMT_LEN, w->allocs),
+			       w->allocs == 1 ? "" : "s",
+			       numfmt__bytes(b[1], NUMFMT_LEN, w->bytes));
 		else
 			printf(", made in the parent before fork");
-		printf("\n    %" PRIu64 " faults, %" PRIu64 " pages (minor %" PRIu64 ", major %" PRIu64,
-		       n, w->pages, w->faults - w->major, w->major);
+		printf("\n    %s faults, %s pages (minor %s, major %s",
+		       numfmt__count(b[0], NUMFMT_LEN, n),
+		       numfmt__count(b[1], NUMFMT_LEN, w->pages),
+		       numfmt__count(b[2], NUMFMT_LEN, w->faults - w->major),
+		       numfmt__count(b[3], NUMFMT_LEN, w->major));
 		if (st->has_error)
-			printf("; first touch %" PRIu64 ", copy-on-write %" PRIu64, w->first_touch,
-			       w->cow);
+			printf("; first touch %s, copy-on-write %s",
+			       numfmt__count(b[0], NUMFMT_LEN, w->first_touch),
+			       numfmt__count(b[1], NUMFMT_LEN, w->cow));
 		if (w->prot)
-			printf(", protection %" PRIu64, w->prot);
-		printf("; %" PRIu64 " inside the allocator)\n\n", w->in_allocator);
+			printf(", protection %s", numfmt__count(b[0], NUMFMT_LEN, w->prot));
+		printf("; %s inside the allocator)\n\n",
+		       numfmt__count(b[0], NUMFMT_LEN, w->in_allocator));
 	}
 }
 
@@ -625,6 +637,7 @@ static void print_by_alloc(struct session *s, void *ctx)
 	struct report r;
 	size_t n, nsites = 0, first;
 	bool header = false;
+	char b[4][NUMFMT_LEN];
 
 	report__init(&r, s, stdout, st->o->srcline);
 	fault_attrib__totals(st->fa, &t);
@@ -664,13 +677,16 @@ static void print_by_alloc(struct session *s, void *ctx)
 		       t.faults, t.to_allocations, t.in_allocator, t.to_regions, t.waiting,
 		       st->tracer_faults, st->has_error ? "true" : "false");
 	else
-		printf("%s%" PRIu64 " faults: %" PRIu64 " in allocations (%" PRIu64 " inside the "
-		       "allocator), %" PRIu64 " in regions of the maps%s\n", header ? "\n" : "",
-		       t.faults, t.to_allocations, t.in_allocator, t.to_regions,
+		printf("%s%s faults: %s in allocations (%s inside the allocator), %s in regions of "
+		       "the maps%s\n", header ? "\n" : "",
+		       numfmt__count(b[0], NUMFMT_LEN, t.faults),
+		       numfmt__count(b[1], NUMFMT_LEN, t.to_allocations),
+		       numfmt__count(b[2], NUMFMT_LEN, t.in_allocator),
+		       numfmt__count(b[3], NUMFMT_LEN, t.to_regions),
 		       st->has_error ? "" : "; no fault kinds (the software event has no error code)");
 	if (t.waiting && !st->o->json)
-		printf("%" PRIu64 " faults inside allocator calls that had not returned at the end\n",
-		       t.waiting);
+		printf("%s faults inside allocator calls that had not returned at the end\n",
+		       numfmt__count(b[0], NUMFMT_LEN, t.waiting));
 	if (st->tracer_faults && !st->o->json)
 		printf("%" PRIu64 " fault%s on the uprobes page (the tracer's own) not counted\n",
 		       st->tracer_faults, st->tracer_faults == 1 ? "" : "s");

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "lib/json.h"
+#include "lib/numfmt.h"
 #include "trace/tp-catalog.h"
 #include "lib/keyed.h"
 #include "trace/probe-spec.h"
@@ -160,8 +161,11 @@ static int goalloc_report(void *ctx, struct session *s)
 		json__str(stdout, g->exe);
 		printf("}\n");
 	} else if (!g->o->folded) {
-		printf("%" PRIu64 " bytes in %" PRIu64 " allocations in all, %zu stacks\n", g->bytes,
-		       g->count, n);
+		char b[3][NUMFMT_LEN];
+
+		printf("%s in %s allocations in all, %s stacks\n", numfmt__bytes(b[0], NUMFMT_LEN,
+		       g->bytes), numfmt__count(b[1], NUMFMT_LEN, g->count),
+		       numfmt__count(b[2], NUMFMT_LEN, n));
 	}
 	if (!g->o->folded)
 		report__footer(&r, g->o->json);

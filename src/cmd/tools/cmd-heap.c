@@ -23,6 +23,7 @@
 
 #include "lib/ostream.h"
 #include "lib/json.h"
+#include "lib/numfmt.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-sample.h"
 #include "agg/alloc-trace.h"
@@ -172,7 +173,13 @@ static void on_gone(void *ctx, const struct alloc_rec *r, uint64_t time)
 
 /* ---- the report ---- */
 
-/* heaptrack's byte counts: B, then K, M, G of 1000 with two decimals. */
+/*
+ * heaptrack's byte counts: B, then K, M, G of 1000 with two decimals.  Only
+ * for the sections that are heaptrack_print's format (its four sections and
+ * its summary, compared with heaptrack's own output in tests/system/heap.sh):
+ * they stay byte for byte heaptrack's, units included.  faultline's own
+ * text (MEMORY OVER TIME, GROWING STACKS) uses lib/numfmt's IEC.
+ */
 static void fmt_bytes(uint64_t b, char *buf, size_t n)
 {
 	static const char units[] = "KMGTP";
@@ -661,6 +668,7 @@ static int print_growth(struct heap *h, struct report *r, uint64_t run_ns)
 		printf("\n\nGROWING STACKS\n");
 	for (size_t i = 0; i < top; i++) {
 		const struct growth_site *g = &v[i];
+		char b[2][NUMFMT_LEN];
 
 		if (h->o->json) {
 			printf("{\"type\":\"heap_growth\",\"rank\":%zu,\"growing\":%s,\"growth_bytes\":%"
@@ -673,10 +681,15 @@ static int print_growth(struct heap *h, struct report *r, uint64_t run_ns)
 			printf("}\n");
 			continue;
 		}
-		printf("#%zu %s: %+" PRId64 " bytes over %zu intervals (rose in %u, fell in %u), %" PRIu64
-		       " -> %" PRIu64 " bytes, highest %" PRIu64 " in interval %zu, %" PRIu64
-		       " calls, from\n", i + 1, g->growing ? "growing" : "not growing", g->growth, K,
-		       g->rises, g->falls, g->first, g->last, g->highest, g->highest_at + 1, g->calls);
+		/* faultline's own section (not heaptrack's): numfmt, a figure a line. */
+		printf("#%zu %s: %s over %zu intervals (rose in %u, fell in %u)\n", i + 1,
+		       g->growing ? "growing" : "not growing",
+		       numfmt__sbytes(b[0], NUMFMT_LEN, g->growth), K, g->rises, g->falls);
+		printf("    first, last: %s, %s\n", numfmt__bytes(b[0], NUMFMT_LEN, g->first),
+		       numfmt__bytes(b[1], NUMFMT_LEN, g->last));
+		printf("    highest:     %s in interval %zu\n",
+		       numfmt__bytes(b[0], NUMFMT_LEN, g->highest), g->highest_at + 1);
+		printf("    calls:       %s, from\n", numfmt__count(b[0], NUMFMT_LEN, g->calls));
 		print_frames(h, r, g->pid, g->stack, "  ");
 	}
 	if (!h->o->json)

@@ -18,6 +18,7 @@
 
 #include "agg/every.h"
 #include "lib/json.h"
+#include "lib/numfmt.h"
 #include "agg/alloc-sample.h"
 #include "agg/alloc-trace.h"
 #include "cmd/out/heap-flame.h"
@@ -413,6 +414,17 @@ static const char *entry_comm(struct leak *lk, pid_t pid, uint32_t stack)
 	return pid ? session__stack_comm(lk->s, pid, stack) : "[kernel]";
 }
 
+/* One labelled line of the totals: "  LABEL  N WORDS"; a zero is shown only
+ * when @always. */
+static void total_line(const char *label, uint64_t v, const char *words, bool always)
+{
+	char b[NUMFMT_LEN];
+
+	if (v || always)
+		printf("  %-14s %s%s%s\n", label, numfmt__count(b, sizeof(b), v), *words ? " " : "",
+		       words);
+}
+
 /*
  * The totals: everything outstanding, then (user mode) split by kind, so
  * that the malloc family's figure compares with what valgrind calls "in use
@@ -425,6 +437,7 @@ static void print_totals(struct leak *lk, const struct gather *g, const char *st
 	uint64_t bytes = 0, count = 0, peak_time = 0;
 	uint64_t peak = alloc_track__peak_bytes(lk->track, &peak_time);
 	double peak_at = peak_time ? session__elapsed(lk->s, peak_time) : 0.0;
+	char b[4][NUMFMT_LEN];
 
 	for (size_t i = 0; i < g->n; i++) {
 		bytes += g->entries[i].bytes;
@@ -469,37 +482,41 @@ static void print_totals(struct leak *lk, const struct gather *g, const char *st
 		printf("%s%s}\n", alloc_trace__late_count(lk->at) ? "]" : "", stamp);
 		return;
 	}
-	printf("%" PRIu64 " bytes in %" PRIu64 " allocations outstanding from %zu stacks", bytes,
-	       count, g->n);
+	/* Labelled lines, a figure a line (numfmt: exact bytes, then IEC). */
+	printf("totals:\n  outstanding:   %s in %s allocations from %s stacks\n",
+	       numfmt__bytes(b[0], NUMFMT_LEN, bytes), numfmt__count(b[1], NUMFMT_LEN, count),
+	       numfmt__count(b[2], NUMFMT_LEN, g->n));
+	if (!lk->lo.kernel) {
+		printf("  malloc family: %s in %s blocks (%s of them in %s served by mmap)\n",
+		       numfmt__bytes(b[0], NUMFMT_LEN, g->kind_bytes[ALLOC_KIND_MALLOC]),
+		       numfmt__count(b[1], NUMFMT_LEN, g->kind_count[ALLOC_KIND_MALLOC]),
+		       numfmt__bytes(b[2], NUMFMT_LEN, g->mapped_bytes),
+		       numfmt__count(b[3], NUMFMT_LEN, g->mapped_count));
+		printf("  own mmap:      %s in %s regions\n",
+		       numfmt__bytes(b[0], NUMFMT_LEN, g->kind_bytes[ALLOC_KIND_MMAP]),
+		       numfmt__count(b[1], NUMFMT_LEN, g->kind_count[ALLOC_KIND_MMAP]));
+		printf("  brk:           %s in %s regions\n",
+		       numfmt__bytes(b[0], NUMFMT_LEN, g->kind_bytes[ALLOC_KIND_BRK]),
+		       numfmt__count(b[1], NUMFMT_LEN, g->kind_count[ALLOC_KIND_BRK]));
+	}
+	printf("  traced:        %s allocations", numfmt__count(b[0], NUMFMT_LEN, st->allocs));
 	if (!lk->lo.kernel)
-		printf(": malloc family %" PRIu64 " bytes in %" PRIu64 " blocks (%" PRIu64
-		       " bytes in %" PRIu64 " served by mmap), own mmap %" PRIu64 " bytes in %"
-		       PRIu64 " regions, brk %" PRIu64 " bytes in %" PRIu64 " regions",
-		       g->kind_bytes[ALLOC_KIND_MALLOC], g->kind_count[ALLOC_KIND_MALLOC],
-		       g->mapped_bytes, g->mapped_count, g->kind_bytes[ALLOC_KIND_MMAP],
-		       g->kind_count[ALLOC_KIND_MMAP], g->kind_bytes[ALLOC_KIND_BRK],
-		       g->kind_count[ALLOC_KIND_BRK]);
-	printf("; %" PRIu64 " allocations", st->allocs);
-	if (!lk->lo.kernel)
-		printf(" (%" PRIu64 " malloc family, %" PRIu64 " mmap, %" PRIu64 " brk)",
-		       st->allocs_by_kind[ALLOC_KIND_MALLOC], st->allocs_by_kind[ALLOC_KIND_MMAP],
-		       st->allocs_by_kind[ALLOC_KIND_BRK]);
-	printf(" and %" PRIu64 " frees traced, %" PRIu64 " frees of blocks not seen allocated, %"
-	       PRIu64 " failed calls", st->frees, st->unknown_frees, st->failed);
-	if (st->dropped_exec)
-		printf(", %" PRIu64 " dropped at exec", st->dropped_exec);
-	if (st->loader_regions)
-		printf(", %" PRIu64 " regions of the dynamic loader's own left out",
-		       st->loader_regions);
-	if (st->startup_blocks)
-		printf(", %" PRIu64 " of the static C library's start-up left out",
-		       st->startup_blocks);
-	if (alloc_track__replaced(lk->track))
-		printf(", %" PRIu64 " reused addresses whose free was missed",
-		       alloc_track__replaced(lk->track));
-	printf("\n");
-	/* Its own line: the one above is memleak-like and scripts read it. */
-	printf("peak: %" PRIu64 " bytes outstanding at %.6fs%s\n", peak, peak_at,
+		printf(" (%s malloc family, %s mmap, %s brk)",
+		       numfmt__count(b[0], NUMFMT_LEN, st->allocs_by_kind[ALLOC_KIND_MALLOC]),
+		       numfmt__count(b[1], NUMFMT_LEN, st->allocs_by_kind[ALLOC_KIND_MMAP]),
+		       numfmt__count(b[2], NUMFMT_LEN, st->allocs_by_kind[ALLOC_KIND_BRK]));
+	printf(" and %s frees\n", numfmt__count(b[0], NUMFMT_LEN, st->frees));
+	total_line("unseen frees:", st->unknown_frees, "frees of blocks not seen allocated", true);
+	total_line("failed calls:", st->failed, "", true);
+	total_line("exec:", st->dropped_exec, "dropped at exec", false);
+	total_line("loader:", st->loader_regions, "regions of the dynamic loader's own left out",
+		   false);
+	total_line("start-up:", st->startup_blocks,
+		   "blocks of the static C library's start-up left out", false);
+	total_line("reused:", alloc_track__replaced(lk->track),
+		   "reused addresses whose free was missed", false);
+	printf("  peak:          %s outstanding at %.6fs%s\n",
+	       numfmt__bytes(b[0], NUMFMT_LEN, peak), peak_at,
 	       g->scale > 1 ? " (of the sampled blocks, not scaled)" : "");
 }
 

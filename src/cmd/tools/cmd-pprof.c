@@ -41,6 +41,7 @@
 #include "cmd/tool.h"
 #include "agg/heap-profile.h"
 #include "lib/keyed.h"
+#include "lib/numfmt.h"
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "stack/stackdb.h"
@@ -344,6 +345,7 @@ static int run(const struct replay_opts *ro, const char *out, bool want_faults)
 	struct report r;
 	void *buf = NULL;
 	size_t len = 0;
+	char b[3][NUMFMT_LEN];
 	int err;
 
 	pp.want_faults = want_faults;
@@ -371,12 +373,14 @@ static int run(const struct replay_opts *ro, const char *out, bool want_faults)
 	}
 	err = write_out(out, buf, len, &eb);
 	if (!err && pp.faults)
-		fprintf(stderr, "faultline " TOOL ": %zu stacks, %" PRIu64 " faults (%s) in %s\n",
-			pprof__samples(pp.prof), pp.nfaults, pp.fault_event, out);
+		fprintf(stderr, "faultline " TOOL ": %s stacks, %s faults (%s) in %s\n",
+			numfmt__count(b[0], NUMFMT_LEN, pprof__samples(pp.prof)),
+			numfmt__count(b[1], NUMFMT_LEN, pp.nfaults), pp.fault_event, out);
 	else if (!err)
-		fprintf(stderr, "faultline " TOOL ": %zu stacks, %" PRIu64 " allocations, %" PRIu64
-			" bytes in use at the end in %s\n", pprof__samples(pp.prof),
-			heap_profile__totals(pp.hp)->calls, heap_profile__totals(pp.hp)->live_bytes,
+		fprintf(stderr, "faultline " TOOL ": %s stacks, %s allocations, %s in use at "
+			"the end in %s\n", numfmt__count(b[0], NUMFMT_LEN, pprof__samples(pp.prof)),
+			numfmt__count(b[1], NUMFMT_LEN, heap_profile__totals(pp.hp)->calls),
+			numfmt__bytes(b[2], NUMFMT_LEN, heap_profile__totals(pp.hp)->live_bytes),
 			out);
 out:
 	free(buf);

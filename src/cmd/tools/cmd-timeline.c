@@ -56,6 +56,7 @@
 #include <linux/perf_event.h>
 
 #include "lib/json.h"
+#include "lib/numfmt.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
 #include "agg/major-pair.h"
@@ -947,6 +948,7 @@ static void print_sites(const struct tl *t, struct report *rep, const struct kil
 		n = t->top;
 	for (size_t i = 0; i < n; i++) {
 		const struct site *st = &sites[i];
+		char b[2][NUMFMT_LEN];
 
 		if (t->json) {
 			printf("{\"type\":\"%s\",\"pid\":%d,\"comm\":", allocs ? "alloc_site" :
@@ -963,14 +965,17 @@ static void print_sites(const struct tl *t, struct report *rep, const struct kil
 			report__stack_json(rep, k->victim, st->stack);
 			printf("}\n");
 		} else {
+			/* A fault site's figures (lib/numfmt); an allocation
+			 * site's line is memleak's. */
+			numfmt__count(b[0], sizeof(b[0]), st->amount);
+			numfmt__bytes(b[1], sizeof(b[1]), st->count * (uint64_t)t->page_size);
 			if (allocs)
 				printf("\t%" PRIu64 " bytes in %" PRIu64 " allocations from stack\n",
 				       st->amount, st->count);
 			else if (t->fault_error_code || !strcmp(t->fault_event, "page-faults"))
-				printf("\t%" PRIu64 " faults (%" PRIu64 " KiB touched) from stack\n",
-				       st->amount, st->count * (uint64_t)t->page_size / 1024);
+				printf("\t%s faults (%s touched) from stack\n", b[0], b[1]);
 			else
-				printf("\t%" PRIu64 " faults from stack\n", st->amount);
+				printf("\t%s faults from stack\n", b[0]);
 			report__stack(rep, k->victim, st->stack, "\t\t", true);
 		}
 	}
