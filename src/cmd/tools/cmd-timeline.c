@@ -58,6 +58,7 @@
 #include "lib/json.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
+#include "agg/stack-table.h"
 #include "agg/major-pair.h"
 #include "agg/reclaim-pair.h"
 #include "agg/reclaim-watch.h"
@@ -97,18 +98,14 @@ struct proc {
 	size_t n, cap;
 };
 
-/* A site of an OOM victim: an allocation stack (bytes, blocks) or a fault
- * stack (faults, of which pages brought in). */
-struct site {
-	uint32_t stack;
-	uint64_t amount, count;
-};
-
 struct kill {
 	pid_t victim, trigger;
 	uint64_t time;
 	char comm[32];			/* the victim's, at the kill */
-	struct site *allocs, *faults;
+	/* its sites, most first: allocation stacks (leaked: bytes, and
+	 * blocks, outstanding at the kill) and fault stacks of the window
+	 * (calls: faults; bytes: those of the pages they brought in) */
+	struct stack_site *allocs, *faults;
 	size_t nallocs, nfaults;
 	/* the precursor rows (oom --timeline's), taken at the first recorded
 	 * sample a second or more after the kill, or at the recording's end */
@@ -437,93 +434,55 @@ static void on_memcg_end(struct session *s, const struct sample *smp, void *ctx)
 
 /* ---- OOM kills ---- */
 
-struct gather {
+/* The victim's outstanding blocks, by allocation stack. */
+struct held {
 	pid_t pid;
-	struct hashmap *idx;		/* stack -> index + 1 */
-	struct site *sites;
-	size_t n;
+	struct stack_table *sites;
 	int err;
 };
 
-static int gather_add(struct gather *g, uint32_t stack, uint64_t amount, uint64_t count)
+static void hold_alloc(const struct alloc_rec *r, void *ctx)
 {
-	uint64_t i;
+	struct held *h = ctx;
 
-	if (!hashmap__get(g->idx, stack, &i)) {
-		struct site *nv = realloc(g->sites, (g->n + 1) * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		g->sites = nv;
-		if (hashmap__set(g->idx, stack, g->n + 1))
-			return -ENOMEM;
-		nv[g->n] = (struct site){ .stack = stack };
-		i = ++g->n;
-	}
-	g->sites[i - 1].amount += amount;
-	g->sites[i - 1].count += count;
-	return 0;
-}
-
-static void gather_alloc(const struct alloc_rec *r, void *ctx)
-{
-	struct gather *g = ctx;
-
-	if (r->pid == g->pid && !g->err)
-		g->err = gather_add(g, r->stack, r->size, 1);
-}
-
-/* Most first; then the stack id, so equal sites keep one order. */
-static int cmp_site(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	if (x->amount != y->amount)
-		return x->amount > y->amount ? -1 : 1;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
+	if (r->pid == h->pid && !h->err)
+		h->err = stack_table__hold(h->sites, r->pid, r->stack, r->size, 1);
 }
 
 /* The victim's sites now: its outstanding blocks by allocation stack, its
- * faults of the window by fault stack. */
+ * faults of the window by fault stack; most first, then by stack id, so
+ * equal sites keep one order. */
 static int snapshot(struct tl *t, struct kill *k)
 {
-	struct gather ga = { .pid = k->victim }, gf = { .pid = k->victim };
+	static const struct stack_order by_held = { STACK_LEAKED, STACK_LEAKED_BLOCKS, true, false };
+	static const struct stack_order by_faults = { STACK_CALLS, STACK_BYTES, true, false };
+	struct held ga = { .pid = k->victim };
+	struct stack_table *gf = NULL;
 	uint32_t image = session__exec_count(t->s, k->victim);
-	int err = -ENOMEM;
+	int err;
 
-	ga.idx = hashmap__new();
-	gf.idx = hashmap__new();
-	if (!ga.idx || !gf.idx)
-		goto out;
-	if (t->have_allocs) {
-		alloc_track__foreach(alloc_trace__track(t->at), gather_alloc, &ga);
-		if (ga.err)
-			goto out;
+	err = stack_table__new(0, &ga.sites);
+	if (!err)
+		err = stack_table__new(0, &gf);
+	if (!err && t->have_allocs) {
+		alloc_track__foreach(alloc_trace__track(t->at), hold_alloc, &ga);
+		err = ga.err;
 	}
-	for (size_t i = 0; i < t->wlen; i++) {
+	for (size_t i = 0; !err && i < t->wlen; i++) {
 		const struct recent *f = &t->win[(t->whead + i) % t->wcap];
 
-		if (f->pid == k->victim && f->image == image && f->time + t->before_ns >= k->time &&
-		    gather_add(&gf, f->stack, 1, f->touched))
-			goto out;
+		/* A fault is a call of its stack's; the page it brought in,
+		 * its bytes. */
+		if (f->pid == k->victim && f->image == image && f->time + t->before_ns >= k->time)
+			err = stack_table__call(gf, f->pid, f->stack,
+						f->touched ? (uint64_t)t->page_size : 0, 1);
 	}
-	if (ga.n)
-		qsort(ga.sites, ga.n, sizeof(*ga.sites), cmp_site);
-	if (gf.n)
-		qsort(gf.sites, gf.n, sizeof(*gf.sites), cmp_site);
-	k->allocs = ga.sites;
-	k->nallocs = ga.n;
-	k->faults = gf.sites;
-	k->nfaults = gf.n;
-	ga.sites = gf.sites = NULL;
-	err = 0;
-out:
-	free(ga.sites);
-	free(gf.sites);
-	hashmap__free(ga.idx);
-	hashmap__free(gf.idx);
+	if (!err)
+		err = stack_table__sorted(ga.sites, &by_held, &k->allocs, &k->nallocs);
+	if (!err)
+		err = stack_table__sorted(gf, &by_faults, &k->faults, &k->nfaults);
+	stack_table__free(ga.sites);
+	stack_table__free(gf);
 	return err;
 }
 
@@ -939,14 +898,14 @@ static void print_row(const struct tl *t, const struct proc *p, const struct row
 static void print_sites(const struct tl *t, struct report *rep, const struct kill *k,
 			bool allocs)
 {
-	const struct site *sites = allocs ? k->allocs : k->faults;
+	const struct stack_site *sites = allocs ? k->allocs : k->faults;
 	size_t n = allocs ? k->nallocs : k->nfaults;
 	double at = session__elapsed(t->s, k->time);
 
 	if (n > t->top)
 		n = t->top;
 	for (size_t i = 0; i < n; i++) {
-		const struct site *st = &sites[i];
+		const struct stack_site *st = &sites[i];
 
 		if (t->json) {
 			printf("{\"type\":\"%s\",\"pid\":%d,\"comm\":", allocs ? "alloc_site" :
@@ -954,23 +913,23 @@ static void print_sites(const struct tl *t, struct report *rep, const struct kil
 			json__str(stdout, k->comm);
 			if (allocs)
 				printf(",\"kill_time\":%.9f,\"bytes\":%" PRIu64 ",\"allocations\":%"
-				       PRIu64, at, st->amount, st->count);
+				       PRIu64, at, st->leaked, st->leaked_blocks);
 			else
 				printf(",\"kill_time\":%.9f,\"before\":%.9g,\"faults\":%" PRIu64
 				       ",\"touched_kb\":%" PRIu64, at, (double)t->before_ns / 1e9,
-				       st->amount, st->count * (uint64_t)t->page_size / 1024);
+				       st->calls, st->bytes / 1024);
 			printf(",\"stack\":");
 			report__stack_json(rep, k->victim, st->stack);
 			printf("}\n");
 		} else {
 			if (allocs)
 				printf("\t%" PRIu64 " bytes in %" PRIu64 " allocations from stack\n",
-				       st->amount, st->count);
+				       st->leaked, st->leaked_blocks);
 			else if (t->fault_error_code || !strcmp(t->fault_event, "page-faults"))
 				printf("\t%" PRIu64 " faults (%" PRIu64 " KiB touched) from stack\n",
-				       st->amount, st->count * (uint64_t)t->page_size / 1024);
+				       st->calls, st->bytes / 1024);
 			else
-				printf("\t%" PRIu64 " faults from stack\n", st->amount);
+				printf("\t%" PRIu64 " faults from stack\n", st->calls);
 			report__stack(rep, k->victim, st->stack, "\t\t", true);
 		}
 	}
