@@ -1,7 +1,9 @@
 /*
  * heap-profile: see heap-profile.h.
  *
- * Sites live in a keyed table (lib/keyed.h) by pid << 32 | stack.  The lazy peak: `events` numbers every allocation and free; the
+ * Sites are the per-stack table's (agg/stack-table.h), records that begin
+ * with its struct stack_site; s.leaked is the site's live bytes as the
+ * events go.  The lazy peak: `events` numbers every allocation and free; the
  * latest peak is at event `peak_event`.  A site that last changed at or
  * before it still holds what it held at the peak; a site about to change
  * after it first saves that value (snap, for peak_event), unless it saved
@@ -16,13 +18,12 @@
 #include "agg/alloc-track.h"
 #include "agg/heap-profile.h"
 #include "agg/live-series.h"
+#include "agg/stack-table.h"
 #include "lib/hashmap.h"
-#include "lib/keyed.h"
 #include "trace/sample.h"
 
 struct site {
-	struct heap_site s;	/* s.peak unused until heap_profile__sites */
-	uint64_t live;
+	struct stack_site s;	/* first; s.peak unused until heap_profile__sites */
 	uint64_t changed;	/* event of the last change */
 	uint64_t snap;		/* live at the peak of event snap_for */
 	uint64_t snap_for;
@@ -39,7 +40,7 @@ struct recent {
 
 struct heap_profile {
 	struct heap_totals t;
-	struct keyed *sites;		/* pid << 32 | stack -> struct site */
+	struct stack_table *sites;	/* of struct site */
 	struct hashmap *sizes;		/* size -> calls */
 	uint64_t events, peak_event;
 	unsigned int threshold;		/* 1: heaptrack's rule */
@@ -61,10 +62,10 @@ int heap_profile__new(unsigned int temp_threshold, struct heap_profile **out)
 	if (!hp)
 		return -ENOMEM;
 	hp->threshold = temp_threshold ? temp_threshold : 1;
-	hp->sites = keyed__new(sizeof(struct site));
 	hp->sizes = hashmap__new();
 	hp->recent = calloc(hp->threshold, sizeof(*hp->recent));
-	if (!hp->sites || !hp->sizes || !hp->recent || live_series__new(&hp->series)) {
+	if (stack_table__new(sizeof(struct site), &hp->sites) || !hp->sizes || !hp->recent ||
+	    live_series__new(&hp->series)) {
 		heap_profile__free(hp);
 		return -ENOMEM;
 	}
@@ -76,40 +77,27 @@ void heap_profile__free(struct heap_profile *hp)
 {
 	if (!hp)
 		return;
-	keyed__free(hp->sites);
+	stack_table__free(hp->sites);
 	hashmap__free(hp->sizes);
 	free(hp->recent);
 	live_series__free(hp->series);
 	free(hp);
 }
 
-static uint64_t site_key(pid_t pid, uint32_t stack)
-{
-	return (uint64_t)(uint32_t)pid << 32 | stack;
-}
-
 /* The site of @pid's @stack: made when @create, else NULL if none. */
 static struct site *site_of(struct heap_profile *hp, pid_t pid, uint32_t stack, bool create)
 {
-	uint64_t key = site_key(pid, stack);
-	struct site *st;
-	int created = 0;
-
+	/* s is the record's first member: the table's site is the record. */
 	if (!create)
-		return keyed__find(hp->sites, key);
-	st = keyed__get(hp->sites, key, &created);
-	if (st && created) {
-		st->s.pid = pid;
-		st->s.stack = stack;
-	}
-	return st;
+		return (struct site *)stack_table__find(hp->sites, pid, stack);
+	return (struct site *)stack_table__get(hp->sites, pid, stack);
 }
 
 /* @st is about to change at event hp->events. */
 static void before_change(struct heap_profile *hp, struct site *st)
 {
 	if (st->changed <= hp->peak_event && st->snap_for != hp->peak_event) {
-		st->snap = st->live;
+		st->snap = st->s.leaked;
 		st->snap_for = hp->peak_event;
 	}
 	st->changed = hp->events;
@@ -138,9 +126,9 @@ static int alloc_w(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t s
 	hp->events++;
 	note_time(hp, time);
 	before_change(hp, st);
-	st->live += size * w;
 	st->s.calls += w;
 	st->s.bytes += size * w;
+	st->s.leaked += size * w;
 	st->s.leaked_blocks += w;
 	hp->t.calls += w;
 	hp->t.live_bytes += size * w;
@@ -201,11 +189,11 @@ static bool unlive(struct heap_profile *hp, pid_t pid, uint32_t stack, uint64_t 
 	struct site *st = site_of(hp, pid, stack, false);
 
 	hp->last_valid = false;
-	if (!st || st->live < size * w || st->s.leaked_blocks < w)
+	if (!st || st->s.leaked < size * w || st->s.leaked_blocks < w)
 		return false;
 	hp->events++;
 	before_change(hp, st);
-	st->live -= size * w;
+	st->s.leaked -= size * w;
 	st->s.leaked_blocks -= w;
 	hp->t.live_bytes -= size * w;
 	hp->t.live_blocks -= w;
@@ -294,22 +282,21 @@ const struct live_series *heap_profile__series(const struct heap_profile *hp)
 	return hp->series;
 }
 
-int heap_profile__sites(const struct heap_profile *hp, struct heap_site **out, size_t *n)
+int heap_profile__sites(const struct heap_profile *hp, struct stack_site **out, size_t *n)
 {
-	size_t count = keyed__count(hp->sites);
-	struct heap_site *v = malloc((count ? count : 1) * sizeof(*v));
+	size_t count = stack_table__count(hp->sites);
+	struct stack_site *v = malloc((count ? count : 1) * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < count; i++) {
-		const struct site *st = keyed__at(hp->sites, i);
+		const struct site *st = (const struct site *)stack_table__at(hp->sites, i);
 
 		v[i] = st->s;
-		v[i].leaked = st->live;
 		if (!hp->peak_event)
 			v[i].peak = 0;
 		else if (st->changed <= hp->peak_event)
-			v[i].peak = st->live;
+			v[i].peak = st->s.leaked;
 		else
 			v[i].peak = st->snap_for == hp->peak_event ? st->snap : 0;
 	}

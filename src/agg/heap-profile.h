@@ -20,7 +20,8 @@
  * new peak saves the value it had, so nothing walks all stacks when the
  * peak moves (heaptrack reads its file twice instead).
  *
- * Pure: no kernel, no printing.  Sites are keyed by (pid, stack id).
+ * Pure: no kernel, no printing.  Sites are keyed by (pid, stack id): the
+ * per-stack table's (stack-table.h), which holds them.
  */
 #ifndef FAULTLINE_HEAP_PROFILE_H
 #define FAULTLINE_HEAP_PROFILE_H
@@ -28,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+#include "agg/stack-table.h"
 
 struct heap_profile;
 
@@ -40,16 +43,6 @@ struct heap_totals {
 	uint64_t live_bytes;	/* live now: at the end, what leaked */
 	uint64_t live_blocks;
 	uint64_t first_time, last_time;	/* of the events seen (0: none) */
-};
-
-struct heap_site {
-	pid_t pid;
-	uint32_t stack;
-	uint64_t calls, temporary;
-	uint64_t bytes;		/* asked for by the calls */
-	uint64_t peak;		/* bytes live at the peak instant */
-	uint64_t leaked;	/* bytes live now */
-	uint64_t leaked_blocks;
 };
 
 /* @temp_threshold: 0 or 1 for heaptrack's rule, N for memray's.  0 or
@@ -102,9 +95,11 @@ const struct live_series *heap_profile__series(const struct heap_profile *hp);
 
 /*
  * The sites (one per (pid, stack) that allocated), their peaks resolved,
- * in no particular order, into *@out (the caller frees it).  0, -ENOMEM.
+ * in no particular order, into *@out (the caller frees it): calls,
+ * temporary, bytes, peak, and leaked (bytes live now) and leaked_blocks.
+ * 0, -ENOMEM.
  */
-int heap_profile__sites(const struct heap_profile *hp, struct heap_site **out, size_t *n);
+int heap_profile__sites(const struct heap_profile *hp, struct stack_site **out, size_t *n);
 
 /* Requested sizes and how many calls asked for each, ascending by size,
  * into *@sizes and *@counts (the caller frees both).  0, -ENOMEM. */

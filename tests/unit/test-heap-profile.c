@@ -3,17 +3,22 @@
  * against a brute-force replay: random allocations and frees over a few
  * sites, each site's bytes at the global peak computed the slow way (every
  * site's live bytes copied whenever the total rises above its old peak).
+ * First, the per-stack table it builds on (stack-table.c): sites made on
+ * first use, calls and held blocks counted, held cleared, and the sorted
+ * copies leak and the timeline print, in each order they use.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "agg/alloc-sample.h"
 #include "agg/alloc-track.h"
 #include "agg/heap-profile.h"
+#include "agg/stack-table.h"
 #include "trace/sample.h"
 #include "check.h"
 
-static const struct heap_site *site(const struct heap_site *v, size_t n, pid_t pid, uint32_t stack)
+static const struct stack_site *site(const struct stack_site *v, size_t n, pid_t pid, uint32_t stack)
 {
 	for (size_t i = 0; i < n; i++)
 		if (v[i].pid == pid && v[i].stack == stack)
@@ -25,8 +30,8 @@ static void test_rules(void)
 {
 	struct heap_profile *hp;
 	const struct heap_totals *t;
-	struct heap_site *v = NULL;
-	const struct heap_site *a, *b;
+	struct stack_site *v = NULL;
+	const struct stack_site *a, *b;
 	size_t n = 0;
 
 	CHECK_EQ_U64(heap_profile__new(0, &hp), 0);
@@ -97,6 +102,123 @@ static void test_rules(void)
 	heap_profile__free(NULL);
 }
 
+/* The order of the sites of @v as their stack ids, against @want. */
+static void check_stacks(const struct stack_site *v, size_t n, const uint32_t *want, size_t nwant)
+{
+	CHECK_EQ_U64(n, nwant);
+	for (size_t i = 0; i < n && i < nwant; i++)
+		CHECK_EQ_U64(v[i].stack, want[i]);
+}
+
+static void test_stack_table(void)
+{
+	struct stack_table *t;
+	struct stack_site *v = NULL;
+	const struct stack_site *s;
+	size_t n = 0;
+
+	CHECK_EQ_U64(stack_table__new(sizeof(struct stack_site) - 1, &t), (uint64_t)-EINVAL);
+	CHECK(t == NULL);
+	CHECK_EQ_U64(stack_table__new(0, &t), 0);
+	CHECK(stack_table__find(t, 1, 1) == NULL);
+	CHECK_EQ_U64(stack_table__count(t), 0);
+	/* leak -s 64: a small block kept stands for 64 calls. */
+	CHECK_EQ_U64(stack_table__call(t, 10, 1, 40, 64), 0);
+	CHECK_EQ_U64(stack_table__call(t, 10, 1, 4096, 1), 0);
+	CHECK_EQ_U64(stack_table__call(t, 10, 2, 8, 1), 0);
+	/* The same stack id in two processes: two sites. */
+	CHECK_EQ_U64(stack_table__call(t, 11, 2, 8, 3), 0);
+	CHECK_EQ_U64(stack_table__count(t), 3);
+	s = stack_table__find(t, 10, 1);
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_EQ_U64(s->pid, 10);
+		CHECK_EQ_U64(s->stack, 1);
+		CHECK_EQ_U64(s->calls, 65);
+		CHECK_EQ_U64(s->bytes, 64 * 40 + 4096);
+		CHECK_EQ_U64(s->leaked, 0);
+	}
+	s = stack_table__find(t, 11, 2);
+	CHECK(s && s->calls == 3 && s->bytes == 24);
+	CHECK(stack_table__at(t, 3) == NULL);
+	CHECK(stack_table__at(t, 0) == stack_table__find(t, 10, 1));
+
+	/* A report: what each stack holds; a site made by holding alone
+	 * (a block whose call was not seen) has no calls. */
+	CHECK_EQ_U64(stack_table__hold(t, 10, 1, 100, 1), 0);
+	CHECK_EQ_U64(stack_table__hold(t, 10, 1, 100, 1), 0);
+	CHECK_EQ_U64(stack_table__hold(t, 11, 2, 50, 4), 0);
+	CHECK_EQ_U64(stack_table__hold(t, 12, 3, 200, 1), 0);
+	CHECK_EQ_U64(stack_table__count(t), 4);
+	s = stack_table__find(t, 12, 3);
+	CHECK(s && s->calls == 0 && s->leaked == 200 && s->leaked_blocks == 1);
+
+	/* leak's order: ascending by bytes held, only the sites holding
+	 * some; ties by pid, then stack.  10/1: 200 B in 2, 11/2: 200 B in
+	 * 4, 12/3: 200 B in 1; 10/2 holds nothing. */
+	CHECK_EQ_U64(stack_table__sorted(t, &(struct stack_order){ STACK_LEAKED, STACK_LEAKED, false,
+								   true }, &v, &n), 0);
+	check_stacks(v, n, (const uint32_t[]){ 1, 2, 3 }, 3);
+	free(v);
+	/* --sort count: 12/3 (1), 10/1 (2), 11/2 (4). */
+	CHECK_EQ_U64(stack_table__sorted(t, &(struct stack_order){ STACK_LEAKED_BLOCKS,
+								   STACK_LEAKED_BLOCKS, false, true },
+					 &v, &n), 0);
+	check_stacks(v, n, (const uint32_t[]){ 3, 1, 2 }, 3);
+	free(v);
+	/* The timeline's: most first by bytes, then blocks; the others
+	 * too.  Ties of both keys stay by pid, stack ascending. */
+	CHECK_EQ_U64(stack_table__hold(t, 10, 2, 100, 2), 0);
+	CHECK_EQ_U64(stack_table__sorted(t, &(struct stack_order){ STACK_LEAKED, STACK_LEAKED_BLOCKS,
+								   true, false }, &v, &n), 0);
+	CHECK_EQ_U64(n, 4);
+	if (n == 4) {
+		CHECK(v[0].pid == 11 && v[0].stack == 2);	/* 200 B, 4 blocks */
+		CHECK(v[1].pid == 10 && v[1].stack == 1);	/* 200 B, 2 */
+		CHECK(v[2].pid == 10 && v[2].stack == 2);	/* 200 B, 2: after 10/1 */
+		CHECK(v[3].pid == 12 && v[3].stack == 3);	/* 200 B, 1 */
+	}
+	free(v);
+	/* By calls, most first: 10/1 (65), 11/2 (3), 10/2 (1), 12/3 (0). */
+	CHECK_EQ_U64(stack_table__sorted(t, &(struct stack_order){ STACK_CALLS, STACK_BYTES, true,
+								   false }, &v, &n), 0);
+	check_stacks(v, n, (const uint32_t[]){ 1, 2, 2, 3 }, 4);
+	CHECK(n == 4 && v[1].pid == 11);
+	free(v);
+
+	/* The next report holds again from nothing; sorting changed no
+	 * site, and lookups go on. */
+	stack_table__clear_held(t);
+	CHECK_EQ_U64(stack_table__sorted(t, &(struct stack_order){ STACK_LEAKED, STACK_LEAKED, false,
+								   true }, &v, &n), 0);
+	CHECK_EQ_U64(n, 0);
+	free(v);
+	s = stack_table__find(t, 10, 1);
+	CHECK(s && s->calls == 65 && s->leaked == 0 && s->leaked_blocks == 0);
+	CHECK_EQ_U64(stack_table__hold(t, 10, 1, 7, 1), 0);
+	CHECK(s == stack_table__find(t, 10, 1) && s->leaked == 7);
+	stack_table__free(t);
+	stack_table__free(NULL);
+
+	/* Bigger records that begin with a site (heap-profile's): the rest
+	 * is made zeroed too, and kept. */
+	{
+		struct big { struct stack_site s; uint64_t extra; } *b;
+
+		CHECK_EQ_U64(stack_table__new(sizeof(struct big), &t), 0);
+		CHECK_EQ_U64(stack_table__call(t, 1, 1, 1, 1), 0);
+		b = (struct big *)stack_table__get(t, 2, 9);
+		CHECK(b && b->extra == 0 && b->s.pid == 2 && b->s.stack == 9);
+		if (b)
+			b->extra = 42;
+		CHECK_EQ_U64(stack_table__call(t, 3, 1, 1, 1), 0);
+		b = (struct big *)stack_table__find(t, 2, 9);
+		CHECK(b && b->extra == 42);
+		CHECK(stack_table__at(t, 1) == &b->s);
+		stack_table__free(t);
+	}
+}
+
 enum { NSITES = 5, NBLOCKS = 64, STEPS = 20000 };
 
 /* A block its process held when it exec'd: gone, not leaked, and not a
@@ -105,8 +227,8 @@ static void test_gone(void)
 {
 	struct heap_profile *hp;
 	const struct heap_totals *t;
-	struct heap_site *v = NULL;
-	const struct heap_site *a;
+	struct stack_site *v = NULL;
+	const struct stack_site *a;
 	size_t n = 0;
 	struct alloc_rec r = { .addr = 0x100, .size = 64, .pid = 3, .stack = 5 };
 	struct alloc_rec map = { .addr = 0x9000, .size = 4096, .pid = 3, .stack = 5, .region = true };
@@ -145,7 +267,7 @@ static void test_random_peak(void)
 	struct heap_profile *hp;
 	uint64_t live[NSITES] = { 0 }, at_peak[NSITES] = { 0 }, total = 0, peak = 0;
 	struct { uint64_t size; uint32_t site; bool used; } blocks[NBLOCKS] = { { 0 } };
-	struct heap_site *v = NULL;
+	struct stack_site *v = NULL;
 	size_t n = 0;
 
 	CHECK_EQ_U64(heap_profile__new(0, &hp), 0);
@@ -179,7 +301,7 @@ static void test_random_peak(void)
 	CHECK_EQ_U64(heap_profile__sites(hp, &v, &n), 0);
 	CHECK_EQ_U64(n, NSITES);
 	for (int s = 0; s < NSITES; s++) {
-		const struct heap_site *hs = site(v, n, 4, (uint32_t)s);
+		const struct stack_site *hs = site(v, n, 4, (uint32_t)s);
 
 		CHECK(hs != NULL);
 		if (hs) {
@@ -230,6 +352,7 @@ static void test_sampled(void)
 
 int main(void)
 {
+	test_stack_table();
 	test_rules();
 	test_gone();
 	test_sampled();

@@ -76,7 +76,7 @@ int heap_flame__write(struct session *s, const struct heap_profile *hp, bool src
 		      const char *title, const char *path, int fd, struct errbuf *eb)
 {
 	struct flamegraph *fg = NULL;
-	struct heap_site *sites = NULL;
+	struct stack_site *sites = NULL;
 	struct report r = { 0 };
 	size_t n = 0, len = 0;
 	char *buf = NULL, full[768];
@@ -106,7 +106,7 @@ int heap_flame__write(struct session *s, const struct heap_profile *hp, bool src
 	}
 	report__init(&r, s, mem, srcline);
 	for (size_t i = 0; i < n && !err; i++) {
-		const struct heap_site *hs = &sites[i];
+		const struct stack_site *hs = &sites[i];
 		uint64_t v[] = { hs->leaked, hs->peak, hs->calls, hs->temporary };
 		char *sp;
 		off_t end;

@@ -134,7 +134,7 @@ static int load(struct diff *d, int which, const struct replay_opts *base, struc
 	struct heap_profile *hp = NULL;
 	struct session *s = NULL;
 	struct alloc_trace *at = NULL;
-	struct heap_site *sites = NULL;
+	struct stack_site *sites = NULL;
 	size_t nsites = 0, cap = 0;
 	char *key = NULL;
 	int err;

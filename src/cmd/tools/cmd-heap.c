@@ -263,7 +263,7 @@ struct group {
 };
 
 struct merged {
-	struct heap_site *sites;
+	struct stack_site *sites;
 	size_t nsites;
 	struct group *groups;
 	size_t ngroups, capgroups;
@@ -284,7 +284,7 @@ static uint64_t metric_of(enum metric m, const struct cost *c)
 	}
 }
 
-static void cost_add(struct cost *c, const struct heap_site *hs)
+static void cost_add(struct cost *c, const struct stack_site *hs)
 {
 	c->calls += hs->calls;
 	c->temporary += hs->temporary;
@@ -318,7 +318,7 @@ static struct group *group_of(struct merged *g, const struct frame_text *f)
 	return &g->groups[g->ngroups++];
 }
 
-static int add_sub(struct group *gr, const char *key, size_t site, const struct heap_site *hs)
+static int add_sub(struct group *gr, const char *key, size_t site, const struct stack_site *hs)
 {
 	struct sub *sb = NULL;
 
@@ -370,7 +370,7 @@ static int merge(struct heap *h, struct merged *g)
 	if (err)
 		return err;
 	for (size_t i = 0; i < g->nsites; i++) {
-		const struct heap_site *hs = &g->sites[i];
+		const struct stack_site *hs = &g->sites[i];
 		uint32_t nr = 0;
 		const uint64_t *ips = stackdb__get(db, hs->stack, &nr);
 		struct frame_text f = { "??", "", false };
@@ -489,7 +489,7 @@ static const char *const section_keys[] = {
 static void print_sub_json(struct report *r, const struct merged *g, enum metric m,
 			   const struct group *gr, const struct sub *sb)
 {
-	const struct heap_site *hs = &g->sites[sb->site];
+	const struct stack_site *hs = &g->sites[sb->site];
 
 	printf("{\"type\":\"heap_stack\",\"section\":\"%s\",\"function\":", section_keys[m]);
 	json__str(stdout, gr->func);
@@ -527,7 +527,7 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 		}
 		for (size_t j = 0; j < gr->nsubs; j++) {
 			const struct sub *sb = &gr->subs[j];
-			const struct heap_site *hs = &g->sites[sb->site];
+			const struct stack_site *hs = &g->sites[sb->site];
 			uint32_t nr = 0;
 			const uint64_t *ips;
 

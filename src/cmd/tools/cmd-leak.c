@@ -23,8 +23,8 @@
 #include "agg/alloc-trace.h"
 #include "cmd/out/heap-flame.h"
 #include "agg/heap-profile.h"
+#include "agg/stack-table.h"
 #include "cmd/tool-shared.h"
-#include "lib/hashmap.h"
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
@@ -50,7 +50,9 @@ struct leak {
 	struct session *s;
 	struct alloc_trace *at;
 	struct alloc_track *track;	/* the tracer's */
-	struct hashmap *calls;		/* pid << 32 | stack -> blocks made (kept ones) */
+	/* by (pid, stack): the blocks and regions made (calls, kept ones
+	 * weighted under -s); at a report, what each holds */
+	struct stack_table *stacks;
 	struct heap_profile *hp;	/* --flamegraph: heap's counts */
 	struct every every;		/* the reports of lo.every */
 	bool final_all;			/* the report after a -c command's exit */
@@ -236,11 +238,6 @@ static void on_entered(void *ctx, const struct sample *smp, const struct alloc_c
 	trace_line(ctx, smp, msg);
 }
 
-static uint64_t stack_key(pid_t pid, uint32_t stack)
-{
-	return (uint64_t)(uint32_t)pid << 32 | stack;
-}
-
 /* What one kept block or region stands for (-s). */
 static uint64_t weight(const struct leak *lk, const struct alloc_rec *r)
 {
@@ -248,16 +245,15 @@ static uint64_t weight(const struct leak *lk, const struct alloc_rec *r)
 }
 
 /* Every block or region kept: its stack's calls (weighted under -s),
- * what leak prints beside what is outstanding (one hashmap update a
+ * what leak prints beside what is outstanding (one table update a
  * call: bench/leak-overhead). */
 static void on_made(void *ctx, const struct sample *smp, const struct alloc_rec *r)
 {
 	struct leak *lk = ctx;
-	uint64_t key = stack_key(report_pid(r->pid), r->stack), n = 0;
 	char msg[96];
 
-	hashmap__get(lk->calls, key, &n);
-	if (hashmap__set(lk->calls, key, n + weight(lk, r)) && !lk->err)
+	if (stack_table__call(lk->stacks, report_pid(r->pid), r->stack, r->size, weight(lk, r)) &&
+	    !lk->err)
 		lk->err = -ENOMEM;
 	if (lk->hp)
 		heap_profile__made(lk->hp, smp, r);
@@ -293,18 +289,12 @@ static void on_gone(void *ctx, const struct alloc_rec *r, uint64_t time)
 
 /* ---- report ---- */
 
-struct entry {
-	pid_t pid;
-	uint32_t stack;
-	uint64_t bytes, count;
-	uint64_t calls;		/* blocks and regions the stack made, freed or not */
-	size_t first_alloc;	/* -a: index in allocs[] after sorting */
-};
-
+/* A report: the stacks holding blocks old enough, from lk->stacks (their
+ * leaked bytes and blocks, and their calls: blocks and regions made,
+ * freed or not), in the report's order. */
 struct gather {
 	struct leak *lk;
-	struct hashmap *idx;	/* pid << 32 | stack -> index + 1 */
-	struct entry *entries;
+	struct stack_site *entries;
 	size_t n;
 	struct alloc_rec *allocs;	/* -a */
 	size_t nallocs;
@@ -315,42 +305,24 @@ struct gather {
 	uint64_t kind_bytes[ALLOC_KIND__COUNT], kind_count[ALLOC_KIND__COUNT];
 	uint64_t mapped_bytes, mapped_count;
 	bool any_pid_differs;
-	pid_t first_pid;
 	int err;
 };
 
 static void gather_one(const struct alloc_rec *r, void *ctx)
 {
 	struct gather *g = ctx;
-	pid_t pid = report_pid(r->pid);
-	uint64_t key = stack_key(pid, r->stack), idx, bytes, count, calls = 0;
+	uint64_t bytes, count;
 
 	if (g->err || r->time > g->min_time)
 		return;
-	if (!hashmap__get(g->idx, key, &idx)) {
-		struct entry *nv = realloc(g->entries, (g->n + 1) * sizeof(*nv));
-
-		if (nv)
-			g->entries = nv;
-		if (!nv || hashmap__set(g->idx, key, g->n + 1)) {
-			g->err = -ENOMEM;
-			return;
-		}
-		hashmap__get(g->lk->calls, key, &calls);
-		nv[g->n] = (struct entry){ .pid = pid, .stack = r->stack,
-					   .calls = calls };
-		idx = ++g->n;
-		if (g->n == 1)
-			g->first_pid = pid;
-		else if (pid != g->first_pid)
-			g->any_pid_differs = true;
-	}
 	/* A sampled block stands for what agg/alloc-sample says; regions
 	 * are never sampled. */
 	count = weight(g->lk, r);
 	bytes = r->size * count;
-	g->entries[idx - 1].bytes += bytes;
-	g->entries[idx - 1].count += count;
+	if (stack_table__hold(g->lk->stacks, report_pid(r->pid), r->stack, r->size, count)) {
+		g->err = -ENOMEM;
+		return;
+	}
 	g->kind_bytes[alloc_rec__kind(r)] += bytes;
 	g->kind_count[alloc_rec__kind(r)] += count;
 	if (r->mapped) {
@@ -369,21 +341,6 @@ static void gather_one(const struct alloc_rec *r, void *ctx)
 	}
 }
 
-/* Ascending: BCC prints the largest last, nearest the prompt.  @ctx: a
- * bool, sort by count rather than bytes. */
-static int cmp_entry(const void *a, const void *b, void *ctx)
-{
-	const struct entry *x = a, *y = b;
-	bool by_count = *(const bool *)ctx;
-	uint64_t kx = by_count ? x->count : x->bytes, ky = by_count ? y->count : y->bytes;
-
-	if (kx != ky)
-		return kx < ky ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
-
 static int cmp_alloc(const void *a, const void *b)
 {
 	const struct alloc_rec *x = a, *y = b;
@@ -393,7 +350,7 @@ static int cmp_alloc(const void *a, const void *b)
 	return 0;
 }
 
-static void print_allocs(struct gather *g, const struct entry *e, const char *indent)
+static void print_allocs(struct gather *g, const struct stack_site *e, const char *indent)
 {
 	for (size_t i = 0; i < g->nallocs; i++) {
 		const struct alloc_rec *r = &g->allocs[i];
@@ -440,8 +397,8 @@ static void print_totals(struct leak *lk, const struct gather *g, const char *st
 	char b[4][NUMFMT_LEN];
 
 	for (size_t i = 0; i < g->n; i++) {
-		bytes += g->entries[i].bytes;
-		count += g->entries[i].count;
+		bytes += g->entries[i].leaked;
+		count += g->entries[i].leaked_blocks;
 	}
 	if (lk->o->json) {
 		printf("{\"type\":\"leak_summary\",\"outstanding_bytes\":%" PRIu64
@@ -530,6 +487,8 @@ static void print_report(struct leak *lk, bool final_all)
 {
 	uint64_t rate = alloc_trace__sample(lk->at)->rate, scale = rate > 1 ? rate : 1;
 	struct gather g = { .lk = lk, .min_time = UINT64_MAX, .scale = scale };
+	enum stack_col by = lk->lo.sort_count ? STACK_LEAKED_BLOCKS : STACK_LEAKED;
+	struct stack_order order = { .by = by, .then = by, .held_only = true };
 	struct report r;
 	char clock[16];
 	size_t first;
@@ -537,18 +496,17 @@ static void print_report(struct leak *lk, bool final_all)
 	/* Ages on the session's clock: a replay's is the recording's. */
 	if (!final_all && lk->lo.older_ms)
 		g.min_time = session__now(lk->s) - lk->lo.older_ms * 1000000ULL;
-	g.idx = hashmap__new();
-	if (!g.idx) {
-		lk->err = -ENOMEM;
-		return;
-	}
+	stack_table__clear_held(lk->stacks);
 	alloc_track__foreach(lk->track, gather_one, &g);
+	/* Ascending: BCC prints the largest last, nearest the prompt. */
+	if (!g.err)
+		g.err = stack_table__sorted(lk->stacks, &order, &g.entries, &g.n);
 	if (g.err) {
 		lk->err = g.err;
 		goto out;
 	}
-	if (g.n)
-		qsort_r(g.entries, g.n, sizeof(*g.entries), cmp_entry, &lk->lo.sort_count);
+	for (size_t i = 1; i < g.n; i++)
+		g.any_pid_differs = g.any_pid_differs || g.entries[i].pid != g.entries[0].pid;
 	if (g.nallocs)
 		qsort(g.allocs, g.nallocs, sizeof(*g.allocs), cmp_alloc);
 	first = g.n > lk->lo.top ? g.n - lk->lo.top : 0;
@@ -577,16 +535,16 @@ static void print_report(struct leak *lk, bool final_all)
 			       alloc_trace__sampling(lk->at));
 	}
 	for (size_t i = first; i < g.n; i++) {
-		const struct entry *e = &g.entries[i];
+		const struct stack_site *e = &g.entries[i];
 		const char *comm = entry_comm(lk, e->pid, e->stack);
 
 		if (lk->o->folded) {
-			report__folded(&r, e->pid, comm, e->stack, e->bytes);
+			report__folded(&r, e->pid, comm, e->stack, e->leaked);
 		} else if (lk->o->json) {
 			printf("{\"type\":\"stack\",\"pid\":%d,\"comm\":", (int)e->pid);
 			json__str(stdout, comm);
-			printf(",\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64, e->bytes,
-			       e->count);
+			printf(",\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64, e->leaked,
+			       e->leaked_blocks);
 			if (lk->lo.show_allocs) {
 				printf(",\"allocs\":[");
 				print_allocs(&g, e, "");
@@ -601,10 +559,10 @@ static void print_report(struct leak *lk, bool final_all)
 				print_allocs(&g, e, "\taddr = ");
 			if (g.any_pid_differs)
 				printf("\t%" PRIu64 " bytes in %" PRIu64 " allocations from stack of pid %d (%s)\n",
-				       e->bytes, e->count, (int)e->pid, comm);
+				       e->leaked, e->leaked_blocks, (int)e->pid, comm);
 			else
 				printf("\t%" PRIu64 " bytes in %" PRIu64 " allocations from stack\n",
-				       e->bytes, e->count);
+				       e->leaked, e->leaked_blocks);
 			report__stack(&r, e->pid, e->stack, "\t\t", true);
 			/* After the frames, so memleak's "... allocations from
 			 * stack" line and the frames under it stay as they are. */
@@ -619,7 +577,6 @@ static void print_report(struct leak *lk, bool final_all)
 	report__fini(&r);
 	fflush(stdout);
 out:
-	hashmap__free(g.idx);
 	free(g.entries);
 	free(g.allocs);
 }
@@ -672,8 +629,7 @@ static int leak_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 	/* Kernel frees happen in any context (RCU, softirq, another task):
 	 * watch every CPU, and keep the target's allocations only. */
 	o->sess.system_wide = lk->lo.kernel;
-	lk->calls = hashmap__new();
-	if (!lk->calls || (lk->lo.flamegraph && heap_profile__new(1, &lk->hp)))
+	if (stack_table__new(0, &lk->stacks) || (lk->lo.flamegraph && heap_profile__new(1, &lk->hp)))
 		return -ENOMEM;
 	return 0;
 }
@@ -764,7 +720,7 @@ static void leak_fini(void *ctx)
 	struct leak *lk = ctx;
 
 	alloc_trace__free(lk->at);
-	hashmap__free(lk->calls);
+	stack_table__free(lk->stacks);
 	heap_profile__free(lk->hp);
 }
 

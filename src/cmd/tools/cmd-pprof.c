@@ -40,7 +40,7 @@
 #include "cmd/commands.h"
 #include "cmd/tool.h"
 #include "agg/heap-profile.h"
-#include "lib/keyed.h"
+#include "agg/stack-table.h"
 #include "lib/numfmt.h"
 #include "cmd/out/report.h"
 #include "trace/session.h"
@@ -60,12 +60,6 @@ enum { OPT_FAULTS = 256 };
 
 #define MAX_INLINES 16
 
-struct fsite {
-	pid_t pid;
-	uint32_t stack;
-	uint64_t faults;
-};
-
 struct pp {
 	struct session *s;
 	bool want_faults;		/* --faults */
@@ -74,7 +68,7 @@ struct pp {
 	struct alloc_trace *at;
 	struct heap_profile *hp;
 	/* faults */
-	struct keyed *fsites;		/* pid << 32 | stack -> struct fsite */
+	struct stack_table *fsites;	/* calls: the faults of each (pid, stack) */
 	uint64_t nfaults, first, last;
 	const char *fault_event;
 	struct pprof *prof;
@@ -86,26 +80,15 @@ struct pp {
 static void on_fault(struct session *s, const struct sample *smp, void *ctx)
 {
 	struct pp *pp = ctx;
-	struct fsite *site;
 	uint32_t stack = 0;
-	int created = 0;
 
 	if (pp->err)
 		return;
-	if (session__user_stack(s, smp, &stack)) {
+	if (session__user_stack(s, smp, &stack) ||
+	    stack_table__call(pp->fsites, (pid_t)smp->pid, stack, 0, 1)) {
 		pp->err = -ENOMEM;
 		return;
 	}
-	site = keyed__get(pp->fsites, (uint64_t)(uint32_t)smp->pid << 32 | stack, &created);
-	if (!site) {
-		pp->err = -ENOMEM;
-		return;
-	}
-	if (created) {
-		site->pid = (pid_t)smp->pid;
-		site->stack = stack;
-	}
-	site->faults++;
 	pp->nfaults++;
 	if (!pp->first || smp->time < pp->first)
 		pp->first = smp->time;
@@ -152,8 +135,7 @@ static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 		return err;
 	}
 	pp->faults = true;
-	pp->fsites = keyed__new(sizeof(struct fsite));
-	if (!pp->fsites)
+	if (stack_table__new(0, &pp->fsites))
 		return errbuf__set(eb, -ENOMEM, "out of memory");
 	/* faults' own events and flags: the tracepoint, else the software
 	 * event, each with the user stack. */
@@ -285,7 +267,7 @@ static int build(struct pp *pp)
 		.time_nanos = first ? (int64_t)session__realtime(pp->s, first) : 0,
 		.duration_nanos = last > first ? (int64_t)(last - first) : 0,
 	};
-	struct heap_site *sites = NULL;
+	struct stack_site *sites = NULL;
 	size_t nsites = 0;
 	char text[256];
 	int err;
@@ -301,16 +283,16 @@ static int build(struct pp *pp)
 	if (err)
 		return err;
 	if (pp->faults) {
-		for (size_t i = 0; i < keyed__count(pp->fsites) && !err; i++) {
-			const struct fsite *f = keyed__at(pp->fsites, i);
+		for (size_t i = 0; i < stack_table__count(pp->fsites) && !err; i++) {
+			const struct stack_site *f = stack_table__at(pp->fsites, i);
 
-			err = add_sample(pp, f->pid, f->stack, (int64_t[]){ (int64_t)f->faults });
+			err = add_sample(pp, f->pid, f->stack, (int64_t[]){ (int64_t)f->calls });
 		}
 		return err;
 	}
 	err = heap_profile__sites(pp->hp, &sites, &nsites);
 	for (size_t i = 0; i < nsites && !err; i++) {
-		const struct heap_site *hs = &sites[i];
+		const struct stack_site *hs = &sites[i];
 
 		err = add_sample(pp, hs->pid, hs->stack,
 				 (int64_t[]){ (int64_t)hs->calls, (int64_t)hs->bytes,
@@ -387,7 +369,7 @@ out:
 	pprof__free(pp.prof);
 	alloc_trace__free(pp.at);
 	heap_profile__free(pp.hp);
-	keyed__free(pp.fsites);
+	stack_table__free(pp.fsites);
 	session__free(pp.s);
 	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
 }

@@ -41,9 +41,9 @@
  * tracer's table before the first event of the next interval is applied
  * (a handler of every recorded event, added first, closes the interval).
  *
- * Why so long: five recorded sources (the allocation tracer, faults,
- * reclaim, swap-ins, OOM kills) joined per interval and per process, each
- * with its hooks here beside the table they fill.
+ * This file holds the replay, the rows and the hooks of the sources that
+ * fill them, and the options; the OOM kills' sites and precursors are
+ * timeline-oom.c's, the text and JSON timeline-print.c's (timeline.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -55,115 +55,22 @@
 
 #include <linux/perf_event.h>
 
-#include "lib/json.h"
-#include "lib/numfmt.h"
 #include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
 #include "agg/major-pair.h"
 #include "agg/reclaim-pair.h"
 #include "agg/reclaim-watch.h"
 #include "agg/mem-series.h"
-#include "features.h"
 #include "cmd/commands.h"
 #include "cmd/tool.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
-#include "cmd/out/report.h"
-#include "cmd/out/precursors.h"
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
-
-#define TOOL "report timeline"
+#include "cmd/tools/timeline.h"
 
 enum { OPT_INTERVAL = 256, OPT_BEFORE, OPT_PRECURSORS };
-
-/* Bits of struct row's events. */
-#define EV_OOM_KILL	(1u << 0)
-#define EV_EXIT		(1u << 1)
-
-struct row {
-	uint64_t bin;
-	uint64_t outstanding;		/* bytes at the end of the interval */
-	uint64_t touched;		/* pages brought in */
-	uint64_t faults, major, swapins;
-	uint64_t reclaim_ns;
-	unsigned int events;
-	pid_t trigger;			/* EV_OOM_KILL: the task that called the killer */
-};
-
-struct proc {
-	pid_t pid;
-	struct row *rows;
-	size_t n, cap;
-};
-
-/* A site of an OOM victim: an allocation stack (bytes, blocks) or a fault
- * stack (faults, of which pages brought in). */
-struct site {
-	uint32_t stack;
-	uint64_t amount, count;
-};
-
-struct kill {
-	pid_t victim, trigger;
-	uint64_t time;
-	char comm[32];			/* the victim's, at the kill */
-	struct site *allocs, *faults;
-	size_t nallocs, nfaults;
-	/* the precursor rows (oom --timeline's), taken at the first recorded
-	 * sample a second or more after the kill, or at the recording's end */
-	struct mem_row *pre;
-	size_t npre;
-	bool pre_done;
-};
-
-/* A fault of the last --before seconds: the victim's are its sites. */
-struct recent {
-	uint64_t time;
-	pid_t pid;
-	uint32_t stack;
-	uint32_t image;			/* session__exec_count: stacks of an earlier image are not the victim's */
-	bool touched;
-};
-
-struct tl {
-	struct session *s;
-	const struct replay_opts *ro;	/* --since, --until */
-	pid_t only;			/* -p; 0: every process */
-	uint64_t interval_ns, before_ns;
-	unsigned int top;
-	bool json;
-	long page_size;
-	/* what the recording has */
-	bool have_allocs, have_faults, have_major, have_swapin, have_reclaim, have_oom;
-	bool fault_error_code;		/* the tracepoint: first touch by error code */
-	bool fault_stacks;		/* user stacks with the faults */
-	const char *fault_event;
-	struct tp_field f_addr, f_error, f_victim;
-	struct alloc_trace *at;
-	/* the run */
-	struct keyed *procs;		/* pid -> struct proc */
-	uint64_t cur_bin;
-	pid_t *binned;			/* pids with a row in cur_bin */
-	size_t nbinned, capbinned;
-	struct hashmap *last_fault;	/* tid -> page << 1 | not present */
-	/* each thread's last fault, which a major-faults event of the same
-	 * thread and page then marks major (faults' rule) */
-	struct major_pair *majors;
-	struct hashmap *seen_pages;	/* software event: pid << 36 | page */
-	struct reclaim_pair *reclaims;	/* begin/end by thread and kind */
-	struct recent *win;		/* ring of recent faults, oldest at head */
-	size_t whead, wlen, wcap;
-	struct kill *kills;
-	size_t nkills;
-	/* the recorded samples (faultline:memstat), for the precursors */
-	double pre_secs;
-	bool have_memstat;
-	struct mem_series *series;
-	struct reclaim_watch *rw;
-	int err;
-};
 
 /* ---- rows ---- */
 
@@ -174,19 +81,17 @@ static uint64_t bin_of(const struct tl *t, uint64_t time)
 	return (uint64_t)(at * 1e9) / t->interval_ns;
 }
 
-static bool wanted(const struct tl *t, pid_t pid)
+bool tl__wanted(const struct tl *t, pid_t pid)
 {
 	return pid > 0 && (!t->only || pid == t->only);
 }
 
-/* The row of @pid for the interval in progress, made when new; NULL when
- * the process is not shown or out of memory (t->err). */
-static struct row *row_of(struct tl *t, pid_t pid)
+struct row *tl__row(struct tl *t, pid_t pid)
 {
 	struct proc *p;
 	int created = 0;
 
-	if (!wanted(t, pid))
+	if (!tl__wanted(t, pid))
 		return NULL;
 	p = keyed__get(t->procs, (uint64_t)pid, &created);
 	if (!p) {
@@ -314,7 +219,7 @@ static uint64_t smp_addr(const struct tl *t, const struct sample *smp)
 
 static void count_fault(struct tl *t, const struct sample *smp, bool touched)
 {
-	struct row *r = row_of(t, (pid_t)smp->pid);
+	struct row *r = tl__row(t, (pid_t)smp->pid);
 	struct recent f = { smp->time, (pid_t)smp->pid, 0,
 			    session__exec_count(t->s, (pid_t)smp->pid), touched };
 
@@ -340,7 +245,7 @@ static void on_fault_tp(struct session *s, const struct sample *smp, void *ctx)
 	bool not_present;
 
 	(void)s;
-	if (!wanted(t, (pid_t)smp->pid) ||
+	if (!tl__wanted(t, (pid_t)smp->pid) ||
 	    tp_field__u64(&t->f_addr, smp->raw, smp->raw_size, &addr))
 		return;
 	not_present = t->fault_error_code &&
@@ -364,7 +269,7 @@ static void on_fault_sw(struct session *s, const struct sample *smp, void *ctx)
 	bool first;
 
 	(void)s;
-	if (!wanted(t, (pid_t)smp->pid))
+	if (!tl__wanted(t, (pid_t)smp->pid))
 		return;
 	first = !hashmap__get(t->seen_pages, key, &v);
 	if (first && hashmap__set(t->seen_pages, key, 1))
@@ -375,7 +280,7 @@ static void on_fault_sw(struct session *s, const struct sample *smp, void *ctx)
 static void on_major(struct session *s, const struct sample *smp, void *ctx)
 {
 	struct tl *t = ctx;
-	struct row *r = row_of(t, (pid_t)smp->pid);
+	struct row *r = tl__row(t, (pid_t)smp->pid);
 	const struct map *m;
 	uint64_t owner;
 
@@ -398,7 +303,7 @@ static void on_major(struct session *s, const struct sample *smp, void *ctx)
 
 static void reclaim_begin(struct tl *t, const struct sample *smp, enum reclaim_kind k)
 {
-	if (wanted(t, (pid_t)smp->pid) &&
+	if (tl__wanted(t, (pid_t)smp->pid) &&
 	    reclaim_pair__begin(t->reclaims, (pid_t)smp->tid, k, smp->time))
 		t->err = -ENOMEM;
 }
@@ -411,7 +316,7 @@ static void reclaim_end(struct tl *t, const struct sample *smp, enum reclaim_kin
 	/* An end whose begin came before the recording did: unknown length. */
 	if (!reclaim_pair__end(t->reclaims, (pid_t)smp->tid, k, smp->time, 0, &ns))
 		return;
-	r = row_of(t, (pid_t)smp->pid);
+	r = tl__row(t, (pid_t)smp->pid);
 	if (r)
 		r->reclaim_ns += ns;
 }
@@ -436,204 +341,25 @@ static void on_memcg_end(struct session *s, const struct sample *smp, void *ctx)
 	reclaim_end(ctx, smp, RECLAIM_MEMCG);
 }
 
-/* ---- OOM kills ---- */
-
-struct gather {
-	pid_t pid;
-	struct hashmap *idx;		/* stack -> index + 1 */
-	struct site *sites;
-	size_t n;
-	int err;
-};
-
-static int gather_add(struct gather *g, uint32_t stack, uint64_t amount, uint64_t count)
-{
-	uint64_t i;
-
-	if (!hashmap__get(g->idx, stack, &i)) {
-		struct site *nv = realloc(g->sites, (g->n + 1) * sizeof(*nv));
-
-		if (!nv)
-			return -ENOMEM;
-		g->sites = nv;
-		if (hashmap__set(g->idx, stack, g->n + 1))
-			return -ENOMEM;
-		nv[g->n] = (struct site){ .stack = stack };
-		i = ++g->n;
-	}
-	g->sites[i - 1].amount += amount;
-	g->sites[i - 1].count += count;
-	return 0;
-}
-
-static void gather_alloc(const struct alloc_rec *r, void *ctx)
-{
-	struct gather *g = ctx;
-
-	if (r->pid == g->pid && !g->err)
-		g->err = gather_add(g, r->stack, r->size, 1);
-}
-
-/* Most first; then the stack id, so equal sites keep one order. */
-static int cmp_site(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	if (x->amount != y->amount)
-		return x->amount > y->amount ? -1 : 1;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
-
-/* The victim's sites now: its outstanding blocks by allocation stack, its
- * faults of the window by fault stack. */
-static int snapshot(struct tl *t, struct kill *k)
-{
-	struct gather ga = { .pid = k->victim }, gf = { .pid = k->victim };
-	uint32_t image = session__exec_count(t->s, k->victim);
-	int err = -ENOMEM;
-
-	ga.idx = hashmap__new();
-	gf.idx = hashmap__new();
-	if (!ga.idx || !gf.idx)
-		goto out;
-	if (t->have_allocs) {
-		alloc_track__foreach(alloc_trace__track(t->at), gather_alloc, &ga);
-		if (ga.err)
-			goto out;
-	}
-	for (size_t i = 0; i < t->wlen; i++) {
-		const struct recent *f = &t->win[(t->whead + i) % t->wcap];
-
-		if (f->pid == k->victim && f->image == image && f->time + t->before_ns >= k->time &&
-		    gather_add(&gf, f->stack, 1, f->touched))
-			goto out;
-	}
-	if (ga.n)
-		qsort(ga.sites, ga.n, sizeof(*ga.sites), cmp_site);
-	if (gf.n)
-		qsort(gf.sites, gf.n, sizeof(*gf.sites), cmp_site);
-	k->allocs = ga.sites;
-	k->nallocs = ga.n;
-	k->faults = gf.sites;
-	k->nfaults = gf.n;
-	ga.sites = gf.sites = NULL;
-	err = 0;
-out:
-	free(ga.sites);
-	free(gf.sites);
-	hashmap__free(ga.idx);
-	hashmap__free(gf.idx);
-	return err;
-}
-
-/* ---- precursors ---- */
-
-#define SAMPLE_NS 1000000000ULL
-
-/* Kill @k's rows: from --precursors seconds before it to the newest
- * sample (oom --timeline's from the same recording). */
-static void take_precursors(struct tl *t, struct kill *k)
-{
-	uint64_t span = (uint64_t)(t->pre_secs * 1e9);
-
-	k->pre_done = true;
-	if (mem_series__rows(t->series, k->time > span ? k->time - span : 0, NULL, &k->pre,
-			     &k->npre))
-		t->err = -ENOMEM;
-}
-
-/* A recorded sample, with the reclaim totals replayed up to it; the
- * kills a second or more before it have their rows (their stalls over). */
-static void on_memstat(struct session *s, const struct mem_sample *ms, void *ctx)
-{
-	struct tl *t = ctx;
-	struct mem_point p = { .s = *ms };
-
-	(void)s;
-	reclaim_watch__totals(t->rw, &p.r);
-	p.have_reclaim = t->rw != NULL;
-	mem_series__push(t->series, &p);
-	for (size_t i = 0; i < t->nkills; i++)
-		if (!t->kills[i].pre_done && ms->time_ns >= t->kills[i].time + SAMPLE_NS)
-			take_precursors(t, &t->kills[i]);
-}
-
-/* The recorded samples and reclaim's pairs, as oom --timeline reads them;
- * a recording without samples has no precursors (said at each kill). */
-static int add_precursors(struct tl *t, struct errbuf *eb)
-{
-	const struct features *f = session__features(t->s);
-	int err = session__add_memstat(t->s, on_memstat, t, eb);
-
-	if (err == -ENOENT)
-		return 0;
-	if (err)
-		return err;
-	t->have_memstat = true;
-	if (features__has_tracepoint(f, "vmscan", "mm_vmscan_direct_reclaim_begin") &&
-	    features__has_tracepoint(f, "vmscan", "mm_vmscan_direct_reclaim_end")) {
-		err = reclaim_watch__add(t->s, &t->rw, eb);
-		if (err)
-			return err;
-	}
-	/* --precursors seconds, the one before and those to a second after
-	 * the kill. */
-	if (mem_series__new((size_t)t->pre_secs + 5, &t->series))
-		return errbuf__set(eb, -ENOMEM, "out of memory");
-	return 0;
-}
-
-static void on_mark_victim(struct session *s, const struct sample *smp, void *ctx)
-{
-	struct tl *t = ctx;
-	uint64_t victim = 0;
-	struct kill *nv;
-	struct row *r;
-
-	if (tp_field__u64(&t->f_victim, smp->raw, smp->raw_size, &victim) ||
-	    !wanted(t, (pid_t)victim))
-		return;
-	r = row_of(t, (pid_t)victim);
-	if (!r)
-		return;
-	r->events |= EV_OOM_KILL;
-	r->trigger = (pid_t)smp->pid;
-	nv = realloc(t->kills, (t->nkills + 1) * sizeof(*nv));
-	if (!nv) {
-		t->err = -ENOMEM;
-		return;
-	}
-	t->kills = nv;
-	nv[t->nkills] = (struct kill){ .victim = (pid_t)victim, .trigger = (pid_t)smp->pid,
-				       .time = smp->time };
-	snprintf(nv[t->nkills].comm, sizeof(nv[t->nkills].comm), "%s",
-		 session__comm(s, (pid_t)victim));
-	if (snapshot(t, &nv[t->nkills]))
-		t->err = -ENOMEM;
-	t->nkills++;
-}
-
 /* ---- allocations and tasks ---- */
 
 static void on_alloc_entered(void *ctx, const struct sample *smp, const struct alloc_call *c)
 {
 	(void)c;
-	row_of(ctx, (pid_t)smp->pid);
+	tl__row(ctx, (pid_t)smp->pid);
 }
 
 static void on_alloc_changed(void *ctx, const struct sample *smp, const struct alloc_rec *r)
 {
 	(void)r;
-	row_of(ctx, (pid_t)smp->pid);
+	tl__row(ctx, (pid_t)smp->pid);
 }
 
 /* A munmap may release a tracked region without a hook of the tracer's:
  * the interval's row shows the change. */
 static void on_munmap(struct session *s, const struct sample *smp, void *ctx)
 {
-	row_of(ctx, (pid_t)smp->pid);
+	tl__row(ctx, (pid_t)smp->pid);
 }
 
 static void task_exit(struct tl *t, pid_t pid, pid_t tid)
@@ -649,7 +375,7 @@ static void task_exit(struct tl *t, pid_t pid, pid_t tid)
 		close_bin(t);
 		t->cur_bin = bin_of(t, now);
 	}
-	r = row_of(t, pid);
+	r = tl__row(t, pid);
 	if (r)
 		r->events |= EV_EXIT;
 }
@@ -773,13 +499,13 @@ static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 	}
 
 	/* OOM kills. */
-	err = try_tp(t, "oom", "mark_victim", 0, on_mark_victim, &ev, &t->have_oom, eb);
+	err = try_tp(t, "oom", "mark_victim", 0, tl__on_mark_victim, &ev, &t->have_oom, eb);
 	if (err)
 		return err;
 	if (t->have_oom && tp_event__field(ev, "pid", &t->f_victim))
 		return errbuf__set(eb, -ENOENT, "the recorded oom:mark_victim has no field 'pid'");
 	if (t->have_oom) {
-		err = add_precursors(t, eb);
+		err = tl__add_precursors(t, eb);
 		if (err)
 			return err;
 	}
@@ -815,258 +541,6 @@ static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 		return errbuf__set(eb, -ENOENT, "the recording holds none of the events a timeline "
 				   "reads (record leak -p/-c, faults, reclaim, swapin or oom)");
 	return 0;
-}
-
-/* ---- output ---- */
-
-static void print_missing(const struct tl *t)
-{
-	const char *names[6], *why[6];
-	size_t n = 0;
-
-	if (!t->have_allocs) {
-		names[n] = "allocations";
-		why[n++] = "allocations (the user allocator's probes: record leak with -p or -c)";
-	}
-	if (!t->have_faults) {
-		names[n] = "faults";
-		why[n++] = "faults (exceptions:page_fault_user or page-faults)";
-	}
-	if (!t->have_major) {
-		names[n] = "major";
-		why[n++] = "major faults (major-faults)";
-	}
-	if (!t->have_swapin) {
-		names[n] = "swapins";
-		why[n++] = "swap-ins (major-faults with addresses)";
-	}
-	if (!t->have_reclaim) {
-		names[n] = "reclaim";
-		why[n++] = "reclaim (vmscan direct or memcg reclaim begin/end)";
-	}
-	if (!t->have_oom) {
-		names[n] = "oom";
-		why[n++] = "OOM kills (oom:mark_victim)";
-	}
-	if (t->json) {
-		printf("{\"type\":\"timeline\",\"interval\":%.9g,\"before\":%.9g,\"not_recorded\":[",
-		       (double)t->interval_ns / 1e9, (double)t->before_ns / 1e9);
-		for (size_t i = 0; i < n; i++)
-			printf("%s\"%s\"", i ? "," : "", names[i]);
-		printf("]}\n");
-		return;
-	}
-	if (!n)
-		return;
-	printf("Not recorded: ");
-	for (size_t i = 0; i < n; i++)
-		printf("%s%s", i ? ", " : "", why[i]);
-	printf("; shown as -\n\n");
-}
-
-/* Decimals that show an interval's start exactly (1: 0; 0.25: 2). */
-static int decimals(uint64_t interval_ns)
-{
-	int d = 0;
-
-	for (uint64_t unit = 1000000000ULL; d < 9 && interval_ns % unit; unit /= 10)
-		d++;
-	return d;
-}
-
-static void col_u64(bool have, int width, uint64_t v)
-{
-	if (have)
-		printf(" %*" PRIu64, width, v);
-	else
-		printf(" %*s", width, "-");
-}
-
-static void json_u64(const char *key, bool have, uint64_t v)
-{
-	if (have)
-		printf(",\"%s\":%" PRIu64, key, v);
-	else
-		printf(",\"%s\":null", key);
-}
-
-static void print_row(const struct tl *t, const struct proc *p, const struct row *r)
-{
-	double at = (double)(r->bin * t->interval_ns) / 1e9;
-	uint64_t kb = r->touched * (uint64_t)t->page_size / 1024;
-	char events[64] = "";
-
-	if (r->events & EV_OOM_KILL) {
-		if (r->trigger != p->pid)
-			snprintf(events, sizeof(events), "oom-kill(by %d)", (int)r->trigger);
-		else
-			snprintf(events, sizeof(events), "oom-kill");
-	}
-	if (r->events & EV_EXIT)
-		snprintf(events + strlen(events), sizeof(events) - strlen(events), "%sexit",
-			 events[0] ? "," : "");
-	if (t->json) {
-		printf("{\"type\":\"row\",\"pid\":%d,\"comm\":", (int)p->pid);
-		json__str(stdout, session__comm(t->s, p->pid));
-		printf(",\"time\":%.9g", at);
-		json_u64("outstanding_bytes", t->have_allocs, r->outstanding);
-		json_u64("touched_kb", t->have_faults, kb);
-		json_u64("faults", t->have_faults, r->faults);
-		json_u64("major", t->have_major, r->major);
-		if (t->have_reclaim)
-			printf(",\"reclaim_ms\":%.3f", (double)r->reclaim_ns / 1e6);
-		else
-			printf(",\"reclaim_ms\":null");
-		json_u64("swapins", t->have_swapin, r->swapins);
-		printf(",\"oom_kill\":%s", r->events & EV_OOM_KILL ? "true" : "false");
-		if (r->events & EV_OOM_KILL)
-			printf(",\"trigger_pid\":%d", (int)r->trigger);
-		printf(",\"exit\":%s}\n", r->events & EV_EXIT ? "true" : "false");
-		return;
-	}
-	printf("%10.*f", decimals(t->interval_ns), at);
-	col_u64(t->have_allocs, 15, r->outstanding);
-	col_u64(t->have_faults, 12, kb);
-	col_u64(t->have_faults, 8, r->faults);
-	col_u64(t->have_major, 7, r->major);
-	if (t->have_reclaim)
-		printf(" %11.2f", (double)r->reclaim_ns / 1e6);
-	else
-		printf(" %11s", "-");
-	col_u64(t->have_swapin, 8, r->swapins);
-	printf("  %s\n", events);
-}
-
-static void print_sites(const struct tl *t, struct report *rep, const struct kill *k,
-			bool allocs)
-{
-	const struct site *sites = allocs ? k->allocs : k->faults;
-	size_t n = allocs ? k->nallocs : k->nfaults;
-	double at = session__elapsed(t->s, k->time);
-
-	if (n > t->top)
-		n = t->top;
-	for (size_t i = 0; i < n; i++) {
-		const struct site *st = &sites[i];
-		char b[2][NUMFMT_LEN];
-
-		if (t->json) {
-			printf("{\"type\":\"%s\",\"pid\":%d,\"comm\":", allocs ? "alloc_site" :
-			       "fault_site", (int)k->victim);
-			json__str(stdout, k->comm);
-			if (allocs)
-				printf(",\"kill_time\":%.9f,\"bytes\":%" PRIu64 ",\"allocations\":%"
-				       PRIu64, at, st->amount, st->count);
-			else
-				printf(",\"kill_time\":%.9f,\"before\":%.9g,\"faults\":%" PRIu64
-				       ",\"touched_kb\":%" PRIu64, at, (double)t->before_ns / 1e9,
-				       st->amount, st->count * (uint64_t)t->page_size / 1024);
-			printf(",\"stack\":");
-			report__stack_json(rep, k->victim, st->stack);
-			printf("}\n");
-		} else {
-			/* A fault site's figures (lib/numfmt); an allocation
-			 * site's line is memleak's. */
-			numfmt__count(b[0], sizeof(b[0]), st->amount);
-			numfmt__bytes(b[1], sizeof(b[1]), st->count * (uint64_t)t->page_size);
-			if (allocs)
-				printf("\t%" PRIu64 " bytes in %" PRIu64 " allocations from stack\n",
-				       st->amount, st->count);
-			else if (t->fault_error_code || !strcmp(t->fault_event, "page-faults"))
-				printf("\t%s faults (%s touched) from stack\n", b[0], b[1]);
-			else
-				printf("\t%s faults from stack\n", b[0]);
-			report__stack(rep, k->victim, st->stack, "\t\t", true);
-		}
-	}
-}
-
-/* Kill @k's precursor rows (oom --timeline's block; in JSON an object of
- * type "precursors"), or a line saying the recording has no samples (in
- * JSON: the object, its rows null). */
-static void print_kill_precursors(const struct tl *t, const struct kill *k)
-{
-	if (!t->json) {
-		if (t->have_memstat)
-			precursors__text(k->pre, k->npre, k->time, t->pre_secs);
-		else
-			printf("  Precursors: the recording holds no /proc or cgroup samples "
-			       "(faultline:memstat: record -e oom)\n");
-		return;
-	}
-	printf("{\"type\":\"precursors\",\"pid\":%d,\"comm\":", (int)k->victim);
-	json__str(stdout, k->comm);
-	printf(",\"kill_time\":%.9f,", session__elapsed(t->s, k->time));
-	if (t->have_memstat)
-		precursors__json(k->pre, k->npre, k->time, t->pre_secs);
-	else
-		printf("\"before_s\":%g,\"first\":null,\"rows\":null", t->pre_secs);
-	printf("}\n");
-}
-
-static void print_kill(const struct tl *t, struct report *rep, const struct kill *k)
-{
-	double at = session__elapsed(t->s, k->time);
-
-	if (!t->json) {
-		printf("OOM kill of PID %d (\"%s\") at %.3f s", (int)k->victim, k->comm, at);
-		if (k->trigger != k->victim)
-			printf(", triggered by PID %d (\"%s\")", (int)k->trigger,
-			       session__comm(t->s, k->trigger));
-		printf("\n");
-		if (!t->have_allocs)
-			printf("  Allocation sites: not recorded\n");
-		else if (!k->nallocs)
-			printf("  No allocation outstanding at the kill\n");
-		else
-			printf("  Top %zu allocation sites by bytes outstanding at the kill:\n",
-			       k->nallocs < t->top ? k->nallocs : (size_t)t->top);
-	}
-	print_sites(t, rep, k, true);
-	if (!t->json) {
-		if (!t->fault_stacks)
-			printf("  Fault sites: %s\n", t->have_faults ? "no user stacks recorded" :
-			       "not recorded");
-		else if (!k->nfaults)
-			printf("  No faults in the %.9g s before the kill\n",
-			       (double)t->before_ns / 1e9);
-		else
-			printf("  Top %zu fault sites in the %.9g s before the kill:\n",
-			       k->nfaults < t->top ? k->nfaults : (size_t)t->top,
-			       (double)t->before_ns / 1e9);
-	}
-	if (t->fault_stacks)
-		print_sites(t, rep, k, false);
-	print_kill_precursors(t, k);
-}
-
-static void print_timeline(struct tl *t)
-{
-	struct report rep;
-
-	report__init(&rep, t->s, stdout, false);
-	report__lost_first(&rep, t->json, false, TOOL,
-			   "events were missed: outstanding bytes, faults and the other figures "
-			   "below may be off");
-	print_missing(t);
-	for (size_t i = 0; i < keyed__count(t->procs); i++) {
-		const struct proc *p = keyed__at(t->procs, i);
-
-		if (!t->json) {
-			printf("PID %d (\"%s\")\n", (int)p->pid, session__comm(t->s, p->pid));
-			printf("%10s %15s %12s %8s %7s %11s %8s  %s\n", "TIME(s)", "OUTSTANDING(B)",
-			       "TOUCHED(KiB)", "FAULTS", "MAJOR", "RECLAIM(ms)", "SWAPINS", "EVENTS");
-		}
-		for (size_t j = 0; j < p->n; j++)
-			print_row(t, p, &p->rows[j]);
-		for (size_t j = 0; j < t->nkills; j++)
-			if (t->kills[j].victim == p->pid)
-				print_kill(t, &rep, &t->kills[j]);
-		if (!t->json)
-			printf("\n");
-	}
-	report__footer(&rep, t->json);
-	report__fini(&rep);
 }
 
 /* ---- options and main ---- */
@@ -1200,7 +674,7 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 	 * recording's last (as oom's). */
 	for (size_t i = 0; t.have_memstat && i < t.nkills; i++)
 		if (!t.kills[i].pre_done)
-			take_precursors(&t, &t.kills[i]);
+			tl__take_precursors(&t, &t.kills[i]);
 	if (t.err) {
 		err = t.err;
 		goto fail;
@@ -1210,7 +684,7 @@ int report_timeline(const struct replay_opts *ro, int argc, char **argv)
 			(int)t.only, ro->path);
 		goto out;
 	}
-	print_timeline(&t);
+	tl__print(&t);
 	fflush(stdout);
 	ret = EXIT_OK;
 	goto out;
