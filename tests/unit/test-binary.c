@@ -174,6 +174,7 @@ static void test_shared(void)
 	struct addrspaces *as = NULL;
 	struct symbolizer *s = NULL;
 	struct bincache *c;
+	struct bincache_stats st, st2;
 	const struct map *maps;
 	const struct map *exe = NULL;
 	uint64_t opens, count = 0, stack[64] = { 0 };
@@ -203,6 +204,19 @@ static void test_shared(void)
 	CHECK_EQ_U64(bincache__count(c), count);
 	CHECK_EQ_U64(bincache__opens(c), count);
 	opens = bincache__opens(c);
+	/* Named again: no symbol table read again. */
+	bincache__stats(c, &st);
+	CHECK(st.indexes >= 2 && st.indexes <= count);
+	for (size_t i = 0; i < n; i++) {
+		struct sym_result res;
+
+		if ((maps[i].prot & PROT_EXEC) && maps[i].path && maps[i].path[0] == '/')
+			CHECK_EQ_U64(symbolizer__user(s, as, pid, maps[i].start + 1, &res), 0);
+	}
+	bincache__stats(c, &st2);
+	CHECK_EQ_U64(st2.indexes, st.indexes);
+	CHECK_EQ_U64(st2.symbols, st.symbols);
+	CHECK_EQ_U64(st2.opens, opens);
 	/* The symbolizer holds its file once, symbols and all. */
 	if (exe)
 		CHECK_EQ_U64(binary__refs(bincache__find(c, exe)), 1);
