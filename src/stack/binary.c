@@ -1,9 +1,16 @@
 /*
  * binary: the one cache of open binaries (binary.h), and what every user
  * reads of one: its segments, RELRO and .eh_frame_hdr table, noted when it
- * is opened; its CFI rows, built on first use.
+ * is opened; its build-id, CFI rows, symbols (a Dwfl, its separate debug
+ * file found by debuginfo.h) and symbol index, built on first use.
  *
- * May call: stack/mapped-file, stack/cfi-table, stack/addrspace, lib/.
+ * Separate debug info is found by our own search (debuginfo.h says why)
+ * rather than libdwfl's standard one.  Only the dwz alt file, whose lookup
+ * depends on state libdwfl keeps to itself, is left to libdwfl's standard
+ * search.
+ *
+ * May call: stack/mapped-file, stack/cfi-table, stack/debuginfo,
+ * stack/symindex, stack/addrspace, lib/.
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,13 +21,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <elfutils/libdwelf.h>
 #include <gelf.h>
 
+#include "lib/file.h"
 #include "lib/hashmap.h"
 #include "stack/addrspace.h"
 #include "stack/binary.h"
 #include "stack/cfi-table.h"
+#include "stack/debuginfo.h"
 #include "stack/mapped-file.h"
+#include "stack/symindex.h"
 
 enum { MAX_VDSO_SIZE = 1 << 20 };
 
@@ -50,9 +61,23 @@ struct binary {
 	struct bin_image img;
 	char *opened, *root;		/* img's strings */
 	void *owned_image;		/* the vDSO's copy, freed after img.elf */
+	uint8_t rec_id_size;		/* key too: a recording's build-id, or 0 */
+	uint8_t rec_id[20];
 	struct cfi_table *cfi;		/* made on first use */
 	pid_t failed_pid;		/* last pid for which opening failed */
 	unsigned attempts;
+	/* made on first use: */
+	bool id_read;
+	const unsigned char *build_id;	/* into img.elf's data; NULL when none */
+	size_t build_id_len;
+	bool syms_tried;
+	struct binary *syms_of;		/* held: the entry whose syms serve this one */
+	struct binary *next_bid;	/* same build-id hash, among entries with syms */
+	struct bin_syms syms;		/* syms.mod NULL when not made here */
+	Dwfl *dwfl;
+	char *debuglink;		/* its .gnu_debuglink, to tell the main debug */
+	GElf_Word debuglink_crc;	/* lookup from the dwz alt file's */
+	struct symindex *index;
 };
 
 struct bincache {
@@ -62,8 +87,24 @@ struct bincache {
 	size_t count;
 	struct binary *vdso;
 	bool vdso_tried;
-	uint64_t opens;
+	struct hashmap *by_bid;		/* build-id hash -> struct binary * with syms (next_bid) */
+	struct bincache_stats stats;
+	bool closing;			/* the last unref: no unlinking */
+	/* Where binaries and their debug files are looked for.  libdwfl keeps
+	 * a pointer to its callbacks, and reads the debuginfo path of its
+	 * standard search through a char **: both live here, so nothing is
+	 * a global. */
+	char *symfs;			/* --symfs: a root holding a recording's binaries */
+	char **debug_dirs;		/* extra directories, searched before /usr/lib/debug */
+	size_t ndebug_dirs;
+	char *debuginfo_path;		/* for the dwz alt-file lookup only */
+	Dwfl_Callbacks callbacks;
 };
+
+static int find_debuginfo(Dwfl_Module *dmod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name);
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp);
 
 int bincache__new(struct bincache **out)
 {
@@ -72,10 +113,17 @@ int bincache__new(struct bincache **out)
 	if (!c)
 		return -ENOMEM;
 	c->map = hashmap__new();
-	if (!c->map) {
+	c->by_bid = hashmap__new();
+	if (!c->map || !c->by_bid) {
+		hashmap__free(c->map);
+		hashmap__free(c->by_bid);
 		free(c);
 		return -ENOMEM;
 	}
+	c->callbacks.find_elf = find_elf;
+	c->callbacks.find_debuginfo = find_debuginfo;
+	c->callbacks.section_address = dwfl_offline_section_address;
+	c->callbacks.debuginfo_path = &c->debuginfo_path;
 	/* We read ELF files before any dwfl_begin() would set libelf's version. */
 	elf_version(EV_CURRENT);
 	c->refs = 1;
@@ -105,10 +153,32 @@ static void image__unload(struct binary *b)
 	b->open = false;
 }
 
+static void syms__unlink(struct binary *b);
+
+/* What was built on the Elf, before it goes. */
+static void syms__unload(struct binary *b)
+{
+	if (b->syms.mod && !b->c->closing)
+		syms__unlink(b);
+	if (b->index)
+		b->c->stats.live_indexes--;
+	symindex__free(b->index);	/* its names are libdwfl's */
+	if (b->dwfl)
+		dwfl_end(b->dwfl);	/* before the Elf it holds a duplicate of */
+	free(b->debuglink);
+	binary__put(b->syms_of);
+	b->index = NULL;
+	b->dwfl = NULL;
+	b->debuglink = NULL;
+	b->syms_of = NULL;
+	memset(&b->syms, 0, sizeof(b->syms));
+}
+
 static void binary__free(struct binary *b)
 {
 	if (!b)
 		return;
+	syms__unload(b);
 	image__unload(b);
 	free(b->path);
 	free(b);
@@ -118,6 +188,13 @@ void bincache__unref(struct bincache *c)
 {
 	if (!c || --c->refs > 0)
 		return;
+	c->closing = true;
+	/* An entry may hold another (its syms_of): those holds go first, so
+	 * the order the entries are freed in does not matter. */
+	for (struct binary *b = c->all; b; b = b->next_all) {
+		binary__put(b->syms_of);
+		b->syms_of = NULL;
+	}
 	while (c->all) {
 		struct binary *next = c->all->next_all;
 
@@ -126,7 +203,70 @@ void bincache__unref(struct bincache *c)
 	}
 	binary__free(c->vdso);
 	hashmap__free(c->map);
+	hashmap__free(c->by_bid);
+	for (size_t i = 0; i < c->ndebug_dirs; i++)
+		free(c->debug_dirs[i]);
+	free(c->debug_dirs);
+	free(c->symfs);
+	free(c->debuginfo_path);
 	free(c);
+}
+
+int bincache__add_debug_dir(struct bincache *c, const char *dir)
+{
+	size_t len = dir ? strlen(dir) : 0;
+	char **dirs = NULL, *copy = NULL, *path = NULL;
+	int err = -EINVAL;
+
+	/* libdwfl's path syntax separates directories with ':'. */
+	if (!len || strchr(dir, ':'))
+		goto out;
+	err = -ENOMEM;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	copy = strndup(dir, len);
+	if (!copy)
+		goto out;
+	dirs = realloc(c->debug_dirs, (c->ndebug_dirs + 1) * sizeof(*dirs));
+	if (!dirs)
+		goto out;
+	c->debug_dirs = dirs;
+	/* The standard search (dwz alt files) sees them too. */
+	if (asprintf(&path, "%s:%s", c->debuginfo_path ? c->debuginfo_path : ":.debug:/usr/lib/debug",
+		     copy) < 0) {
+		path = NULL;
+		goto out;
+	}
+	free(c->debuginfo_path);
+	c->debuginfo_path = path;
+	c->debug_dirs[c->ndebug_dirs++] = copy;
+	copy = NULL;
+	err = 0;
+out:
+	free(copy);
+	return err;
+}
+
+int bincache__set_symfs(struct bincache *c, const char *dir)
+{
+	char debug[PATH_MAX];
+	int err;
+
+	if (!dir || !dir[0])
+		return -EINVAL;
+	free(c->symfs);
+	c->symfs = strdup(dir);
+	if (!c->symfs)
+		return -ENOMEM;
+	/* Its debug files first, as perf looks below --symfs. */
+	snprintf(debug, sizeof(debug), "%s/usr/lib/debug", dir);
+	err = bincache__add_debug_dir(c, debug);
+	return err == -EINVAL ? 0 : err;
+}
+
+void bincache__stats(const struct bincache *c, struct bincache_stats *st)
+{
+	*st = c->stats;
 }
 
 size_t bincache__count(const struct bincache *c)
@@ -136,7 +276,7 @@ size_t bincache__count(const struct bincache *c)
 
 uint64_t bincache__opens(const struct bincache *c)
 {
-	return c->opens;
+	return c->stats.opens;
 }
 
 static uint64_t binary_key(const char *path, uint32_t maj, uint32_t min, uint64_t ino)
@@ -148,7 +288,8 @@ static uint64_t binary_key(const char *path, uint32_t maj, uint32_t min, uint64_
 
 static bool binary__is(const struct binary *b, const struct map *m)
 {
-	return b->ino == m->ino && b->maj == m->maj && b->min == m->min && strcmp(b->path, m->path) == 0;
+	return b->ino == m->ino && b->maj == m->maj && b->min == m->min && b->rec_id_size == m->build_id_size &&
+	       memcmp(b->rec_id, m->build_id, b->rec_id_size) == 0 && strcmp(b->path, m->path) == 0;
 }
 
 struct binary *bincache__find(const struct bincache *c, const struct map *m)
@@ -295,10 +436,81 @@ static const char *other_root(pid_t pid, char *buf, size_t n)
 	return buf;
 }
 
+/* @fd's ELF when it is one, with @m's recorded build-id when @m has one;
+ * NULL else (@fd stays open). */
+static Elf *elf_of(int fd, const struct map *m)
+{
+	const unsigned char *id = NULL;
+	Elf *elf;
+
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF &&
+	    (!m->build_id_size ||
+	     (debuginfo__build_id(elf, &id) == m->build_id_size && !memcmp(id, m->build_id, m->build_id_size))))
+		return elf;
+	if (elf)
+		elf_end(elf);
+	return NULL;
+}
+
+/* @path opened as @m's file (*elf its ELF), or -1. */
+static int open_checked(const char *path, const struct map *m, char *opened, size_t n, Elf **elf)
+{
+	int fd = open_regular(path, 0);
+
+	if (fd < 0)
+		return -1;
+	if (!(*elf = elf_of(fd, m))) {
+		close(fd);
+		return -1;
+	}
+	snprintf(opened, n, "%s", path);
+	return fd;
+}
+
+/*
+ * Open @m's file as @pid sees it: its descriptor (*elf its ELF, parsed
+ * once), or -1.  A recording's binary, on this or another host: below
+ * --symfs first (the user said where they are), else where a live
+ * process's would be, else a debug file named by the recorded build-id
+ * (DIR/.build-id/xx/rest.debug: it holds the symbols and the program
+ * headers), under --symfs, each debug directory, then /usr/lib/debug;
+ * each only with the recorded build-id, when there is one.
+ */
+static int open_file(struct bincache *c, const struct addrspaces *as, pid_t pid, const struct map *m,
+		     char *opened, size_t n, Elf **elf)
+{
+	char path[PATH_MAX], hex[2 * sizeof(m->build_id) + 1];
+	int fd;
+
+	*elf = NULL;
+	if (c->symfs && snprintf(path, sizeof(path), "%s%s", c->symfs, m->path) < (int)sizeof(path) &&
+	    (fd = open_checked(path, m, opened, n, elf)) >= 0)
+		return fd;
+	fd = mapped_file__open(as, pid, m, opened, n);
+	if ((*elf = elf_of(fd, m)))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	if (!m->build_id_size)
+		return -1;
+	for (size_t i = 0; i < m->build_id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+	for (size_t d = 0; d <= c->ndebug_dirs; d++) {
+		const char *dir = d < c->ndebug_dirs ? c->debug_dirs[d] : "/usr/lib/debug";
+
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+		if ((fd = open_checked(path, m, opened, n, elf)) >= 0)
+			return fd;
+	}
+	return -1;
+}
+
 /* Open @b as @pid sees mapping @m.  Failure is not an error: the entry
  * stays closed until another pid gives it a chance. */
-static void binary__load(struct binary *b, const struct addrspaces *as, pid_t pid, const struct map *m,
-			 binary_opener open, void *ctx)
+static void binary__load(struct binary *b, const struct addrspaces *as, pid_t pid, const struct map *m)
 {
 	char opened[PATH_MAX], rootbuf[64];
 	struct stat st;
@@ -308,16 +520,13 @@ static void binary__load(struct binary *b, const struct addrspaces *as, pid_t pi
 	b->failed_pid = pid;
 	b->attempts++;
 	opened[0] = '\0';
-	fd = open ? open(ctx, as, pid, m, opened, sizeof(opened)) : mapped_file__open(as, pid, m, opened,
-										       sizeof(opened));
+	fd = open_file(b->c, as, pid, m, opened, sizeof(opened), &elf);
 	if (fd < 0)
 		return;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	/* FDREAD: all of it in memory (mapped, or read if mmap failed), so
 	 * the descriptor can go: a session of many binaries would otherwise
 	 * hold one per binary. */
-	if (!elf || fstat(fd, &st) != 0 || elf_kind(elf) != ELF_K_ELF || elf_cntl(elf, ELF_C_FDREAD) != 0 ||
-	    !image__index(&b->img, elf))
+	if (fstat(fd, &st) != 0 || elf_cntl(elf, ELF_C_FDREAD) != 0 || !image__index(&b->img, elf))
 		goto fail;
 	elf = NULL;	/* the image's now */
 	b->img.dev = st.st_dev;
@@ -330,7 +539,7 @@ static void binary__load(struct binary *b, const struct addrspaces *as, pid_t pi
 	b->img.root = b->root;
 	b->open = true;
 	b->failed_pid = 0;
-	b->c->opens++;
+	b->c->stats.opens++;
 	close(fd);
 	return;
 fail:
@@ -377,7 +586,7 @@ static void sweep(struct bincache *c)
 }
 
 int binary__get(struct bincache *c, const struct addrspaces *as, pid_t pid, const struct map *m,
-		binary_opener open, void *ctx, struct binary **out)
+		struct binary **out)
 {
 	uint64_t key = binary_key(m->path, m->maj, m->min, m->ino), v;
 	struct binary *head = NULL, *b = bincache__find(c, m);
@@ -385,7 +594,7 @@ int binary__get(struct bincache *c, const struct addrspaces *as, pid_t pid, cons
 	*out = NULL;
 	if (b) {
 		if (!b->open && b->failed_pid != pid && b->attempts < BINCACHE_OPEN_ATTEMPTS)
-			binary__load(b, as, pid, m, open, ctx);
+			binary__load(b, as, pid, m);
 		*out = binary__hold(b);
 		return 0;
 	}
@@ -400,6 +609,8 @@ int binary__get(struct bincache *c, const struct addrspaces *as, pid_t pid, cons
 	b->maj = m->maj;
 	b->min = m->min;
 	b->ino = m->ino;
+	b->rec_id_size = m->build_id_size;
+	memcpy(b->rec_id, m->build_id, sizeof(b->rec_id));
 	b->path = strdup(m->path);
 	if (!b->path || hashmap__set(c->map, key, (uint64_t)(uintptr_t)b)) {
 		binary__free(b);
@@ -409,7 +620,7 @@ int binary__get(struct bincache *c, const struct addrspaces *as, pid_t pid, cons
 	b->next_all = c->all;
 	c->all = b;
 	c->count++;
-	binary__load(b, as, pid, m, open, ctx);
+	binary__load(b, as, pid, m);
 	*out = binary__hold(b);
 	return 0;
 }
@@ -525,5 +736,206 @@ int binary__cfi(struct binary *b, struct cfi_table **out)
 	if (!b->cfi && (err = cfi_table__new(b->img.elf, &b->cfi)))
 		return err;
 	*out = b->cfi;
+	return 0;
+}
+
+size_t binary__build_id(struct binary *b, const unsigned char **id)
+{
+	*id = NULL;
+	if (!b->open)
+		return 0;
+	if (!b->id_read) {
+		b->build_id_len = debuginfo__build_id(b->img.elf, &b->build_id);
+		b->id_read = true;
+	}
+	*id = b->build_id;
+	return b->build_id_len;
+}
+
+/* ---- symbols ---- */
+
+static uint64_t bid_hash(const unsigned char *id, size_t len)
+{
+	return hash_bytes(id, len);
+}
+
+/* The entry with symbols of build-id @id, if any. */
+static struct binary *bid_find(struct bincache *c, const unsigned char *id, size_t len)
+{
+	uint64_t v;
+
+	if (!len || !hashmap__get(c->by_bid, bid_hash(id, len), &v))
+		return NULL;
+	for (struct binary *o = (struct binary *)(uintptr_t)v; o; o = o->next_bid)
+		if (o->build_id_len == len && memcmp(o->build_id, id, len) == 0)
+			return o;
+	return NULL;
+}
+
+/* @b, its symbols made, as the one to share them by its build-id. */
+static int bid_link(struct binary *b)
+{
+	uint64_t h = bid_hash(b->build_id, b->build_id_len), v;
+
+	b->next_bid = hashmap__get(b->c->by_bid, h, &v) ? (struct binary *)(uintptr_t)v : NULL;
+	return hashmap__set(b->c->by_bid, h, (uint64_t)(uintptr_t)b) ? -ENOMEM : 0;
+}
+
+static void syms__unlink(struct binary *b)
+{
+	uint64_t h, v;
+	struct binary *head;
+
+	if (!b->build_id_len)
+		return;
+	h = bid_hash(b->build_id, b->build_id_len);
+	if (!hashmap__get(b->c->by_bid, h, &v))
+		return;
+	head = (struct binary *)(uintptr_t)v;
+	if (head == b) {
+		if (b->next_bid)	/* replaces a key: cannot fail */
+			hashmap__set(b->c->by_bid, h, (uint64_t)(uintptr_t)b->next_bid);
+		else
+			hashmap__delete(b->c->by_bid, h, NULL);
+		return;
+	}
+	while (head->next_bid && head->next_bid != b)
+		head = head->next_bid;
+	if (head->next_bid)
+		head->next_bid = b->next_bid;
+}
+
+/* libdwfl's find_debuginfo callback.  It comes twice per module at most:
+ * for the debug file (with the binary's own .gnu_debuglink, if any), and
+ * for the dwz alt file named by the DWARF's .gnu_debugaltlink. */
+static int find_debuginfo(Dwfl_Module *dmod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word crc, char **debug_name)
+{
+	const struct binary *b = *userdata;
+	struct debuginfo_query q;
+	int fd;
+
+	if (!b)
+		return -1;
+	if (debuglink && (!b->debuglink || strcmp(debuglink, b->debuglink) != 0 || crc != b->debuglink_crc))
+		return dwfl_standard_find_debuginfo(dmod, userdata, modname, base, file_name, debuglink, crc,
+						    debug_name);
+	/* Where the binary was opened (its root) and the mapping's path there. */
+	q = (struct debuginfo_query){ b->c->debug_dirs, b->c->ndebug_dirs, b->img.root, b->path,
+				      b->build_id, b->build_id_len, b->img.dev, b->img.ino };
+	fd = debuginfo__find(&q, debuglink, crc, debug_name);
+	return fd >= 0 ? fd : -1;
+}
+
+/* libdwfl's find_elf callback: the entry's Elf (a counted duplicate, ended
+ * with the module), never a file of its own. */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	const struct binary *b = *userdata;
+
+	if (!b)
+		return -1;
+	*elfp = elf_begin(-1, ELF_C_READ_MMAP, b->img.elf);
+	if (*elfp && b->img.opened[0])
+		*file_name = strdup(b->img.opened);
+	return -1;
+}
+
+/* A Dwfl over @b's Elf, the file reported at its own vaddrs, its debuglink
+ * noted.  -ENOENT when it is not usable, -ENOMEM. */
+static int syms__build(struct binary *b)
+{
+	const struct bin_image *img = &b->img;
+	const char *link;
+	GElf_Word crc = 0;
+	void **userdata;
+	int err = -ENOMEM;
+
+	link = dwelf_elf_gnu_debuglink(img->elf, &crc);
+	if (link) {
+		b->debuglink = strdup(link);
+		if (!b->debuglink)
+			goto fail;
+		b->debuglink_crc = crc;
+	}
+	err = -ENOENT;
+	/* No PT_LOAD: no address of it can be named. */
+	if (!img->nloads)
+		goto fail;
+	b->dwfl = dwfl_begin(&b->c->callbacks);
+	if (!b->dwfl)
+		goto fail;
+	dwfl_report_begin(b->dwfl);
+	/* At its first PT_LOAD's vaddr, aligned: Dwfl addresses are the
+	 * file's own vaddrs, whatever address each process loaded it at. */
+	b->syms.mod = dwfl_report_module(b->dwfl, path_base(b->path), img->lo, img->hi);
+	if (!b->syms.mod)
+		goto fail;
+	/* Before anything asks for the Elf or symbols: find_elf and the
+	 * debug search need it. */
+	dwfl_module_info(b->syms.mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+	*userdata = b;
+	if (dwfl_report_end(b->dwfl, NULL, NULL) != 0 || !dwfl_module_getelf(b->syms.mod, &b->syms.bias))
+		goto fail;
+	err = -ENOMEM;
+	if (b->build_id_len && bid_link(b))
+		goto fail;
+	b->syms.img = img;
+	b->syms.id = ++b->c->stats.symbols;
+	return 0;
+fail:
+	b->syms.mod = NULL;	/* not linked */
+	syms__unload(b);
+	return err;
+}
+
+int binary__syms(struct binary *b, const struct bin_syms **out)
+{
+	const unsigned char *id;
+	struct binary *o;
+	size_t len;
+	int err;
+
+	*out = NULL;
+	if (b->syms_of || b->syms.mod) {
+		*out = b->syms_of ? &b->syms_of->syms : &b->syms;
+		return 0;
+	}
+	if (b->syms_tried || !b->open || b == b->c->vdso)
+		return -ENOENT;
+	/* Once, unless only memory was short. */
+	len = binary__build_id(b, &id);
+	if ((o = bid_find(b->c, id, len))) {
+		b->syms_of = binary__hold(o);
+		*out = &o->syms;
+		return 0;
+	}
+	err = syms__build(b);
+	if (err == -ENOMEM)
+		return err;
+	b->syms_tried = true;
+	if (!err)
+		*out = &b->syms;
+	return err;
+}
+
+int binary__symindex(struct binary *b, const struct symindex **out)
+{
+	const struct bin_syms *sy;
+	struct binary *o;
+	int err;
+
+	*out = NULL;
+	if ((err = binary__syms(b, &sy)))
+		return err;
+	o = b->syms_of ? b->syms_of : b;
+	if (!o->index) {
+		if ((err = symindex__build(o->syms.mod, &o->index)))
+			return err;
+		b->c->stats.indexes++;
+		b->c->stats.live_indexes++;
+	}
+	*out = o->index;
 	return 0;
 }

@@ -377,7 +377,7 @@ static int collect_mods(struct libdw_unwinder *u, pid_t pid, struct modref **out
 		if (!(m->prot & PROT_EXEC) || !m->path)
 			continue;
 		if (m->path[0] == '/') {
-			err = binary__get(u->cache, u->as, pid, m, NULL, NULL, &b);
+			err = binary__get(u->cache, u->as, pid, m, &b);
 			if (err)
 				goto out;
 		} else if (strcmp(m->path, "[vdso]") == 0) {

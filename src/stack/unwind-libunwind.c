@@ -150,7 +150,7 @@ static int get_image(struct lu_state *st, pid_t pid, const struct map *m, const 
 	int err;
 
 	*out = NULL;
-	err = is_vdso(m) ? binary__vdso(st->cache, &b) : binary__get(st->cache, st->as, pid, m, NULL, NULL, &b);
+	err = is_vdso(m) ? binary__vdso(st->cache, &b) : binary__get(st->cache, st->as, pid, m, &b);
 	if (err || !b)
 		return err;
 	if (hashmap__get(st->held, (uint64_t)(uintptr_t)b, &one)) {

@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +21,7 @@
 #include <unistd.h>
 
 #include "stack/addrspace.h"
-#include "stack/elf-sym.h"
-#include "stack/mapped-file.h"
+#include "stack/binary.h"
 #include "trace/tp-catalog.h"
 #include "lib/hashmap.h"
 #include "trace/memstat.h"
@@ -337,53 +335,44 @@ static int rec_start(struct session *s, struct errbuf *eb)
 
 /* ---- processes and side-band ---- */
 
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* The build-id of a mapped file, read once per (device, inode), from the
- * file as its process sees it: in a container, the path its maps give may
- * name another file here (the host's library of that name), or none. */
+/* The build-id of a mapped file, from the session's cache of open
+ * binaries (binary.h): the file as its process sees it (in a container,
+ * the path its maps give may name another file here, the host's library
+ * of that name, or none), opened once for the recorder, the unwinder and
+ * the symbolizer, whichever asks first.  Remembered per (device, inode)
+ * once read; a file not opened yet (its process is gone) is asked for
+ * again with the next process that maps it, as the cache retries it. */
 static struct build_id build_id_of(struct session *s, pid_t pid, const struct map *m)
 {
 	struct recorder *r = s->rec;
 	uint64_t k[3] = { m->maj, m->min, m->ino }, idx;
 	struct build_id b = { 0 };
-	char hex[2 * REC_BUILD_ID_MAX + 1], opened[PATH_MAX + 64];
 	uint64_t h = hash_bytes(k, sizeof(k));
+	const unsigned char *id;
+	struct binary *bin = NULL;
 	struct build_id *nv;
-	int fd;
+	size_t len;
 
 	if (!m->path || m->path[0] != '/' || !m->ino)
 		return b;
 	if (hashmap__get(r->bid_idx, h, &idx))
 		return r->bids[idx - 1];
-	/* Read through the descriptor, not the path it was opened by: a
-	 * /proc/PID/... path dies with the process, and a short-lived one is
-	 * gone by now more often than not (record.sh's --symfs case found no
-	 * build-id recorded for its `ft`, once in a fresh-clone check). */
-	fd = mapped_file__open(s->as, pid, m, NULL, 0);
-	if (fd >= 0)
-		snprintf(opened, sizeof(opened), "/proc/self/fd/%d", fd);
-	if (fd >= 0 && !elf_sym__build_id(opened, hex, sizeof(hex), NULL)) {
-		for (size_t i = 0; hex[2 * i] && hex[2 * i + 1] && i < REC_BUILD_ID_MAX; i++) {
-			int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-
-			if (hi < 0 || lo < 0)
-				break;
-			b.id[b.size++] = (uint8_t)(hi << 4 | lo);
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	nv = realloc(r->bids, (r->nbids + 1) * sizeof(*nv));
-	if (nv) {
+	if (binary__get(symbolizer__bincache(s->sym), s->as, pid, m, &bin))
+		return b;
+	len = binary__build_id(bin, &id);
+	if (len > REC_BUILD_ID_MAX)
+		len = REC_BUILD_ID_MAX;
+	b.size = (uint8_t)len;
+	if (len)
+		memcpy(b.id, id, len);
+	/* Opened: its answer is final, with or without a build-id. */
+	if (binary__image(bin) && (nv = realloc(r->bids, (r->nbids + 1) * sizeof(*nv)))) {
 		r->bids = nv;
 		nv[r->nbids] = b;
 		if (!hashmap__set(r->bid_idx, h, r->nbids + 1))
 			r->nbids++;
 	}
+	binary__put(bin);
 	return b;
 }
 

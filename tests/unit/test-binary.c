@@ -2,16 +2,23 @@
  * test-binary: the one cache of open binaries (stack/binary.h).  Holds are
  * counted and one entry serves every get; each file our process maps is
  * opened once, by the symbolizer, and the libdw and libunwind unwinders
- * given the same cache open nothing more and hold the same entries; a file
- * replaced on disk (same path, new inode) is another entry and never read
- * for the old one; a FIFO is refused; a path with a space and a newline
- * opens; entries nobody holds are freed past BINCACHE_MAX, held ones kept.
+ * and the recorder's build-id reads given the same cache open nothing more
+ * and hold the same entries; the build-ids it reads are the ones the
+ * loader mapped (dl_iterate_phdr's notes); the symbols and symbol index
+ * are built once per build-id, shared by a copy of the file, and freed
+ * with the last entry; a recording's build-id is part of the key and only
+ * a file with it is taken; a file replaced on disk (same path, new inode)
+ * is another entry and never read for the old one; a FIFO is refused; a
+ * path with a space and a newline opens; entries nobody holds are freed
+ * past BINCACHE_MAX, held ones kept.
  */
 #ifndef _GNU_SOURCE	/* config.h (-include) may define it already */
 #define _GNU_SOURCE 1
 #endif
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +32,7 @@
 #include "stack/addrspace.h"
 #include "stack/binary.h"
 #include "stack/symbolize.h"
+#include "stack/symindex.h"
 #include "stack/unwind.h"
 
 int main(void);
@@ -62,6 +70,61 @@ static void copy_self(const char *path)
 	CHECK(rename(tmp, path) == 0);
 }
 
+struct bid_check {
+	struct bincache *c;
+	struct addrspaces *as;
+	pid_t pid;
+};
+
+/* The GNU build-id note of a loaded object, as the loader mapped it: its
+ * length (*id into it), or 0. */
+static size_t loaded_build_id(const struct dl_phdr_info *info, const unsigned char **id)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		size_t off = 0;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (off + sizeof(ElfW(Nhdr)) <= ph->p_memsz) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(p + off);
+			size_t name = (nh->n_namesz + 3) & ~3u, desc = (nh->n_descsz + 3) & ~3u;
+
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(p + off + sizeof(*nh), "GNU", 4) == 0) {
+				*id = p + off + sizeof(*nh) + name;
+				return nh->n_descsz;
+			}
+			off += sizeof(*nh) + name + desc;
+		}
+	}
+	return 0;
+}
+
+/* dl_iterate_phdr: each loaded object with a build-id has it in the cache,
+ * read through the entry the symbolizer opened. */
+static int check_build_id(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const struct bid_check *k = arg;
+	const unsigned char *want = NULL, *got = NULL;
+	size_t len = loaded_build_id(info, &want);
+	const struct map *m = addrspaces__find(k->as, k->pid, info->dlpi_addr + info->dlpi_phdr[0].p_vaddr);
+	struct binary *b = NULL;
+
+	(void)size;
+	if (!len || !m || !m->path || m->path[0] != '/')
+		return 0;
+	CHECK_EQ_U64(binary__get(k->c, k->as, k->pid, m, &b), 0);
+	CHECK(b != NULL);
+	if (!b)
+		return 0;
+	CHECK_EQ_U64(binary__build_id(b, &got), len);
+	CHECK(got && memcmp(got, want, len) == 0);
+	binary__put(b);
+	return 0;
+}
+
 static void test_holds(void)
 {
 	struct bincache *c = NULL;
@@ -74,9 +137,9 @@ static void test_holds(void)
 	exe[len > 0 ? len : 0] = '\0';
 	m.path = exe;
 	CHECK_EQ_U64(bincache__new(&c), 0);
-	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m, NULL, NULL, &a), 0);
+	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m, &a), 0);
 	CHECK(a && binary__image(a));
-	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m, NULL, NULL, &b), 0);
+	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m, &b), 0);
 	CHECK(a == b);
 	CHECK_EQ_U64(binary__refs(a), 2);
 	CHECK_EQ_U64(bincache__opens(c), 1);
@@ -111,6 +174,7 @@ static void test_shared(void)
 	struct addrspaces *as = NULL;
 	struct symbolizer *s = NULL;
 	struct bincache *c;
+	struct bincache_stats st, st2;
 	const struct map *maps;
 	const struct map *exe = NULL;
 	uint64_t opens, count = 0, stack[64] = { 0 };
@@ -140,9 +204,22 @@ static void test_shared(void)
 	CHECK_EQ_U64(bincache__count(c), count);
 	CHECK_EQ_U64(bincache__opens(c), count);
 	opens = bincache__opens(c);
-	/* The symbolizer holds its file twice: the mapped file, its symbols. */
+	/* Named again: no symbol table read again. */
+	bincache__stats(c, &st);
+	CHECK(st.indexes >= 2 && st.indexes <= count);
+	for (size_t i = 0; i < n; i++) {
+		struct sym_result res;
+
+		if ((maps[i].prot & PROT_EXEC) && maps[i].path && maps[i].path[0] == '/')
+			CHECK_EQ_U64(symbolizer__user(s, as, pid, maps[i].start + 1, &res), 0);
+	}
+	bincache__stats(c, &st2);
+	CHECK_EQ_U64(st2.indexes, st.indexes);
+	CHECK_EQ_U64(st2.symbols, st.symbols);
+	CHECK_EQ_U64(st2.opens, opens);
+	/* The symbolizer holds its file once, symbols and all. */
 	if (exe)
-		CHECK_EQ_U64(binary__refs(bincache__find(c, exe)), 2);
+		CHECK_EQ_U64(binary__refs(bincache__find(c, exe)), 1);
 	for (int k = 0; k < 2; k++) {
 		const char *name = k ? "libunwind" : "libdw";
 		uint64_t regs[3] = { 0, (uint64_t)(uintptr_t)stack, (uint64_t)(uintptr_t)main + 1 };
@@ -166,11 +243,18 @@ static void test_shared(void)
 		CHECK_EQ_U64(bincache__count(c), count);
 		/* The unwinder holds our executable's very entry too. */
 		if (exe)
-			CHECK_EQ_U64(binary__refs(bincache__find(c, exe)), 3);
+			CHECK_EQ_U64(binary__refs(bincache__find(c, exe)), 2);
 		unwinder__free(u);
 		if (exe)
-			CHECK_EQ_U64(binary__refs(bincache__find(c, exe)), 2);
+			CHECK_EQ_U64(binary__refs(bincache__find(c, exe)), 1);
 	}
+	/* The recorder's build-ids: the same entries, nothing opened, and the
+	 * ids the loader mapped. */
+	CHECK_EQ_U64(dl_iterate_phdr(check_build_id, &(struct bid_check){ c, as, pid }), 0);
+	CHECK_EQ_U64(bincache__opens(c), opens);
+	CHECK_EQ_U64(bincache__count(c), count);
+	if (exe)
+		CHECK_EQ_U64(binary__refs(bincache__find(c, exe)), 1);
 	symbolizer__free(s);
 	s = NULL;
 	if (exe)
@@ -194,12 +278,12 @@ static void test_replaced(const char *dir)
 	copy_self(path);
 	m1 = map_of(path);
 	CHECK_EQ_U64(bincache__new(&c), 0);
-	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m1, NULL, NULL, &old), 0);
+	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m1, &old), 0);
 	CHECK(old && binary__image(old));
 	copy_self(path);
 	m2 = map_of(path);
 	CHECK(m1.ino != m2.ino);
-	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m2, NULL, NULL, &new), 0);
+	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m2, &new), 0);
 	CHECK(new && new != old && binary__image(new));
 	CHECK_EQ_U64(bincache__opens(c), 2);
 	if (old && new && binary__image(old) && binary__image(new)) {
@@ -209,10 +293,10 @@ static void test_replaced(const char *dir)
 	/* A cache that first hears of the old inode now finds no file for
 	 * it (the path holds another), and asks again only for another pid. */
 	CHECK_EQ_U64(bincache__new(&c2), 0);
-	CHECK_EQ_U64(binary__get(c2, NULL, getpid(), &m1, NULL, NULL, &gone), 0);
+	CHECK_EQ_U64(binary__get(c2, NULL, getpid(), &m1, &gone), 0);
 	CHECK(gone && !binary__image(gone));
 	binary__put(gone);
-	CHECK_EQ_U64(binary__get(c2, NULL, getpid(), &m1, NULL, NULL, &gone), 0);
+	CHECK_EQ_U64(binary__get(c2, NULL, getpid(), &m1, &gone), 0);
 	CHECK(gone && !binary__image(gone));
 	CHECK_EQ_U64(bincache__opens(c2), 0);
 	binary__put(gone);
@@ -221,6 +305,135 @@ static void test_replaced(const char *dir)
 	bincache__unref(c2);
 	bincache__unref(c);
 	unlink(path);
+}
+
+/* dl_iterate_phdr: the main program's load address. */
+static int main_base(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	if (info->dlpi_name[0])
+		return 0;
+	*(uint64_t *)arg = info->dlpi_addr;
+	return 1;
+}
+
+/* Symbols and their index: built once per build-id (a copy of the file
+ * shares the first's), naming main where the loader put it, and freed
+ * with the last entry that holds them. */
+static void test_symbols(const char *dir)
+{
+	char pa[PATH_MAX], pb[PATH_MAX];
+	struct bincache *c = NULL;
+	struct binary *a = NULL, *b = NULL, *x = NULL;
+	const struct bin_syms *sa = NULL, *sb = NULL;
+	const struct symindex *ia = NULL, *ib = NULL;
+	const struct symindex_sym *f;
+	struct bincache_stats st;
+	struct map ma, mb, m = { .start = 0x1000, .end = 0x2000, .prot = PROT_READ | PROT_EXEC, .ino = 1 };
+	uint64_t base = 0;
+	char path[64];
+
+	snprintf(pa, sizeof(pa), "%s/a", dir);
+	snprintf(pb, sizeof(pb), "%s/b", dir);
+	copy_self(pa);
+	copy_self(pb);
+	ma = map_of(pa);
+	mb = map_of(pb);
+	CHECK_EQ_U64(dl_iterate_phdr(main_base, &base), 1);
+	CHECK_EQ_U64(bincache__new(&c), 0);
+	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &ma, &a), 0);
+	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &mb, &b), 0);
+	CHECK(a && b && a != b && binary__image(a) && binary__image(b));
+	if (!a || !b || !binary__image(a) || !binary__image(b))
+		goto out;
+	CHECK_EQ_U64(binary__syms(a, &sa), 0);
+	CHECK_EQ_U64(binary__syms(b, &sb), 0);
+	CHECK(sa && sa == sb);	/* one build-id, one Dwfl */
+	CHECK_EQ_U64(binary__refs(a), 2);	/* ours, and b's */
+	CHECK_EQ_U64(binary__symindex(b, &ib), 0);
+	CHECK_EQ_U64(binary__symindex(a, &ia), 0);
+	CHECK_EQ_U64(binary__symindex(a, &ia), 0);
+	CHECK(ia && ia == ib);
+	bincache__stats(c, &st);
+	CHECK_EQ_U64(st.opens, 2);
+	CHECK_EQ_U64(st.symbols, 1);
+	CHECK_EQ_U64(st.indexes, 1);
+	CHECK_EQ_U64(st.live_indexes, 1);
+	if (ia && sa) {
+		f = symindex__lookup(ia, (uint64_t)(uintptr_t)main - base + 1 + sa->bias);
+		CHECK(f && strcmp(f->name, "main") == 0);
+		CHECK(f && f->value == (uint64_t)(uintptr_t)main - base + sa->bias);
+	}
+	binary__put(a);
+	CHECK_EQ_U64(binary__refs(a), 1);
+	binary__put(b);
+	/* Past the bound, the entries nobody holds go, and what was built on
+	 * them with them: b first (it held a), then a. */
+	for (int i = 0; i < BINCACHE_MAX; i++) {
+		snprintf(path, sizeof(path), "/nonexistent/faultline/%d", i);
+		m.path = path;
+		CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m, &x), 0);
+		binary__put(x);
+	}
+	CHECK(bincache__find(c, &ma) == NULL && bincache__find(c, &mb) == NULL);
+	bincache__stats(c, &st);
+	CHECK_EQ_U64(st.indexes, 1);
+	CHECK_EQ_U64(st.live_indexes, 0);
+out:
+	bincache__unref(c);
+	unlink(pa);
+	unlink(pb);
+}
+
+/* A recording's build-id is part of the key: only a file with it is
+ * taken, below --symfs first. */
+static void test_recorded(const char *dir)
+{
+	char pa[PATH_MAX], name[PATH_MAX];
+	struct bincache *c = NULL, *c2 = NULL;
+	struct binary *live = NULL, *rec = NULL, *wrong = NULL, *sym = NULL;
+	const unsigned char *id = NULL;
+	struct map ma, mr, mw, ms;
+	size_t len;
+
+	snprintf(pa, sizeof(pa), "%s/rec", dir);
+	copy_self(pa);
+	ma = map_of(pa);
+	CHECK_EQ_U64(bincache__new(&c), 0);
+	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &ma, &live), 0);
+	len = live ? binary__build_id(live, &id) : 0;
+	CHECK(len > 0 && len <= sizeof(ma.build_id));
+	if (!len || len > sizeof(ma.build_id))
+		goto out;
+	mr = ma;
+	mr.build_id_size = (uint8_t)len;
+	memcpy(mr.build_id, id, len);
+	mw = mr;
+	mw.build_id[0] ^= 0xff;
+	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &mr, &rec), 0);
+	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &mw, &wrong), 0);
+	CHECK(rec && rec != live && binary__image(rec));
+	CHECK(wrong && wrong != rec && !binary__image(wrong));
+	CHECK_EQ_U64(bincache__opens(c), 2);
+	/* Below --symfs: the recorded path /rec is DIR/rec. */
+	CHECK_EQ_U64(bincache__new(&c2), 0);
+	CHECK_EQ_U64(bincache__set_symfs(c2, dir), 0);
+	ms = mr;
+	snprintf(name, sizeof(name), "/rec");
+	ms.path = name;
+	ms.ino = 12345;	/* another host's */
+	CHECK_EQ_U64(binary__get(c2, NULL, getpid(), &ms, &sym), 0);
+	CHECK(sym && binary__image(sym));
+	if (sym && binary__image(sym))
+		CHECK_EQ_U64(binary__image(sym)->ino, ma.ino);
+	binary__put(sym);
+	bincache__unref(c2);
+out:
+	binary__put(wrong);
+	binary__put(rec);
+	binary__put(live);
+	bincache__unref(c);
+	unlink(pa);
 }
 
 static void test_fifo(const char *dir)
@@ -235,7 +448,7 @@ static void test_fifo(const char *dir)
 	m = map_of(path);
 	CHECK_EQ_U64(bincache__new(&c), 0);
 	/* Opened, it would block here. */
-	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m, NULL, NULL, &b), 0);
+	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m, &b), 0);
 	CHECK(b && !binary__image(b));
 	binary__put(b);
 	bincache__unref(c);
@@ -253,16 +466,16 @@ static void test_bound(void)
 
 	CHECK_EQ_U64(bincache__new(&c), 0);
 	m0.path = (char *)"/nonexistent/faultline/0";
-	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m0, NULL, NULL, &held), 0);
+	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m0, &held), 0);
 	for (int i = 1; i <= BINCACHE_MAX; i++) {
 		snprintf(path, sizeof(path), "/nonexistent/faultline/%d", i);
 		m.path = path;
-		CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m, NULL, NULL, &b), 0);
+		CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m, &b), 0);
 		binary__put(b);
 	}
 	CHECK_EQ_U64(bincache__count(c), BINCACHE_MAX + 1);
 	m.path = (char *)"/nonexistent/faultline/last";
-	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m, NULL, NULL, &b), 0);
+	CHECK_EQ_U64(binary__get(c, NULL, getpid(), &m, &b), 0);
 	/* The held one and the new one. */
 	CHECK_EQ_U64(bincache__count(c), 2);
 	CHECK(bincache__find(c, &m0) == held);
@@ -285,6 +498,8 @@ int main(void)
 	test_holds();
 	test_shared();
 	test_replaced(dir);
+	test_symbols(dir);
+	test_recorded(dir);
 	test_fifo(dir);
 	test_bound();
 	rmdir(dir);
