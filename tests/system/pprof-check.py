@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""pprof-check: what `go tool pprof` reads from faultline's profiles, against
-the targets' truth and faultline's own JSON reports (tests/system/pprof.sh).
+"""pprof-check: faultline's pprof profiles, as `go tool pprof` reads them and
+as decoded here, against the targets' truth and faultline's own JSON
+reports (tests/system/pprof.sh, pprof-labels.sh, goalloc.sh).
 
 usage: pprof-check.py heap DIR     DIR holds {alloc_objects,alloc_space,
                                    inuse_objects,inuse_space}.{top,traces},
@@ -12,12 +13,36 @@ usage: pprof-check.py heap DIR     DIR holds {alloc_objects,alloc_space,
        pprof-check.py sites DIR    DIR holds inuse_space.top and
                                    faults.truth: each malloc-family site of
                                    fault-target holds its bytes
+       pprof-check.py labels-heap PROFILE TRUTH
+                                   report pprof's heap of leak-target: every
+                                   sample labelled pid and comm, the
+                                   target's, and no tid (the heap's sites
+                                   are a process's)
+       pprof-check.py labels-thread PROFILE TRUTH
+                                   report pprof's faults of thread-touch:
+                                   every sample labelled pid, tid, comm, the
+                                   target's; each toucher's samples all of
+                                   its thread's tid, their faults its pages
+       pprof-check.py goalloc PROFILE TRUTH JSON
+                                   goalloc --pprof of go-target: Go's
+                                   alloc types, every sample labelled pid,
+                                   tid, comm; each site's samples all of the
+                                   sites' thread, their values the site's
+                                   bytes and count; the totals goalloc
+                                   --json's summary (JSON)
+       pprof-check.py tags PROFILE TAGS
+                                   TAGS (go tool pprof -tags of PROFILE)
+                                   lists each label value with the sum of
+                                   the default sample type's values of the
+                                   samples that carry it, as decoded here
 -top is read as flat values by function and its "Total samples"; -traces as
 stacks of function names, leaf first, the inlined frames left out (the
 JSON reports do not show them), summed over the samples of equal stacks.
+A PROFILE is decoded here (gzip, then protobuf's wire format by hand:
+profile.proto's fields), without go.
 Exits non-zero with the differences on stderr.
 """
-import importlib.util, json, os, re, sys
+import gzip, importlib.util, json, os, re, sys
 
 _spec = importlib.util.spec_from_file_location(
     "faults_check", os.path.join(os.path.dirname(os.path.abspath(__file__)), "faults-check.py"))
@@ -43,8 +68,9 @@ def traces(path):
     """-traces: {(functions, leaf first): value}, zero values left out."""
     out = {}
     for block in open(path).read().split("-----------+")[1:]:
+        # The labels first ("pid:  123", "comm:  name"), then the frames.
         lines = [x for x in block.splitlines()[1:]
-                 if x.strip() and not x.strip().startswith("pid:")]
+                 if x.strip() and not re.match(r"\w+:\s", x.strip())]
         m = re.match(r"\s+(\d+)B?\s{3}(\S.*)$", lines[0]) if lines else None
         if not m:
             continue
@@ -189,7 +215,231 @@ def sites(d, errs):
        total, want, errs)
 
 
+# ---- the profile itself, decoded ----
+
+def varint(b, i):
+    v = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7f) << shift
+        shift += 7
+        if not c & 0x80:
+            return v, i
+
+
+def fields(b):
+    """A message's fields: [(number, wire type, value)], a varint as an
+    int, a length-delimited field as bytes."""
+    out, i = [], 0
+    while i < len(b):
+        key, i = varint(b, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = varint(b, i)
+        elif wt == 2:
+            n, i = varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif wt in (1, 5):
+            n = 8 if wt == 1 else 4
+            v, i = int.from_bytes(b[i:i + n], "little"), i + n
+        else:
+            raise ValueError("wire type %d at byte %d" % (wt, i))
+        out.append((num, wt, v))
+    return out
+
+
+def repeated(fs, num):
+    """A repeated integer field, packed or not."""
+    vals = []
+    for n, wt, v in fs:
+        if n != num:
+            continue
+        if wt == 2:
+            i = 0
+            while i < len(v):
+                x, i = varint(v, i)
+                vals.append(x)
+        else:
+            vals.append(v)
+    return vals
+
+
+def one(fs, num, default=0):
+    vs = [v for n, _, v in fs if n == num]
+    return vs[-1] if vs else default
+
+
+def int64(v):
+    return v - (1 << 64) if v >= 1 << 63 else v
+
+
+def decode(path):
+    """The profile: {"types": [(type, unit)], "default": type, "samples":
+    [{"values", "stack": [function, leaf first, inlined ones left out],
+    "labels": [(key, str or None, num)]}]}; string indexes out of range
+    raise."""
+    msg = fields(gzip.open(path).read())
+    strings = [v.decode() for n, _, v in msg if n == 6]
+    if not strings or strings[0] != "":
+        raise ValueError("string table does not start with \"\"")
+    funcs = {}
+    for n, _, v in msg:
+        if n == 5:
+            f = fields(v)
+            funcs[one(f, 1)] = strings[one(f, 2)]
+    locs = {}
+    for n, _, v in msg:
+        if n == 4:
+            f = fields(v)
+            lines = [fields(l) for k, _, l in f if k == 4]
+            # The function the code is in: the last line (inlined first).
+            locs[one(f, 1)] = funcs[one(lines[-1], 1)] if lines else "(unnamed)"
+    types = []
+    for n, _, v in msg:
+        if n == 1:
+            f = fields(v)
+            types.append((strings[one(f, 1)], strings[one(f, 2)]))
+    samples = []
+    for n, _, v in msg:
+        if n != 2:
+            continue
+        f = fields(v)
+        labels = []
+        for k, _, lb in f:
+            if k == 3:
+                lf = fields(lb)
+                si = one(lf, 2)
+                labels.append((strings[one(lf, 1)], strings[si] if si else None,
+                               int64(one(lf, 3))))
+        samples.append({"values": [int64(x) for x in repeated(f, 2)],
+                        "stack": [locs[x] for x in repeated(f, 1)], "labels": labels})
+    return {"types": types, "default": strings[one(msg, 14)], "samples": samples}
+
+
+def truth_of(path):
+    """A target's printed truth: {"sites": {fn: {key: value}}, key: value}."""
+    t = {"sites": {}}
+    for l in open(path):
+        m = re.match(r"site fn=([\w.]+) (.*)$", l.strip())
+        if m:
+            t["sites"][m.group(1)] = {k: int(v) for k, v in
+                                      (kv.split("=", 1) for kv in m.group(2).split())}
+            continue
+        m = re.match(r"(\w+)=(\S+)$", l.strip())
+        if m:
+            t[m.group(1)] = int(m.group(2)) if m.group(2).isdigit() else m.group(2)
+    return t
+
+
+def label_check(prof, truth, keys, errs):
+    """Every sample has each of @keys once and no other label: pid and comm
+    the target's, tid a number; the count of samples checked printed."""
+    bad = 0
+    for s in prof["samples"]:
+        got = {}
+        for k, sv, nv in s["labels"]:
+            got.setdefault(k, []).append(sv if sv is not None else nv)
+        why = None
+        if sorted(got) != sorted(keys) or any(len(v) != 1 for v in got.values()):
+            why = "label keys %s, want %s once each" % (sorted(got.items()), sorted(keys))
+        elif got["pid"][0] != truth["pid"]:
+            why = "pid %r, want %d" % (got["pid"][0], truth["pid"])
+        elif got["comm"][0] != truth["comm"]:
+            why = "comm %r, want %r" % (got["comm"][0], truth["comm"])
+        elif "tid" in keys and (not isinstance(got["tid"][0], int) or got["tid"][0] <= 0):
+            why = "tid %r, not a thread id" % (got["tid"][0],)
+        if why:
+            bad += 1
+            if bad <= 5:
+                errs.append("sample %s: %s" % (" <- ".join(s["stack"][:4]), why))
+    print("labels %s on %d samples, %d wrong" % ("/".join(keys), len(prof["samples"]), bad))
+    if not prof["samples"]:
+        errs.append("no samples")
+
+
+def tid_of(s):
+    return next((nv for k, sv, nv in s["labels"] if k == "tid"), None)
+
+
+def labels_heap(path, truth_path, errs):
+    prof, truth = decode(path), truth_of(truth_path)
+    truth["comm"] = "leak-target"
+    label_check(prof, truth, ("pid", "comm"), errs)
+
+
+def labels_thread(path, truth_path, errs):
+    prof, truth = decode(path), truth_of(truth_path)
+    eq("sample types", prof["types"], [("faults", "count")], errs)
+    label_check(prof, truth, ("pid", "tid", "comm"), errs)
+    tids = {tid_of(s) for s in prof["samples"]}
+    want = {v["tid"] for v in truth["sites"].values()}
+    eq("threads labelled (the main one and the toucher)", sorted(tids), sorted(want), errs)
+    eq("the toucher thread is not the main one", len(want), 2, errs)
+    for fn, site in sorted(truth["sites"].items()):
+        mine = [s for s in prof["samples"] if s["stack"][:1] == [fn]]
+        eq("%s: tids of its samples" % fn, sorted({tid_of(s) for s in mine}), [site["tid"]], errs)
+        eq("%s: faults (its pages)" % fn, sum(s["values"][0] for s in mine), site["pages"], errs)
+
+
+def goalloc(path, truth_path, json_path, errs):
+    prof, truth = decode(path), truth_of(truth_path)
+    eq("sample types", prof["types"], [("alloc_objects", "count"), ("alloc_space", "bytes")],
+       errs)
+    eq("default sample type", prof["default"], "alloc_space", errs)
+    label_check(prof, truth, ("pid", "tid", "comm"), errs)
+    for fn, site in sorted(truth["sites"].items()):
+        mine = [s for s in prof["samples"] if len(s["stack"]) > 2 and s["stack"][2] == fn and
+                s["stack"][0] == "runtime.mallocgc" and
+                s["stack"][1] in ("runtime.makeslice", "runtime.newobject")]
+        eq("%s: tids of its samples (the sites' locked thread)" % fn,
+           sorted({tid_of(s) for s in mine}), [truth["tid"]], errs)
+        eq("%s: alloc_objects" % fn, sum(s["values"][0] for s in mine), site["count"], errs)
+        eq("%s: alloc_space" % fn, sum(s["values"][1] for s in mine), site["bytes"], errs)
+    summ = None
+    for l in open(json_path):
+        if l.startswith("{"):
+            o = json.loads(l)
+            if o["type"] == "goalloc_summary":
+                summ = o
+    if not summ:
+        errs.append("no goalloc_summary in goalloc --json")
+        return
+    eq("alloc_objects total = goalloc's allocations", sum(s["values"][0] for s in prof["samples"]),
+       summ["allocations"], errs)
+    eq("alloc_space total = goalloc's bytes", sum(s["values"][1] for s in prof["samples"]),
+       summ["bytes"], errs)
+
+
+def tags(path, tags_path, errs):
+    """-tags (-unit=B for bytes, which pprof otherwise rounds): " KEY: Total N"
+    then "  VALUE (PCT%): LABEL" lines."""
+    prof = decode(path)
+    names = [t for t, _ in prof["types"]]
+    idx = names.index(prof["default"]) if prof["default"] in names else len(names) - 1
+    want = {}
+    for s in prof["samples"]:
+        for k, sv, nv in s["labels"]:
+            v = sv if sv is not None else str(nv)
+            want.setdefault(k, {})
+            want[k][v] = want[k].get(v, 0) + s["values"][idx]
+    got, key = {}, None
+    for l in open(tags_path):
+        m = re.match(r"^ (\w+): Total ", l)
+        if m:
+            key = m.group(1)
+            got[key] = {}
+            continue
+        m = re.match(r"^\s+([\d.]+)B?\s+\(\s*[\d.]+%\):\s+(\S+)$", l)
+        if m and key:
+            # -unit=B writes the numbers of pid and tid with a B too.
+            got[key][re.sub(r"^(\d+)B$", r"\1", m.group(2))] = round(float(m.group(1)))
+    eq("go tool pprof -tags, by label, = the decoded samples' sums", got, want, errs)
+
+
 errs = []
-{"heap": heap, "faults": faults, "sites": sites}[sys.argv[1]](sys.argv[2], errs)
+checks = {"heap": heap, "faults": faults, "sites": sites, "labels-heap": labels_heap,
+          "labels-thread": labels_thread, "goalloc": goalloc, "tags": tags}
+checks[sys.argv[1]](*sys.argv[2:], errs)
 if errs:
     sys.exit("\n".join(errs))

@@ -26,6 +26,13 @@
 # the target counts them) and, with --faults, the faults, both exact.  And
 # the bad inputs: no -o, an unwritable -o,
 # --faults on a recording without faults.
+# Labels, as go tool pprof reads them: -tags lists, for each of pid, tid
+# and comm, every value with the sum of the samples carrying it, as
+# pprof-check.py decodes the same file (the heap's: pid and comm); on
+# thread-touch (faults in two threads), -tagfocus=tid=T keeps the touching
+# thread's 64 thread_touch faults and none of main_touch, the main
+# thread's tid its 128 and none of thread_touch; -tagfocus=comm=NAME keeps
+# every sample, another name none.
 #
 # No go (golang-go, scripts/install-deps installs it), or a faultline built
 # without protobuf-c: skipped, with the reason.
@@ -66,7 +73,7 @@ if grep -q 'built without pprof output' "$T/err"; then
 	skip "$(cat "$T/err")"
 fi
 expect_eq "$rc" 0 "report pprof status"
-expect_line '^faultline report pprof: [0-9,]+ stacks, [0-9,]+ allocations, [0-9,]+ B( \([0-9.]+ [KMGTPE]iB\))? in use at the end in .*heap\.pb\.gz$' "$T/err"
+expect_line '^faultline report pprof: [0-9,]+ samples, [0-9,]+ allocations, [0-9,]+ B( \([0-9.]+ [KMGTPE]iB\))? in use at the end in .*heap\.pb\.gz$' "$T/err"
 run_fl report -i "$T/l.rec" heap --json -l -n 1000 -s 1000
 expect_eq "$rc" 0 "report heap status"
 cp "$T/out" "$T/heap.json"
@@ -88,6 +95,10 @@ for s in alloc_objects alloc_space inuse_objects inuse_space; do
 done
 
 check "heap profile: not the truth or not faultline heap's figures" heap "$T"
+pp heap.tags -tags -unit=B "$T/heap.pb.gz"
+expect_line '^ comm: Total ' "$T/heap.tags"
+expect_no_line '^ tid: ' "$T/heap.tags"
+check "heap profile: -tags" tags "$T/heap.pb.gz" "$T/heap.tags"
 
 # ---- faults ----
 run_fl record -e faults -o "$T/f.rec" -c "$FT"
@@ -96,7 +107,7 @@ expect_line '^faultline record: [0-9]+ samples \(0 lost\) of faults in ' "$T/err
 cp "$T/out" "$T/faults.truth"
 run_fl report -i "$T/f.rec" pprof -o "$T/faults.pb.gz"
 expect_eq "$rc" 0 "report pprof (faults) status"
-expect_line '^faultline report pprof: [0-9,]+ stacks, [0-9,]+ faults \((exceptions:page_fault_user|page-faults)\) in .*faults\.pb\.gz$' "$T/err"
+expect_line '^faultline report pprof: [0-9,]+ samples, [0-9,]+ faults \((exceptions:page_fault_user|page-faults)\) in .*faults\.pb\.gz$' "$T/err"
 run_fl report -i "$T/f.rec" faults --json
 expect_eq "$rc" 0 "report faults status"
 cp "$T/out" "$T/faults.json"
@@ -106,6 +117,36 @@ expect_line '^File: fault-target$' "$T/faults.top"
 pp faults.traces -traces "$T/faults.pb.gz"
 
 check "faults profile: not the truth or not faultline faults' figures" faults "$T"
+pp faults.tags -tags "$T/faults.pb.gz"
+expect_line '^ tid: Total ' "$T/faults.tags"
+check "faults profile: -tags" tags "$T/faults.pb.gz" "$T/faults.tags"
+
+# ---- labels: two threads' faults ----
+TT=$(target thread-touch)
+run_fl record -e faults -o "$T/t.rec" -c "$TT"
+expect_eq "$rc" 0 "record -e faults (thread-touch) status"
+cp "$T/out" "$T/tt.truth"
+run_fl report -i "$T/t.rec" pprof -o "$T/t.pb.gz"
+expect_eq "$rc" 0 "report pprof (thread-touch) status"
+pp t.tags -tags "$T/t.pb.gz"
+check "thread-touch: -tags" tags "$T/t.pb.gz" "$T/t.tags"
+ttid=$(sed -n 's/^site fn=thread_touch pages=[0-9]* tid=\([0-9]*\)$/\1/p' "$T/tt.truth")
+ttpid=$(sed -n 's/^pid=//p' "$T/tt.truth")
+ttcomm=$(sed -n 's/^comm=//p' "$T/tt.truth")
+expect_line "^ +[0-9.]+ \( *[0-9.]+%\): $ttid\$" "$T/t.tags"
+expect_line "^ +[0-9.]+ \( *[0-9.]+%\): $ttcomm\$" "$T/t.tags"
+pp t-thread.top -top -nodefraction=0 -nodecount=1000 -tagfocus="tid=$ttid" "$T/t.pb.gz"
+expect_line '^ +64 +[0-9.]+% +[0-9.]+% +64 +[0-9.]+% +thread_touch$' "$T/t-thread.top"
+expect_no_line ' main_touch$' "$T/t-thread.top"
+pp t-main.top -top -nodefraction=0 -nodecount=1000 -tagfocus="tid=$ttpid" "$T/t.pb.gz"
+expect_line '^ +128 +[0-9.]+% +[0-9.]+% +128 +[0-9.]+% +main_touch$' "$T/t-main.top"
+expect_no_line ' thread_touch$' "$T/t-main.top"
+pp t-comm.top -top -tagfocus="comm=$ttcomm" "$T/t.pb.gz"
+pp t-all.top -top "$T/t.pb.gz"
+expect_eq "$(grep 'Total samples' "$T/t-comm.top")" "$(grep 'Total samples' "$T/t-all.top")" \
+	"-tagfocus=comm=$ttcomm: every sample"
+pp t-none.top -top -tagfocus=comm=no-such-comm "$T/t.pb.gz"
+expect_line 'matched no samples' "$T/t-none.top.err"
 
 # ---- both recorded: the heap by default, the faults with --faults ----
 mkdir -p "$T/both"

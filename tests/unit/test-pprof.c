@@ -4,8 +4,10 @@
  * profile.proto), holds what was put in: the string table starting with
  * "", the sample types and the default one, the mappings with their
  * build-ids in hex, locations with their lines (inlined function first),
- * functions stored once, samples with their values and labels; and what
- * is stored once is: a repeated string, mapping, function or location.
+ * functions stored once, samples with their values and labels (number
+ * and string labels, their keys and strings string table indexes); and
+ * what is stored once is: a repeated string, mapping, function or
+ * location.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -241,6 +243,93 @@ static void test_heap_profile(void)
 	pprof__free(p);
 }
 
+/* The profile @p encoded, decoded back; NULL when either fails. */
+static Perftools__Profiles__Profile *roundtrip(const struct pprof *p)
+{
+	Perftools__Profiles__Profile *pr = NULL;
+	uint8_t *raw = NULL;
+	void *buf = NULL;
+	size_t len = 0, rawlen = 0;
+
+	if (!pprof__encode(p, &buf, &len) && !gunzip(buf, len, &raw, &rawlen))
+		pr = perftools__profiles__profile__unpack(NULL, rawlen, raw);
+	free(raw);
+	free(buf);
+	return pr;
+}
+
+/* Labels as pprof-stacks.c writes them (pid, tid: numbers; comm: a
+ * string): each key and string value an index into the string table,
+ * stored once however many samples carry it; a number label's str index
+ * 0 (none) and its unit an index when given; a label pprof could not tell
+ * from another (an empty key; an empty string, which is index 0: none) is
+ * refused, and no sample is added. */
+static void test_labels(void)
+{
+	static const struct pprof_value_type t[] = { { "faults", "count" } };
+	const struct pprof_label a[] = {
+		{ .key = "pid", .num = 4242 }, { .key = "tid", .num = 4250 },
+		{ .key = "comm", .str = "leak-target" },
+	};
+	const struct pprof_label b[] = {
+		{ .key = "pid", .num = 4242 }, { .key = "comm", .str = "leak-target" },
+		{ .key = "bytes", .num = -4096, .num_unit = "bytes" },
+	};
+	struct pprof *p = NULL;
+	Perftools__Profiles__Profile *pr;
+	uint64_t loc;
+
+	CHECK_EQ_U64(pprof__new(&(struct pprof_opts){ .types = t, .ntypes = 1 }, &p), 0);
+	if (!p)
+		return;
+	loc = pprof__location(p, 0, 0x1000, NULL, 0);
+	CHECK(loc != 0);
+	CHECK_EQ_U64(pprof__sample(p, &loc, 1, (int64_t[]){ 3 }, a, 3), 0);
+	CHECK_EQ_U64(pprof__sample(p, &loc, 1, (int64_t[]){ 5 }, b, 3), 0);
+	CHECK_EQ_U64(pprof__sample(p, &loc, 1, (int64_t[]){ 1 },
+				   &(struct pprof_label){ .key = "comm", .str = "" }, 1),
+		     (uint64_t)-EINVAL);
+	CHECK_EQ_U64(pprof__sample(p, &loc, 1, (int64_t[]){ 1 },
+				   &(struct pprof_label){ .key = "", .num = 1 }, 1),
+		     (uint64_t)-EINVAL);
+	CHECK_EQ_U64(pprof__samples(p), 2);
+	pr = roundtrip(p);
+	CHECK(pr != NULL);
+	if (pr && pr->n_sample == 2 && pr->sample[0]->n_label == 3 &&
+	    pr->sample[1]->n_label == 3) {
+		const Perftools__Profiles__Label *const *l = (const void *)pr->sample[0]->label;
+		const Perftools__Profiles__Label *const *m = (const void *)pr->sample[1]->label;
+
+		CHECK_STR(s_at(pr, l[0]->key), "pid");
+		CHECK_EQ_U64(l[0]->num, 4242);
+		CHECK_EQ_U64(l[0]->str, 0);
+		CHECK_EQ_U64(l[0]->num_unit, 0);
+		CHECK_STR(s_at(pr, l[1]->key), "tid");
+		CHECK_EQ_U64(l[1]->num, 4250);
+		CHECK_EQ_U64(l[1]->str, 0);
+		CHECK_STR(s_at(pr, l[2]->key), "comm");
+		CHECK(l[2]->str > 0);
+		CHECK_STR(s_at(pr, l[2]->str), "leak-target");
+		CHECK_EQ_U64(l[2]->num, 0);
+		/* The same key and string, the same index. */
+		CHECK_EQ_U64(m[0]->key, l[0]->key);
+		CHECK_EQ_U64(m[1]->key, l[2]->key);
+		CHECK_EQ_U64(m[1]->str, l[2]->str);
+		CHECK_EQ_U64(count_string(pr, "pid"), 1);
+		CHECK_EQ_U64(count_string(pr, "leak-target"), 1);
+		CHECK_STR(s_at(pr, m[2]->key), "bytes");
+		CHECK_EQ_U64((uint64_t)m[2]->num, (uint64_t)-4096);
+		CHECK_STR(s_at(pr, m[2]->num_unit), "bytes");
+		CHECK_EQ_U64(count_string(pr, "bytes"), 1);
+		CHECK_EQ_U64(pr->sample[1]->value[0], 5);
+	} else {
+		CHECK(!"two samples of three labels each");
+	}
+	if (pr)
+		perftools__profiles__profile__free_unpacked(pr, NULL);
+	pprof__free(p);
+}
+
 static void test_bad_opts(void)
 {
 	static const struct pprof_value_type t[] = { { "faults", "count" } };
@@ -259,6 +348,7 @@ static void test_bad_opts(void)
 int main(void)
 {
 	test_heap_profile();
+	test_labels();
 	test_bad_opts();
 	return check_done("test-pprof");
 }

@@ -354,6 +354,11 @@ int pprof__sample(struct pprof *p, const uint64_t *locs, size_t nlocs, const int
 	for (size_t i = 0; i < nlocs; i++)
 		if (!locs[i] || locs[i] > p->nlocs)
 			return -EINVAL;
+	/* A label's str is a string table index, 0 meaning none: "" would
+	 * read back as the number 0. */
+	for (size_t i = 0; i < nlabels; i++)
+		if (!labels[i].key || !labels[i].key[0] || (labels[i].str && !labels[i].str[0]))
+			return -EINVAL;
 	if (GROW_FOR(p->samples, p->capsamples, p->nsamples + 1, 256))
 		return -ENOMEM;
 	ps.location_id = malloc((nlocs ? nlocs : 1) * sizeof(*ps.location_id));

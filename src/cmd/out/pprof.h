@@ -58,10 +58,13 @@ struct pprof_line {
 	int64_t line;			/* 0: unknown */
 };
 
-/* A label of a sample: a number (@str NULL) or a string. */
+/* A label of a sample: a number (@str NULL) or a string.  What `go tool
+ * pprof -tags` lists, -tagfocus=KEY=VALUE keeps.  Encoded as profile.proto
+ * has it: @key and @str as string table indexes, @num as is, @num_unit an
+ * index too (pprof takes the key for the unit when there is none). */
 struct pprof_label {
-	const char *key;
-	const char *str;
+	const char *key;		/* not empty */
+	const char *str;		/* not empty: "" is no string in the format */
 	int64_t num;
 	const char *num_unit;		/* NULL: none */
 };
@@ -114,7 +117,8 @@ uint64_t pprof__find_location(const struct pprof *p, uint64_t map, uint64_t addr
  * @values:  one per sample type, in their order; copied
  * @labels:  copied; @nlabels may be 0
  *
- * Return: 0, -EINVAL (a location id that was never returned), -ENOMEM.
+ * Return: 0, -EINVAL (a location id that was never returned, a label
+ * with an empty key or string), -ENOMEM.
  */
 int pprof__sample(struct pprof *p, const uint64_t *locs, size_t nlocs, const int64_t *values,
 		  const struct pprof_label *labels, size_t nlabels);

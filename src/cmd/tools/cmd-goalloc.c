@@ -19,6 +19,14 @@
  * The runtime's own allocations count too (under runtime.* frames); -T
  * keeps the top stacks.  x86-64 only: on arm64 the size is in R0 (a
  * register this probe does not name).
+ *
+ * --pprof FILE also writes every stack (not only -T's) as a pprof profile
+ * (pprof-stacks.c) with Go's alloc_objects/count and alloc_space/bytes
+ * sample types, one sample per thread of a stack, labelled with pid, tid
+ * and comm: the thread is the one mallocgc ran on (a goroutine's M at that
+ * moment, which the scheduler may change between two calls, unless the
+ * goroutine locked itself to its thread: runtime.LockOSThread).  The text
+ * report stays by process and stack.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,8 +43,13 @@
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
+#ifdef HAVE_PPROF
+#include "cmd/out/pprof-stacks.h"
+#endif
 
 #define TOOL "goalloc"
+
+enum { OPT_PPROF = 256 };
 
 /*
  * mallocgc opens with the goroutine stack check, "cmp 0x10(%r14),%rsp;
@@ -62,6 +75,11 @@ struct goalloc {
 	struct tp_field f_size;
 	struct keyed *sites;	/* pid << 32 | stack id -> struct site */
 	uint64_t bytes, count;
+	const char *pprof;	/* --pprof FILE */
+#ifdef HAVE_PPROF
+	struct pprof_threads *threads;	/* --pprof: count, bytes by (pid, tid, stack) */
+	uint64_t first, last;	/* the first and last mallocgc's times */
+#endif
 	int err;
 };
 
@@ -71,6 +89,12 @@ static const char *goalloc_opt(int c, const char *arg, void *ctx)
 	char *end;
 	unsigned long v;
 
+	if (c == OPT_PPROF) {
+		if (!arg[0] || !strcmp(arg, "-"))
+			return "--pprof wants a file (standard output is the report's), not";
+		g->pprof = arg;
+		return NULL;
+	}
 	if (c != 'T')
 		return "unknown option";
 	errno = 0;
@@ -108,6 +132,15 @@ static void on_mallocgc(struct session *s, const struct sample *smp, void *ctx)
 	}
 	site->bytes += size;
 	site->count++;
+#ifdef HAVE_PPROF
+	if (g->threads &&
+	    pprof_threads__add(g->threads, &(struct pprof_who){ site->pid, (pid_t)smp->tid, stack },
+			       (const int64_t[]){ 1, (int64_t)size }))
+		g->err = -ENOMEM;
+	if (!g->first)
+		g->first = smp->time;
+	g->last = smp->time;
+#endif
 }
 
 static int cmp_site(const void *a, const void *b, void *ctx)
@@ -119,6 +152,34 @@ static int cmp_site(const void *a, const void *b, void *ctx)
 		return x->bytes > y->bytes ? 1 : -1;	/* ascending, largest last, as memleak */
 	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
+
+#ifdef HAVE_PPROF
+/* --pprof: every (pid, tid, stack) a sample of Go's allocation types. */
+static int write_pprof(struct goalloc *g, struct session *s, struct errbuf *eb)
+{
+	static const struct pprof_value_type types[] = {
+		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
+	};
+	struct pprof *p = NULL;
+	int err;
+
+	err = pprof_stacks__new(s, &(struct pprof_opts){
+					.types = types, .ntypes = 2, .period = 1,
+					.period_type = { "space", "bytes" },
+					.default_type = "alloc_space",
+					.time_nanos = g->first ? (int64_t)session__realtime(s, g->first) : 0,
+					.duration_nanos = (int64_t)(g->last - g->first) },
+				&p);
+	if (!err)
+		err = pprof_threads__samples(g->threads, p, s);
+	if (err)
+		errbuf__set(eb, err, "cannot make the profile: %s", strerror(-err));
+	else
+		err = pprof_stacks__write(p, g->pprof, eb);
+	pprof__free(p);
+	return err;
+}
+#endif
 
 static int goalloc_report(void *ctx, struct session *s)
 {
@@ -170,6 +231,15 @@ static int goalloc_report(void *ctx, struct session *s)
 	if (!g->o->folded)
 		report__footer(&r, g->o->json);
 	report__fini(&r);
+#ifdef HAVE_PPROF
+	if (g->pprof) {
+		struct errbuf eb = { "" };
+		int err = write_pprof(g, s, &eb);
+
+		if (err)
+			return tool__fail(TOOL, &eb, err);
+	}
+#endif
 	return EXIT_OK;
 }
 
@@ -269,6 +339,9 @@ static const struct tool_option goalloc_options[] = {
 	OPT_CALL('T', NULL, "N", 'T', "show the N stacks with the most bytes allocated (default 10)"),
 	OPT_SHARED(TOOL_SHARED_JSON, "one JSON object per stack, then a summary"),
 	OPT_SHARED(TOOL_SHARED_FOLDED, "FlameGraph folded stacks weighted by bytes allocated"),
+	OPT_CALL(0, "pprof", "FILE", OPT_PPROF,
+		 "at the end, also write every stack as a pprof profile (gzipped profile.proto: "
+		 "alloc_objects, alloc_space; labels pid, tid, comm) for go tool pprof"),
 	OPT_SHARED(TOOL_SHARED_MMAP, "ring buffer pages per CPU (power of two, default 64)"),
 	OPT_END,
 };
@@ -295,13 +368,28 @@ static int goalloc_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 		return -EINVAL;
 	}
 	g->o = o;
+#ifdef HAVE_PPROF
+	if (g->pprof && pprof_threads__new(2, &g->threads))
+		return -ENOMEM;
+#else
+	if (g->pprof) {
+		fprintf(stderr, "faultline " TOOL ": --pprof: this faultline was built without pprof "
+			"output: configure found %s\n", FL_PPROF_MISSING);
+		return -EINVAL;
+	}
+#endif
 	g->sites = keyed__new(sizeof(struct site));
 	return g->sites ? 0 : -ENOMEM;
 }
 
 static void goalloc_fini(void *ctx)
 {
-	keyed__free(((struct goalloc *)ctx)->sites);
+	struct goalloc *g = ctx;
+
+	keyed__free(g->sites);
+#ifdef HAVE_PPROF
+	pprof_threads__free(g->threads);
+#endif
 }
 
 /* goalloc: an entry uprobe only (Go's stack copying does not survive a

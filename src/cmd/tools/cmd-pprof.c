@@ -11,20 +11,22 @@
  * profile.  The counting is faultline heap's (heap-profile.c, on leak's
  * events, without the program's own mmaps): pprof's totals are the heap
  * report's calls and leaked bytes.  One sample per allocation site (a
- * process and a stack), labelled with its pid.
+ * process and a stack), labelled with its pid and comm but no tid: heap-
+ * profile.c's sites are a process's, and its blocks (alloc_rec) do not
+ * keep the thread that made them, so a thread's bytes in use are not
+ * known (a block made by one thread and freed by another leaves the
+ * heap's counts, not a thread's).
  *
  * From a `record -e faults` file, faults/count: every recorded page fault
  * (the exceptions:page_fault_user tracepoint, else the page-faults
- * software event) by user stack, as faultline faults counts them.  A
+ * software event) by user stack, as faultline faults counts them, one
+ * sample per thread of a stack, labelled with pid, tid and comm.  A
  * recording of both takes the allocations unless --faults says otherwise.
  *
- * Every frame is a location in its mapping (the file, its range and its
- * recorded build-id), with the function the text reports name there, and
- * with DWARF the source file and line and the functions inlined at it
- * (the symbolizer's srcline).  Return addresses are looked up at the byte
- * before them, as the text reports do, and kept as sampled.  The mapping
- * pprof names the profile after is the target's first executable
- * mapping: its program.
+ * The samples, their frames and labels are pprof-stacks.c's: every frame a
+ * location in its mapping, named as the text reports name it, with DWARF
+ * its source line and inlined functions; the mapping pprof names the
+ * profile after is the target's first executable mapping: its program.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -35,21 +37,17 @@
 
 #include <linux/perf_event.h>
 
-#include "stack/addrspace.h"
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
 #include "cmd/tool.h"
 #include "agg/heap-profile.h"
-#include "agg/stack-table.h"
 #include "lib/numfmt.h"
 #include "cmd/out/report.h"
 #include "trace/session.h"
-#include "stack/stackdb.h"
-#include "stack/symbolize.h"
 #include "cmd/tool-opts.h"
-#include "lib/ostream.h"
 #ifdef HAVE_PPROF
 #include "cmd/out/pprof.h"
+#include "cmd/out/pprof-stacks.h"
 #endif
 
 #define TOOL "report pprof"
@@ -57,8 +55,6 @@
 enum { OPT_FAULTS = 256 };
 
 #ifdef HAVE_PPROF
-
-#define MAX_INLINES 16
 
 struct pp {
 	struct session *s;
@@ -68,7 +64,7 @@ struct pp {
 	struct alloc_trace *at;
 	struct heap_profile *hp;
 	/* faults */
-	struct stack_table *fsites;	/* calls: the faults of each (pid, stack) */
+	struct pprof_threads *fsites;	/* faults by (pid, tid, stack) */
 	uint64_t nfaults, first, last;
 	const char *fault_event;
 	struct pprof *prof;
@@ -80,12 +76,12 @@ struct pp {
 static void on_fault(struct session *s, const struct sample *smp, void *ctx)
 {
 	struct pp *pp = ctx;
-	uint32_t stack = 0;
+	struct pprof_who w = { .pid = (pid_t)smp->pid, .tid = (pid_t)smp->tid };
 
 	if (pp->err)
 		return;
-	if (session__user_stack(s, smp, &stack) ||
-	    stack_table__call(pp->fsites, (pid_t)smp->pid, stack, 0, 1)) {
+	if (session__user_stack(s, smp, &w.stack) ||
+	    pprof_threads__add(pp->fsites, &w, (const int64_t[]){ 1 })) {
 		pp->err = -ENOMEM;
 		return;
 	}
@@ -135,7 +131,7 @@ static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 		return err;
 	}
 	pp->faults = true;
-	if (stack_table__new(0, &pp->fsites))
+	if (pprof_threads__new(1, &pp->fsites))
 		return errbuf__set(eb, -ENOMEM, "out of memory");
 	/* faults' own events and flags: the tracepoint, else the software
 	 * event, each with the user stack. */
@@ -155,95 +151,6 @@ static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 		return errbuf__set(eb, -ENOENT, "the recording holds neither allocations nor page "
 				   "faults with user stacks (record -e leak -p/-c, or -e faults)");
 	return err;
-}
-
-/* ---- locations ---- */
-
-static uint64_t mapping_of(struct pp *pp, const struct map *m)
-{
-	return pprof__mapping(pp->prof, &(struct pprof_map){
-					.start = m->start, .limit = m->end, .offset = m->pgoff,
-					.file = m->path, .build_id = m->build_id,
-					.build_id_size = m->build_id_size });
-}
-
-/* The location of @ip in @pid (an outer frame's when @is_return), made
- * and symbolized the first time; 0 when out of memory. */
-static uint64_t location_of(struct pp *pp, pid_t pid, uint64_t ip, bool is_return)
-{
-	struct addrspaces *as = session__addrspaces(pp->s);
-	struct symbolizer *sym = session__symbolizer(pp->s);
-	const struct map *m = addrspaces__find(as, pid, ip);
-	uint64_t look = is_return && ip ? ip - 1 : ip, map = 0, id;
-	struct sym_inline inl[MAX_INLINES];
-	struct pprof_line lines[MAX_INLINES];
-	struct sym_result res = { 0 };
-	char name[512];
-	size_t n = 0;
-
-	if (m) {
-		map = mapping_of(pp, m);
-		if (!map)
-			return 0;
-	}
-	id = pprof__find_location(pp->prof, map, ip);
-	if (id)
-		return id;
-	if (symbolizer__user(sym, as, pid, look, &res) ||
-	    symbolizer__srcline(sym, as, pid, look, inl, MAX_INLINES, &n))
-		return 0;
-	for (size_t k = 0; k < n; k++)
-		lines[k] = (struct pprof_line){ .func = inl[k].func, .file = inl[k].file,
-						.line = inl[k].line };
-	/* The containing function by its symbol, named as the text reports
-	 * name the frame: without its symbol version ("@@GLIBC_2.34"), which
-	 * stays in the system name. */
-	if (res.func) {
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(res.func, "@"), res.func);
-		if (!n)
-			lines[n++] = (struct pprof_line){ 0 };
-		lines[n - 1].func = name;
-		lines[n - 1].system_name = res.func;
-	}
-	return pprof__location(pp->prof, map, ip, lines, n);
-}
-
-/* A sample of @pid's @stack with @values. */
-static int add_sample(struct pp *pp, pid_t pid, uint32_t stack, const int64_t *values)
-{
-	uint32_t nr = 0;
-	const uint64_t *ips = stackdb__get(session__stackdb(pp->s), stack, &nr);
-	uint64_t *locs = malloc((nr ? nr : 1) * sizeof(*locs));
-	struct pprof_label pid_label = { .key = "pid", .num = pid };
-	/* Before an exec: named in the image of then. */
-	pid_t in = session__stack_pid(pp->s, pid, stack);
-	int err = 0;
-
-	if (!locs)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < nr && !err; i++) {
-		locs[i] = location_of(pp, in, ips[i], i > 0);
-		if (!locs[i])
-			err = -ENOMEM;
-	}
-	if (!err)
-		err = pprof__sample(pp->prof, locs, nr, values, &pid_label, 1);
-	free(locs);
-	return err;
-}
-
-/* The target's program first: the mapping pprof names the profile after. */
-static int main_mapping(struct pp *pp)
-{
-	pid_t pid = session__target_pid(pp->s);
-	size_t n = 0;
-	const struct map *maps = pid > 0 ? addrspaces__maps(session__addrspaces(pp->s), pid, &n) :
-					   NULL;
-
-	for (size_t i = 0; i < n; i++)
-		if (maps[i].path && maps[i].path[0] == '/' && (maps[i].prot & 4 /* PROT_EXEC */))
-			return mapping_of(pp, &maps[i]) ? 0 : -ENOMEM;
-	return 0;
 }
 
 /* ---- the profile ---- */
@@ -269,55 +176,25 @@ static int build(struct pp *pp)
 	};
 	struct stack_site *sites = NULL;
 	size_t nsites = 0;
-	char text[256];
 	int err;
 
-	err = pprof__new(&o, &pp->prof);
-	if (!err)
-		err = main_mapping(pp);
-	if (!err && session__lost(pp->s)) {
-		snprintf(text, sizeof(text), "lost %" PRIu64 " events: the values are short of what "
-			 "happened", session__lost(pp->s));
-		err = pprof__comment(pp->prof, text);
-	}
+	err = pprof_stacks__new(pp->s, &o, &pp->prof);
 	if (err)
 		return err;
-	if (pp->faults) {
-		for (size_t i = 0; i < stack_table__count(pp->fsites) && !err; i++) {
-			const struct stack_site *f = stack_table__at(pp->fsites, i);
-
-			err = add_sample(pp, f->pid, f->stack, (int64_t[]){ (int64_t)f->calls });
-		}
-		return err;
-	}
+	if (pp->faults)
+		return pprof_threads__samples(pp->fsites, pp->prof, pp->s);
+	/* The heap's sites are a process's: no tid (see above). */
 	err = heap_profile__sites(pp->hp, &sites, &nsites);
 	for (size_t i = 0; i < nsites && !err; i++) {
 		const struct stack_site *hs = &sites[i];
 
-		err = add_sample(pp, hs->pid, hs->stack,
-				 (int64_t[]){ (int64_t)hs->calls, (int64_t)hs->bytes,
-					      (int64_t)hs->leaked_blocks, (int64_t)hs->leaked });
+		err = pprof_stacks__sample(pp->prof, pp->s,
+					   &(struct pprof_who){ hs->pid, 0, hs->stack },
+					   (int64_t[]){ (int64_t)hs->calls, (int64_t)hs->bytes,
+						(int64_t)hs->leaked_blocks, (int64_t)hs->leaked });
 	}
 	free(sites);
 	return err;
-}
-
-static int write_out(const char *path, const void *buf, size_t len, struct errbuf *eb)
-{
-	struct ostream *os;
-	int err = 0;
-
-	if (!strcmp(path, "-")) {
-		if (fwrite(buf, 1, len, stdout) != len || fflush(stdout))
-			err = errbuf__set(eb, -EIO, "cannot write to stdout: %s", strerror(errno));
-		return err;
-	}
-	err = tool__output_open(path, -1, &os, eb);
-	if (err)
-		return err;
-	if (fwrite(buf, 1, len, ostream__file(os)) != len)
-		err = -EIO;
-	return tool__output_close(path, os, err, eb);
 }
 
 static int run(const struct replay_opts *ro, const char *out, bool want_faults)
@@ -325,8 +202,6 @@ static int run(const struct replay_opts *ro, const char *out, bool want_faults)
 	struct pp pp = { 0 };
 	struct errbuf eb = { "" };
 	struct report r;
-	void *buf = NULL;
-	size_t len = 0;
 	char b[3][NUMFMT_LEN];
 	int err;
 
@@ -347,29 +222,26 @@ static int run(const struct replay_opts *ro, const char *out, bool want_faults)
 			   "happened");
 	report__fini(&r);
 	err = build(&pp);
-	if (!err)
-		err = pprof__encode(pp.prof, &buf, &len);
 	if (err) {
 		errbuf__set(&eb, err, "cannot make the profile: %s", strerror(-err));
 		goto out;
 	}
-	err = write_out(out, buf, len, &eb);
+	err = pprof_stacks__write(pp.prof, out, &eb);
 	if (!err && pp.faults)
-		fprintf(stderr, "faultline " TOOL ": %s stacks, %s faults (%s) in %s\n",
+		fprintf(stderr, "faultline " TOOL ": %s samples, %s faults (%s) in %s\n",
 			numfmt__count(b[0], NUMFMT_LEN, pprof__samples(pp.prof)),
 			numfmt__count(b[1], NUMFMT_LEN, pp.nfaults), pp.fault_event, out);
 	else if (!err)
-		fprintf(stderr, "faultline " TOOL ": %s stacks, %s allocations, %s in use at "
+		fprintf(stderr, "faultline " TOOL ": %s samples, %s allocations, %s in use at "
 			"the end in %s\n", numfmt__count(b[0], NUMFMT_LEN, pprof__samples(pp.prof)),
 			numfmt__count(b[1], NUMFMT_LEN, heap_profile__totals(pp.hp)->calls),
 			numfmt__bytes(b[2], NUMFMT_LEN, heap_profile__totals(pp.hp)->live_bytes),
 			out);
 out:
-	free(buf);
 	pprof__free(pp.prof);
 	alloc_trace__free(pp.at);
 	heap_profile__free(pp.hp);
-	stack_table__free(pp.fsites);
+	pprof_threads__free(pp.fsites);
 	session__free(pp.s);
 	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
 }

@@ -1,0 +1,86 @@
+/*
+ * pprof-stacks: a session's stacks as the samples of a pprof profile
+ * (pprof.h), for the commands that write one: report pprof (cmd-pprof.c)
+ * and goalloc --pprof.
+ *
+ * Each sample is one stack of one process, and of one thread when the
+ * tool knows it, with the labels `go tool pprof -tags` lists and
+ * -tagfocus/-tagignore/-tagshow filter by:
+ *   pid   (a number label)  the process
+ *   tid   (a number label)  the thread, when known (not for a site that
+ *                           is a process's, as report pprof's heap)
+ *   comm  (a string label)  the process's command name in the image the
+ *                           stack was taken in (the text reports' COMM;
+ *                           not a thread's own name); none when the
+ *                           session never learned it (the reports' "?")
+ * Every frame is a location in its mapping (file, range, recorded
+ * build-id), named as the text reports name it, with DWARF the source file
+ * and line and the functions inlined there.  The first mapping is the
+ * target's program, which pprof names the profile after.
+ *
+ * Also a table of values summed by (pid, tid, stack) for a tool whose own
+ * table is by (pid, stack) (its text report's unit).
+ *
+ * Calls pprof.h, the session's address spaces, stacks and symbolizer, and
+ * tool.h's output file; returns 0 or -errno and never prints.
+ */
+#ifndef FAULTLINE_PPROF_STACKS_H
+#define FAULTLINE_PPROF_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cmd/out/pprof.h"
+
+struct session;
+struct errbuf;
+
+/* Whose stack a sample is. */
+struct pprof_who {
+	pid_t pid;
+	pid_t tid;		/* <= 0: not known (no tid label) */
+	uint32_t stack;		/* a user stack of the session's stackdb */
+};
+
+/**
+ * pprof_stacks__new() - an empty profile of @s's stacks
+ * @o:   pprof__new()'s
+ * @out: out; pprof__free() it
+ *
+ * Its first mapping is the target's program (when the session has a
+ * target process); when @s lost events, a comment says how many.
+ * Return: 0, -EINVAL (@o), -ENOMEM.
+ */
+int pprof_stacks__new(struct session *s, const struct pprof_opts *o, struct pprof **out);
+
+/**
+ * pprof_stacks__sample() - one sample of @w's stack with @values (one per
+ * sample type) and the labels above; the frames symbolized the first time
+ * their address is seen.  0, -ENOMEM.
+ */
+int pprof_stacks__sample(struct pprof *p, struct session *s, const struct pprof_who *w,
+			 const int64_t *values);
+
+/**
+ * pprof_stacks__write() - @p encoded (gzipped profile.proto) into @path,
+ * created or truncated ("-": standard output, when nothing else goes
+ * there).  0 or -errno, the detail in @eb ("cannot write 'PATH': ...").
+ */
+int pprof_stacks__write(const struct pprof *p, const char *path, struct errbuf *eb);
+
+/* ---- values by thread ---- */
+
+struct pprof_threads;
+
+/* @nvalues values a (pid, tid, stack); 0 or -ENOMEM. */
+int pprof_threads__new(size_t nvalues, struct pprof_threads **out);
+/* NULL is fine. */
+void pprof_threads__free(struct pprof_threads *t);
+/* @values added to @w's; 0 or -ENOMEM. */
+int pprof_threads__add(struct pprof_threads *t, const struct pprof_who *w, const int64_t *values);
+size_t pprof_threads__count(const struct pprof_threads *t);
+/* Each (pid, tid, stack) as one sample of @p, in the order first seen. */
+int pprof_threads__samples(const struct pprof_threads *t, struct pprof *p, struct session *s);
+
+#endif
