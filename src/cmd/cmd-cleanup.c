@@ -30,7 +30,7 @@ static const struct tool_option cleanup_options[] = {
 
 const struct tool_cmdline cleanup_cmdline = {
 	.tool = "cleanup",
-	.accepts = TOOL_OPT_NO_SHARED,
+	.accepts = TOOL_OPT_NO_SHARED | TOOL_OPT_NO_OUTPUT,
 	.options = cleanup_options,
 	.text = {
 		.args = "",

@@ -52,7 +52,7 @@ static const char *features_opt(int key, const char *arg, void *ctx)
 const struct tool_cmdline features_cmdline = {
 	.tool = "features",
 	.opt = features_opt,
-	.accepts = TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_JSON,
+	.accepts = (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_JSON) | TOOL_OPT_NO_OUTPUT,
 	.options = features_options,
 	.text = {
 		.args = "",

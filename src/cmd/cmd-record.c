@@ -274,7 +274,7 @@ static const struct tool_option record_options[] = {
 
 const struct tool_cmdline record_cmdline = {
 	.tool = TOOL,
-	.accepts = TOOL_OPT_NO_JSON | TOOL_OPT_NO_SRCLINE,
+	.accepts = TOOL_OPT_NO_JSON | TOOL_OPT_NO_SRCLINE | TOOL_OPT_NO_OUTPUT,
 	.options = record_options,
 	.opt = record_opt,
 };

@@ -76,7 +76,7 @@ static const char *report_opt(int key, const char *arg, void *ctx)
 const struct tool_cmdline report_cmdline = {
 	.tool = TOOL,
 	.opt = report_opt,
-	.accepts = TOOL_OPT_NO_SHARED,
+	.accepts = TOOL_OPT_NO_SHARED | TOOL_OPT_NO_OUTPUT,
 	.options = report_options,
 	.text = {
 		.args = "TOOL [TOOL OPTIONS] | script | timeline | diff OLD | pprof | info",

@@ -464,6 +464,13 @@ static const struct {
 	{ { TOOL_OPTION_SHARED, 0, "quiet", NULL,
 	    "no status line on a terminal (elapsed time, events/s, lost, the headline)",
 	    TOOL_SHARED_QUIET, 0, 0 }, TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD | TOOL_OPT_NO_ALL, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "output", "FILE",
+	    "write the report to FILE (a regular file, made 0644 or truncated, never through a "
+	    "symlink), not stdout: a traced command keeps stdout; snapshots are appended to it",
+	    TOOL_SHARED_OUTPUT, 0, 0 }, TOOL_OPT_NO_OUTPUT, 0 },
+	{ { TOOL_OPTION_SHARED, 0, "snapshot-every", "SECS",
+	    "print the report so far every SECS seconds and go on tracing, as SIGUSR1 does",
+	    TOOL_SHARED_SNAPSHOT_EVERY, 0, 0 }, TOOL_OPT_NO_OUTPUT, 0 },
 	{ { TOOL_OPTION_SHARED, 'h', "help", NULL, "print this help", TOOL_SHARED_HELP, 0, 0 }, 0, 0 },
 };
 #define NSHARED (sizeof(shared_rows) / sizeof(shared_rows[0]))
@@ -625,6 +632,15 @@ static int shared_opt(struct tool_opts *o, const struct tool_cmdline *cl,
 		return 0;
 	case TOOL_SHARED_QUIET:
 		o->quiet = true;
+		return 0;
+	case TOOL_SHARED_OUTPUT:
+		if (!*arg || !strcmp(arg, "-"))
+			return bad(tool, "--output takes a file name, not", *arg ? arg : "''");
+		o->output = arg;
+		return 0;
+	case TOOL_SHARED_SNAPSHOT_EVERY:
+		if (tool_opts__parse_secs(arg, &o->snapshot_secs))
+			return bad(tool, "invalid --snapshot-every", arg);
 		return 0;
 	}
 	x = tool_cmdline__text(cl);

@@ -51,6 +51,8 @@ struct tool_opts {
 	bool folded;		/* --folded */
 	bool srcline;		/* --srcline */
 	bool quiet;		/* --quiet: no status line on a terminal (cmd/status.h) */
+	const char *output;	/* --output FILE: the report there, not stdout; NULL: stdout */
+	double snapshot_secs;	/* --snapshot-every SECS; 0: on SIGUSR1 only */
 	/* "-- CMD ARGS": the command as one shell-quoted line, for messages
 	 * and the recording (sess.cmd points here, sess.cmd_argv into argv) */
 	char cmdline[1024];
@@ -86,11 +88,12 @@ struct tool_opts {
 #define TOOL_OPT_NO_JSON	(1u << 12)	/* --json */
 #define TOOL_OPT_NO_UNWIND	(1u << 13)	/* --call-graph, --unwinder, --srcline */
 #define TOOL_OPT_NO_SRCLINE	(1u << 14)	/* --srcline alone (record: a report's choice) */
+#define TOOL_OPT_NO_OUTPUT	(1u << 15)	/* --output, --snapshot-every (no report to print) */
 #define TOOL_OPT_NO_SHARED	(TOOL_OPT_NO_PID | TOOL_OPT_NO_CMD | TOOL_OPT_NO_ALL | \
 				 TOOL_OPT_NO_MMAP | TOOL_OPT_NO_JSON | TOOL_OPT_NO_UNWIND)
 /* A report subcommand's: its own options in any order, none of the
  * tracing ones (TOOL_OPT_REPORT_JSON: but --json). */
-#define TOOL_OPT_REPORT		(TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_SHARED)
+#define TOOL_OPT_REPORT		(TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_SHARED | TOOL_OPT_NO_OUTPUT)
 #define TOOL_OPT_REPORT_JSON	(TOOL_OPT_REPORT & ~TOOL_OPT_NO_JSON)
 
 /*
@@ -106,7 +109,8 @@ enum {
 	TOOL_SHARED_PID = 1, TOOL_SHARED_CMD, TOOL_SHARED_ALL, TOOL_SHARED_MMAP, TOOL_SHARED_T,
 	TOOL_SHARED_G, TOOL_SHARED_JSON, TOOL_SHARED_FOLDED, TOOL_SHARED_CALLGRAPH,
 	TOOL_SHARED_UNWINDER, TOOL_SHARED_SRCLINE, TOOL_SHARED_NO_REALTIME, TOOL_SHARED_PAUSE,
-	TOOL_SHARED_NO_PAUSE, TOOL_SHARED_QUIET, TOOL_SHARED_HELP,
+	TOOL_SHARED_NO_PAUSE, TOOL_SHARED_QUIET, TOOL_SHARED_OUTPUT, TOOL_SHARED_SNAPSHOT_EVERY,
+	TOOL_SHARED_HELP,
 };
 
 #include "cmd/opt-table.h"

@@ -23,6 +23,7 @@
 #include "cmd/out/status.h"
 #include "cmd/tool.h"
 #include "cmd/tool-opts.h"
+#include "cmd/tool-snap.h"
 #include "features.h"
 #include "ladder.h"
 #include "lib/errbuf.h"
@@ -44,6 +45,7 @@ struct tool_run {
 	uint64_t lost_said_ns;		/* when */
 	bool cut_said;			/* a cut recording's caveat is out */
 	struct status *status;		/* the line on a terminal, or NULL */
+	struct tool_snap snap;		/* --output, snapshots */
 };
 
 void tool_run__free(struct tool_run *r)
@@ -51,6 +53,7 @@ void tool_run__free(struct tool_run *r)
 	if (!r)
 		return;
 	status__free(r->status);
+	tool_snap__close(&r->snap, EXIT_FAIL);
 	if (r->t->fini)
 		r->t->fini(r->st);
 	session__free(r->s);
@@ -120,6 +123,8 @@ int tool__setup(const struct tool *t, const struct tool_mode *mode, int argc, ch
 	/* Only user stacks unwound from a copy need DWARF's large rings. */
 	if (t->stacks != TOOL_STACKS_USER)
 		r->o.sess.callgraph = CALLGRAPH_FP;
+	if (r->o.output && tool_snap__output(&r->snap, t->name, r->o.output))
+		goto fail;
 	if (start(r) || counters_refused(r))
 		goto fail;
 	err = t->add_events(r->st, r->s, r->rung, r->label, &eb);
@@ -185,7 +190,7 @@ static void status_begin(struct tool_run *r)
 	if (tool__replaying(&r->o) || r->o.sess.cmd || !status__wanted(r->o.quiet) ||
 	    status__new(STDERR_FILENO, session__now(r->s), session__samples(r->s), &r->status))
 		return;
-	if (status__take_streams(r->status, status__stdout_shared())) {
+	if (status__take_streams(r->status, status__stdout_shared() && !r->o.output)) {
 		status__free(r->status);
 		r->status = NULL;
 	}
@@ -200,6 +205,7 @@ static void on_ready(void *ctx)
 	say_cut(r);
 	if (r->t->ready)
 		r->t->ready(r->st);
+	tool_snap__ready(&r->snap);
 	/* No .what: the tool's ready said its own line (swapin's). */
 	if (r->what)
 		tool__banner(&r->o, r->what, r->label, r->t->flags & TOOL_NO_TARGET);
@@ -231,6 +237,8 @@ static void on_round(void *ctx)
 	say_lost(r);
 	if (r->t->round)
 		r->t->round(r->st);
+	if (tool_snap__round(&r->snap))
+		session__stop(r->s);
 	status_tick(r);
 }
 
@@ -245,11 +253,20 @@ int tool__drive(struct tool_run *r)
 	fflush(stdout);
 	/* A tool with a bare rung has its own loop there only. */
 	if (!r->s) {
+		if (r->o.snapshot_secs > 0)
+			fprintf(stderr, "faultline %s: no snapshot: %s reads its counters in its own "
+				"loop\n", t->name, r->label);
 		err = t->run(r->st, r->s, &eb);
 		if (err)
 			return tool__fail(t->name, &eb, err);
-	} else if (tool__run_with(r->s, &r->o, t->name, NULL, r->label, on_ready, on_round, r)) {
-		return EXIT_FAIL;
+	} else {
+		tool_snap__begin(&r->snap, &r->o, r->s, t->snapshot, r->st);
+		err = tool__run_with(r->s, &r->o, t->name, NULL, r->label, on_ready, on_round, r);
+		tool_snap__stop(&r->snap);
+		if (err)
+			return EXIT_FAIL;
+		if (r->snap.status)
+			return r->snap.status;
 	}
 	status__end(r->status);	/* gone before the report */
 	if (r->s)
@@ -267,7 +284,7 @@ int tool__main(const struct tool *t, const struct tool_mode *mode, int argc, cha
 		return ret;
 	ret = tool__drive(r);
 	/* Checked before the command's status takes its place. */
-	ret = tool__exit_status(&r->o, r->s, tool__output_status(ret));
+	ret = tool__exit_status(&r->o, r->s, tool__output_status(tool_snap__close(&r->snap, ret)));
 	tool_run__free(r);
 	return ret;
 }
@@ -424,13 +441,14 @@ int tool__output_close(const char *path, struct ostream *os, int err, struct err
 	return err ? output_error(path, err, eb) : 0;
 }
 
-/* What a path that is not a regular file is, for the message. */
-static const char *file_kind(const char *path)
+const char *tool__file_kind(const char *path, bool nofollow)
 {
 	struct stat st;
 
-	if (stat(path, &st) != 0)
+	if ((nofollow ? lstat(path, &st) : stat(path, &st)) != 0)
 		return "not a regular file";
+	if (S_ISLNK(st.st_mode))
+		return "a symbolic link, which is not followed";
 	if (S_ISFIFO(st.st_mode))
 		return "a FIFO";
 	if (S_ISDIR(st.st_mode))
@@ -452,7 +470,8 @@ int tool__check_recording(const char *tool, const char *path)
 	}
 	if (fd == -EINVAL)
 		fprintf(stderr, "faultline %s: cannot read '%s': it is %s, and a recording is read "
-			"from a regular file (save it to one first)\n", tool, path, file_kind(path));
+			"from a regular file (save it to one first)\n", tool, path,
+			tool__file_kind(path, false));
 	else
 		fprintf(stderr, "faultline %s: cannot open '%s': %s\n", tool, path, strerror(-fd));
 	return -1;
@@ -557,7 +576,7 @@ struct session *tool__start(struct tool_opts *o, const struct ladder *l, const c
 	 * tool__event_done and the round hook): a write per line cost the
 	 * reader a tenth of its time under a fast allocator, yet lines must
 	 * stay whole, as a -c command may write to the same file. */
-	if (isatty(STDOUT_FILENO))
+	if (isatty(fileno(stdout)))	/* --output's: no fd, not a terminal */
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	else
 		setvbuf(stdout, NULL, _IOFBF, OUTPUT_BUFFER);

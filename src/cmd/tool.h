@@ -16,7 +16,9 @@
  *			no session), ready and round hooks; live, on a
  *			terminal, the status line (cmd/status.h) with the
  *			tool's headline
- *	report		the tool's results and exit status
+ *	report		the tool's results and exit status (snapshot: the same
+ *			during the run, on SIGUSR1 or --snapshot-every; the
+ *			report, and they, to --output FILE when given)
  *	fini		the tool's allocations
  *
  * so no tool knows which of the three commands runs it, beyond what its
@@ -132,6 +134,12 @@ struct tool {
 	int (*run)(void *st, struct session *s, struct errbuf *eb);
 	/* After a run that succeeded: print the results; the exit status. */
 	int (*report)(void *st, struct session *s);
+	/* May be NULL (a SIGUSR1 is then answered "no snapshot"): the report
+	 * as it stands, printed while the run goes on (SIGUSR1,
+	 * --snapshot-every), leaving the state as it was; .report itself when
+	 * it does.  EXIT_OK, or the exit status after saying why (the run
+	 * then stops). */
+	int (*snapshot)(void *st, struct session *s);
 	void (*fini)(void *st);		/* may be NULL */
 };
 
@@ -287,6 +295,11 @@ int tool__output_close(const char *path, struct ostream *os, int err, struct err
  * error).
  */
 int tool__check_recording(const char *tool, const char *path);
+
+/* What @path is when it is not a regular file, for a message: "a FIFO",
+ * "a directory", "a device", "a socket", with @nofollow "a symbolic link,
+ * which is not followed" (lstat), else what it points to. */
+const char *tool__file_kind(const char *path, bool nofollow);
 
 /* Print an error of a setup step: "faultline TOOL: message". Returns EXIT_FAIL. */
 int tool__fail(const char *tool, const struct errbuf *eb, int err);

@@ -16,7 +16,6 @@ static const struct {
 	{ "interval", "report per interval of SECS seconds" },
 	{ "obj", "the allocator's library, when it is not the object the program's malloc "
 		 "calls" },
-	{ "output", "the file written; - for stdout" },
 	{ "probes", "the allocator's probe spec: a name in probes/ or a file" },
 	{ "sample-rate", "trace one allocation in N (every large block is kept), the figures "
 			 "scaled back" },

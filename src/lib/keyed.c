@@ -12,8 +12,9 @@
 
 struct keyed {
 	unsigned char *v;
-	size_t elem, n, cap;
-	struct hashmap *idx;	/* key -> index + 1; NULL once sorted */
+	uint64_t *keys;		/* record i's key, to index it again after a sort */
+	size_t elem, n, cap, kcap;
+	struct hashmap *idx;	/* key -> index + 1; NULL once a sort ran out of memory */
 };
 
 struct keyed *keyed__new(size_t elem_size)
@@ -37,6 +38,7 @@ void keyed__free(struct keyed *k)
 		return;
 	hashmap__free(k->idx);
 	free(k->v);
+	free(k->keys);
 	free(k);
 }
 
@@ -55,12 +57,14 @@ void *keyed__get(struct keyed *k, uint64_t key, int *created)
 		*created = 0;
 	if (r || !k->idx)
 		return r;
-	if (grow__to((void **)&k->v, &k->cap, k->n + 1, k->elem, 16))
+	if (grow__to((void **)&k->v, &k->cap, k->n + 1, k->elem, 16) ||
+	    grow__to((void **)&k->keys, &k->kcap, k->n + 1, sizeof(*k->keys), 16))
 		return NULL;
 	if (hashmap__set(k->idx, key, k->n + 1))
 		return NULL;
 	r = k->v + k->n * k->elem;
 	memset(r, 0, k->elem);
+	k->keys[k->n] = key;
 	k->n++;
 	if (created)
 		*created = 1;
@@ -77,10 +81,61 @@ void *keyed__at(const struct keyed *k, size_t i)
 	return i < k->n ? k->v + i * k->elem : NULL;
 }
 
+struct by_record {
+	const struct keyed *k;
+	int (*cmp)(const void *, const void *, void *);
+	void *ctx;
+};
+
+static int cmp_index(const void *a, const void *b, void *ctx)
+{
+	const struct by_record *c = ctx;
+
+	return c->cmp(c->k->v + *(const size_t *)a * c->k->elem,
+		      c->k->v + *(const size_t *)b * c->k->elem, c->ctx);
+}
+
+/*
+ * Sorted through an array of indices, then records and keys moved into
+ * that order and indexed again, so that a report may run more than once
+ * (a snapshot, then the final one) and the run go on between.  Without
+ * the memory for that, sorted in place and lookups ended.
+ */
 void keyed__sort(struct keyed *k, int (*cmp)(const void *, const void *, void *), void *ctx)
 {
+	struct by_record c = { k, cmp, ctx };
+	size_t *order = k->n ? calloc(k->n, sizeof(*order)) : NULL;
+	unsigned char *v = k->n ? malloc(k->n * k->elem) : NULL;
+	uint64_t *keys = k->n ? malloc(k->n * sizeof(*keys)) : NULL;
+	struct hashmap *idx = k->idx ? hashmap__new() : NULL;
+	bool ok = order && v && keys && idx;
+
+	for (size_t i = 0; ok && i < k->n; i++)
+		order[i] = i;
+	if (ok)
+		qsort_r(order, k->n, sizeof(*order), cmp_index, &c);
+	for (size_t i = 0; ok && i < k->n; i++) {
+		memcpy(v + i * k->elem, k->v + order[i] * k->elem, k->elem);
+		keys[i] = k->keys[order[i]];
+		ok = !hashmap__set(idx, keys[i], i + 1);
+	}
+	free(order);
+	if (ok) {
+		free(k->v);
+		free(k->keys);
+		hashmap__free(k->idx);
+		k->v = v;
+		k->keys = keys;
+		k->cap = k->kcap = k->n;
+		k->idx = idx;
+		return;
+	}
+	free(v);
+	free(keys);
+	hashmap__free(idx);
+	if (!k->n)
+		return;
 	hashmap__free(k->idx);
 	k->idx = NULL;
-	if (k->n)
-		qsort_r(k->v, k->n, k->elem, cmp, ctx);
+	qsort_r(k->v, k->n, k->elem, cmp, ctx);
 }

@@ -5,8 +5,10 @@
  * tool.
  *
  * Pointers into the array stay valid until the next keyed__get() that
- * creates a record.  keyed__sort() orders the records for a report and
- * ends lookups: after it, only keyed__at() and keyed__count().
+ * creates a record, or keyed__sort().  keyed__sort() orders the records
+ * for a report and keeps them found by key, so that the run may go on
+ * after it (a snapshot's report); only when it runs out of memory are
+ * lookups over (keyed__get() then returns NULL, as for any failure).
  */
 #ifndef FAULTLINE_KEYED_H
 #define FAULTLINE_KEYED_H
@@ -37,8 +39,7 @@ size_t keyed__count(const struct keyed *k);
 /* Record @i in array order (creation order, or sorted order after
  * keyed__sort()); NULL when @i is out of range. */
 void *keyed__at(const struct keyed *k, size_t i);
-/* Sort the records with qsort_r's @cmp and @ctx; lookups are over after
- * this. */
+/* Sort the records with qsort_r's @cmp and @ctx (see above). */
 void keyed__sort(struct keyed *k, int (*cmp)(const void *, const void *, void *), void *ctx);
 
 #endif

@@ -2,6 +2,7 @@
  * stopsig: stop signals as a flag.  See stopsig.h.
  */
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,10 +43,17 @@ static int stop_signal(size_t i)
  * and SIGPIPE, which the process's own write raises (its output cut
  * short: the file size limit, the reader gone). */
 static volatile sig_atomic_t caught, ended, settled;
+/* snap_on: SIGUSR1 asks for a snapshot (stopsig__snapshots); snap_asked:
+ * how many it asked for, written by the handler only. */
+static volatile sig_atomic_t snap_on, snap_asked;
 static struct sigaction previous[NSIGS];
 
 static void on_stop(int sig)
 {
+	if (sig == SIGUSR1 && snap_on) {
+		snap_asked = snap_asked + 1;
+		return;
+	}
 	caught = sig;
 	if (!ended && (!settled || sig == SIGXFSZ || sig == SIGPIPE))
 		ended = sig;
@@ -67,6 +75,16 @@ void stopsig__catch(void)
 int stopsig__caught(void)
 {
 	return caught;
+}
+
+void stopsig__snapshots(bool on)
+{
+	snap_on = on;
+}
+
+unsigned int stopsig__snapshots_asked(void)
+{
+	return (unsigned int)snap_asked;
 }
 
 void stopsig__settle(void)

@@ -6,12 +6,15 @@
  * every loop that runs until stopped: a session's (trace/session-signal.c, which
  * adds its own teardown on fatal signals) and those without one (cache's
  * /proc rung, oom's /dev/kmsg rung): the loop sees the request and ends
- * cleanly, printing what it has.  One catcher at a time: the handlers and
+ * cleanly, printing what it has.  SIGUSR1 may instead ask for a
+ * snapshot (stopsig__snapshots): counted, and the loop prints its report
+ * so far and goes on.  One catcher at a time: the handlers and
  * the flag are process state.
  */
 #ifndef FAULTLINE_STOPSIG_H
 #define FAULTLINE_STOPSIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Install the handlers (the previous ones kept) and clear the request. */
@@ -28,6 +31,13 @@ void stopsig__settle(void);
  * one that came after stopsig__settle()), or 0: the command exits 128 +
  * it, saying which (main.c). */
 int stopsig__ended_by(void);
+/* With @on, SIGUSR1 no longer asks to stop: it asks for a snapshot, and
+ * stopsig__snapshots_asked() counts it (a driver that prints them turns
+ * this on for its run, and off after).  Off by default. */
+void stopsig__snapshots(bool on);
+/* How many snapshots SIGUSR1 asked for since the process started: the
+ * caller compares with how many it served. */
+unsigned int stopsig__snapshots_asked(void);
 /* Put the previous handlers back. */
 void stopsig__release(void);
 /* @sig's name: "SIGTERM", "SIGRTMIN", "SIGRTMIN+3", "SIGRTMAX";

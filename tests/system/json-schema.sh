@@ -48,6 +48,11 @@ json leak leak-periodic leak --json -o 0 0.1 -- sh -c "$Q" "$LT" leaks --hold-ms
 json leak leak-trace leak --json -t -- sh -c "$Q" "$LT" leaks
 json heap heap heap --json -- sh -c "$Q" "$LT" leaks
 json heap heap-interval heap --json --interval 0.001 -- sh -c "$Q" "$LT" leaks
+# Snapshots every 0.05 s over the target's half second: "snapshot"
+# objects, each before a report of its own (tests/system/snapshot.sh
+# checks their figures).
+json heap heap-snapshot heap --json --snapshot-every 0.05 -- sh -c "$Q" "$LT" leaks --hold-ms 500
+grep -q '"type":"snapshot"' "$T/heap-snapshot.json" || fail "heap --snapshot-every: no snapshot"
 json faults faults faults --json -- sh -c "$Q" "$FT"
 json faults faults-interval faults --json --interval 0.001 -- sh -c "$Q" "$FT"
 json faults faults-by-alloc faults --json --by-alloc -- sh -c "$Q" "$LT" leaks

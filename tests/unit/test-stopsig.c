@@ -5,7 +5,7 @@
  * itself: its command exited, its duration passed) still asks to stop but
  * did not end it, but for SIGXFSZ and SIGPIPE, which the run's own writes
  * raise; the first signal that ended a run is kept past release and a
- * later catch.
+ * later catch.  SIGUSR1 with snapshots on is counted, not a stop.
  * Each case in a child of its own: the first signal is process state.
  */
 #include <signal.h>
@@ -43,6 +43,27 @@ static int two_runs(int first, int second)
 	return run(second, 0);
 }
 
+/* With snapshots on, SIGUSR1 @n times: counted, no stop; off again, it
+ * stops.  0, or which step failed. */
+static int snapshots(int n, int unused)
+{
+	(void)unused;
+	stopsig__snapshots(true);
+	stopsig__catch();
+	for (int i = 0; i < n; i++)
+		raise(SIGUSR1);
+	if (stopsig__caught() || stopsig__ended_by())
+		return 4;
+	if (stopsig__snapshots_asked() != (unsigned int)n)
+		return 5;
+	stopsig__snapshots(false);
+	raise(SIGUSR1);
+	if (stopsig__caught() != SIGUSR1 || stopsig__snapshots_asked() != (unsigned int)n)
+		return 6;
+	stopsig__release();
+	return 0;
+}
+
 static int in_child(int (*fn)(int, int), int a, int b)
 {
 	int st;
@@ -65,5 +86,6 @@ int main(void)
 		CHECK(in_child(run, sigs[i], 1) == (sigs[i] == SIGXFSZ || sigs[i] == SIGPIPE ? 128 + sigs[i] : 0));
 	}
 	CHECK(in_child(two_runs, SIGQUIT, SIGINT) == 128 + SIGQUIT);
+	CHECK(in_child(snapshots, 3, 0) == 0);
 	return check_done("test-stopsig");
 }

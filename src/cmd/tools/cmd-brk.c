@@ -321,5 +321,6 @@ const struct tool brk_tool = {
 	.add_events = brk_add_events,
 	.before_run = print_header,
 	.report = brk_report,
+	.snapshot = brk_report,	/* keyed__sort keeps the sites found */
 	.fini = brk_fini,
 };

@@ -194,6 +194,17 @@ static int cache_report(void *ctx, struct session *s)
 	return EXIT_OK;
 }
 
+/* A snapshot: the interval in progress, printed now (the next counts
+ * from here). */
+static int cache_snapshot(void *ctx, struct session *s)
+{
+	struct cache_cmd *c = ctx;
+
+	(void)s;
+	print_row(c, c->run.cs, false);
+	return c->err ? tool__fail(TOOL, NULL, c->err) : EXIT_OK;
+}
+
 static void cache_fini(void *ctx)
 {
 	cache_run__close(&((struct cache_cmd *)ctx)->run);
@@ -260,5 +271,6 @@ const struct tool cache_tool = {
 	.round = cache_round,
 	.run = cache_procfs,
 	.report = cache_report,
+	.snapshot = cache_snapshot,
 	.fini = cache_fini,
 };

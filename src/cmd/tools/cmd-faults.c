@@ -72,6 +72,7 @@ struct fproc {
 
 struct faults_state {
 	struct tool_opts *o;
+	bool snapshot;		/* the report is a snapshot: no over-time part (it ends the intervals) */
 	struct faults_opts fo;
 	struct session *s;
 	struct tp_field f_addr, f_error;
@@ -405,7 +406,7 @@ static void print_report(struct session *s, void *ctx)
 			   "page faults were missed: the counts below are low");
 	n_sites = keyed__count(st->sites);
 	first = st->fo.top && n_sites > st->fo.top ? n_sites - st->fo.top : 0;
-	if (st->hg) {
+	if (st->hg && !st->snapshot) {
 		int err = print_over_time(st, &r);
 
 		if (err) {
@@ -866,6 +867,17 @@ static int faults_report(void *ctx, struct session *s)
 	return EXIT_OK;
 }
 
+static int faults_snapshot(void *ctx, struct session *s)
+{
+	struct faults_state *st = ctx;
+	int ret;
+
+	st->snapshot = true;
+	ret = faults_report(ctx, s);
+	st->snapshot = false;
+	return ret;
+}
+
 static void faults_headline(const void *ctx, char *buf, size_t n);
 
 static void faults_fini(void *ctx)
@@ -908,6 +920,7 @@ const struct tool faults_tool = {
 	.add_events = add_events,
 	.headline = faults_headline,
 	.report = faults_report,
+	.snapshot = faults_snapshot,
 	.fini = faults_fini,
 };
 

@@ -59,6 +59,7 @@ struct heap {
 	const char *name;
 	struct tool_opts *o;
 	struct heap_opts ho;
+	bool snapshot;		/* the report is a snapshot: no growth (it ends the intervals) */
 	struct session *s;
 	struct alloc_trace *at;
 	struct heap_profile *hp;
@@ -723,7 +724,7 @@ static int print_report(struct heap *h)
 	if (alloc_trace__sampling(h->at) && !h->o->json)
 		printf("(sampled %s: calls, bytes and peaks are estimates; temporary allocations "
 		       "are not counted)\n\n", alloc_trace__sampling(h->at));
-	if (h->hg) {
+	if (h->hg && !h->snapshot) {
 		err = print_growth(h, &r, run_ns);
 		if (err)
 			goto out;
@@ -910,6 +911,17 @@ static int heap_report(void *ctx, struct session *s)
 	return err ? tool__fail(TOOL, NULL, err) : EXIT_OK;
 }
 
+static int heap_snapshot(void *ctx, struct session *s)
+{
+	struct heap *h = ctx;
+	int st;
+
+	h->snapshot = true;
+	st = heap_report(ctx, s);
+	h->snapshot = false;
+	return st;
+}
+
 static void heap_headline(const void *ctx, char *buf, size_t n);
 
 static void heap_fini(void *ctx)
@@ -933,6 +945,7 @@ const struct tool heap_tool = {
 	.add_events = heap_add_events,
 	.headline = heap_headline,
 	.report = heap_report,
+	.snapshot = heap_snapshot,
 	.fini = heap_fini,
 };
 

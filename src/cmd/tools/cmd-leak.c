@@ -713,6 +713,16 @@ static int leak_report(void *ctx, struct session *s)
 	return lk->err ? tool__fail(TOOL, NULL, lk->err) : EXIT_OK;
 }
 
+/* A snapshot: the interval report, now (-o ages against now too). */
+static int leak_snapshot(void *ctx, struct session *s)
+{
+	struct leak *lk = ctx;
+
+	(void)s;
+	print_report(lk, false);
+	return lk->err ? tool__fail(TOOL, NULL, lk->err) : EXIT_OK;
+}
+
 static void leak_headline(const void *ctx, char *buf, size_t n);
 
 static void leak_fini(void *ctx)
@@ -778,6 +788,7 @@ const struct tool leak_tool = {
 	.round = on_round,
 	.headline = leak_headline,
 	.report = leak_report,
+	.snapshot = leak_snapshot,
 	.fini = leak_fini,
 };
 

@@ -425,5 +425,6 @@ const struct tool mmap_tool = {
 	.add_events = mmap_add_events,
 	.before_run = print_header,
 	.report = mmap_report,
+	.snapshot = mmap_report,
 	.fini = mmap_fini,
 };

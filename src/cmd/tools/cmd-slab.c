@@ -651,6 +651,19 @@ static int slab_report(void *ctx, struct session *s)
 	return EXIT_OK;
 }
 
+/* A snapshot: the interval in progress, printed now (the next counts
+ * from here), and the stacks so far. */
+static int slab_snapshot(void *ctx, struct session *s)
+{
+	struct slab_state *st = ctx;
+
+	(void)s;
+	print_report(st);
+	if (!st->err && st->o->stacks)
+		print_stacks(st);
+	return st->err ? tool__fail(TOOL, NULL, st->err) : EXIT_OK;
+}
+
 static void slab_fini(void *ctx)
 {
 	struct slab_state *st = ctx;
@@ -694,5 +707,6 @@ const struct tool slab_tool = {
 	.add_events = slab_add_events,
 	.round = on_round,
 	.report = slab_report,
+	.snapshot = slab_snapshot,
 	.fini = slab_fini,
 };
