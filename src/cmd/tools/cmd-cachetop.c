@@ -27,18 +27,15 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <termios.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "agg/cachestat.h"
 #include "cmd/out/lost.h"
+#include "cmd/out/screen.h"
 #include "cmd/tool-shared.h"
 #include "lib/file.h"
 #include "lib/keyed.h"
@@ -70,8 +67,7 @@ struct top {
 	pid_t pid;
 	struct tool_interval every;
 	bool tty, keys;
-	bool alt_screen;		/* entered at the first screen drawn */
-	struct termios saved;
+	struct screen *sc;		/* the terminal (cmd/out/screen.h) */
 	int sort_col;
 	bool ascending;
 	struct session *s;
@@ -186,26 +182,23 @@ static void sort_rows(struct top *t)
 
 static void draw(struct top *t)
 {
-	struct winsize ws;
+	unsigned int rows = 0;
 	size_t max = t->nrows;
 
 	sort_rows(t);
-	if (t->tty && !t->alt_screen) {
-		/* The alternate screen, as curses: the shell's screen comes back
-		 * at exit. */
-		printf("\033[?1049h");
-		t->alt_screen = true;
-	}
 	if (t->tty) {
-		/* Home and clear, then fill at most the screen. */
-		printf("\033[H\033[2J");
-		if (!ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_row > 2 && max > (size_t)ws.ws_row - 2u)
-			max = (size_t)ws.ws_row - 2u;
+		/* The alternate screen, as curses: the shell's screen comes
+		 * back at exit.  Home and clear, then fill at most the screen. */
+		screen__enter(t->sc, &rows, NULL);
+		printf(SCREEN_HOME SCREEN_CLEAR);
+		if (rows > 2 && max > (size_t)rows - 2u)
+			max = (size_t)rows - 2u;
 	}
 	printf("%-8s Buffers MB: %.0f / Cached MB: %.0f / Sort: %s / Order: %s\n", t->stamp, t->buffers_mb,
 	       t->cached_mb, col_names[t->sort_col], t->ascending ? "ascending" : "descending");
-	printf("%s%-8s %-8s %-16s %-8s %-8s %-8s %-10s %-10s%s\n", t->tty ? "\033[7m" : "", "PID", "UID",
-	       "CMD", "HITS", "MISSES", "DIRTIES", "READ_HIT%", "WRITE_HIT%", t->tty ? "\033[0m" : "");
+	printf("%s%-8s %-8s %-16s %-8s %-8s %-8s %-10s %-10s%s\n", t->tty ? SCREEN_REVERSE : "", "PID",
+	       "UID", "CMD", "HITS", "MISSES", "DIRTIES", "READ_HIT%", "WRITE_HIT%",
+	       t->tty ? SCREEN_PLAIN : "");
 	for (size_t i = 0; i < max; i++) {
 		const struct top_row *r = &t->rows[i];
 
@@ -287,11 +280,10 @@ static int on_interval(void *ctx, struct cache_source *cs, bool final)
 static int on_idle(void *ctx)
 {
 	struct top *t = ctx;
-	struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 	const struct cache_proc *procs;
 	bool redraw = false;
 	size_t n;
-	char ch;
+	int ch;
 
 	/* Learn who new pids are while they run: most page-cache users are
 	 * short-lived, and /proc forgets them at exit. */
@@ -303,9 +295,7 @@ static int on_idle(void *ctx)
 		}
 	if (!t->keys)
 		return 0;
-	while (poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN)) {
-		if (read(STDIN_FILENO, &ch, 1) != 1)
-			break;
+	while ((ch = screen__key(t->sc)) != SCREEN_KEY_NONE) {
 		if (ch == 'q' || ch == 'Q')
 			return 1;
 		if (ch == 'r') {
@@ -339,35 +329,14 @@ static void on_ready(void *ctx)
 
 static void keys_on(struct top *t)
 {
-	struct termios raw;
-
-	if (!t->tty || !isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &t->saved))
-		return;
-	raw = t->saved;
-	/* Keys one by one, unechoed; Ctrl-C still a signal. */
-	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-	raw.c_cc[VMIN] = 0;
-	raw.c_cc[VTIME] = 0;
-	if (!tcsetattr(STDIN_FILENO, TCSANOW, &raw))
-		t->keys = true;
-}
-
-static void keys_off(struct top *t)
-{
-	if (t->keys)
-		tcsetattr(STDIN_FILENO, TCSANOW, &t->saved);
-	t->keys = false;
+	t->keys = screen__keys_on(t->sc);
 }
 
 /* The terminal as it was: keys echoed, the shell's screen back. */
 static void screen_off(struct top *t)
 {
-	keys_off(t);
-	if (t->alt_screen) {
-		printf("\033[?1049l");
-		fflush(stdout);
-	}
-	t->alt_screen = false;
+	screen__end(t->sc);
+	t->keys = false;
 }
 
 static const struct tool_option cachetop_options[] = {
@@ -408,7 +377,9 @@ static int top_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode
 	t->infos = keyed__new(sizeof(struct proc_info));
 	if (!t->infos)
 		return -ENOMEM;
-	t->tty = isatty(STDOUT_FILENO);
+	if (screen__new(&t->sc))
+		return -ENOMEM;
+	t->tty = screen__tty(t->sc);
 	o->all = !t->pid;
 	o->sess.no_maps = true;
 	t->ops = (struct cache_run_ops){ .ready = on_ready, .interval = on_interval, .idle = on_idle,
@@ -472,7 +443,7 @@ static void top_fini(void *ctx)
 {
 	struct top *t = ctx;
 
-	screen_off(t);
+	screen__free(t->sc);
 	cache_run__close(&t->run);
 	keyed__free(t->infos);
 	free(t->rows);

@@ -12,6 +12,9 @@
  * counting is heap-profile.c's.  As heaptrack_print merges backtraces,
  * stacks are grouped by the function that called the allocator, and
  * within a group by the rest of the stack, function by function.
+ *
+ * --live: while it runs, a top-like screen of the stacks holding the most
+ * (cmd/out/live-top.h), redrawn every interval; the report when it ends.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,11 +30,13 @@
 #include "stack/addrspace.h"
 #include "agg/alloc-sample.h"
 #include "agg/alloc-trace.h"
+#include "agg/every.h"
 #include "cmd/tool-shared.h"
 #include "agg/heap-growth.h"
 #include "agg/heap-profile.h"
 #include "lib/grow.h"
 #include "lib/hashmap.h"
+#include "cmd/out/live-top.h"
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "stack/stackdb.h"
@@ -41,7 +46,7 @@
 #define TOOL "heap"
 
 enum { OPT_PREFIX = 256, OPT_PROBES, OPT_THRESHOLD, OPT_INTERVAL, OPT_INTERVAL_CALLS,
-       OPT_SAMPLE_RATE };
+       OPT_SAMPLE_RATE, OPT_LIVE };
 
 struct heap_opts {
 	unsigned int peak_limit, sub_limit, threshold;
@@ -49,6 +54,7 @@ struct heap_opts {
 	unsigned int interval_calls;	/* --interval-calls */
 	unsigned int sample_rate;	/* --sample-rate (0: every block) */
 	bool leaks;
+	bool live;			/* --live */
 	const char *histogram;
 	const char *obj, *prefix, *probes;
 };
@@ -64,6 +70,8 @@ struct heap {
 	struct alloc_trace *at;
 	struct heap_profile *hp;
 	struct heap_growth *hg;		/* --interval, --interval-calls */
+	struct every every;		/* --live: the screens' clock */
+	struct live_top *view;		/* --live: the screen, until the report */
 	int err;
 };
 
@@ -103,6 +111,9 @@ static const char *heap_opt(int c, const char *arg, void *ctx)
 	case OPT_INTERVAL_CALLS:
 		return parse_uint(arg, &ho->interval_calls) ? NULL :
 		       "--interval-calls wants a number of allocation calls, not";
+	case OPT_LIVE:
+		ho->live = true;
+		return NULL;
 	case OPT_SAMPLE_RATE:
 		return parse_uint(arg, &ho->sample_rate) && ho->sample_rate <= ALLOC_SAMPLE_MAX ? NULL :
 		       "--sample-rate wants a sample rate from 1 to 1048576, not";
@@ -789,6 +800,10 @@ static const struct tool_option heap_options[] = {
 		 "growth ranking (growing: ended above its first interval, rose in 2+ intervals and "
 		 "twice as often as it fell, and first reached its highest in the last quarter of "
 		 "the run)"),
+	OPT_CALL(0, "live", NULL, OPT_LIVE,
+		 "while it runs, a top-like screen of the stacks holding the most bytes, redrawn "
+		 "every --interval (default 1 s); keys o g i b sort, arrows or j/k scroll, q quits; "
+		 "then the report (needs a terminal)"),
 	OPT_CALL(0, "interval-calls", "N", OPT_INTERVAL_CALLS,
 		 "the same, an interval every N allocation calls (it ends just before the call that "
 		 "starts the next)"),
@@ -815,6 +830,58 @@ static const struct tool_cmdline heap_cmdline = {
 	.opt = heap_opt,
 };
 
+/* ---- --live ---- */
+
+/* What each stack holds now (live bytes and blocks), for the screen. */
+static int heap_live_sites(void *ctx, struct live_top *lt)
+{
+	const struct heap *h = ctx;
+	struct stack_site *sites = NULL;
+	size_t n = 0;
+	int err = heap_profile__sites(h->hp, &sites, &n);
+
+	for (size_t i = 0; i < n && !err; i++)
+		if (sites[i].leaked_blocks)
+			err = live_top__add(lt, sites[i].pid, sites[i].stack, sites[i].leaked,
+					    sites[i].leaked_blocks);
+	free(sites);
+	return err;
+}
+
+/* --live's conditions, said in one line; 0 or -EINVAL. */
+static int live_check(const struct heap *h)
+{
+	struct errbuf eb = { "" };
+
+	if (!live_top__check(tool__recording(h->o) || tool__replaying(h->o),
+			     h->o->json ? "--json" : NULL, &eb))
+		return 0;
+	fprintf(stderr, "faultline " TOOL ": %s\n", eb.msg);
+	return -EINVAL;
+}
+
+static int live_every(void *ctx)
+{
+	struct heap *h = ctx;
+	int err = live_top__refresh(h->view);
+
+	if (err && !h->err)
+		h->err = err;
+	return err != 0;
+}
+
+static void heap_round(void *ctx)
+{
+	struct heap *h = ctx;
+
+	if (!h->view)
+		return;
+	every__round(&h->every);
+	/* q: the run ends as on Ctrl-C, and the report follows. */
+	if (live_top__keys(h->view))
+		session__stop(h->s);
+}
+
 static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		     char **argv)
 {
@@ -831,6 +898,11 @@ static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 		fprintf(stderr, "faultline " TOOL ": which program? -p PID or -c CMD\n");
 		return -EINVAL;
 	}
+	if (h->ho.live && live_check(h))
+		return -EINVAL;
+	/* The screen is the terminal's: no status line under it. */
+	if (h->ho.live)
+		o->quiet = true;
 	if (h->ho.interval_ns && h->ho.interval_calls) {
 		fprintf(stderr, "faultline " TOOL ": --interval or --interval-calls, not both\n");
 		return -EINVAL;
@@ -879,6 +951,16 @@ static int heap_add_events(void *ctx, struct session *s, const char *rung, const
 		return err;
 	tool__alloc_notes(h->name, h->at);
 	heap_profile__set_sample(h->hp, alloc_trace__sample(h->at));
+	if (h->ho.live) {
+		/* One interval for the screens and, given, the report's. */
+		every__init(&h->every, s, h->ho.interval_ns ? (double)h->ho.interval_ns / 1e9 : 1, 0,
+			    live_every, h);
+		if (live_top__new(s, &(struct live_top_opts){
+					.title = "faultline " TOOL,
+					.estimates = alloc_trace__sampling(h->at) != NULL,
+					.read = heap_live_sites, .ctx = h }, &h->view))
+			return errbuf__set(eb, -ENOMEM, "out of memory");
+	}
 	if (h->hg && alloc_trace__sampling(h->at))
 		return errbuf__set(eb, -EINVAL, "--interval and --interval-calls follow every call: "
 				   "not with sampled allocations");
@@ -905,6 +987,8 @@ static int heap_report(void *ctx, struct session *s)
 	int err;
 
 	(void)s;
+	/* The terminal back before anything is said. */
+	live_top__end(h->view);
 	err = heap__profile(h, &hp);
 	if (!err)
 		err = print_report(h);
@@ -928,6 +1012,7 @@ static void heap_fini(void *ctx)
 {
 	struct heap *h = ctx;
 
+	live_top__free(h->view);
 	alloc_trace__free(h->at);
 	heap_profile__free(h->hp);
 	heap_growth__free(h->hg);
@@ -943,6 +1028,7 @@ const struct tool heap_tool = {
 	.size = sizeof(struct heap),
 	.init = heap_init,
 	.add_events = heap_add_events,
+	.round = heap_round,
 	.headline = heap_headline,
 	.report = heap_report,
 	.snapshot = heap_snapshot,

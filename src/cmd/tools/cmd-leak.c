@@ -6,6 +6,10 @@
  * own mmap/brk; kernel mode (-k, or neither -p nor -c): the kmem
  * tracepoints.  The tracer is alloc-trace.c, shared with faults
  * --by-alloc; this file holds the options and memleak's report.
+ *
+ * --live: instead of the periodic reports, a top-like screen of the stacks
+ * holding the most (cmd/out/live-top.h), redrawn every interval; the
+ * report when it ends.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,11 +21,13 @@
 #include <time.h>
 
 #include "agg/every.h"
+#include "lib/errbuf.h"
 #include "lib/json.h"
 #include "lib/numfmt.h"
 #include "agg/alloc-sample.h"
 #include "agg/alloc-trace.h"
 #include "cmd/out/heap-flame.h"
+#include "cmd/out/live-top.h"
 #include "agg/heap-profile.h"
 #include "agg/stack-table.h"
 #include "cmd/tool-shared.h"
@@ -31,10 +37,12 @@
 
 #define TOOL "leak"
 
-enum { OPT_PROBES = 256, OPT_SORT, OPT_FLAMEGRAPH, OPT_STACK_STORAGE, OPT_MAX_STACK_DEPTH };
+enum { OPT_PROBES = 256, OPT_SORT, OPT_FLAMEGRAPH, OPT_STACK_STORAGE, OPT_MAX_STACK_DEPTH,
+       OPT_LIVE };
 
 struct leak_opts {
 	bool kernel, trace, show_allocs, percpu, sort_count;
+	bool live;			/* --live */
 	uint64_t older_ms;
 	uint64_t sample_rate;
 	unsigned int top;
@@ -55,6 +63,7 @@ struct leak {
 	struct stack_table *stacks;
 	struct heap_profile *hp;	/* --flamegraph: heap's counts */
 	struct every every;		/* the reports of lo.every */
+	struct live_top *view;		/* --live: the screen, until the report */
 	bool final_all;			/* the report after a -c command's exit */
 	int err;
 };
@@ -120,6 +129,9 @@ static const char *leak_opt(int c, const char *arg, void *ctx)
 	case OPT_FLAMEGRAPH:
 		lo->flamegraph = arg;
 		return NULL;
+	case OPT_LIVE:
+		lo->live = true;
+		return NULL;
 	/* memleak's workaround for a free its probes missed (the address
 	 * allocated again while still in its table: the old block is taken
 	 * as freed) is what faultline always does, counting each ("reused
@@ -157,6 +169,10 @@ static const struct tool_option leak_options[] = {
 		    "print every allocation and free as it happens"),
 	OPT_BOOLEAN('a', "show-allocs", struct leak_opts, show_allocs,
 		    "list each outstanding allocation (address and size)"),
+	OPT_CALL(0, "live", NULL, OPT_LIVE,
+		 "a top-like screen instead of the periodic reports: the stacks holding the most "
+		 "bytes, redrawn every interval (default 1 s); keys o g i b sort, arrows or j/k "
+		 "scroll, q quits; then the report (needs a terminal)"),
 	OPT_CALL('o', "older", "MS", 'o',
 		 "only allocations older than MS milliseconds (default 500) in periodic reports; "
 		 "the report after a -c command exits shows all"),
@@ -202,8 +218,9 @@ static const struct tool_cmdline leak_cmdline = {
 	.options = leak_options,
 	.text = {
 		.args = "[interval [count]]",
-		.args_help = TOOL_ARGS_INTERVAL("print a report every interval seconds (default 5)",
-						"stop after count reports"),
+		.args_help = TOOL_ARGS_INTERVAL("print a report every interval seconds (default 5; "
+						"--live: redraw every interval, default 1)",
+						"stop after count reports (--live: screens)"),
 	},
 	.opt = leak_opt,
 	.positional = leak_positional,
@@ -581,17 +598,69 @@ out:
 	free(g.allocs);
 }
 
+/* ---- --live ---- */
+
+struct live_read {
+	const struct leak *lk;
+	struct live_top *lt;
+	int err;
+};
+
+static void live_one(const struct alloc_rec *r, void *ctx)
+{
+	struct live_read *lr = ctx;
+	uint64_t w = weight(lr->lk, r);
+
+	if (!lr->err)
+		lr->err = live_top__add(lr->lt, report_pid(r->pid), r->stack, r->size * w, w);
+}
+
+/* What each stack holds now, at any age (-s: the estimate), for the
+ * screen: the one place the screen reads leak's state. */
+static int leak_live_sites(void *ctx, struct live_top *lt)
+{
+	struct live_read lr = { ctx, lt, 0 };
+
+	alloc_track__foreach(lr.lk->track, live_one, &lr);
+	return lr.err;
+}
+
+/* --live's conditions, said in one line; 0 or -EINVAL. */
+static int live_check(const struct leak *lk)
+{
+	struct errbuf eb = { "" };
+	const char *given = lk->o->json ? "--json" : lk->o->folded ? "--folded" :
+			    lk->lo.trace ? "-t, whose lines would cross it" : NULL;
+
+	if (!live_top__check(tool__recording(lk->o) || tool__replaying(lk->o), given, &eb))
+		return 0;
+	fprintf(stderr, "faultline " TOOL ": %s\n", eb.msg);
+	return -EINVAL;
+}
+
 static int every_report(void *ctx)
 {
 	struct leak *lk = ctx;
+	int err;
 
-	print_report(lk, lk->final_all);
-	return 0;
+	if (!lk->view) {
+		print_report(lk, lk->final_all);
+		return 0;
+	}
+	err = live_top__refresh(lk->view);
+	if (err && !lk->err)
+		lk->err = err;
+	return err != 0;
 }
 
 static void on_round(void *ctx)
 {
-	every__round(&((struct leak *)ctx)->every);
+	struct leak *lk = ctx;
+
+	every__round(&lk->every);
+	/* q: the run ends as on Ctrl-C, and the report follows. */
+	if (lk->view && live_top__keys(lk->view))
+		session__stop(lk->s);
 }
 
 static int leak_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
@@ -600,12 +669,18 @@ static int leak_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 	struct leak *lk = ctx;
 	int ret;
 
-	lk->lo = (struct leak_opts){ .older_ms = 500, .sample_rate = 1, .top = 10,
-				     .every = { .secs = 5 } };
+	lk->lo = (struct leak_opts){ .older_ms = 500, .sample_rate = 1, .top = 10 };
 	ret = tool_opts__parse_cmdline(o, mode, &leak_cmdline, &lk->lo, argc, argv);
 	if (ret)
 		return ret;
 	lk->o = o;
+	if (lk->lo.live && live_check(lk))
+		return -EINVAL;
+	if (!lk->lo.every.secs)
+		lk->lo.every.secs = lk->lo.live ? 1 : 5;
+	/* The screen is the terminal's: no status line under it. */
+	if (lk->lo.live)
+		o->quiet = true;
 	if (lk->lo.max_size && lk->lo.min_size > lk->lo.max_size) {
 		fprintf(stderr, "faultline " TOOL ": -z %" PRIu64 " is above -Z %" PRIu64 "\n",
 			lk->lo.min_size, lk->lo.max_size);
@@ -669,6 +744,12 @@ static int leak_add_events(void *ctx, struct session *s, const char *rung, const
 		return err;
 	lk->track = alloc_trace__track(lk->at);
 	tool__alloc_notes(TOOL, lk->at);
+	if (lk->lo.live &&
+	    live_top__new(s, &(struct live_top_opts){ .title = "faultline " TOOL,
+						      .estimates = alloc_trace__sampling(lk->at) != NULL,
+						      .read = leak_live_sites, .ctx = lk },
+			  &lk->view))
+		return errbuf__set(eb, -ENOMEM, "out of memory");
 	/* Recording: the report says it later; whoever records, now. */
 	if (session__recording(s) && alloc_trace__sampling(lk->at))
 		fprintf(stderr, "faultline " TOOL ": -s %" PRIu64 ": sampled %s\n",
@@ -690,6 +771,8 @@ static int leak_report(void *ctx, struct session *s)
 	struct errbuf eb = { "" };
 	int err;
 
+	/* The terminal back before anything is said. */
+	live_top__end(lk->view);
 	if (!lk->err)
 		lk->err = lk->hp ? heap_profile__error(lk->hp) : 0;
 	if (!lk->err)
@@ -699,7 +782,11 @@ static int leak_report(void *ctx, struct session *s)
 	/* After a -c command's exit, everything it still had is a leak,
 	 * whatever its age. */
 	lk->final_all = session__stop_reason(s) == SESSION_STOP_TARGET_EXIT;
-	every__final(&lk->every);
+	/* --live: the report, whether the screens' count was reached or not. */
+	if (lk->view)
+		print_report(lk, lk->final_all);
+	else
+		every__final(&lk->every);
 	if (!lk->err && lk->hp) {
 		char title[512];
 
@@ -729,6 +816,7 @@ static void leak_fini(void *ctx)
 {
 	struct leak *lk = ctx;
 
+	live_top__free(lk->view);
 	alloc_trace__free(lk->at);
 	stack_table__free(lk->stacks);
 	heap_profile__free(lk->hp);
