@@ -33,7 +33,7 @@ block_backed_dir
 dir=$block_dir
 FILE=$dir/cache-test.$$.dat
 # lib.sh's EXIT trap must still run: chain it.
-trap 'rm -f "$FILE"; _fl_exit' EXIT
+at_exit 'rm -f "$FILE"'
 
 # Large enough that what other processes do meanwhile stays a few percent.
 MIB=256

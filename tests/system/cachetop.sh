@@ -26,7 +26,7 @@ TGT=$(target cache-target)
 block_backed_dir
 dir=$block_dir
 FILE=$dir/cachetop-test.$$.dat
-trap 'rm -f "$FILE"; _fl_exit' EXIT
+at_exit 'rm -f "$FILE"'
 
 MIB=64
 

@@ -25,7 +25,7 @@ restore_nr() {
 		echo "$old_nr" >"$NR" 2>/dev/null || :
 	fi
 }
-trap 'st=$?; restore_nr; (exit $st); _fl_exit' EXIT
+at_exit 'restore_nr'
 free=$(free_huge)
 if [ "$free" -lt 4 ]; then
 	echo $((old_nr + 4 - free)) >"$NR" 2>/dev/null || :

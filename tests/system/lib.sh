@@ -586,6 +586,15 @@ _fl_dump_temp() {
 	done
 }
 
+# at_exit 'COMMANDS': run COMMANDS when the test exits (its own clean-up:
+# cgroups, swap, files), then lib.sh's checks, with the test's exit
+# status kept (a skip stays a skip, a failure a failure).  A second call
+# replaces the first.
+at_exit() {
+	_fl_at_exit=$1
+	trap '_fl_st=$?; eval "$_fl_at_exit"; (exit $_fl_st); _fl_exit' EXIT
+}
+
 _fl_exit() {
 	local st=$?
 	trap - EXIT

@@ -56,7 +56,7 @@ command -v tmux >/dev/null 2>&1 || skip "no tmux: the live view needs a terminal
 SOCK=$T/tmux.sock
 tm() { tmux -S "$SOCK" "$@" 9>&-; }
 # The test's status passed on to _fl_exit, whatever kill-server's.
-trap '_st=$?; tm kill-server 2>/dev/null; (exit $_st); _fl_exit' EXIT
+at_exit 'tm kill-server 2>/dev/null'
 tm -f /dev/null new-session -d -s probe -x 80 -y 10 'sleep 600' 2>"$T/tmux.err" ||
 	skip "tmux cannot start a session here: $(head -n 1 "$T/tmux.err")"
 tm kill-session -t probe

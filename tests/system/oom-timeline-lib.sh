@@ -19,7 +19,7 @@ oom_timeline_setup() {
 	CG2=$V2_ROOT/$1.$$
 	mkdir "$CG1" || skip "cannot create a memory cgroup at $CG1"
 	mkdir "$CG2" || { rmdir "$CG1"; skip "cannot create a cgroup v2 group at $CG2"; }
-	trap 'st=$?; rm -f "$CACHE"; empty_cg "$CG1"; empty_cg "$CG2"; (exit $st); _fl_exit' EXIT
+	at_exit 'rm -f "$CACHE"; empty_cg "$CG1"; empty_cg "$CG2"'
 	[ -r "$CG2/memory.pressure" ] || skip "$CG2 has no memory.pressure"
 	echo $((64 << 20)) >"$CG1/memory.limit_in_bytes" || skip "cannot set memory.limit_in_bytes"
 }

@@ -26,7 +26,7 @@ grep -qw memory "$V2ROOT$V2OWN/cgroup.subtree_control" 2>/dev/null ||
 CGPATH=$V2OWN/faultline-oom.$$
 CG=$V2ROOT$CGPATH
 mkdir "$CG" || fail "cannot create a cgroup v2 group at $CG"
-trap 'st=$?; empty_cg "$CG"; (exit $st); _fl_exit' EXIT
+at_exit 'empty_cg "$CG"'
 echo $((LIMIT_MB << 20)) >"$CG/memory.max" || fail "cannot set $CG/memory.max"
 if [ -e "$CG/memory.swap.max" ]; then
 	echo 0 >"$CG/memory.swap.max" || fail "cannot set $CG/memory.swap.max"

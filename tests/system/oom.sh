@@ -90,7 +90,7 @@ cleanup_cg() {
 	[ -z "$INST" ] || rmdir "$INST" 2>/dev/null || :
 	return 0
 }
-trap 'st=$?; cleanup_cg; (exit $st); _fl_exit' EXIT
+at_exit 'cleanup_cg'
 
 # The tracepoint's own record of each kill, as the kernel formats it: a
 # tracefs instance of this test's with oom:mark_victim on (cleanup_cg

@@ -40,7 +40,7 @@ CG1=$MEMCG_ROOT$(memcg_v1_own)/faultline-pressure.$$
 CG2=$V2_ROOT/faultline-pressure.$$
 mkdir "$CG1" || skip "cannot create a memory cgroup at $CG1"
 mkdir "$CG2" || { rmdir "$CG1"; skip "cannot create a cgroup v2 group at $CG2"; }
-trap 'st=$?; empty_cg "$CG1"; empty_cg "$CG2"; (exit $st); _fl_exit' EXIT
+at_exit 'empty_cg "$CG1"; empty_cg "$CG2"'
 [ -r "$CG2/memory.pressure" ] || skip "$CG2 has no memory.pressure"
 echo $((32 << 20)) >"$CG1/memory.limit_in_bytes" || skip "cannot set memory.limit_in_bytes"
 

@@ -46,7 +46,7 @@ cleanup_cg() {
 	empty_cg "$CG"
 	rm -f "$DATA"
 }
-trap 'st=$?; cleanup_cg; (exit $st); _fl_exit' EXIT
+at_exit 'cleanup_cg'
 
 # 1. -p: drsnoop's format, the target's own memcg reclaim.
 start_target t1

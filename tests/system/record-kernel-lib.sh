@@ -51,7 +51,7 @@ oom_cg() {
 	V1OWN=$(memcg_v1_own)
 	[ -n "$V1ROOT" ] && [ -e "$V1ROOT$V1OWN/memory.limit_in_bytes" ] ||
 		skip "no cgroup v1 memory controller"
-	trap 'st=$?; empty_cg "$CG"; (exit $st); _fl_exit' EXIT
+	at_exit 'empty_cg "$CG"'
 	CGNAME=$V1OWN/$1.$$
 	CG=$V1ROOT$CGNAME
 	mkdir "$CG" || skip "cannot create a memory cgroup at $CG"

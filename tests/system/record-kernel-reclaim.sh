@@ -20,7 +20,7 @@ DATA=$top_builddir/.record-kernel.$$.dat
 CG=
 V1ROOT=$(memcg_v1_root)
 V1OWN=$(memcg_v1_own)
-trap 'st=$?; empty_cg "$CG"; rm -f "$DATA"; (exit $st); _fl_exit' EXIT
+at_exit 'empty_cg "$CG"; rm -f "$DATA"'
 
 [ -n "$V1ROOT" ] && [ -e "$V1ROOT$V1OWN/memory.limit_in_bytes" ] ||
 	skip "no cgroup v1 memory controller"

@@ -29,7 +29,7 @@ zram_off() {
 	echo 1 >"$ZRAM/reset" || echo "record-kernel-swapin.sh: could not reset zram0" >&2
 	ZRAM_MADE=
 }
-trap 'st=$?; zram_off; (exit $st); _fl_exit' EXIT
+at_exit 'zram_off'
 echo 64M >"$ZRAM/disksize" || skip "cannot size zram0"
 ZRAM_MADE=1
 mkswap /dev/zram0 >/dev/null || fail "mkswap /dev/zram0"

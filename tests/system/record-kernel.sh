@@ -37,7 +37,7 @@ CT=$(target cache-target)
 # A file on a block-backed filesystem: tmpfs pages never leave the cache.
 block_backed_dir
 FILE=$block_dir/record-kernel.$$.dat
-trap 'st=$?; rm -f "$FILE"; (exit $st); _fl_exit' EXIT
+at_exit 'rm -f "$FILE"'
 
 # ---- 1. cache and cachetop: a cold read of 256 MiB, recorded and live
 MIB=256

@@ -68,7 +68,7 @@ cleanup_swap() {
 	swapoff /dev/zram0 2>/dev/null
 	echo 1 >"$ZRAM/reset" || echo "swapin.sh: could not reset zram0" >&2
 }
-trap 'st=$?; cleanup_swap; (exit $st); _fl_exit' EXIT
+at_exit 'cleanup_swap'
 echo 64M >"$ZRAM/disksize" || skip "cannot size zram0"
 ZRAM_MADE=1
 mkswap /dev/zram0 >/dev/null || skip "mkswap /dev/zram0 failed"

@@ -19,7 +19,7 @@ OWN=$(memcg_v1_own)
 CG=$MEMCG_ROOT${OWN%/}/faultline-timeline.$$
 mkdir "$CG" || skip "cannot create a memory cgroup at $CG"
 cleanup_cg() { empty_cg "$CG"; }
-trap 'st=$?; cleanup_cg; (exit $st); _fl_exit' EXIT
+at_exit 'cleanup_cg'
 echo $((32 << 20)) >"$CG/memory.limit_in_bytes" || skip "cannot set memory.limit_in_bytes of $CG"
 
 # The target moves itself into the cgroup, then becomes oom-target: the

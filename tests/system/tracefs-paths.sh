@@ -28,7 +28,7 @@ grp=fltest_$$
 
 own_lines() { grep -F ":$grp/" "$dir/dynamic_events" | sort || :; }
 cleanup_own() { echo "-:$grp/canary" >>"$dir/dynamic_events" 2>/dev/null || :; echo "-:$grp/inj" >>"$dir/dynamic_events" 2>/dev/null || :; }
-trap 'cleanup_own; _fl_exit' EXIT
+at_exit 'cleanup_own'
 # dynamic_events without the groups of faultline processes this test did
 # not start (their pids are not in $T/.fl-pids), sorted.
 all_lines() {

@@ -15,7 +15,7 @@ LIBC=$(ldd "$LT" | awk '$1 == "libc.so.6" { print $3 }')
 D=$T/tmpfs
 mkdir -p "$D"
 mount -t tmpfs -o size=64m faultline-test "$D" || skip "cannot mount a tmpfs"
-trap 'st=$?; umount "$D" 2>/dev/null; (exit $st); _fl_exit' EXIT
+at_exit 'umount "$D" 2>/dev/null'
 [ "$(stat -f -c %T "$D")" = tmpfs ] || fail "$D is not tmpfs"
 cp "$LIBC" "$D/libc.so.6"
 # Both rungs: tracefs (probe-group's check) and the perf uprobe PMU

@@ -16,7 +16,7 @@ need_root
 TGT=$(target cache-target)
 block_backed_dir
 FILE=$block_dir/cache-test.$$.dat
-trap 'rm -f "$FILE"; _fl_exit' EXIT
+at_exit 'rm -f "$FILE"'
 MIB=64
 truth() { sed -n "s/^$1=//p" "$T/tgt.out" | tail -n 1; }
 

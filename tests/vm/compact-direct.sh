@@ -24,7 +24,7 @@ old_en=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP/enabled")
 old_df=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP/defrag")
 PRO=/proc/sys/vm/compaction_proactiveness
 old_pro=$(cat "$PRO" 2>/dev/null)
-trap 'st=$?; echo "$old_en" >"$THP/enabled"; echo "$old_df" >"$THP/defrag"; [ -z "$old_pro" ] || echo "$old_pro" >"$PRO"; (exit $st); _fl_exit' EXIT
+at_exit 'echo "$old_en" >"$THP/enabled"; echo "$old_df" >"$THP/defrag"; [ -z "$old_pro" ] || echo "$old_pro" >"$PRO"'
 echo always >"$THP/enabled" && echo always >"$THP/defrag" || fail "cannot set THP enabled/defrag to always"
 [ -z "$old_pro" ] || echo 0 >"$PRO" || fail "cannot set $PRO to 0"
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }

@@ -19,7 +19,7 @@ THP=/sys/kernel/mm/transparent_hugepage
 [ -w "$THP/defrag" ] && [ -w "$THP/enabled" ] || skip "no transparent hugepages"
 old_en=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP/enabled")
 old_df=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP/defrag")
-trap 'st=$?; echo "$old_en" >"$THP/enabled"; echo "$old_df" >"$THP/defrag"; (exit $st); _fl_exit' EXIT
+at_exit 'echo "$old_en" >"$THP/enabled"; echo "$old_df" >"$THP/defrag"'
 # THP and its defrag "always", as compact-direct.sh has them.
 echo always >"$THP/enabled" && echo always >"$THP/defrag" || fail "cannot set THP enabled/defrag to always"
 vm() { awk -v k="$1" '$1 == k { print $2 }' /proc/vmstat; }
@@ -32,7 +32,7 @@ go_fifo t1
 spawn_at_fifo t1 "$TT" --fragment "$frag_mb" --faults 1 --go "$fifo"
 tpid=$spawned
 grep -q '^fragmented=' "$T/t1.out" || fail "target did not fragment: $(cat "$T/t1.err")"
-trap 'st=$?; echo "$old_en" >"$THP/enabled"; echo "$old_df" >"$THP/defrag"; echo "$old_nr" >"$NR"; (exit $st); _fl_exit' EXIT
+at_exit 'echo "$old_en" >"$THP/enabled"; echo "$old_df" >"$THP/defrag"; echo "$old_nr" >"$NR"'
 s0=$(vm compact_stall) f0=$(vm compact_fail) ok0=$(vm compact_success) fb0=$(vm thp_fault_fallback)
 # The free 2 MiB blocks left (order 9, and 10 as two) and 32 more pages:
 # those 32 can only come from compaction.

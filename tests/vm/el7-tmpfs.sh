@@ -21,7 +21,7 @@ D=/tmp/el7-tmpfs.$$
 R=/run/el7-ramfs.$$
 mkdir -p "$D" "$R"
 mount -t ramfs ramfs "$R" || fail "cannot mount a ramfs on $R"
-trap 'st=$?; rm -rf "$D"; umount "$R"; rmdir "$R"; (exit $st); _fl_exit' EXIT
+at_exit 'rm -rf "$D"; umount "$R"; rmdir "$R"'
 cp /lib/x86_64-linux-gnu/libc.so.6 "$D/"
 cp /lib/x86_64-linux-gnu/libc.so.6 "$R/"
 

@@ -9,7 +9,7 @@ HT=$(target huge-target)
 NR=/proc/sys/vm/nr_hugepages
 [ -w "$NR" ] || skip "no $NR"
 old=$(cat "$NR")
-trap 'st=$?; echo "$old" >"$NR"; (exit $st); _fl_exit' EXIT
+at_exit 'echo "$old" >"$NR"'
 echo $((old + 4)) >"$NR"
 truth() { sed -n "s/^$1=//p" "$T/out" | tail -n 1; }
 

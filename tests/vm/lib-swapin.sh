@@ -50,7 +50,7 @@ zram_swap_cg() {
 	swapon /dev/zram0 || fail "swapon /dev/zram0"
 	old_pc=$(cat "$PC")
 	CG=$MEMCG/$1-$$
-	trap 'st=$?; empty_cg "$CG"; echo "$old_pc" >"$PC"; swapoff /dev/zram0; echo 1 >"$ZRAM/reset"; (exit $st); _fl_exit' EXIT
+	at_exit 'empty_cg "$CG"; echo "$old_pc" >"$PC"; swapoff /dev/zram0; echo 1 >"$ZRAM/reset"'
 	echo 0 >"$PC" || fail "cannot set $PC to 0"
 	mkdir "$CG" || fail "cannot create $CG"
 }

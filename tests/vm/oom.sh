@@ -24,7 +24,7 @@ else
 	limit=memory.limit_in_bytes
 fi
 mkdir "$CG" || skip "cannot create $CG"
-trap 'st=$?; empty_cg "$CG"; (exit $st); _fl_exit' EXIT
+at_exit 'empty_cg "$CG"'
 echo $((32 << 20)) >"$CG/$limit"
 [ -e "$CG/memory.swap.max" ] && echo 0 >"$CG/memory.swap.max"
 PAGES=$((32 * 256))

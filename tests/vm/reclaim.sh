@@ -32,7 +32,7 @@ else
 fi
 mkdir "$CG" || fail "cannot create $CG"
 echo $((LIMIT_MB << 20)) >"$CG/$limit" || fail "cannot set $CG/$limit"
-trap 'st=$?; empty_cg "$CG"; rm -f "$DATA"; (exit $st); _fl_exit' EXIT
+at_exit 'empty_cg "$CG"; rm -f "$DATA"'
 
 # json_objects FILE: every non-empty line one flat JSON object (no
 # python3 here: its shape, {"key":value,...}, with awk).

@@ -17,7 +17,7 @@ ZRAM=/sys/block/zram0
 echo 64M >"$ZRAM/disksize" || fail "cannot size zram0"
 mkswap /dev/zram0 >/dev/null || fail "mkswap /dev/zram0"
 swapon /dev/zram0 || fail "swapon /dev/zram0"
-trap 'st=$?; swapoff /dev/zram0; echo 1 >"$ZRAM/reset"; (exit $st); _fl_exit' EXIT
+at_exit 'swapoff /dev/zram0; echo 1 >"$ZRAM/reset"'
 run_rung() { # NAME BANNER_REGEX
 	go_fifo "$1"
 	spawn_at_fifo "$1" "$RT" --pageout 2000 --go "$fifo"
