@@ -14,6 +14,8 @@ static const struct {
 	{ "cgroup", "a cgroup v2 group whose memory files are read too: a directory, or a path "
 		    "below the cgroup2 mount" },
 	{ "interval", "report per interval of SECS seconds" },
+	{ "live", "a top-like screen of the stacks holding the most, redrawn each interval "
+		  "(keys sort and scroll, q quits); the report follows" },
 	{ "obj", "the allocator's library, when it is not the object the program's malloc "
 		 "calls" },
 	{ "probes", "the allocator's probe spec: a name in probes/ or a file" },
