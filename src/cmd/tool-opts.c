@@ -470,7 +470,7 @@ static const struct {
 	    TOOL_SHARED_OUTPUT, 0, 0 }, TOOL_OPT_NO_OUTPUT, 0 },
 	{ { TOOL_OPTION_SHARED, 0, "snapshot-every", "SECS",
 	    "print the report so far every SECS seconds and go on tracing, as SIGUSR1 does",
-	    TOOL_SHARED_SNAPSHOT_EVERY, 0, 0 }, TOOL_OPT_NO_OUTPUT, 0 },
+	    TOOL_SHARED_SNAPSHOT_EVERY, 0, 0 }, TOOL_OPT_NO_OUTPUT, TOOL_OPT_SNAPSHOT },
 	{ { TOOL_OPTION_SHARED, 'h', "help", NULL, "print this help", TOOL_SHARED_HELP, 0, 0 }, 0, 0 },
 };
 #define NSHARED (sizeof(shared_rows) / sizeof(shared_rows[0]))

@@ -76,6 +76,10 @@ struct tool_opts {
  * saying why (oom; a recording may hold a target's): a program typed where
  * a number goes is not told to run with "--". */
 #define TOOL_OPT_LIVE_ALL	(1u << 4)
+/* --snapshot-every: the tool prints snapshots (its struct tool has a
+ * .snapshot; test-opt-tables holds the two together).  A tool without
+ * answers a SIGUSR1 in one line. */
+#define TOOL_OPT_SNAPSHOT	(1u << 5)
 /*
  * Shared options a tool does not take (it has no target to choose, or
  * prints no JSON): getopt is not told of them, so they are an "unknown

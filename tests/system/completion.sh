@@ -72,7 +72,7 @@ for c in $cmds; do
 		grep -qxF -- "$o" "$T/comp" || fail "completing 'faultline $c -': '$o' of its -h not offered"
 	done <"$T/opts"
 done
-expect_comp "--sample-rate --show-allocs --sort --srcline --stack-storage-size --symbols-prefix" leak --s
+expect_comp "--sample-rate --show-allocs --snapshot-every --sort --srcline --stack-storage-size --symbols-prefix" leak --s
 expect_comp "-n --dry-run -h --help" cleanup -
 # Named in a description only (--precursors': "as oom --timeline"): not
 # an option of report timeline.

@@ -214,7 +214,7 @@ if live leak; then
 	ended leak 0
 	expect_line '^\[[0-9]{2}:[0-9]{2}:[0-9]{2}\] Top 10 stacks with outstanding allocations:$' "$T/leak.screen"
 	expect_line '^ +2097152 bytes in 2 allocations from stack$' "$T/leak.screen"
-	expect_line '^2104040 bytes in 42 allocations outstanding from 9 stacks' "$T/leak.screen"
+	expect_line '^  outstanding: +2,104,040 B \(2\.01 MiB\) in 42 allocations from 9 stacks$' "$T/leak.screen"
 fi
 fifo_unblock "$T/end.fifo"
 

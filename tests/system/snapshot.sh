@@ -105,8 +105,9 @@ wait_until 30 after_snapshot 2 "$T/fl2.out" || fail "leak: no snapshot 2"
 release "$end"
 wait_exit "$fl" "leak"
 expect_eq "$rc" 0 "leak: exit status ($(tail -n 2 "$T/fl2.err"))"
-expect_eq "$(grep -E '^(--- snapshot|[0-9]+ bytes in [0-9]+ allocations outstanding)' "$T/fl2.out" |
-	sed 's/ at [0-9.]* s ---/ ---/; s/ outstanding from .*//' | tr '\n' ';')" \
+expect_eq "$(grep -E '^(--- snapshot|  outstanding: )' "$T/fl2.out" |
+	sed -E 's/ at [0-9.]* s ---/ ---/; s/^  outstanding: *([0-9,]+) B( \([^)]*\))? in ([0-9,]+) allocations.*/\1 bytes in \3 allocations/' |
+	tr -d , | tr '\n' ';')" \
 	"--- snapshot 1 ---;300000 bytes in 3 allocations;--- snapshot 2 ---;340000 bytes in 4 allocations;340000 bytes in 4 allocations;" \
 	"leak: snapshots and the final report"
 assert_no_probes_of "$fl"

@@ -12,7 +12,9 @@
  *    the exceptions below, each with its reason;
  *  - a long name two or more commands declare has no meaning in the
  *    vocabulary (cmd/vocabulary.c, or a shared row), or the vocabulary
- *    lists a name fewer than two commands declare.
+ *    lists a name fewer than two commands declare;
+ *  - a tool takes --snapshot-every (TOOL_OPT_SNAPSHOT) and has no
+ *    .snapshot, or has one and refuses the option.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,6 +25,7 @@
 #include <getopt.h>
 
 #include "../../src/cmd/commands.h"
+#include "../../src/cmd/tool.h"
 #include "../../src/cmd/tool-opts.h"
 #include "../../src/cmd/vocabulary.h"
 #include "check.h"
@@ -345,6 +348,23 @@ static void vocabulary(void)
 	free(buf);
 }
 
+static void snapshots(void)
+{
+	size_t n;
+	const struct command *c = commands__all(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct tool *t = c[i].tool;
+
+		if (!t)
+			continue;
+		CHECK_MSG(!(t->cmdline->accepts & TOOL_OPT_SNAPSHOT) == !t->snapshot,
+			  "%s: %s --snapshot-every, %s a .snapshot", t->name,
+			  t->cmdline->accepts & TOOL_OPT_SNAPSHOT ? "takes" : "refuses",
+			  t->snapshot ? "has" : "has no");
+	}
+}
+
 int main(void)
 {
 	size_t n = 0, all = commands__cmdlines(tool_cmdlines, 127);
@@ -372,5 +392,6 @@ int main(void)
 	}
 	meanings();
 	vocabulary();
+	snapshots();
 	return check_done("test-opt-tables");
 }

@@ -33,7 +33,7 @@ static const struct tool_option brk_options[] = {
 
 static const struct tool_cmdline brk_cmdline = {
 	.tool = TOOL,
-	.accepts = TOOL_OPT_T | TOOL_OPT_FOLDED,
+	.accepts = TOOL_OPT_T | TOOL_OPT_FOLDED | TOOL_OPT_SNAPSHOT,
 	.options = brk_options,
 };
 

@@ -60,7 +60,7 @@ static const struct tool_option cache_options[] = {
 
 static const struct tool_cmdline cache_cmdline = {
 	.tool = TOOL,
-	.accepts = TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL),
+	.accepts = TOOL_OPT_T | (TOOL_OPT_NO_SHARED & ~TOOL_OPT_NO_ALL) | TOOL_OPT_SNAPSHOT,
 	.options = cache_options,
 	.text = {
 		.args = "[interval [count]]",

@@ -777,7 +777,7 @@ static const struct tool_option faults_options[] = {
 
 static const struct tool_cmdline faults_cmdline = {
 	.tool = TOOL,
-	.accepts = TOOL_OPT_FOLDED,
+	.accepts = TOOL_OPT_FOLDED | TOOL_OPT_SNAPSHOT,
 	.options = faults_options,
 	.opt = faults_opt,
 };

@@ -820,7 +820,7 @@ static const struct tool_option heap_options[] = {
 
 static const struct tool_cmdline heap_cmdline = {
 	.tool = TOOL,
-	.accepts = TOOL_OPT_NO_ALL,
+	.accepts = TOOL_OPT_NO_ALL | TOOL_OPT_SNAPSHOT,
 	.options = heap_options,
 	.text = {
 		.intro = "heaptrack_print's report of a program's heap: who calls the allocator most,\n"

@@ -214,7 +214,7 @@ static const struct tool_option leak_options[] = {
 
 static const struct tool_cmdline leak_cmdline = {
 	.tool = TOOL,
-	.accepts = TOOL_OPT_FOLDED,
+	.accepts = TOOL_OPT_FOLDED | TOOL_OPT_SNAPSHOT,
 	.options = leak_options,
 	.text = {
 		.args = "[interval [count]]",

@@ -354,7 +354,7 @@ static const struct tool_option mmap_options[] = {
 
 static const struct tool_cmdline mmap_cmdline = {
 	.tool = TOOL,
-	.accepts = TOOL_OPT_T | TOOL_OPT_G,
+	.accepts = TOOL_OPT_T | TOOL_OPT_G | TOOL_OPT_SNAPSHOT,
 	.options = mmap_options,
 };
 

@@ -575,7 +575,7 @@ static const struct tool_option slab_options[] = {
 
 static const struct tool_cmdline slab_cmdline = {
 	.tool = TOOL,
-	.accepts = TOOL_OPT_G | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND,
+	.accepts = TOOL_OPT_G | TOOL_OPT_ANY_ORDER | TOOL_OPT_NO_UNWIND | TOOL_OPT_SNAPSHOT,
 	.options = slab_options,
 	.text = {
 		.args = "[interval [count]]",
