@@ -3,8 +3,9 @@
  *
  * The sites live in a keyed table (lib/keyed.h) by pid << 32 | stack; a
  * per-thread table's, whose triple does not fit a key, by its hash, a
- * collision taking the next key (as pprof.c's tables do).  A sorted view is a copy, so the table goes on taking lookups (leak
- * reports every few seconds from the table it keeps counting into).
+ * collision taking the next key (as pprof.c's tables do).  A sorted view
+ * is a copy, so the table goes on taking lookups (leak reports every few
+ * seconds from the table it keeps counting into).
  * Calls lib/ only.
  */
 #include <errno.h>
