@@ -219,6 +219,90 @@ static void test_stack_table(void)
 	}
 }
 
+/* A table per thread: the same stack in two threads of a process is two
+ * sites, each with its tid; a per-process table sums them under tid 0. */
+static void test_stack_table_threads(void)
+{
+	struct stack_table *t, *pt;
+	struct stack_site *v = NULL;
+	const struct stack_site *s;
+	size_t n = 0;
+
+	CHECK_EQ_U64(stack_table__new_threads(sizeof(struct stack_site) - 1, &t),
+		     (uint64_t)-EINVAL);
+	CHECK_EQ_U64(stack_table__new_threads(0, &t), 0);
+	CHECK_EQ_U64(stack_table__new(0, &pt), 0);
+	CHECK(stack_table__threads(t) && !stack_table__threads(pt));
+	/* report pprof --faults: a fault is a call of no bytes. */
+	CHECK_EQ_U64(stack_table__call_tid(t, 10, 12, 5, 0, 1), 0);
+	CHECK_EQ_U64(stack_table__call_tid(t, 10, 11, 5, 0, 1), 0);
+	CHECK_EQ_U64(stack_table__call_tid(t, 10, 12, 5, 0, 1), 0);
+	/* goalloc --pprof: allocations and bytes. */
+	CHECK_EQ_U64(stack_table__call_tid(t, 10, 11, 4, 64, 1), 0);
+	CHECK_EQ_U64(stack_table__call_tid(t, 9, 9, 5, 8, 2), 0);
+	CHECK_EQ_U64(stack_table__count(t), 4);
+	s = stack_table__find_tid(t, 10, 12, 5);
+	CHECK(s && s->pid == 10 && s->tid == 12 && s->stack == 5 && s->calls == 2 &&
+	      s->bytes == 0);
+	s = stack_table__find_tid(t, 10, 11, 5);
+	CHECK(s && s->tid == 11 && s->calls == 1);
+	s = stack_table__find_tid(t, 9, 9, 5);
+	CHECK(s && s->calls == 2 && s->bytes == 16);
+	CHECK(stack_table__find_tid(t, 10, 13, 5) == NULL);
+	/* No thread 0 was seen: a process-wide lookup finds nothing. */
+	CHECK(stack_table__find(t, 10, 5) == NULL);
+	/* Made in the order seen (pprof's sample order). */
+	CHECK(stack_table__at(t, 0) == stack_table__find_tid(t, 10, 12, 5));
+	CHECK(stack_table__at(t, 1) == stack_table__find_tid(t, 10, 11, 5));
+	CHECK_EQ_U64(stack_site__col(stack_table__at(t, 3), STACK_BYTES), 16);
+
+	/* Ties of the keys by pid, stack, then tid: 9/5/9, 10/4/11, 10/5/11,
+	 * 10/5/12 by bytes (16, 64, 0, 0) ascending: 0, 0, 16, 64. */
+	CHECK_EQ_U64(stack_table__sorted(t, &(struct stack_order){ STACK_BYTES, STACK_BYTES, false,
+								   false }, &v, &n), 0);
+	CHECK_EQ_U64(n, 4);
+	if (n == 4) {
+		CHECK(v[0].pid == 10 && v[0].stack == 5 && v[0].tid == 11);
+		CHECK(v[1].pid == 10 && v[1].stack == 5 && v[1].tid == 12);
+		CHECK(v[2].pid == 9 && v[2].stack == 5 && v[2].tid == 9);
+		CHECK(v[3].pid == 10 && v[3].stack == 4 && v[3].tid == 11);
+	}
+	free(v);
+	/* By calls, most first: 10/5/12 (2) and 9/5/9 (2), then 10/4/11
+	 * and 10/5/11 (1): ties by pid, stack, tid. */
+	CHECK_EQ_U64(stack_table__sorted(t, &(struct stack_order){ STACK_CALLS, STACK_CALLS, true,
+								   false }, &v, &n), 0);
+	CHECK_EQ_U64(n, 4);
+	if (n == 4) {
+		CHECK(v[0].pid == 9 && v[1].pid == 10 && v[1].tid == 12);
+		CHECK(v[2].stack == 4 && v[3].stack == 5 && v[3].tid == 11);
+	}
+	free(v);
+
+	/* The same calls per process: the threads in one site, tid 0. */
+	CHECK_EQ_U64(stack_table__call_tid(pt, 10, 12, 5, 0, 1), 0);
+	CHECK_EQ_U64(stack_table__call_tid(pt, 10, 11, 5, 0, 1), 0);
+	CHECK_EQ_U64(stack_table__call(pt, 10, 5, 0, 1), 0);
+	CHECK_EQ_U64(stack_table__count(pt), 1);
+	s = stack_table__find_tid(pt, 10, 99, 5);
+	CHECK(s && s == stack_table__find(pt, 10, 5) && s->tid == 0 && s->calls == 3);
+	stack_table__free(pt);
+
+	/* Many threads of one stack: every one found again (the hashed keys
+	 * collide or not). */
+	for (pid_t tid = 1; tid <= 2000; tid++)
+		CHECK_EQ_U64(stack_table__call_tid(t, 20, tid, 7, (uint64_t)tid, 1), 0);
+	CHECK_EQ_U64(stack_table__count(t), 2004);
+	for (pid_t tid = 1; tid <= 2000; tid++) {
+		s = stack_table__find_tid(t, 20, tid, 7);
+		if (!s || s->tid != tid || s->bytes != (uint64_t)tid) {
+			CHECK(!"thread site lost");
+			break;
+		}
+	}
+	stack_table__free(t);
+}
+
 enum { NSITES = 5, NBLOCKS = 64, STEPS = 20000 };
 
 /* A block its process held when it exec'd: gone, not leaked, and not a
@@ -353,6 +437,7 @@ static void test_sampled(void)
 int main(void)
 {
 	test_stack_table();
+	test_stack_table_threads();
 	test_rules();
 	test_gone();
 	test_sampled();

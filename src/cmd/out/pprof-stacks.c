@@ -8,10 +8,6 @@
  * function's system name), and srcline's inlined functions come before
  * it, innermost first.  A location is symbolized once: pprof.c keeps it
  * by (mapping, address).
- *
- * The thread table is a keyed table (lib/keyed.h) under the hash of the
- * (pid, tid, stack) triple, a collision taking the next key, as pprof.c's
- * tables do.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,8 +19,6 @@
 #include "cmd/out/pprof-stacks.h"
 #include "cmd/tool.h"
 #include "lib/errbuf.h"
-#include "lib/hashmap.h"
-#include "lib/keyed.h"
 #include "lib/ostream.h"
 #include "stack/addrspace.h"
 #include "stack/stackdb.h"
@@ -171,80 +165,39 @@ int pprof_stacks__write(const struct pprof *p, const char *path, struct errbuf *
 	return err;
 }
 
-/* ---- values by thread ---- */
+/* ---- a tool's sites ---- */
 
-struct pprof_threads {
-	struct keyed *sites;	/* hash of the who, then the next key -> struct tsite */
-	size_t nvalues;
-};
-
-struct tsite {
-	struct pprof_who who;
-	int64_t values[];
-};
-
-int pprof_threads__new(size_t nvalues, struct pprof_threads **out)
+static int site_sample(struct pprof *p, struct session *s, const struct stack_site *site,
+		       const enum stack_col *cols, size_t ncols)
 {
-	struct pprof_threads *t = calloc(1, sizeof(*t));
+	int64_t values[STACK_NCOLS];
 
-	*out = NULL;
-	if (!t)
-		return -ENOMEM;
-	t->nvalues = nvalues;
-	t->sites = keyed__new(sizeof(struct tsite) + nvalues * sizeof(int64_t));
-	if (!t->sites) {
-		free(t);
-		return -ENOMEM;
-	}
-	*out = t;
-	return 0;
+	for (size_t i = 0; i < ncols; i++)
+		values[i] = (int64_t)stack_site__col(site, cols[i]);
+	return pprof_stacks__sample(p, s, &(struct pprof_who){ site->pid, site->tid, site->stack },
+				    values);
 }
 
-void pprof_threads__free(struct pprof_threads *t)
-{
-	if (!t)
-		return;
-	keyed__free(t->sites);
-	free(t);
-}
-
-int pprof_threads__add(struct pprof_threads *t, const struct pprof_who *w, const int64_t *values)
-{
-	uint64_t key[3] = { (uint64_t)(uint32_t)w->pid, (uint64_t)(uint32_t)w->tid, w->stack };
-	uint64_t h = hash_bytes(key, sizeof(key));
-	struct tsite *site;
-	int created = 0;
-
-	for (;; h++) {
-		site = keyed__get(t->sites, h, &created);
-		if (!site)
-			return -ENOMEM;
-		if (created) {
-			site->who = *w;
-			break;
-		}
-		if (site->who.pid == w->pid && site->who.tid == w->tid &&
-		    site->who.stack == w->stack)
-			break;
-	}
-	for (size_t i = 0; i < t->nvalues; i++)
-		site->values[i] += values[i];
-	return 0;
-}
-
-size_t pprof_threads__count(const struct pprof_threads *t)
-{
-	return keyed__count(t->sites);
-}
-
-int pprof_threads__samples(const struct pprof_threads *t, struct pprof *p, struct session *s)
+int pprof_stacks__table(struct pprof *p, struct session *s, const struct stack_table *t,
+			const enum stack_col *cols, size_t ncols)
 {
 	int err = 0;
 
-	for (size_t i = 0; i < keyed__count(t->sites) && !err; i++) {
-		const struct tsite *site = keyed__at(t->sites, i);
+	if (ncols > STACK_NCOLS)
+		return -EINVAL;
+	for (size_t i = 0; i < stack_table__count(t) && !err; i++)
+		err = site_sample(p, s, stack_table__at(t, i), cols, ncols);
+	return err;
+}
 
-		err = pprof_stacks__sample(p, s, &site->who, site->values);
-	}
+int pprof_stacks__sites(struct pprof *p, struct session *s, const struct stack_site *sites,
+			size_t n, const enum stack_col *cols, size_t ncols)
+{
+	int err = 0;
+
+	if (ncols > STACK_NCOLS)
+		return -EINVAL;
+	for (size_t i = 0; i < n && !err; i++)
+		err = site_sample(p, s, &sites[i], cols, ncols);
 	return err;
 }

@@ -18,11 +18,11 @@
  * and line and the functions inlined there.  The first mapping is the
  * target's program, which pprof names the profile after.
  *
- * Also a table of values summed by (pid, tid, stack) for a tool whose own
- * table is by (pid, stack) (its text report's unit).
+ * A tool's sites (agg/stack-table.h, per process or per thread) are
+ * written as samples whole, the columns it names as the values.
  *
- * Calls pprof.h, the session's address spaces, stacks and symbolizer, and
- * tool.h's output file; returns 0 or -errno and never prints.
+ * Calls pprof.h, the stack table, the session's address spaces, stacks and
+ * symbolizer, and tool.h's output file; returns 0 or -errno and never prints.
  */
 #ifndef FAULTLINE_PPROF_STACKS_H
 #define FAULTLINE_PPROF_STACKS_H
@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "agg/stack-table.h"
 #include "cmd/out/pprof.h"
 
 struct session;
@@ -69,18 +70,16 @@ int pprof_stacks__sample(struct pprof *p, struct session *s, const struct pprof_
  */
 int pprof_stacks__write(const struct pprof *p, const char *path, struct errbuf *eb);
 
-/* ---- values by thread ---- */
-
-struct pprof_threads;
-
-/* @nvalues values a (pid, tid, stack); 0 or -ENOMEM. */
-int pprof_threads__new(size_t nvalues, struct pprof_threads **out);
-/* NULL is fine. */
-void pprof_threads__free(struct pprof_threads *t);
-/* @values added to @w's; 0 or -ENOMEM. */
-int pprof_threads__add(struct pprof_threads *t, const struct pprof_who *w, const int64_t *values);
-size_t pprof_threads__count(const struct pprof_threads *t);
-/* Each (pid, tid, stack) as one sample of @p, in the order first seen. */
-int pprof_threads__samples(const struct pprof_threads *t, struct pprof *p, struct session *s);
+/**
+ * pprof_stacks__table() - each site of @t a sample, in the order they were
+ * made, its counters @cols (@ncols of them, one per sample type) the
+ * values; labelled as pprof_stacks__sample()'s, tid when @t is per thread.
+ * Return: 0, -EINVAL (@ncols beyond STACK_NCOLS), -ENOMEM.
+ */
+int pprof_stacks__table(struct pprof *p, struct session *s, const struct stack_table *t,
+			const enum stack_col *cols, size_t ncols);
+/* The same for the @n sites of @sites (a sorted copy; tid when not 0). */
+int pprof_stacks__sites(struct pprof *p, struct session *s, const struct stack_site *sites,
+			size_t n, const enum stack_col *cols, size_t ncols);
 
 #endif

@@ -38,7 +38,7 @@
 #include "lib/json.h"
 #include "lib/numfmt.h"
 #include "trace/tp-catalog.h"
-#include "lib/keyed.h"
+#include "agg/stack-table.h"
 #include "trace/probe-spec.h"
 #include "cmd/out/report.h"
 #include "trace/session.h"
@@ -62,22 +62,16 @@ enum { OPT_PPROF = 256 };
 #define STACK_CHECK "493b66100f86"
 #define STACK_CHECK_LEN 10
 
-struct site {
-	pid_t pid;
-	uint32_t stack;
-	uint64_t bytes, count;
-};
-
 struct goalloc {
 	struct tool_opts *o;
 	unsigned int top;
 	char exe[PATH_MAX];
 	struct tp_field f_size;
-	struct keyed *sites;	/* pid << 32 | stack id -> struct site */
+	struct stack_table *sites;	/* by (pid, stack): calls are allocations */
 	uint64_t bytes, count;
 	const char *pprof;	/* --pprof FILE */
 #ifdef HAVE_PPROF
-	struct pprof_threads *threads;	/* --pprof: count, bytes by (pid, tid, stack) */
+	struct stack_table *threads;	/* --pprof: the same by (pid, tid, stack) */
 	uint64_t first, last;	/* the first and last mallocgc's times */
 #endif
 	int err;
@@ -110,8 +104,6 @@ static void on_mallocgc(struct session *s, const struct sample *smp, void *ctx)
 	struct goalloc *g = ctx;
 	uint64_t size = 0;
 	uint32_t stack = 0;
-	struct site *site;
-	int created;
 
 	if (tp_field__u64(&g->f_size, smp->raw, smp->raw_size, &size))
 		return;
@@ -121,36 +113,18 @@ static void on_mallocgc(struct session *s, const struct sample *smp, void *ctx)
 		g->err = -ENOMEM;
 		return;
 	}
-	site = keyed__get(g->sites, (uint64_t)smp->pid << 32 | stack, &created);
-	if (!site) {
+	if (stack_table__call(g->sites, (pid_t)smp->pid, stack, size, 1)) {
 		g->err = -ENOMEM;
 		return;
 	}
-	if (created) {
-		site->pid = (pid_t)smp->pid;
-		site->stack = stack;
-	}
-	site->bytes += size;
-	site->count++;
 #ifdef HAVE_PPROF
 	if (g->threads &&
-	    pprof_threads__add(g->threads, &(struct pprof_who){ site->pid, (pid_t)smp->tid, stack },
-			       (const int64_t[]){ 1, (int64_t)size }))
+	    stack_table__call_tid(g->threads, (pid_t)smp->pid, (pid_t)smp->tid, stack, size, 1))
 		g->err = -ENOMEM;
 	if (!g->first)
 		g->first = smp->time;
 	g->last = smp->time;
 #endif
-}
-
-static int cmp_site(const void *a, const void *b, void *ctx)
-{
-	const struct site *x = a, *y = b;
-
-	(void)ctx;
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? 1 : -1;	/* ascending, largest last, as memleak */
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
 #ifdef HAVE_PPROF
@@ -171,7 +145,8 @@ static int write_pprof(struct goalloc *g, struct session *s, struct errbuf *eb)
 					.duration_nanos = (int64_t)(g->last - g->first) },
 				&p);
 	if (!err)
-		err = pprof_threads__samples(g->threads, p, s);
+		err = pprof_stacks__table(p, s, g->threads,
+					  (const enum stack_col[]){ STACK_CALLS, STACK_BYTES }, 2);
 	if (err)
 		errbuf__set(eb, err, "cannot make the profile: %s", strerror(-err));
 	else
@@ -184,12 +159,18 @@ static int write_pprof(struct goalloc *g, struct session *s, struct errbuf *eb)
 static int goalloc_report(void *ctx, struct session *s)
 {
 	struct goalloc *g = ctx;
-	size_t n = keyed__count(g->sites), first;
+	struct stack_site *sites = NULL;
+	size_t n = 0, first;
 	struct report r;
+	int err = g->err;
 
-	if (g->err)
-		return tool__fail(TOOL, NULL, g->err);
-	keyed__sort(g->sites, cmp_site, NULL);
+	/* Ascending by bytes, largest last, as memleak; ties by pid, stack. */
+	if (!err)
+		err = stack_table__sorted(g->sites, &(struct stack_order){ STACK_BYTES, STACK_BYTES,
+									   false, false },
+					  &sites, &n);
+	if (err)
+		return tool__fail(TOOL, NULL, err);
 	first = n > g->top ? n - g->top : 0;
 	report__init(&r, s, stdout, false);
 	report__lost_first(&r, g->o->json, g->o->folded, TOOL,
@@ -197,7 +178,7 @@ static int goalloc_report(void *ctx, struct session *s)
 	if (!g->o->json && !g->o->folded)
 		printf("Top %u stacks by bytes allocated (runtime.mallocgc):\n", g->top);
 	for (size_t i = first; i < n; i++) {
-		const struct site *e = keyed__at(g->sites, i);
+		const struct stack_site *e = &sites[i];
 		const char *comm = session__stack_comm(s, e->pid, e->stack);
 
 		if (g->o->folded) {
@@ -206,12 +187,12 @@ static int goalloc_report(void *ctx, struct session *s)
 			printf("{\"type\":\"stack\",\"pid\":%d,\"comm\":", (int)e->pid);
 			json__str(stdout, comm);
 			printf(",\"bytes\":%" PRIu64 ",\"allocations\":%" PRIu64 ",\"stack\":", e->bytes,
-			       e->count);
+			       e->calls);
 			report__stack_json(&r, e->pid, e->stack);
 			printf("}\n");
 		} else {
 			printf("\t%" PRIu64 " bytes in %" PRIu64 " allocations from stack\n", e->bytes,
-			       e->count);
+			       e->calls);
 			report__stack(&r, e->pid, e->stack, "\t\t", true);
 		}
 	}
@@ -231,11 +212,12 @@ static int goalloc_report(void *ctx, struct session *s)
 	if (!g->o->folded)
 		report__footer(&r, g->o->json);
 	report__fini(&r);
+	free(sites);
 #ifdef HAVE_PPROF
 	if (g->pprof) {
 		struct errbuf eb = { "" };
-		int err = write_pprof(g, s, &eb);
 
+		err = write_pprof(g, s, &eb);
 		if (err)
 			return tool__fail(TOOL, &eb, err);
 	}
@@ -369,7 +351,7 @@ static int goalloc_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 	}
 	g->o = o;
 #ifdef HAVE_PPROF
-	if (g->pprof && pprof_threads__new(2, &g->threads))
+	if (g->pprof && stack_table__new_threads(0, &g->threads))
 		return -ENOMEM;
 #else
 	if (g->pprof) {
@@ -378,17 +360,16 @@ static int goalloc_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 		return -EINVAL;
 	}
 #endif
-	g->sites = keyed__new(sizeof(struct site));
-	return g->sites ? 0 : -ENOMEM;
+	return stack_table__new(0, &g->sites);
 }
 
 static void goalloc_fini(void *ctx)
 {
 	struct goalloc *g = ctx;
 
-	keyed__free(g->sites);
+	stack_table__free(g->sites);
 #ifdef HAVE_PPROF
-	pprof_threads__free(g->threads);
+	stack_table__free(g->threads);
 #endif
 }
 

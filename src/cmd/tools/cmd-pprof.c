@@ -64,7 +64,7 @@ struct pp {
 	struct alloc_trace *at;
 	struct heap_profile *hp;
 	/* faults */
-	struct pprof_threads *fsites;	/* faults by (pid, tid, stack) */
+	struct stack_table *fsites;	/* by (pid, tid, stack): calls are faults */
 	uint64_t nfaults, first, last;
 	const char *fault_event;
 	struct pprof *prof;
@@ -76,12 +76,12 @@ struct pp {
 static void on_fault(struct session *s, const struct sample *smp, void *ctx)
 {
 	struct pp *pp = ctx;
-	struct pprof_who w = { .pid = (pid_t)smp->pid, .tid = (pid_t)smp->tid };
+	uint32_t stack = 0;
 
 	if (pp->err)
 		return;
-	if (session__user_stack(s, smp, &w.stack) ||
-	    pprof_threads__add(pp->fsites, &w, (const int64_t[]){ 1 })) {
+	if (session__user_stack(s, smp, &stack) ||
+	    stack_table__call_tid(pp->fsites, (pid_t)smp->pid, (pid_t)smp->tid, stack, 0, 1)) {
 		pp->err = -ENOMEM;
 		return;
 	}
@@ -131,7 +131,7 @@ static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 		return err;
 	}
 	pp->faults = true;
-	if (pprof_threads__new(1, &pp->fsites))
+	if (stack_table__new_threads(0, &pp->fsites))
 		return errbuf__set(eb, -ENOMEM, "out of memory");
 	/* faults' own events and flags: the tracepoint, else the software
 	 * event, each with the user stack. */
@@ -182,17 +182,14 @@ static int build(struct pp *pp)
 	if (err)
 		return err;
 	if (pp->faults)
-		return pprof_threads__samples(pp->fsites, pp->prof, pp->s);
+		return pprof_stacks__table(pp->prof, pp->s, pp->fsites,
+					   (const enum stack_col[]){ STACK_CALLS }, 1);
 	/* The heap's sites are a process's: no tid (see above). */
 	err = heap_profile__sites(pp->hp, &sites, &nsites);
-	for (size_t i = 0; i < nsites && !err; i++) {
-		const struct stack_site *hs = &sites[i];
-
-		err = pprof_stacks__sample(pp->prof, pp->s,
-					   &(struct pprof_who){ hs->pid, 0, hs->stack },
-					   (int64_t[]){ (int64_t)hs->calls, (int64_t)hs->bytes,
-						(int64_t)hs->leaked_blocks, (int64_t)hs->leaked });
-	}
+	if (!err)
+		err = pprof_stacks__sites(pp->prof, pp->s, sites, nsites,
+					  (const enum stack_col[]){ STACK_CALLS, STACK_BYTES,
+						  STACK_LEAKED_BLOCKS, STACK_LEAKED }, 4);
 	free(sites);
 	return err;
 }
@@ -241,7 +238,7 @@ out:
 	pprof__free(pp.prof);
 	alloc_trace__free(pp.at);
 	heap_profile__free(pp.hp);
-	pprof_threads__free(pp.fsites);
+	stack_table__free(pp.fsites);
 	session__free(pp.s);
 	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
 }
