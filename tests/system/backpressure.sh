@@ -112,7 +112,7 @@ leak_c "leak -c" $B
 expect_line ', lost 0 events' "$T/fl.out"
 expect_no_line '^WARNING: lost' "$T/fl.out"
 final_first "$T/fl.out" >"$T/first"
-grep -Eq '^the target was paused [1-9][0-9]* times?, [0-9.]+ ms in all, so that no event was lost$' \
+grep -Eq '^the target was paused [1-9][0-9,]* times?, [0-9.,]+ ms in all, so that no event was lost$' \
 	"$T/first" || fail "leak -c: the final report's first line is not the pause line: $(cat "$T/first")"
 expect_eq "$(key_of "$T/fl.out" pairs)" "$N" "leak -c: the target ran its pairs"
 
@@ -140,8 +140,8 @@ if wait_until "$FL_READY_TIMEOUT" grep -q "^Executing '" "$T/fl.err"; then
 	wait_exit "$fl" "leak --no-pause, held"
 	expect_eq "$rc" 0 "leak --no-pause, held: status"
 	remedy='to lose none, run again with back-pressure \(no --no-pause: the command paused instead\)'
-	expect_line "^faultline leak: warning: lost [0-9]+ events: .*; $remedy" "$T/fl.err"
-	expect_line "^WARNING: lost [0-9]+ events: .*; $remedy" "$T/fl.out"
+	expect_line "^faultline leak: warning: lost [0-9,]+ events: .*; $remedy" "$T/fl.err"
+	expect_line "^WARNING: lost [0-9,]+ events: .*; $remedy" "$T/fl.out"
 	expect_no_line '^the target was paused' "$T/fl.out"
 else
 	fail "--no-pause, held: faultline not tracing: $(tail -n 3 "$T/fl.err")"
@@ -174,7 +174,7 @@ done
 TOOL=record leak_c "record -e leak -c" -e leak -o "$T/bp.rec" $B
 rline=$(sed -n 's/^faultline record: \(the target was paused .*\)$/\1/p' "$T/fl.err")
 echo "RESULT backpressure record: $rline"
-echo "$rline" | grep -Eq '^the target was paused [1-9][0-9]* times?, [0-9.]+ ms in all, so that no event was lost$' ||
+echo "$rline" | grep -Eq '^the target was paused [1-9][0-9,]* times?, [0-9.,]+ ms in all, so that no event was lost$' ||
 	fail "record: no pause line: $(tail -n 3 "$T/fl.err")"
 expect_line 'faultline record: [0-9]+ samples \(0 lost\)' "$T/fl.err"
 run_fl report -i "$T/bp.rec" leak
@@ -184,15 +184,16 @@ expect_line ', lost 0 events' "$T/out"
 run_fl report -i "$T/bp.rec" leak --json
 expect_eq "$rc" 0 "report -i leak --json: status"
 exact "report -i leak --json" "$T/out" "$T/fl.out"
-# The record run's count and ms, as it printed them (%.1f under 10 ms, %.0f).
+# The record run's count and ms, as it printed them (%.1f under 10 ms, %.0f
+# with thousands separators; the count with them too).
 python3 - "$T/out" "$rline" <<'PY' ||
 import json, re, sys
 o = [o for o in (json.loads(l) for l in open(sys.argv[1]) if l.startswith("{"))
      if o.get("type") == "summary"][-1]
 n, ms, line = o["pauses"], o["paused_ms"], sys.argv[2]
-m = re.match(r"the target was paused (\d+) times?, ([0-9.]+) ms", line)
-sys.exit(0 if m and int(m.group(1)) == n and
-         "%.*f" % (1 if ms < 10 else 0, ms) == m.group(2) else 1)
+m = re.match(r"the target was paused ([\d,]+) times?, ([0-9.,]+) ms", line)
+want = "%.1f" % ms if ms < 10 else "{:,}".format(int("%.0f" % ms))
+sys.exit(0 if m and int(m.group(1).replace(",", "")) == n and want == m.group(2) else 1)
 PY
 	fail "report -i --json: $(tail -n 1 "$T/out"): not the record run's '$rline'"
 run_fl report -i "$T/bp.rec" info

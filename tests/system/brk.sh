@@ -102,7 +102,7 @@ awk '/^  grow_heap_by_brk\+0x[0-9a-f]+ \[brk-target\]$/ { g = NR }
 expect_line "^    brk-target \[$pid\]$" "$T/out"
 expect_line "^    5 calls, requested break $(hex_add "$(truth initial_break "$T/out")" 8192) \.\. $final$" "$T/out"
 expect_line "^$pid +brk-target +[0-9]+ 0x[0-9a-f]+ +$final " "$T/out"
-expect_line "^[0-9]+ samples, lost 0 events, 0 unknown frames of [0-9]+; stacks: [0-9]+ complete(, [0-9]+ no-cfi)?$" "$T/out"
+expect_line "^[0-9,]+ samples, lost 0 events, 0 unknown frames of [0-9,]+; stacks: [0-9,]+ complete(, [0-9,]+ no-cfi)?$" "$T/out"
 
 # 3. -p, with threads created after faultline attached (the target
 #    starts them once faultline is tracing: --go).

@@ -72,6 +72,7 @@ if [ -n "$pline" ]; then
 	pn=${pline%% *}
 	pms=${pline#*, }
 	pms=${pms%% *}
+	pn=${pn//,/} pms=${pms//,/}
 fi
 echo "RESULT busy record -c: $(sed -n 's/^faultline record: \([0-9]* samples\).*/\1/p' "$T/err")," \
 	"$pn pauses, $pms ms paused, $(took "$t0" "$t1") s"

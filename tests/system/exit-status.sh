@@ -11,8 +11,8 @@ need_root
 # What each tool's report ends with: it was printed whatever the status.
 report_line() {
 	case $1 in
-	leak) echo '^[0-9]+ samples, lost 0 events' ;;
-	faults | brk) echo '^[0-9]+ samples, lost 0 events' ;;
+	leak) echo '^[0-9,]+ samples, lost 0 events' ;;
+	faults | brk) echo '^[0-9,]+ samples, lost 0 events' ;;
 	record) echo '^faultline record: [0-9]+ samples \(0 lost\)' ;;
 	esac
 }

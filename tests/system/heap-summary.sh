@@ -38,11 +38,16 @@ summary() {
 }
 
 # frames FILE WHAT UNKNOWN: the footer counts the frames printed (each has
-# its "in MODULE" line here), UNKNOWN of them addresses.
+# its "in MODULE" line here), UNKNOWN of them addresses (the footer's
+# thousands separators stripped before the exact comparison).
 frames() {
+	local got
 	n=$(grep -c '^ *in /' "$1")
 	[ "$n" -gt 0 ] || fail "$2: no frame printed"
-	expect_line "^[0-9]+ samples, lost 0 events, $3 unknown frames of $n(;|\$)" "$1"
+	expect_line "^[0-9,]+ samples, lost 0 events, [0-9,]+ unknown frames of [0-9,]+(;|\$)" "$1"
+	got=$(sed -n 's/^[0-9,]* samples, lost 0 events, \([0-9,]*\) unknown frames of \([0-9,]*\)\(;.*\)\{0,1\}$/\1 \2/p' \
+		"$1" | tail -n 1 | tr -d ,)
+	expect_eq "$got" "$3 $n" "$2: the footer's unknown frames and frames"
 }
 
 # 1. heap-places, -s 1 -l: every section, one stack shown per group.

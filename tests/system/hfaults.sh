@@ -130,7 +130,7 @@ thp=$(sed -n 's/^thp_pages=//p' "$T/out")
 ht=$(sed -n 's/^hugetlb_pages=//p' "$T/out")
 expect_line '^PID +COMM +HFAULTS +THP +HUGETLB$' "$T/out"
 expect_line "^$pid +huge-target +$((thp + ht)) +$thp +$ht\$" "$T/out"
-expect_line '^[0-9]+ samples, lost 0 events' "$T/out"
+expect_line '^[0-9,]+ samples, lost 0 events' "$T/out"
 
 # 4. -p: attach while the target waits (--go), released once tracing.
 go_fifo ht

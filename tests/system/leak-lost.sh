@@ -21,25 +21,30 @@ own() {
 	grep -v -E '^([a-z_]+=|brk req=)' "$1" || :
 }
 
-# footer_lost FILE: N of the footer's "lost N events".
+# footer_text FILE: N of the footer's "lost N events", as written
+# ("1,234"); footer_lost FILE: the same, its thousands separators stripped.
+footer_text() {
+	sed -n 's/^[0-9,]* samples, lost \([0-9,]*\) events.*/\1/p' "$1" | tail -n 1
+}
 footer_lost() {
-	sed -n 's/^[0-9]* samples, lost \([0-9]*\) events.*/\1/p' "$1" | tail -n 1
+	footer_text "$1" | tr -d ,
 }
 
 # first_is_lost TOOL MEANING REMEDY: $T/out's first own line is the
 # warning with the footer's count (> 0), before the rest, and stderr has
 # it too.
 first_is_lost() {
-	local n first
+	local n text first
 	n=$(footer_lost "$T/out")
+	text=$(footer_text "$T/out")
 	[ -n "$n" ] && [ "$n" -gt 0 ] || {
 		fail "$1 -m 1: no loss in the footer ('$n'): the ring held a DWARF sample?"
 		return 0
 	}
 	first=$(own "$T/out" | head -n 1)
-	expect_eq "$first" "WARNING: lost $n events: $2; $3" "$1 -m 1: first line"
+	expect_eq "$first" "WARNING: lost $text events: $2; $3" "$1 -m 1: first line"
 	expect_eq "$(own "$T/out" | grep -c '^WARNING: lost')" 1 "$1 -m 1: warnings on stdout"
-	grep -qxF "faultline $1: warning: lost $n events: $2; $3" "$T/err" ||
+	grep -qxF "faultline $1: warning: lost $text events: $2; $3" "$T/err" ||
 		fail "$1 -m 1: no warning with the remedy on stderr: $(grep lost "$T/err")"
 }
 
@@ -78,13 +83,13 @@ if first != {"type": "lost", "lost": summ[-1]["lost"], "message": sys.argv[2],
 if sum(o.get("type") == "lost" for o in objs) != 1:
     sys.exit("more than one lost object")
 PY
-expect_line "^faultline leak: warning: lost [1-9][0-9]* events: $LEAK_MEANING; to lose none, run again with -m 4 " "$T/err"
+expect_line "^faultline leak: warning: lost [1-9][0-9,]* events: $LEAK_MEANING; to lose none, run again with -m 4 " "$T/err"
 
 # 3. --folded stays FlameGraph input: the warning on stderr only.
 run_fl leak --folded -m 1 -c "$MC --count 2000 --keep 100"
 expect_eq "$rc" 0 "leak --folded -m 1 status"
 expect_no_line '^WARNING' "$T/out"
-expect_line "^faultline leak: warning: lost [1-9][0-9]* events: " "$T/err"
+expect_line "^faultline leak: warning: lost [1-9][0-9,]* events: " "$T/err"
 
 # 4. The other tools of the shared footer.
 run_fl brk -m 1 -c "$BT --count 50"

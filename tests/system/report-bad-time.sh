@@ -49,7 +49,7 @@ for what in leak heap "flamegraph -o @"; do
 	[ "$name" = flamegraph ] && { cmp -s "$T/$name-time.html" "$T/$name-drop.html" ||
 		fail "flamegraph: the pages differ"; }
 done
-expect_line '^[0-9]+ samples, lost 0 events, [0-9]+ unknown frames of [0-9]+, some records malformed' "$T/leak-time.out"
+expect_line '^[0-9,]+ samples, lost 0 events, [0-9,]+ unknown frames of [0-9,]+, some records malformed' "$T/leak-time.out"
 
 # A long replay stops at SIGINT and SIGTERM, as a live run does, its report
 # printed.  long.rec is alloc-a with its last timed record (an EXIT) 20
@@ -81,7 +81,7 @@ for sig in INT TERM; do
 	n=$(grep -c '^\[.*\] Top ' "$T/long-$sig.out")
 	echo "SIG$sig: the replay stopped after $n of 720,001 interval reports"
 	[ "$n" -lt 720001 ] || fail "SIG$sig: the replay ran to its end ($n reports)"
-	expect_line '^[0-9]+ samples, lost 0 events' "$T/long-$sig.out"
+	expect_line '^[0-9,]+ samples, lost 0 events' "$T/long-$sig.out"
 done
 
 # Every replay stops at SIGINT and SIGTERM, whatever the tool: heap and

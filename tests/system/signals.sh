@@ -44,7 +44,7 @@ for sig in INT TERM HUP PIPE QUIT USR1 USR2 ALRM XCPU XFSZ VTALRM PROF; do
 	# snapshot.sh); record still stops on it.
 	if [ "$sig" != USR1 ]; then
 		signalled "$sig" "$st" err "^faultline brk: stopped by SIG$sig$why\$"
-		expect_line "lost [0-9]+ events" "$T/fl-$sig.out"
+		expect_line "lost [0-9,]+ events" "$T/fl-$sig.out"
 	fi
 	signalled "$sig" "$st" err "^faultline record: stopped by SIG$sig$why\$" \
 		record -e brk -a -o "$T/$sig.rec"

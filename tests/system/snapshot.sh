@@ -50,7 +50,7 @@ started() {
 
 # after_snapshot N FILE: FILE has the footer of leak's snapshot N.
 after_snapshot() {
-	awk -v n="$1" '/^--- snapshot / { s = $3 } s == n && /^[0-9]+ samples, lost/ { f = 1 }
+	awk -v n="$1" '/^--- snapshot / { s = $3 } s == n && /^[0-9,]+ samples, lost/ { f = 1 }
 		END { exit !f }' "$2"
 }
 

@@ -40,7 +40,7 @@ expect_eq "$(sum_counts "$T/fl.out" "$pid" grow_heap_by_brk)" 5 "-a: grow_heap_b
 # 2. -a with a duration: stops by itself.
 run_fl brk -a 1
 expect_eq "$rc" 0 "-a 1 exit status"
-expect_line "^[0-9]+ samples, lost [0-9]+ events" "$T/out"
+expect_line "^[0-9,]+ samples, lost [0-9,]+ events" "$T/out"
 
 # 3. A command's failure is reported, faultline still reports and exits
 #    with the command's status (exit-status.sh has the rest).

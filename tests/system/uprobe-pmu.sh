@@ -119,7 +119,7 @@ cp "$T/fl-noise.out" "$T/out"
 cat "$T/target.out" >>"$T/out"
 check_sites "pmu -p, 50,000 malloc/free pairs of short-lived processes born after the attach"
 # No event lost, and no ", N samples of other processes dropped".
-tail -n 1 "$T/fl-noise.out" | grep -Eq '^[0-9]+ samples, lost 0 events, [0-9]+ unknown frames of [0-9]+$' ||
+tail -n 1 "$T/fl-noise.out" | grep -Eq '^[0-9,]+ samples, lost 0 events, [0-9,]+ unknown frames of [0-9,]+$' ||
 	fail "noise: the report's last line: $(tail -n 1 "$T/fl-noise.out")"
 for p in $(sed -n 's/^pid=//p' "$T/noise.out"); do
 	grep -q "of pid $p " "$T/fl-noise.out" && fail "noise: a stack of noise process $p reported"
@@ -185,7 +185,7 @@ expect_eq "$rc" 0 "busy: leak -c status"
 cp "$T/fl-busy.out" "$T/out"
 check_sites "pmu -c, 100,000 malloc/free pairs of another process while the command waited"
 # The report at the command's exit (leak's 5 s reports may come before).
-tail -n 1 "$T/out" | grep -Eq '^[0-9]+ samples, lost 0 events, ' ||
+tail -n 1 "$T/out" | grep -Eq '^[0-9,]+ samples, lost 0 events, ' ||
 	fail "busy: the last report lost events: $(tail -n 1 "$T/out")"
 echo "RESULT busy: malloc-churn beside, $(grep ^ns_per_pair= "$T/churn.out"); $(grep '^  outstanding: ' "$T/out" | tail -n 1 | sed 's/^ *//'); $(tail -n 1 "$T/out")"
 

@@ -170,11 +170,19 @@ static void test_footer_clock(struct session *s)
 	r.unknown = 5;
 	report__footer(&r, false);
 	report__footer(&r, true);
+	/* Counts with thousands separators in the text (numfmt), raw in JSON. */
+	r.frames = 1234567;
+	r.unknown = 1000;
+	report__footer(&r, false);
+	report__footer(&r, true);
 	report__fini(&r);
 	CHECK_STR(cap_text(&c),
 		  "0 samples, lost 0 events, 5 unknown frames of 12\n"
 		  "{\"type\":\"summary\",\"samples\":0,\"lost\":0,\"bad_records\":0,\"frames\":12,"
-		  "\"unknown_frames\":5,\"call_graph\":\"fp\"}\n");
+		  "\"unknown_frames\":5,\"call_graph\":\"fp\"}\n"
+		  "0 samples, lost 0 events, 1,000 unknown frames of 1,234,567\n"
+		  "{\"type\":\"summary\",\"samples\":0,\"lost\":0,\"bad_records\":0,"
+		  "\"frames\":1234567,\"unknown_frames\":1000,\"call_graph\":\"fp\"}\n");
 	cap_free(&c);
 
 	/* Two seconds and a bit into the recording: its wall clock. */

@@ -35,7 +35,7 @@ check() { # RUNG BANNER_REGEX
 		thp=$kthp
 	fi
 	expect_line "^$pid +huge-target +$((thp + ht)) +$thp +$ht\$" "$T/out"
-	expect_line '^[0-9]+ samples, lost 0 events' "$T/out"
+	expect_line '^[0-9,]+ samples, lost 0 events' "$T/out"
 	echo "RESULT hfaults $1: $(grep "^$pid " "$T/out") (truth: smaps thp $(truth thp_pages), hugetlb $ht; kernel THP faults $kthp)"
 }
 

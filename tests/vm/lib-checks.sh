@@ -31,7 +31,7 @@ check_sites() {
 		grep -q "^$fn " "$T/sites" && fail "$1: freed site $fn reported"
 	done
 	grep -q ', lost 0 events' "$T/out" ||
-		fail "$1: events lost: $(grep -a -E 'lost [0-9]+ events' "$T/out" "$T/err" 2>/dev/null | head -n 3)"
+		fail "$1: events lost: $(grep -a -E 'lost [0-9,]+ events' "$T/out" "$T/err" 2>/dev/null | head -n 3)"
 	echo "RESULT leak -c $1: $n sites exact; $(grep '^  outstanding: ' "$T/out" | sed 's/^ *//')"
 }
 

@@ -8,12 +8,14 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/commands.h"
 #include "cmd/out/lost.h"
 #include "cmd/tool.h"
 #include "cmd/tool-opts.h"
+#include "lib/numfmt.h"
 #include "trace/session.h"
 
 /* Rings four times as big: a loss is a burst the ring was short of, by
@@ -64,21 +66,28 @@ const char *lost__paused(const struct session *s, char *buf, size_t n)
 {
 	uint64_t ns, times = session__pauses(s, &ns);
 	double ms = (double)ns / 1e6;
+	char t[NUMFMT_LEN], m[NUMFMT_LEN];
 
 	if (!times)
 		return NULL;
-	snprintf(buf, n, "the target was paused %" PRIu64 " time%s, %.*f ms in all, %s", times,
-		 times == 1 ? "" : "s", ms < 10 ? 1 : 0, ms,
+	/* Under 10 ms with a decimal; above, whole milliseconds (printf's
+	 * rounding) with separators as every count of faultline's own text
+	 * (numfmt). */
+	snprintf(m, sizeof(m), "%.*f", ms < 10 ? 1 : 0, ms);
+	if (ms >= 10)
+		numfmt__count(m, sizeof(m), strtoull(m, NULL, 10));
+	snprintf(buf, n, "the target was paused %s time%s, %s ms in all, %s",
+		 numfmt__count(t, sizeof(t), times), times == 1 ? "" : "s", m,
 		 session__lost(s) ? "and events were still lost" : "so that no event was lost");
 	return buf;
 }
 
 void lost__warn(const struct session *s, const char *tool, uint64_t lost, const char *what)
 {
-	char remedy[512];
+	char remedy[512], n[NUMFMT_LEN];
 
 	fflush(stdout);
-	fprintf(stderr, "faultline %s: warning: lost %" PRIu64 " event%s: %s; %s\n", tool, lost,
-		lost == 1 ? "" : "s", what ? what : "the counts are low",
+	fprintf(stderr, "faultline %s: warning: lost %s event%s: %s; %s\n", tool,
+		numfmt__count(n, sizeof(n), lost), lost == 1 ? "" : "s", what ? what : "the counts are low",
 		lost__remedy(s, tool, remedy, sizeof(remedy)));
 }

@@ -27,7 +27,8 @@ const char *lost__remedy(const struct session *s, const char *tool, char *buf, s
 
 /*
  * lost__warn() - "faultline TOOL: warning: lost N events: WHAT; REMEDY"
- * on stderr, stdout flushed first (it precedes what it shortens).
+ * on stderr, stdout flushed first (it precedes what it shortens); N with
+ * thousands separators, "1,234" (lib/numfmt).
  * @what: what the loss does to the figures, in the tool's terms; NULL for
  * "the counts are low".
  */
@@ -36,7 +37,8 @@ void lost__warn(const struct session *s, const char *tool, uint64_t lost, const 
 /*
  * lost__paused() - what back-pressure did, in one line: "the target was
  * paused 3 times, 41 ms in all, so that no event was lost" (", and events
- * were still lost" when some were).  Written to @buf (@n bytes); returns
+ * were still lost" when some were); counts, and milliseconds from 10 on,
+ * with thousands separators ("2,082 ms").  Written to @buf (@n bytes); returns
  * @buf, or NULL when the target was never paused (nothing to say).
  */
 const char *lost__paused(const struct session *s, char *buf, size_t n);

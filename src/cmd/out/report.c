@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "lib/json.h"
+#include "lib/numfmt.h"
 #include "stack/addrspace.h"
 #include "lib/hashmap.h"
 #include "cmd/out/lost.h"
@@ -435,7 +436,7 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 	/* What stderr was last told, for every report of this process. */
 	static uint64_t warned;
 	uint64_t lost = session__lost(r->s);
-	char remedy[512], paused[160];
+	char remedy[512], paused[160], lost_n[NUMFMT_LEN];
 
 	/* After the loss warning, which names what to do, and before the
 	 * results: why the run took longer, and that nothing is missing. */
@@ -455,7 +456,8 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 		json_pauses(r);
 		fprintf(r->out, "%s}\n", r->stamp);
 	} else if (!folded) {
-		fprintf(r->out, "WARNING: lost %" PRIu64 " events: %s; %s\n", lost, meaning, remedy);
+		fprintf(r->out, "WARNING: lost %s events: %s; %s\n",
+			numfmt__count(lost_n, sizeof(lost_n), lost), meaning, remedy);
 		if (lost__paused(r->s, paused, sizeof(paused)))
 			fprintf(r->out, "%s\n", paused);
 		if (session__dwarf(r->s))
@@ -473,6 +475,7 @@ uint64_t report__lost_first(struct report *r, bool json, bool folded, const char
 void report__footer(struct report *r, bool json)
 {
 	bool first = true;
+	char n[4][NUMFMT_LEN];
 
 	if (json) {
 		fprintf(r->out,
@@ -496,21 +499,24 @@ void report__footer(struct report *r, bool json)
 		fprintf(r->out, "%s}\n", r->stamp);
 		return;
 	}
-	fprintf(r->out, "%" PRIu64 " samples, lost %" PRIu64 " events, %" PRIu64
-		" unknown frames of %" PRIu64 "%s",
-		session__samples(r->s), session__lost(r->s), r->unknown, r->frames,
+	/* faultline's own text: counts with separators (numfmt). */
+	fprintf(r->out, "%s samples, lost %s events, %s unknown frames of %s%s",
+		numfmt__count(n[0], NUMFMT_LEN, session__samples(r->s)),
+		numfmt__count(n[1], NUMFMT_LEN, session__lost(r->s)),
+		numfmt__count(n[2], NUMFMT_LEN, r->unknown), numfmt__count(n[3], NUMFMT_LEN, r->frames),
 		session__bad_records(r->s) ? ", some records malformed" : "");
 	/* Ring space other processes took (the PMU rung without the
 	 * target's cgroup): said where there was any. */
 	if (session__foreign(r->s))
-		fprintf(r->out, ", %" PRIu64 " samples of other processes dropped",
-			session__foreign(r->s));
+		fprintf(r->out, ", %s samples of other processes dropped",
+			numfmt__count(n[0], NUMFMT_LEN, session__foreign(r->s)));
 	/* Walks that ended early, by reason: what a short stack is owed to. */
 	for (int i = 0; session__dwarf(r->s) && i < UNWIND__COUNT; i++) {
 		if (!session__unwind_stops(r->s, i))
 			continue;
-		fprintf(r->out, "%s%" PRIu64 " %s", first ? "; stacks: " : ", ",
-			session__unwind_stops(r->s, i), unwind_stop__name(i));
+		fprintf(r->out, "%s%s %s", first ? "; stacks: " : ", ",
+			numfmt__count(n[0], NUMFMT_LEN, session__unwind_stops(r->s, i)),
+			unwind_stop__name(i));
 		first = false;
 	}
 	fputc('\n', r->out);

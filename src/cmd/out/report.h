@@ -77,7 +77,9 @@ void report__clock(const struct session *s, uint64_t sample_time, char *buf, siz
 uint64_t report__lost_first(struct report *r, bool json, bool folded, const char *tool,
 			    const char *meaning);
 /* The accounting footer: samples, lost events, bad records, unknown frames
- * (text: one line "N samples, lost N events, ..."; json: a summary object). */
+ * (text: one line "N samples, lost N events, ...", the counts with
+ * thousands separators, "1,234" (lib/numfmt); json: a summary object of
+ * raw integers). */
 void report__footer(struct report *r, bool json);
 /* A frame a tool printed in its own layout (heap's heaptrack text):
  * counted in the footer's frames, and in its unknown ones unless @named. */
