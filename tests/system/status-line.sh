@@ -10,11 +10,12 @@
 # transcript checked here.  Deterministic: each target waits on FIFOs the
 # test opens once the status line shows what it must.
 #  - leak -p on malloc-churn, a report every second, stdout and stderr the
-#    same terminal: the line shows "0 bytes outstanding in 0 allocations"
+#    same terminal: the line shows "0 B outstanding in 0 allocations"
 #    before the target's loop, then exactly the bytes and blocks the target
-#    says it kept, before the test lets it exit; each report is written
+#    says it kept (the bytes in numfmt's short form, "10.66 KiB", the counts
+#    with thousands separators), before the test lets it exit; each report is written
 #    after the line was erased, the last one after its last erase.
-#  - heap -p, stdout to a file: the same figures and its 20000 calls; the
+#  - heap -p, stdout to a file: the same figures and its 20,000 calls; the
 #    report in the file holds nothing of the line.
 #  - faults -p on touch-pages: at least its 64 faults shown before it
 #    exits, and no more than the report counts.
@@ -51,11 +52,30 @@ tty_done() {
 	tty_ns=$(($(date +%s%N) - tty_t0))
 }
 
-# The headline figure FIELD ("bytes outstanding in", "faults") of the last
-# draw in transcript FILE, or nothing.
+# The headline figure FIELD ("faults") of the last draw in transcript FILE,
+# its thousands separators stripped, or nothing.
 last_figure() {
-	tr '\r' '\n' <"$1" | grep -ao "; [0-9]* $2" | tail -n 1 | tr -dc '0-9'
+	tr '\r' '\n' <"$1" | grep -ao "; [0-9,]* $2" | tail -n 1 | tr -dc '0-9'
 }
+
+# The last headline drawn in transcript FILE, or nothing.
+last_headline() {
+	tr '\r' '\n' <"$1" | grep -ao '; [^;]*$' | tail -n 1 | tr -d '\033'
+}
+
+# short_of BYTES: numfmt's short form ("512 B", "10.66 KiB": two decimals,
+# IEC units, the unit chosen on the rounded figure); count_of N: "20,000".
+short_of() {
+	python3 -c 'import sys
+v = int(sys.argv[1]); u = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+if v < 1024:
+    print("%d B" % v); sys.exit()
+x, i = v / 1024.0, 0
+while i + 1 < len(u) and x >= 1024.0 - 0.005:
+    x, i = x / 1024.0, i + 1
+print("%.2f %s" % (x, u[i]))' "$1"
+}
+count_of() { python3 -c 'import sys; print("{:,}".format(int(sys.argv[1])))' "$1"; }
 
 # check_transcript NAME RUN_NS REPORT_MARK HEADLINE...: the transcript's
 # draws (see above), each HEADLINE among their headlines in that order, and
@@ -67,7 +87,7 @@ import math, re, sys
 path, name, run_ns, mark, *heads = sys.argv[1:]
 tty = open(path, "rb").read()
 ERASE = b"\r\x1b[K"
-draw = re.compile(rb"\r\x1b\[K(\[(\d+):(\d\d)(?::(\d\d))?\] (\d+) events/s, (\d+) lost"
+draw = re.compile(rb"\r\x1b\[K(\[(\d+):(\d\d)(?::(\d\d))?\] ([\d,]+) events/s, ([\d,]+) lost"
                   rb"(?:; ([^\r\n\x1b]*))?)")
 draws = list(draw.finditer(tty))
 bad = []
@@ -143,17 +163,17 @@ churn_on_tty() {
 	mc=$spawned
 	on_tty "$name" "'$FAULTLINE' $tool --call-graph fp --pause -p $mc $args"
 	run=$spawned
-	wait_until "$FL_READY_TIMEOUT" grep -aq '; 0 bytes outstanding in 0 allocations' "$T/$name.out" ||
+	wait_until "$FL_READY_TIMEOUT" grep -aq '; 0 B outstanding in 0 allocations' "$T/$name.out" ||
 		fail "$name: no status line before the target's loop: $(tail -c 300 "$T/$name.out")"
 	release "$T/$name-go.fifo"
 	wait_until "$FL_READY_TIMEOUT" grep -q '^pid=' "$T/$name-mc.out" ||
 		fail "$name: malloc-churn never finished its loop"
 	churn_kept=$(sed -n 's/^kept=//p' "$T/$name-mc.out")
 	churn_bytes=$(sed -n 's/^kept_bytes=//p' "$T/$name-mc.out")
-	churn_head="$churn_bytes bytes outstanding in $churn_kept allocations"
+	churn_head="$(short_of "$churn_bytes") outstanding in $(count_of "$churn_kept") allocations"
 	wait_until "$FL_READY_TIMEOUT" grep -aq "; $churn_head$rest" "$T/$name.out" ||
 		fail "$name: the status line never showed '$churn_head$rest'" \
-			"(last: $(last_figure "$T/$name.out" 'bytes outstanding in') bytes)"
+			"(last: '$(last_headline "$T/$name.out")')"
 	release "$T/$name-end.fifo"
 	tty_done "$run" "$name on a terminal"
 }
@@ -164,13 +184,13 @@ expect_eq "$rc" 0 "leak -p on a terminal: status"
 # The reports of each second came while the line was up: each after its
 # erase; the last report after the line's last erase.
 check_transcript leak "$tty_ns" "Top 10 stacks with outstanding allocations" \
-	"0 bytes outstanding in 0 allocations" "$churn_head"
+	"0 B outstanding in 0 allocations" "$churn_head"
 expect_line "^	$churn_bytes bytes in $churn_kept allocations from stack" "$T/leak.out"
 
 # ---- heap -p, stdout to a file ----
-churn_on_tty heap heap ">'$T/heap.report'" ", peak [0-9]* bytes, 20000 calls"
+churn_on_tty heap heap ">'$T/heap.report'" ", peak [0-9.]* [KMGTPE]*i*B, 20,000 calls"
 expect_eq "$rc" 0 "heap -p on a terminal: status"
-check_transcript heap "$tty_ns" "" "0 bytes outstanding in 0 allocations, peak 0 bytes, 0 calls"
+check_transcript heap "$tty_ns" "" "0 B outstanding in 0 allocations, peak 0 B, 0 calls"
 expect_line "^MOST CALLS TO ALLOCATION FUNCTIONS" "$T/heap.report"
 nothing_of_it "$T/heap.report" "heap's report"
 

@@ -24,7 +24,10 @@
 #define MS 1000000ULL
 #define ERASE "\r\033[K"
 
-#define HEAP_LIKE "10920 bytes outstanding in 40 allocations, peak 10920 bytes, 4000 calls"
+/* heap's headline: bytes in numfmt's short form, counts with separators. */
+#define HEAP_LIKE "10.66 KiB outstanding in 40 allocations, peak 10.66 KiB, 4,000 calls"
+#define ALLOC_CUT "[0:06] 1,234 events/s, 0 lost; 10.66 KiB outstanding in 40 allocations"
+#define PEAK_CUT ALLOC_CUT ", peak 10.66 KiB"
 
 static const char *render(uint64_t elapsed_s, uint64_t rate, uint64_t lost, const char *head,
 			  size_t width)
@@ -42,40 +45,49 @@ static void test_render(void)
 	char small[8];
 	struct status_figures f = { 0, 1, 2, "x" };
 
-	CHECK_STR(render(6, 1234, 0, "4194304 bytes outstanding in 1 allocation", 0),
-		  "[0:06] 1234 events/s, 0 lost; 4194304 bytes outstanding in 1 allocation");
+	CHECK_STR(render(6, 1234, 0, "4.00 MiB outstanding in 1 allocation", 0),
+		  "[0:06] 1,234 events/s, 0 lost; 4.00 MiB outstanding in 1 allocation");
 	CHECK_STR(render(0, 0, 0, NULL, 0), "[0:00] 0 events/s, 0 lost");
 	CHECK_STR(render(0, 0, 0, "", 0), "[0:00] 0 events/s, 0 lost");
 	CHECK_STR(render(59, 0, 7, NULL, 0), "[0:59] 0 events/s, 7 lost");
+	CHECK_STR(render(61, 999, 1000, NULL, 0), "[1:01] 999 events/s, 1,000 lost");
 	CHECK_STR(render(61, 0, 0, NULL, 0), "[1:01] 0 events/s, 0 lost");
 	CHECK_STR(render(3599, 0, 0, NULL, 0), "[59:59] 0 events/s, 0 lost");
 	CHECK_STR(render(3600 + 2 * 60 + 3, 0, 0, NULL, 0), "[1:02:03] 0 events/s, 0 lost");
 	CHECK_STR(render(100 * 3600, 0, 0, NULL, 0), "[100:00:00] 0 events/s, 0 lost");
+	CHECK_STR(render(0, 12345678, 1234567, NULL, 0),
+		  "[0:00] 12,345,678 events/s, 1,234,567 lost");
 	/* Cut to width - 1 columns between fields, the separator dropped:
-	 * the headline's three fields end in columns 71, 89 and 101. */
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 102), "[0:06] 1234 events/s, 0 lost; " HEAP_LIKE);
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 101),
-		  "[0:06] 1234 events/s, 0 lost; 10920 bytes outstanding in 40 allocations, peak "
-		  "10920 bytes");
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 90),
-		  "[0:06] 1234 events/s, 0 lost; 10920 bytes outstanding in 40 allocations, peak "
-		  "10920 bytes");
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 89),
-		  "[0:06] 1234 events/s, 0 lost; 10920 bytes outstanding in 40 allocations");
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 72),
-		  "[0:06] 1234 events/s, 0 lost; 10920 bytes outstanding in 40 allocations");
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 71), "[0:06] 1234 events/s, 0 lost");
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 29), "[0:06] 1234 events/s, 0 lost");
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 28), "[0:06] 1234 events/s");
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 21), "[0:06] 1234 events/s");
-	/* The first field too long: the elapsed time, or nothing. */
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 20), "[0:06]");
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 7), "[0:06]");
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 6), "");
-	CHECK_STR(render(6, 1234, 0, HEAP_LIKE, 1), "");
+	 * the line is 99 columns, its fields end in columns 21, 29, 70, 86.
+	 * At 91 and 90 the cut falls inside "4,000" (its comma is column 90,
+	 * 89 from 0), at 10 and 9 inside "1,234" (column 9): a thousands
+	 * separator is no boundary, the figure is not halved.  Under 22 the
+	 * first field is too long: the elapsed time, or nothing. */
+	static const struct {
+		size_t width;
+		const char *want;
+	} cuts[] = {
+		{ 100, "[0:06] 1,234 events/s, 0 lost; " HEAP_LIKE },
+		{ 99, PEAK_CUT }, { 91, PEAK_CUT }, { 90, PEAK_CUT }, { 87, PEAK_CUT },
+		{ 86, ALLOC_CUT }, { 71, ALLOC_CUT },
+		{ 70, "[0:06] 1,234 events/s, 0 lost" }, { 30, "[0:06] 1,234 events/s, 0 lost" },
+		{ 29, "[0:06] 1,234 events/s" }, { 22, "[0:06] 1,234 events/s" },
+		{ 21, "[0:06]" }, { 10, "[0:06]" }, { 9, "[0:06]" }, { 7, "[0:06]" },
+		{ 6, "" }, { 1, "" },
+	};
+
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++)
+		CHECK_STR(render(6, 1234, 0, HEAP_LIKE, cuts[i].width), cuts[i].want);
+	/* Separators inside the lost count and the headline's count: the
+	 * line cut at the ", " or "; " before them. */
+	CHECK_STR(render(6, 12345, 1234567, "4.00 MiB outstanding in 1,024 allocations", 66),
+		  "[0:06] 12,345 events/s, 1,234,567 lost");
+	CHECK_STR(render(6, 12345, 1234567, "4.00 MiB outstanding in 1,024 allocations", 30),
+		  "[0:06] 12,345 events/s");
 	/* The default width, 80: 79 columns. */
-	CHECK_STR(render(6, 1234, 0, "4194304 bytes outstanding in 1 allocation, peak 1 byte", 0),
-		  "[0:06] 1234 events/s, 0 lost; 4194304 bytes outstanding in 1 allocation");
+	CHECK_STR(render(6, 1234, 0, "4.00 MiB outstanding in 1,024 allocations, peak 4.00 MiB, "
+			 "2,048 calls", 0),
+		  "[0:06] 1,234 events/s, 0 lost; 4.00 MiB outstanding in 1,024 allocations");
 	/* A buffer shorter than the width: cut to it, terminated. */
 	CHECK_EQ_U64(status__render(&f, 80, small, sizeof(small)), 6);
 	CHECK_STR(small, "[0:00]");
@@ -105,37 +117,37 @@ static void test_draws(void)
 		return;
 	/* The first look draws at once, over the run so far: 0 events. */
 	CHECK(status__due(st, t0));
-	status__show(st, t0, ev, 0, "0 bytes outstanding");
-	CHECK_STR(drain(p[0]), ERASE "[0:00] 0 events/s, 0 lost; 0 bytes outstanding");
+	status__show(st, t0, ev, 0, "0 B outstanding");
+	CHECK_STR(drain(p[0]), ERASE "[0:00] 0 events/s, 0 lost; 0 B outstanding");
 	/* 100 ms later: not due, nothing drawn, whatever changed. */
 	CHECK(!status__due(st, t0 + 100 * MS));
 	status__show(st, t0 + 100 * MS, ev + 50, 3, "1 byte");
 	CHECK_STR(drain(p[0]), "");
 	/* 250 ms: due, but the same line is up: not drawn again. */
-	status__show(st, t0 + 250 * MS, ev, 0, "0 bytes outstanding");
+	status__show(st, t0 + 250 * MS, ev, 0, "0 B outstanding");
 	CHECK_STR(drain(p[0]), "");
 	CHECK_EQ_U64(status__draws(st), 1);
 	/* That look took the slot: 400 ms is 150 ms after it. */
 	CHECK(!status__due(st, t0 + 400 * MS));
 	/* 500 ms, 500 events more: 1000 a second over the run so far. */
-	status__show(st, t0 + 500 * MS, ev + 500, 0, "64 bytes outstanding");
-	CHECK_STR(drain(p[0]), ERASE "[0:00] 1000 events/s, 0 lost; 64 bytes outstanding");
+	status__show(st, t0 + 500 * MS, ev + 500, 0, "64 B outstanding");
+	CHECK_STR(drain(p[0]), ERASE "[0:00] 1,000 events/s, 0 lost; 64 B outstanding");
 	/* Erased: "\r", clear to the end of the line; once. */
 	status__erase(st);
 	status__erase(st);
 	CHECK_STR(drain(p[0]), ERASE);
 	/* Erased, the same line is drawn again when due. */
-	status__show(st, t0 + 750 * MS, ev + 500, 0, "64 bytes outstanding");
-	CHECK_STR(drain(p[0]), ERASE "[0:00] 667 events/s, 0 lost; 64 bytes outstanding");
+	status__show(st, t0 + 750 * MS, ev + 500, 0, "64 B outstanding");
+	CHECK_STR(drain(p[0]), ERASE "[0:00] 667 events/s, 0 lost; 64 B outstanding");
 	/* A second: the rate over the run so far still (2000 events), and
 	 * from then on over the window of a second before the current one
 	 * and the current one. */
 	status__show(st, t0 + SEC, ev + 2000, 1, NULL);
-	CHECK_STR(drain(p[0]), ERASE "[0:01] 2000 events/s, 1 lost");
+	CHECK_STR(drain(p[0]), ERASE "[0:01] 2,000 events/s, 1 lost");
 	status__show(st, t0 + 1500 * MS, ev + 2500, 1, NULL);
-	CHECK_STR(drain(p[0]), ERASE "[0:01] 1667 events/s, 1 lost");
+	CHECK_STR(drain(p[0]), ERASE "[0:01] 1,667 events/s, 1 lost");
 	status__show(st, t0 + 2 * SEC, ev + 3000, 1, NULL);
-	CHECK_STR(drain(p[0]), ERASE "[0:02] 1000 events/s, 1 lost");
+	CHECK_STR(drain(p[0]), ERASE "[0:02] 1,000 events/s, 1 lost");
 	status__show(st, t0 + 2750 * MS, ev + 3000, 1, NULL);
 	CHECK_STR(drain(p[0]), ERASE "[0:02] 571 events/s, 1 lost");
 	CHECK_EQ_U64(status__draws(st), 7);
@@ -260,7 +272,7 @@ static void test_terminal(void)
 	dup2(saved_out, STDOUT_FILENO);
 	ioctl(pts, TIOCSWINSZ, &ws);
 	if (!status__new(pts, 0, 0, &st))
-		status__show(st, 0, 0, 0, "4194304 bytes outstanding");
+		status__show(st, 0, 0, 0, "4.00 MiB outstanding");
 	status__free(st);
 	dup2(p[0], STDERR_FILENO);
 	wanted[3] = status__wanted(false);

@@ -1,7 +1,8 @@
 /*
  * status: the status line of a tracing tool on a terminal (see status.h).
  * It may call libc only: write(2), ioctl(TIOCGWINSZ), isatty(3), fstat(2)
- * and stdio's fopencookie(3); the figures come from its caller.
+ * and stdio's fopencookie(3), and lib/numfmt for its figures' text; the
+ * figures come from its caller.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/out/status.h"
+#include "lib/numfmt.h"
 
 #define ERASE "\r\033[K"
 #define DEFAULT_WIDTH 80
@@ -61,8 +63,10 @@ static int put_elapsed(char *buf, size_t n, uint64_t ns)
 /*
  * Where to cut @full to at most @max characters: at the last ", " or "; "
  * that leaves it within @max, so that no figure is shown without its
- * words or cut (4194304 as 4194, "peak" without its number); the elapsed
- * time alone if the first field is longer than that, or nothing.
+ * words or cut (4,194,304 as 4,194, "peak" without its number); the elapsed
+ * time alone if the first field is longer than that, or nothing.  A
+ * thousands separator is a comma with no space after it ("1,234"): never
+ * a place to cut.
  */
 static size_t cut(const char *full, size_t max)
 {
@@ -76,15 +80,15 @@ static size_t cut(const char *full, size_t max)
 
 size_t status__render(const struct status_figures *f, size_t width, char *buf, size_t n)
 {
-	char full[512], when[32];
+	char full[512], when[32], rate[NUMFMT_LEN], lost[NUMFMT_LEN];
 	size_t len, max;
 
 	if (!n)
 		return 0;
 	put_elapsed(when, sizeof(when), f->elapsed_ns);
-	snprintf(full, sizeof(full), "[%s] %" PRIu64 " events/s, %" PRIu64 " lost%s%s", when,
-		 f->rate, f->lost, f->headline && *f->headline ? "; " : "",
-		 f->headline ? f->headline : "");
+	snprintf(full, sizeof(full), "[%s] %s events/s, %s lost%s%s", when,
+		 numfmt__count(rate, sizeof(rate), f->rate), numfmt__count(lost, sizeof(lost), f->lost),
+		 f->headline && *f->headline ? "; " : "", f->headline ? f->headline : "");
 	len = strlen(full);
 	max = (width ? width : DEFAULT_WIDTH) - 1;
 	if (max >= n)

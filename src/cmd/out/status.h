@@ -2,7 +2,7 @@
  * status: the one line a tracing tool keeps on a terminal while it runs,
  * so that a run that prints nothing until Ctrl-C is seen to be alive:
  *
- *	[0:06] 1234 events/s, 0 lost; 4194304 bytes outstanding in 1 allocation
+ *	[0:06] 1,234 events/s, 0 lost; 4.00 MiB outstanding in 1 allocation
  *
  * elapsed time, the rate of events over the last second or two, the
  * events the kernel dropped, and the tool's headline (struct

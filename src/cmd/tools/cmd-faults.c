@@ -933,11 +933,12 @@ static void faults_headline(const void *ctx, char *buf, size_t n)
 	const struct faults_state *st = ctx;
 	uint64_t faults = 0, major = 0;
 	struct fault_totals t;
+	char b[2][NUMFMT_LEN];
 
 	if (st->fa) {
 		fault_attrib__totals(st->fa, &t);
-		snprintf(buf, n, "%" PRIu64 " faults, %" PRIu64 " in allocations", t.faults,
-			 t.to_allocations);
+		snprintf(buf, n, "%s faults, %s in allocations", numfmt__count(b[0], NUMFMT_LEN, t.faults),
+			 numfmt__count(b[1], NUMFMT_LEN, t.to_allocations));
 		return;
 	}
 	for (size_t i = 0; st->procs && i < keyed__count(st->procs); i++) {
@@ -946,5 +947,6 @@ static void faults_headline(const void *ctx, char *buf, size_t n)
 		faults += p->faults;
 		major += p->major;
 	}
-	snprintf(buf, n, "%" PRIu64 " faults, %" PRIu64 " major", faults, major);
+	snprintf(buf, n, "%s faults, %s major", numfmt__count(b[0], NUMFMT_LEN, faults),
+		 numfmt__count(b[1], NUMFMT_LEN, major));
 }

@@ -1043,9 +1043,13 @@ static void heap_headline(const void *ctx, char *buf, size_t n)
 {
 	const struct heap *h = ctx;
 	const struct heap_totals *t = h->hp ? heap_profile__totals(h->hp) : NULL;
+	char b[4][NUMFMT_LEN];
 
+	/* The short form: the status line is narrow (numfmt). */
 	if (t)
-		snprintf(buf, n, "%" PRIu64 " bytes outstanding in %" PRIu64 " allocation%s, peak %"
-			 PRIu64 " bytes, %" PRIu64 " calls", t->live_bytes, t->live_blocks,
-			 t->live_blocks == 1 ? "" : "s", t->peak_bytes, t->calls);
+		snprintf(buf, n, "%s outstanding in %s allocation%s, peak %s, %s calls",
+			 numfmt__short(b[0], NUMFMT_LEN, t->live_bytes),
+			 numfmt__count(b[1], NUMFMT_LEN, t->live_blocks),
+			 t->live_blocks == 1 ? "" : "s", numfmt__short(b[2], NUMFMT_LEN, t->peak_bytes),
+			 numfmt__count(b[3], NUMFMT_LEN, t->calls));
 }

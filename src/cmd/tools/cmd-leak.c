@@ -902,6 +902,7 @@ static void leak_headline(const void *ctx, char *buf, size_t n)
 {
 	const struct leak *lk = ctx;
 	struct outstanding o = { lk, 0, 0 };
+	char b[2][NUMFMT_LEN];
 
 	if (!lk->track)
 		return;
@@ -911,6 +912,8 @@ static void leak_headline(const void *ctx, char *buf, size_t n)
 		o.bytes = alloc_track__bytes(lk->track);
 		o.count = alloc_track__count(lk->track);
 	}
-	snprintf(buf, n, "%s%" PRIu64 " bytes outstanding in %" PRIu64 " allocation%s",
-		 alloc_trace__sampling(lk->at) ? "~" : "", o.bytes, o.count, o.count == 1 ? "" : "s");
+	/* The short form: the status line is narrow (numfmt). */
+	snprintf(buf, n, "%s%s outstanding in %s allocation%s", alloc_trace__sampling(lk->at) ?
+		 "~" : "", numfmt__short(b[0], NUMFMT_LEN, o.bytes),
+		 numfmt__count(b[1], NUMFMT_LEN, o.count), o.count == 1 ? "" : "s");
 }
