@@ -854,7 +854,7 @@ static int live_check(const struct heap *h)
 	struct errbuf eb = { "" };
 
 	if (!live_top__check(tool__recording(h->o) || tool__replaying(h->o),
-			     h->o->json ? "--json" : NULL, &eb))
+			     tool_opts__screen_conflict(h->o), &eb))
 		return 0;
 	fprintf(stderr, "faultline " TOOL ": %s\n", eb.msg);
 	return -EINVAL;
