@@ -475,6 +475,17 @@ static const struct {
 };
 #define NSHARED (sizeof(shared_rows) / sizeof(shared_rows[0]))
 
+const char *tool_opts__screen_conflict(const struct tool_opts *o)
+{
+	if (o->json)
+		return "--json";
+	if (o->folded)
+		return "--folded";
+	if (o->snapshot_secs > 0 && !o->output)
+		return "--snapshot-every without --output FILE (a snapshot would be drawn over)";
+	return NULL;
+}
+
 const char *tool_shared__meaning(const char *name)
 {
 	for (size_t i = 0; i < NSHARED; i++)

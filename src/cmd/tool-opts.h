@@ -139,6 +139,11 @@ struct tool_cmdline {
 	const char *(*positional)(int argc, char **argv, const char **arg, void *ctx);
 };
 
+/* Which shared option given cannot go with a top-like screen on the
+ * terminal (--live: --json, --folded, and --snapshot-every unless the
+ * snapshots go to --output's file), said as "--json"; NULL: none. */
+const char *tool_opts__screen_conflict(const struct tool_opts *o);
+
 /* The shared row of long name @name's help (its meaning in every
  * command), or NULL; every shared row as "--name<TAB>help" lines. */
 const char *tool_shared__meaning(const char *name);

@@ -18,6 +18,7 @@ static const struct {
 		  "(keys sort and scroll, q quits); the report follows" },
 	{ "obj", "the allocator's library, when it is not the object the program's malloc "
 		 "calls" },
+	{ "pprof", "write a pprof profile (gzipped profile.proto) to FILE" },
 	{ "probes", "the allocator's probe spec: a name in probes/ or a file" },
 	{ "sample-rate", "trace one allocation in N (every large block is kept), the figures "
 			 "scaled back" },

@@ -25,6 +25,22 @@ int read_file(const char *path, size_t max, char **out, size_t *outlen)
 	return err;
 }
 
+long write_fd(int fd, const void *buf, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t w = write(fd, (const char *)buf + done, n - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return done ? (long)done : w < 0 ? -errno : -EIO;
+		done += (size_t)w;
+	}
+	return (long)n;
+}
+
 int read_fd(int fd, size_t max, char **out, size_t *outlen)
 {
 	size_t len = 0, cap = 4096;

@@ -17,6 +17,13 @@
 int read_file(const char *path, size_t max, char **buf, size_t *len);
 /* The same from an open @fd (left open), from where it stands. */
 int read_fd(int fd, size_t max, char **buf, size_t *len);
+/*
+ * write_fd() - all of @buf to @fd, through short writes and EINTR, with
+ * no stdio in between (a terminal's screen or line written where stdout
+ * may point elsewhere).  Return: how many bytes went (@n when all did),
+ * or -errno when none could be written.
+ */
+long write_fd(int fd, const void *buf, size_t n);
 
 struct stat;
 

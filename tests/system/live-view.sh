@@ -40,6 +40,10 @@ expect_eq "$rc" 2 "leak --live --json: exit"
 expect_line '^faultline leak: --live draws on the terminal: not with --json$' "$T/err"
 run_fl heap --live --json -c true
 expect_eq "$rc" 2 "heap --live --json: exit"
+# Snapshots would be drawn over: only into --output's file.
+run_fl leak --live --snapshot-every 1 -c true
+expect_eq "$rc" 2 "leak --live --snapshot-every: exit"
+expect_line '^faultline leak: --live draws on the terminal: not with --snapshot-every without --output FILE' "$T/err"
 # A recording's replay is no live run.
 run_fl record -e leak -o "$T/true.rec" -c true
 expect_eq "$rc" 0 "record -c true: exit"
@@ -215,6 +219,29 @@ if live leak; then
 	expect_line '^\[[0-9]{2}:[0-9]{2}:[0-9]{2}\] Top 10 stacks with outstanding allocations:$' "$T/leak.screen"
 	expect_line '^ +2097152 bytes in 2 allocations from stack$' "$T/leak.screen"
 	expect_line '^  outstanding: +2,104,040 B \(2\.01 MiB\) in 42 allocations from 9 stacks$' "$T/leak.screen"
+fi
+fifo_unblock "$T/end.fifo"
+
+# ---- leak --output FILE: the screen on the terminal, the report in FILE
+# (stdout's stream is the file's, the screen is written to fd 1)
+go_fifo go
+go_fifo end
+rm -f "$T/pane.rc" "$T/pane.stty" "$T/truth"
+tm new-session -d -s out -x 160 -y 30 \
+	"sh $T/pane.sh $FAULTLINE leak --live --output $T/report.txt -- sh $T/target.sh" ||
+	fail "out: tmux new-session failed"
+if wait_until "$FL_READY_TIMEOUT" shows out '^faultline leak \[[0-9]+:[0-9]{2}\]  '; then
+	release "$T/go.fifo"
+	wait_until "$FL_READY_TIMEOUT" grep -q '^pid=' "$T/truth" || fail "out: the target did not finish"
+	wait_until "$FL_READY_TIMEOUT" rows_exact out || fail "out: rows not the target's: $(cat "$T/out.diff")"
+	tm send-keys -t out q
+	ended out 0
+	expect_no_line 'Top 10 stacks with outstanding allocations' "$T/out.screen"
+	expect_line '^  outstanding: +2,104,040 B \(2\.01 MiB\) in 42 allocations from 9 stacks$' "$T/report.txt"
+	expect_no_line 'OUTSTANDING +BLOCKS' "$T/report.txt"
+	expect_no_line "$(printf '\033')" "$T/report.txt"
+else
+	fail "out: no first screen: $(cat "$T/out.screen")"
 fi
 fifo_unblock "$T/end.fifo"
 

@@ -35,6 +35,12 @@ usage: pprof-check.py heap DIR     DIR holds {alloc_objects,alloc_space,
                                    lists each label value with the sum of
                                    the default sample type's values of the
                                    samples that carry it, as decoded here
+       pprof-check.py dump PROFILE
+                                   PROFILE decoded, on stdout: "types
+                                   T/U ...", "default T", each type's sum
+                                   "T=N", then each sample "values |
+                                   labels | stack" in sorted order (two
+                                   equal profiles dump the same)
 -top is read as flat values by function and its "Total samples"; -traces as
 stacks of function names, leaf first, the inlined frames left out (the
 JSON reports do not show them), summed over the samples of equal stacks.
@@ -437,9 +443,24 @@ def tags(path, tags_path, errs):
     eq("go tool pprof -tags, by label, = the decoded samples' sums", got, want, errs)
 
 
+def dump(path, errs):
+    prof = decode(path)
+    print("types " + " ".join("%s/%s" % t for t in prof["types"]))
+    print("default " + prof["default"])
+    for i, (t, _) in enumerate(prof["types"]):
+        print("%s=%d" % (t, sum(s["values"][i] for s in prof["samples"])))
+    for l in sorted("%s | %s | %s" % (" ".join(map(str, s["values"])),
+                                      " ".join("%s=%s" % (k, sv if sv is not None else nv)
+                                               for k, sv, nv in s["labels"]),
+                                      " <- ".join(s["stack"])) for s in prof["samples"]):
+        print(l)
+    if not prof["samples"]:
+        errs.append("no samples")
+
+
 errs = []
 checks = {"heap": heap, "faults": faults, "sites": sites, "labels-heap": labels_heap,
-          "labels-thread": labels_thread, "goalloc": goalloc, "tags": tags}
+          "labels-thread": labels_thread, "goalloc": goalloc, "tags": tags, "dump": dump}
 checks[sys.argv[1]](*sys.argv[2:], errs)
 if errs:
     sys.exit("\n".join(errs))

@@ -15,6 +15,7 @@
 #include "cmd/out/live-top.h"
 #include "cmd/out/screen.h"
 #include "lib/errbuf.h"
+#include "lib/file.h"
 #include "lib/grow.h"
 #include "lib/hashmap.h"
 #include "stack/stackdb.h"
@@ -365,6 +366,7 @@ static int draw(struct live_top *lt)
 	unsigned int rows = 0, cols = 0, width;
 	const char *est = lt->o.estimates ? "~" : "";
 	size_t len = 0, space;
+	long w;
 	FILE *f;
 
 	screen__enter(lt->sc, &rows, &cols);
@@ -403,10 +405,11 @@ static int draw(struct live_top *lt)
 		free(buf);
 		return -ENOMEM;
 	}
-	fwrite(buf, 1, len, stdout);
+	/* On the terminal, fd 1, whatever stdout's stream points at: with
+	 * --output the report goes to its file, the screen stays here. */
+	w = write_fd(STDOUT_FILENO, buf, len);
 	free(buf);
-	fflush(stdout);
-	return 0;
+	return w < 0 ? (int)w : 0;
 }
 
 int live_top__refresh(struct live_top *lt)

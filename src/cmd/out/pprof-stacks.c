@@ -18,6 +18,7 @@
 
 #include "cmd/out/pprof-stacks.h"
 #include "cmd/tool.h"
+#include "agg/heap-profile.h"
 #include "lib/errbuf.h"
 #include "lib/ostream.h"
 #include "stack/addrspace.h"
@@ -199,5 +200,40 @@ int pprof_stacks__sites(struct pprof *p, struct session *s, const struct stack_s
 		return -EINVAL;
 	for (size_t i = 0; i < n && !err; i++)
 		err = site_sample(p, s, &sites[i], cols, ncols);
+	return err;
+}
+
+int pprof_stacks__heap(struct session *s, const struct heap_profile *hp, struct pprof **out)
+{
+	static const struct pprof_value_type types[] = {
+		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
+		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
+	};
+	const struct heap_totals *t = heap_profile__totals(hp);
+	struct pprof_opts o = {
+		.types = types, .ntypes = 4,
+		.period_type = { "space", "bytes" }, .period = 1,
+		.default_type = "inuse_space",
+		.time_nanos = t->first_time ? (int64_t)session__realtime(s, t->first_time) : 0,
+		.duration_nanos = t->last_time > t->first_time ?
+				  (int64_t)(t->last_time - t->first_time) : 0,
+	};
+	struct stack_site *sites = NULL;
+	size_t nsites = 0;
+	int err;
+
+	*out = NULL;
+	err = pprof_stacks__new(s, &o, out);
+	if (!err)
+		err = heap_profile__sites(hp, &sites, &nsites);
+	if (!err)
+		err = pprof_stacks__sites(*out, s, sites, nsites,
+					  (const enum stack_col[]){ STACK_CALLS, STACK_BYTES,
+						  STACK_LEAKED_BLOCKS, STACK_LEAKED }, 4);
+	free(sites);
+	if (err) {
+		pprof__free(*out);
+		*out = NULL;
+	}
 	return err;
 }

@@ -21,7 +21,10 @@
  * A tool's sites (agg/stack-table.h, per process or per thread) are
  * written as samples whole, the columns it names as the values.
  *
- * Calls pprof.h, the stack table, the session's address spaces, stacks and
+ * pprof_stacks__heap() is the heap profile that report pprof and heap
+ * --pprof write, from the heap's count (agg/heap-profile.h).
+ *
+ * Calls pprof.h, the stack table, the heap profile, the session's address spaces, stacks and
  * symbolizer, and tool.h's output file; returns 0 or -errno and never prints.
  */
 #ifndef FAULTLINE_PPROF_STACKS_H
@@ -36,6 +39,7 @@
 
 struct session;
 struct errbuf;
+struct heap_profile;
 
 /* Whose stack a sample is. */
 struct pprof_who {
@@ -81,5 +85,18 @@ int pprof_stacks__table(struct pprof *p, struct session *s, const struct stack_t
 /* The same for the @n sites of @sites (a sorted copy; tid when not 0). */
 int pprof_stacks__sites(struct pprof *p, struct session *s, const struct stack_site *sites,
 			size_t n, const enum stack_col *cols, size_t ncols);
+
+/**
+ * pprof_stacks__heap() - @hp (the heap's count of @s's allocations) as a
+ * heap profile with Go's four sample types: alloc_objects/count and
+ * alloc_space/bytes (every allocation seen), inuse_objects/count and
+ * inuse_space/bytes (what is allocated now, or at the end: the leaks),
+ * inuse_space shown first; one sample per allocation site (a process and
+ * a stack), labelled pid and comm but no tid (the heap's sites are a
+ * process's).
+ * @out: out; pprof__free() it
+ * Return: 0, -ENOMEM.
+ */
+int pprof_stacks__heap(struct session *s, const struct heap_profile *hp, struct pprof **out);
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd/out/screen.h"
+#include "lib/file.h"
 
 #define ALT_ON "\033[?1049h"
 #define ALT_OFF "\033[?1049l"
@@ -158,7 +159,10 @@ void screen__enter(struct screen *sc, unsigned int *rows, unsigned int *cols)
 {
 	if (sc->tty && !sc->alt) {
 		guard(sc);
-		printf(ALT_ON);
+		/* To the terminal itself, fd 1, after what stdio holds:
+		 * stdout's stream may be --output's file. */
+		fflush(stdout);
+		write_fd(STDOUT_FILENO, ALT_ON, sizeof(ALT_ON) - 1);
 		sc->alt = true;
 	}
 	screen__size(sc, rows, cols);
@@ -257,8 +261,8 @@ void screen__end(struct screen *sc)
 		tcsetattr(STDIN_FILENO, TCSANOW, &sc->saved);
 	sc->keys = false;
 	if (sc->alt) {
-		printf(ALT_OFF);
 		fflush(stdout);
+		write_fd(STDOUT_FILENO, ALT_OFF, sizeof(ALT_OFF) - 1);
 	}
 	sc->alt = false;
 	unguard(sc);

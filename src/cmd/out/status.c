@@ -1,8 +1,8 @@
 /*
  * status: the status line of a tracing tool on a terminal (see status.h).
- * It may call libc only: write(2), ioctl(TIOCGWINSZ), isatty(3), fstat(2)
- * and stdio's fopencookie(3), and lib/numfmt for its figures' text; the
- * figures come from its caller.
+ * It may call libc (write(2) through lib/file's write_fd, ioctl(TIOCGWINSZ),
+ * isatty(3), fstat(2), stdio's fopencookie(3)) and lib/numfmt for its
+ * figures' text; the figures come from its caller.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/out/status.h"
+#include "lib/file.h"
 #include "lib/numfmt.h"
 
 #define ERASE "\r\033[K"
@@ -128,24 +129,6 @@ int status__new(int fd, uint64_t now_ns, uint64_t events, struct status **out)
 	return 0;
 }
 
-/* All of @buf to @fd.  Return: @n, or -1 with errno set when nothing
- * could be written. */
-static ssize_t write_all(int fd, const char *buf, size_t n)
-{
-	size_t done = 0;
-
-	while (done < n) {
-		ssize_t w = write(fd, buf + done, n - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return done ? (ssize_t)done : -1;
-		done += (size_t)w;
-	}
-	return (ssize_t)n;
-}
-
 void status__erase(struct status *st)
 {
 	int saved = errno;
@@ -153,7 +136,7 @@ void status__erase(struct status *st)
 	if (!st || !st->up)
 		return;
 	st->up = false;
-	write_all(st->fd, ERASE, sizeof(ERASE) - 1);
+	write_fd(st->fd, ERASE, sizeof(ERASE) - 1);
 	errno = saved;
 }
 
@@ -161,11 +144,14 @@ void status__erase(struct status *st)
 static ssize_t taken_write(void *cookie, const char *buf, size_t n)
 {
 	struct taken *t = cookie;
-
-	ssize_t w;
+	long w;
 
 	status__erase(t->st);
-	w = write_all(t->fd, buf, n);
+	w = write_fd(t->fd, buf, n);
+	if (w < 0) {
+		errno = (int)-w;
+		return -1;	/* stdio's cookie contract */
+	}
 	if (w > 0)
 		t->st->mid_line = buf[w - 1] != '\n';
 	return w;
@@ -269,7 +255,7 @@ void status__show(struct status *st, uint64_t now_ns, uint64_t events, uint64_t 
 		return;
 	memcpy(out, ERASE, sizeof(ERASE) - 1);
 	memcpy(st->line, line, len + 1);
-	st->up = write_all(st->fd, out, sizeof(ERASE) - 1 + len) > 0;
+	st->up = write_fd(st->fd, out, sizeof(ERASE) - 1 + len) > 0;
 	st->draws++;
 }
 

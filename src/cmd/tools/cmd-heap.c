@@ -15,6 +15,9 @@
  *
  * --live: while it runs, a top-like screen of the stacks holding the most
  * (cmd/out/live-top.h), redrawn every interval; the report when it ends.
+ *
+ * --pprof FILE: at the end, the heap profile report pprof writes
+ * (pprof_stacks__heap) to FILE too; each snapshot's to FILE.N.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -37,6 +40,10 @@
 #include "lib/grow.h"
 #include "lib/hashmap.h"
 #include "cmd/out/live-top.h"
+#ifdef HAVE_PPROF
+#include "cmd/out/pprof.h"
+#include "cmd/out/pprof-stacks.h"
+#endif
 #include "cmd/out/report.h"
 #include "trace/session.h"
 #include "stack/stackdb.h"
@@ -46,7 +53,7 @@
 #define TOOL "heap"
 
 enum { OPT_PREFIX = 256, OPT_PROBES, OPT_THRESHOLD, OPT_INTERVAL, OPT_INTERVAL_CALLS,
-       OPT_SAMPLE_RATE, OPT_LIVE };
+       OPT_SAMPLE_RATE, OPT_LIVE, OPT_PPROF };
 
 struct heap_opts {
 	unsigned int peak_limit, sub_limit, threshold;
@@ -56,6 +63,7 @@ struct heap_opts {
 	bool leaks;
 	bool live;			/* --live */
 	const char *histogram;
+	const char *pprof;		/* --pprof FILE */
 	const char *obj, *prefix, *probes;
 };
 
@@ -66,6 +74,7 @@ struct heap {
 	struct tool_opts *o;
 	struct heap_opts ho;
 	bool snapshot;		/* the report is a snapshot: no growth (it ends the intervals) */
+	unsigned int snaps;	/* snapshots made: --pprof's FILE.N */
 	struct session *s;
 	struct alloc_trace *at;
 	struct heap_profile *hp;
@@ -113,6 +122,11 @@ static const char *heap_opt(int c, const char *arg, void *ctx)
 		       "--interval-calls wants a number of allocation calls, not";
 	case OPT_LIVE:
 		ho->live = true;
+		return NULL;
+	case OPT_PPROF:
+		if (!arg[0] || !strcmp(arg, "-"))
+			return "--pprof wants a file (standard output is the report's), not";
+		ho->pprof = arg;
 		return NULL;
 	case OPT_SAMPLE_RATE:
 		return parse_uint(arg, &ho->sample_rate) && ho->sample_rate <= ALLOC_SAMPLE_MAX ? NULL :
@@ -807,6 +821,10 @@ static const struct tool_option heap_options[] = {
 	OPT_CALL(0, "interval-calls", "N", OPT_INTERVAL_CALLS,
 		 "the same, an interval every N allocation calls (it ends just before the call that "
 		 "starts the next)"),
+	OPT_CALL(0, "pprof", "FILE", OPT_PPROF,
+		 "at the end, also write the heap profile report pprof writes (gzipped profile.proto: "
+		 "alloc_objects, alloc_space, inuse_objects, inuse_space; labels pid, comm) to FILE; "
+		 "each snapshot's to FILE.N"),
 	OPT_CALL(0, "sample-rate", "N", OPT_SAMPLE_RATE,
 		 "every block of 1024 bytes or more and 1 smaller block in N, picked in the kernel "
 		 "where it can be (glibc; see faultline-leak(1) -s): calls, bytes and peaks are "
@@ -854,7 +872,7 @@ static int live_check(const struct heap *h)
 	struct errbuf eb = { "" };
 
 	if (!live_top__check(tool__recording(h->o) || tool__replaying(h->o),
-			     h->o->json ? "--json" : NULL, &eb))
+			     tool_opts__screen_conflict(h->o), &eb))
 		return 0;
 	fprintf(stderr, "faultline " TOOL ": %s\n", eb.msg);
 	return -EINVAL;
@@ -912,6 +930,13 @@ static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 			"call: not with --sample-rate\n");
 		return -EINVAL;
 	}
+#ifndef HAVE_PPROF
+	if (h->ho.pprof) {
+		fprintf(stderr, "faultline " TOOL ": --pprof: this faultline was built without pprof "
+			"output: configure found %s\n", FL_PPROF_MISSING);
+		return -EINVAL;
+	}
+#endif
 	if ((h->ho.interval_ns || h->ho.interval_calls) && heap_growth__new(&h->hg))
 		return -ENOMEM;
 	if (h->hg)
@@ -980,6 +1005,32 @@ int heap__profile(void *ctx, struct heap_profile **hp)
 	return err;
 }
 
+/* --pprof: the profile as it stands, to FILE (a snapshot's: FILE.N). */
+static int write_pprof(struct heap *h)
+{
+#ifdef HAVE_PPROF
+	struct errbuf eb = { "" };
+	struct pprof *p = NULL;
+	char *path = (char *)h->ho.pprof;
+	int err = 0;
+
+	if (h->snapshot && asprintf(&path, "%s.%u", h->ho.pprof, h->snaps) < 0)
+		return tool__fail(TOOL, NULL, -ENOMEM);
+	err = pprof_stacks__heap(h->s, h->hp, &p);
+	if (err)
+		errbuf__set(&eb, err, "cannot make the profile: %s", strerror(-err));
+	else
+		err = pprof_stacks__write(p, path, &eb);
+	pprof__free(p);
+	if (path != h->ho.pprof)
+		free(path);
+	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
+#else
+	(void)h;
+	return EXIT_FAIL;
+#endif
+}
+
 static int heap_report(void *ctx, struct session *s)
 {
 	struct heap *h = ctx;
@@ -992,7 +1043,9 @@ static int heap_report(void *ctx, struct session *s)
 	err = heap__profile(h, &hp);
 	if (!err)
 		err = print_report(h);
-	return err ? tool__fail(TOOL, NULL, err) : EXIT_OK;
+	if (err)
+		return tool__fail(TOOL, NULL, err);
+	return h->ho.pprof ? write_pprof(h) : EXIT_OK;
 }
 
 static int heap_snapshot(void *ctx, struct session *s)
@@ -1001,6 +1054,7 @@ static int heap_snapshot(void *ctx, struct session *s)
 	int st;
 
 	h->snapshot = true;
+	h->snaps++;
 	st = heap_report(ctx, s);
 	h->snapshot = false;
 	return st;

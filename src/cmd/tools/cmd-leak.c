@@ -629,9 +629,10 @@ static int leak_live_sites(void *ctx, struct live_top *lt)
 static int live_check(const struct leak *lk)
 {
 	struct errbuf eb = { "" };
-	const char *given = lk->o->json ? "--json" : lk->o->folded ? "--folded" :
-			    lk->lo.trace ? "-t, whose lines would cross it" : NULL;
+	const char *given = tool_opts__screen_conflict(lk->o);
 
+	if (!given && lk->lo.trace)
+		given = "-t, whose lines would cross it";
 	if (!live_top__check(tool__recording(lk->o) || tool__replaying(lk->o), given, &eb))
 		return 0;
 	fprintf(stderr, "faultline " TOOL ": %s\n", eb.msg);

@@ -157,41 +157,23 @@ static int add_events(struct session *s, void *ctx, struct errbuf *eb)
 
 static int build(struct pp *pp)
 {
-	static const struct pprof_value_type heap_types[] = {
-		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
-		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
-	};
 	static const struct pprof_value_type fault_types[] = { { "faults", "count" } };
-	const struct heap_totals *t = pp->hp ? heap_profile__totals(pp->hp) : NULL;
-	uint64_t first = t ? t->first_time : pp->first, last = t ? t->last_time : pp->last;
-	struct pprof_opts o = {
-		.types = pp->faults ? fault_types : heap_types,
-		.ntypes = pp->faults ? 1 : 4,
-		.period_type = pp->faults ? fault_types[0] : (struct pprof_value_type){ "space",
-											  "bytes" },
-		.period = 1,
-		.default_type = pp->faults ? NULL : "inuse_space",
-		.time_nanos = first ? (int64_t)session__realtime(pp->s, first) : 0,
-		.duration_nanos = last > first ? (int64_t)(last - first) : 0,
-	};
-	struct stack_site *sites = NULL;
-	size_t nsites = 0;
 	int err;
 
-	err = pprof_stacks__new(pp->s, &o, &pp->prof);
+	if (!pp->faults)
+		return pprof_stacks__heap(pp->s, pp->hp, &pp->prof);
+	err = pprof_stacks__new(pp->s, &(struct pprof_opts){
+					.types = fault_types, .ntypes = 1,
+					.period_type = fault_types[0], .period = 1,
+					.time_nanos = pp->first ?
+						(int64_t)session__realtime(pp->s, pp->first) : 0,
+					.duration_nanos = pp->last > pp->first ?
+						(int64_t)(pp->last - pp->first) : 0 },
+				&pp->prof);
 	if (err)
 		return err;
-	if (pp->faults)
-		return pprof_stacks__table(pp->prof, pp->s, pp->fsites,
-					   (const enum stack_col[]){ STACK_CALLS }, 1);
-	/* The heap's sites are a process's: no tid (see above). */
-	err = heap_profile__sites(pp->hp, &sites, &nsites);
-	if (!err)
-		err = pprof_stacks__sites(pp->prof, pp->s, sites, nsites,
-					  (const enum stack_col[]){ STACK_CALLS, STACK_BYTES,
-						  STACK_LEAKED_BLOCKS, STACK_LEAKED }, 4);
-	free(sites);
-	return err;
+	return pprof_stacks__table(pp->prof, pp->s, pp->fsites,
+				   (const enum stack_col[]){ STACK_CALLS }, 1);
 }
 
 static int run(const struct replay_opts *ro, const char *out, bool want_faults)
