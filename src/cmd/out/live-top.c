@@ -18,6 +18,7 @@
 #include "lib/file.h"
 #include "lib/grow.h"
 #include "lib/hashmap.h"
+#include "lib/numfmt.h"
 #include "stack/stackdb.h"
 #include "stack/symbolize.h"
 #include "trace/session.h"
@@ -362,7 +363,7 @@ static void draw_rows(struct live_top *lt, FILE *f, unsigned int width, size_t s
 
 static int draw(struct live_top *lt)
 {
-	char line[LINE_MAX_COLS + 1], when[32], *buf = NULL;
+	char line[LINE_MAX_COLS + 1], when[32], nb[5][NUMFMT_LEN], *buf = NULL;
 	unsigned int rows = 0, cols = 0, width;
 	const char *est = lt->o.estimates ? "~" : "";
 	size_t len = 0, space;
@@ -387,9 +388,14 @@ static int draw(struct live_top *lt)
 	 * no blank screen between two. */
 	fputs(SCREEN_HOME, f);
 	elapsed_text(session__elapsed(lt->s, session__now(lt->s)), when, sizeof(when));
-	snprintf(line, sizeof(line), "%s [%s]  %s%" PRIu64 " bytes in %s%" PRIu64 " blocks, %zu stacks;"
-		 " %.0f events/s, %" PRIu64 " lost", lt->o.title, when, est, lt->total_bytes, est,
-		 lt->total_blocks, lt->stacks, lt->rate, session__lost(lt->s));
+	/* faultline's number format (lib/numfmt): the totals exact; the
+	 * columns below stay plain numbers, as a table's do. */
+	snprintf(line, sizeof(line), "%s [%s]  %s%s in %s%s blocks, %s stacks; %s events/s, %s lost",
+		 lt->o.title, when, est, numfmt__bytes(nb[0], sizeof(nb[0]), lt->total_bytes), est,
+		 numfmt__count(nb[1], sizeof(nb[1]), lt->total_blocks),
+		 numfmt__count(nb[2], sizeof(nb[2]), lt->stacks),
+		 numfmt__count(nb[3], sizeof(nb[3]), (uint64_t)(lt->rate + 0.5)),
+		 numfmt__count(nb[4], sizeof(nb[4]), session__lost(lt->s)));
 	put_line(f, line, width, false, false);
 	snprintf(line, sizeof(line), "sort: %s (o outstanding, g growth, i interval, b blocks)  "
 		 "j/k scroll  q quit  rows %zu-%zu of %zu", sort_names[lt->sort],
