@@ -827,19 +827,23 @@ static int find_debuginfo(Dwfl_Module *dmod, void **userdata, const char *modnam
 	return fd >= 0 ? fd : -1;
 }
 
-/* libdwfl's find_elf callback: the entry's Elf (a counted duplicate, ended
- * with the module), never a file of its own. */
+int bin_image__find_elf(const struct bin_image *img, char **file_name, Elf **elfp)
+{
+	if (!img)
+		return -1;
+	*elfp = elf_begin(-1, ELF_C_READ_MMAP, img->elf);
+	if (*elfp && img->opened[0])
+		*file_name = strdup(img->opened);
+	return -1;
+}
+
+/* libdwfl's find_elf callback: the entry's Elf. */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {
 	const struct binary *b = *userdata;
 
-	if (!b)
-		return -1;
-	*elfp = elf_begin(-1, ELF_C_READ_MMAP, b->img.elf);
-	if (*elfp && b->img.opened[0])
-		*file_name = strdup(b->img.opened);
-	return -1;
+	return bin_image__find_elf(b ? &b->img : NULL, file_name, elfp);
 }
 
 /* A Dwfl over @b's Elf, the file reported at its own vaddrs, its debuglink

@@ -175,6 +175,17 @@ struct binary *bincache__find(const struct bincache *c, const struct map *m);
 /* The opened file; NULL when it could not be opened (yet). */
 const struct bin_image *binary__image(const struct binary *b);
 
+/**
+ * bin_image__find_elf() - libdwfl's find_elf answer for a module of @img:
+ *                         its Elf as a counted duplicate (ended with the
+ *                         module; the image's stays), never a file of its own
+ * @img: the module's binary; NULL for one that cannot be used (no Elf)
+ * @file_name: out, the path that opened it (libdwfl frees it), if any
+ * @elfp: out
+ * Return: -1, the descriptor libdwfl is handed (none).
+ */
+int bin_image__find_elf(const struct bin_image *img, char **file_name, Elf **elfp);
+
 /* Holds on it now (tests). */
 unsigned binary__refs(const struct binary *b);
 

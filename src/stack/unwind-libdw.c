@@ -164,20 +164,12 @@ static bool binary__bias(const struct bin_image *b, const struct map *m, uint64_
 
 /* ---- libdwfl callbacks ---- */
 
-/* Hand libdwfl the shared Elf of the module's binary (a counted
- * duplicate, ended with the module); -1 and no Elf for a module we cannot
- * use. */
+/* Hand libdwfl the shared Elf of the module's binary; no Elf for a module
+ * we cannot use. */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {
-	const struct bin_image *b = *userdata;
-
-	if (!b)
-		return -1;
-	*elfp = elf_begin(-1, ELF_C_READ_MMAP, b->elf);
-	if (*elfp && b->opened[0])
-		*file_name = strdup(b->opened);
-	return -1;
+	return bin_image__find_elf(*userdata, file_name, elfp);
 }
 
 static pid_t next_thread(Dwfl *dwfl, void *dwfl_arg, void **thread_argp)
