@@ -11,9 +11,9 @@
 /* Every signal whose default action ends the process and that does not
  * come from the instruction being run: a request to stop, which the
  * loops see and end cleanly on (probes removed, the recording finished).
- * The synchronous ones (SEGV, BUS, ILL, FPE, TRAP, SYS, and ABRT, which
- * abort() raises) cannot return to the code that raised them: the
- * session's emergency handler has them (trace/session-signal.c). */
+ * The synchronous ones (STOPSIG_FATAL: SEGV, BUS, ILL, FPE, TRAP, SYS,
+ * and ABRT, which abort() raises) cannot return to the code that raised
+ * them: the session's emergency handler has them (trace/session-signal.c). */
 static const int stop_signals[] = {
 	SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
 	SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGSTKFLT, SIGIO, SIGPWR,

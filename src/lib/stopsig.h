@@ -14,8 +14,19 @@
 #ifndef FAULTLINE_STOPSIG_H
 #define FAULTLINE_STOPSIG_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+/*
+ * The signals the instruction being run raises (and abort()'s): SEGV,
+ * BUS, ILL, FPE, ABRT, TRAP, SYS.  Not stop requests: the code that
+ * raised them cannot go on, so the process dies of them, after the
+ * handlers that put back what it holds (trace/session-signal.c: the
+ * kernel's probes; cmd/out/screen.c: the terminal) have run.  For an
+ * array initializer: { STOPSIG_FATAL }.
+ */
+#define STOPSIG_FATAL SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS
 
 /* Install the handlers (the previous ones kept) and clear the request. */
 void stopsig__catch(void);

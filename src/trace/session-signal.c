@@ -31,11 +31,11 @@
  * signals are lib/stopsig's, as for the loops without a session. */
 static struct session *volatile emergency;
 
-/* The signals raised by the instruction being run (and abort()'s): the
- * process cannot go on, so it removes its probes and dies of the signal
- * (status 128 + N in a shell).  Every other fatal-by-default signal is a
- * stop request (lib/stopsig.c). */
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
+/* The signals raised by the instruction being run (and abort()'s,
+ * lib/stopsig's list): the process cannot go on, so it removes its probes
+ * and dies of the signal (status 128 + N in a shell).  Every other
+ * fatal-by-default signal is a stop request (lib/stopsig.c). */
+static const int fatal_signals[] = { STOPSIG_FATAL };
 #define NFATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 static struct sigaction old_fatal[NFATAL];
 

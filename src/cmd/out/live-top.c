@@ -3,7 +3,8 @@
  * stack holds, kept per (pid, stack) with its figures at the first screen
  * and at the one before, sorted by the key chosen, drawn on the terminal
  * of cmd/out/screen.  May call the session (clock, counters, stacks,
- * symbolizer), the stack layer's tables, lib/ and cmd/out/screen.
+ * symbolizer), the stack layer's tables, lib/, cmd/out/screen and
+ * cmd/out/report (a frame named as the text report names it).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/out/live-top.h"
+#include "cmd/out/report.h"
 #include "cmd/out/screen.h"
 #include "lib/errbuf.h"
 #include "lib/file.h"
@@ -23,8 +25,6 @@
 #include "stack/symbolize.h"
 #include "trace/session.h"
 
-/* x86-64: the kernel's half of the address space (as report.c). */
-#define KERNEL_START 0xffff800000000000ULL
 /* Lines are cut here whatever the terminal's width. */
 #define LINE_MAX_COLS 512
 /* The lines above the rows: the totals, the keys, the column names. */
@@ -230,25 +230,12 @@ static bool kernel_allocator(const char *func)
 	return false;
 }
 
-/* Frame @ip of @pid, a return address unless the innermost (@is_return:
- * looked up at ip - 1, its offset that of ip, as report.c does).  Its
- * function, or NULL. */
+/* Frame @ip of @pid as the text report names it (report__frame_sym);
+ * its function, or NULL. */
 static const char *frame(struct live_top *lt, pid_t pid, uint64_t ip, bool is_return,
 			 struct sym_result *res)
 {
-	uint64_t look = is_return && ip ? ip - 1 : ip;
-	int err;
-
-	memset(res, 0, sizeof(*res));
-	if (look >= KERNEL_START)
-		err = symbolizer__kernel(session__symbolizer(lt->s), look, res);
-	else
-		err = symbolizer__user(session__symbolizer(lt->s), session__addrspaces(lt->s), pid,
-				       look, res);
-	if (err)
-		res->func = res->module = NULL;
-	res->addr = ip;
-	res->offset = res->func ? res->offset + (ip - look) : 0;
+	report__frame_sym(lt->s, pid, ip, is_return, res);
 	return res->func;
 }
 
@@ -272,7 +259,7 @@ static void stack_text(struct live_top *lt, const struct site *st, char *buf, si
 	for (uint32_t k = 0; k < nr; k++) {
 		const char *f = frame(lt, pid, ips[k], k > 0, &res);
 
-		if (!f || !(ips[k] >= KERNEL_START ? kernel_allocator(f) : user_allocator(f))) {
+		if (!f || !(ips[k] >= REPORT_KERNEL_START ? kernel_allocator(f) : user_allocator(f))) {
 			i = k;
 			break;
 		}

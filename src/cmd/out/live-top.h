@@ -19,8 +19,8 @@
  * The tool feeds it through one callback that calls live_top__add() for
  * what each stack holds (per block or per stack: the figures of one stack
  * add up); the screen is cmd/out/screen.h's.  It may call the session
- * (its clock, counters, stacks and symbolizer) and cmd/out/screen; it
- * prints on stdout only.
+ * (its clock, counters, stacks and symbolizer), cmd/out/screen and
+ * cmd/out/report; it prints on stdout only.
  */
 #ifndef FAULTLINE_LIVE_TOP_H
 #define FAULTLINE_LIVE_TOP_H

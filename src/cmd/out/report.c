@@ -162,8 +162,6 @@ static void print_rendered(struct report *r, pid_t pid, uint32_t stack, uint64_t
 }
 
 #define MAX_INLINES 16
-/* x86-64: the kernel's half of the address space. */
-#define KERNEL_START 0xffff800000000000ULL
 
 /*
  * Every frame but the innermost is a return address: the instruction after
@@ -194,21 +192,18 @@ static void print_pos(FILE *out, const struct sym_inline *l)
 	fprintf(out, " %s:%u", l->file ? l->file : "??", l->line);
 }
 
-/* Symbolize one frame into @res (func and module NULL when unknown, the
- * offset that of ip itself) and count it for the footer. */
-static void frame_sym(struct report *r, pid_t pid, uint64_t ip, bool is_return,
-		      struct sym_result *res)
+void report__frame_sym(struct session *s, pid_t pid, uint64_t ip, bool is_return,
+		       struct sym_result *res)
 {
 	uint64_t look = lookup_ip(ip, is_return);
 
 	memset(res, 0, sizeof(*res));
-	r->frames++;
-	if (look >= KERNEL_START) {
-		if (symbolizer__kernel(session__symbolizer(r->s), look, res)) {
+	if (look >= REPORT_KERNEL_START) {
+		if (symbolizer__kernel(session__symbolizer(s), look, res)) {
 			res->func = NULL;
 			res->module = NULL;
 		}
-	} else if (symbolizer__user(session__symbolizer(r->s), session__addrspaces(r->s), pid, look,
+	} else if (symbolizer__user(session__symbolizer(s), session__addrspaces(s), pid, look,
 				    res)) {
 		res->func = NULL;
 		res->module = NULL;
@@ -218,6 +213,14 @@ static void frame_sym(struct report *r, pid_t pid, uint64_t ip, bool is_return,
 		res->offset += ip - look;
 	else
 		res->offset = 0;
+}
+
+/* Symbolize one frame into @res and count it for the footer. */
+static void frame_sym(struct report *r, pid_t pid, uint64_t ip, bool is_return,
+		      struct sym_result *res)
+{
+	report__frame_sym(r->s, pid, ip, is_return, res);
+	r->frames++;
 	if (!res->func)
 		r->unknown++;
 }

@@ -56,6 +56,17 @@ void report__folded(struct report *r, pid_t pid, const char *comm, uint32_t stac
  * unknown), with --srcline also "file", "line" and "inlined":[{"func",
  * "file","line"}..] (docs/json-schema.md). */
 void report__stack_json(struct report *r, pid_t pid, uint32_t stack_id);
+/* x86-64: the kernel's half of the address space, where a frame is the
+ * kernel's. */
+#define REPORT_KERNEL_START 0xffff800000000000ULL
+struct sym_result;
+/* Frame @ip of a stack of @pid's, as the stacks above name it, into @res:
+ * a return address unless the innermost (@is_return: looked up at ip - 1,
+ * its offset that of ip itself), a kernel address in the kernel's
+ * symbols; func and module NULL when unknown.  Counts nothing (for a
+ * view of its own: cmd/out/live-top). */
+void report__frame_sym(struct session *s, pid_t pid, uint64_t ip, bool is_return,
+		       struct sym_result *res);
 /* HH:MM:SS of a sample time. */
 void report__clock(const struct session *s, uint64_t sample_time, char *buf, size_t n);
 /*

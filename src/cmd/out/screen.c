@@ -1,8 +1,9 @@
 /*
  * screen: the terminal of a full-screen view (see screen.h): alternate
  * screen, raw keys, size, and restoring it all at the end, at exit() and
- * on a fatal signal.  May call the C library only (termios, ioctl, poll,
- * sigaction, stdio on stdout).
+ * on a fatal signal.  May call the C library (termios, ioctl, poll,
+ * sigaction, stdio on stdout), lib/file's write_fd and lib/stopsig's list
+ * of fatal signals.
  */
 #include <errno.h>
 #include <poll.h>
@@ -16,6 +17,7 @@
 
 #include "cmd/out/screen.h"
 #include "lib/file.h"
+#include "lib/stopsig.h"
 
 #define ALT_ON "\033[?1049h"
 #define ALT_OFF "\033[?1049l"
@@ -34,11 +36,12 @@ struct screen {
 static struct screen *volatile active;
 static bool exit_hooked;
 
-/* The signals raised by the instruction being run (and abort()'s), as
- * trace/session-signal.c lists them: the process dies of them, after the
- * terminal is put back.  The stop signals (Ctrl-C, SIGTERM...) end the
- * run cleanly (lib/stopsig), which calls screen__end. */
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
+/* The signals raised by the instruction being run (and abort()'s,
+ * lib/stopsig's list, as trace/session-signal.c catches them): the
+ * process dies of them, after the terminal is put back.  The stop signals
+ * (Ctrl-C, SIGTERM...) end the run cleanly (lib/stopsig), which calls
+ * screen__end. */
+static const int fatal_signals[] = { STOPSIG_FATAL };
 #define NFATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
 static struct sigaction old_fatal[NFATAL];
 

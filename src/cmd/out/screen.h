@@ -10,7 +10,7 @@
  *
  * What is drawn is the caller's: it writes to stdout after
  * screen__enter(), with the sequences below.  One screen at a time (the
- * handlers are process state).  May call the C library only.
+ * handlers are process state).  May call the C library and lib/ only.
  */
 #ifndef FAULTLINE_SCREEN_H
 #define FAULTLINE_SCREEN_H

@@ -66,7 +66,7 @@ struct top {
 	struct tool_opts *o;
 	pid_t pid;
 	struct tool_interval every;
-	bool tty, keys;
+	bool tty;
 	struct screen *sc;		/* the terminal (cmd/out/screen.h) */
 	int sort_col;
 	bool ascending;
@@ -293,8 +293,7 @@ static int on_idle(void *ctx)
 			t->err = -ENOMEM;
 			return 1;
 		}
-	if (!t->keys)
-		return 0;
+	/* No key without screen__keys_on() (a terminal on both ends). */
 	while ((ch = screen__key(t->sc)) != SCREEN_KEY_NONE) {
 		if (ch == 'q' || ch == 'Q')
 			return 1;
@@ -325,18 +324,6 @@ static void on_ready(void *ctx)
 			"processes' owners: Buffers MB and Cached MB show 0, UID ?\n");
 	else if (!t->s)
 		tool__banner(t->o, "page cache", t->label, false);
-}
-
-static void keys_on(struct top *t)
-{
-	t->keys = screen__keys_on(t->sc);
-}
-
-/* The terminal as it was: keys echoed, the shell's screen back. */
-static void screen_off(struct top *t)
-{
-	screen__end(t->sc);
-	t->keys = false;
 }
 
 static const struct tool_option cachetop_options[] = {
@@ -400,7 +387,7 @@ static int top_add_events(void *ctx, struct session *s, const char *rung, const 
 
 static void top_before_run(void *ctx)
 {
-	keys_on(ctx);
+	screen__keys_on(((struct top *)ctx)->sc);
 }
 
 static void top_ready(void *ctx)
@@ -422,7 +409,7 @@ static int top_procfs(void *ctx, struct session *s, struct errbuf *eb)
 
 	(void)s;
 	err = cache_run__procfs(&t->run, eb);
-	screen_off(t);
+	screen__end(t->sc);	/* keys echoed, the shell's screen back */
 	return err;
 }
 
@@ -431,7 +418,7 @@ static int top_report(void *ctx, struct session *s)
 	struct top *t = ctx;
 
 	cache_run__end(&t->run);
-	screen_off(t);
+	screen__end(t->sc);	/* keys echoed, the shell's screen back */
 	if (t->err)
 		return tool__fail(TOOL, NULL, t->err);
 	if (s && session__lost(s))
