@@ -8,7 +8,7 @@
  * stdout went.  A snapshot is the tool's snapshot callback, headed by
  * "--- snapshot N at T s ---" (text) or a "snapshot" object (JSON).
  *
- * May call: lib (ostream, file, stopsig), agg/every, trace/session, and
+ * May call: lib (errbuf, ostream, file, stopsig), agg/every, trace/session, and
  * print (it is cmd/'s).
  */
 #include <errno.h>
@@ -22,6 +22,7 @@
 #include "cmd/tool.h"
 #include "cmd/tool-opts.h"
 #include "cmd/tool-snap.h"
+#include "lib/errbuf.h"
 #include "lib/file.h"
 #include "lib/ostream.h"
 #include "lib/stopsig.h"
@@ -85,18 +86,15 @@ int tool_snap__output(struct tool_snap *sn, const char *tool, const char *path)
 
 int tool_snap__close(struct tool_snap *sn, int status)
 {
+	struct errbuf eb = { "" };
 	int err;
 
 	if (!sn->out)
 		return status;
 	stdout = sn->stdout_was;
-	err = ostream__close(sn->out);
+	err = tool__output_close(sn->path, sn->out, 0, &eb);
 	sn->out = NULL;
-	if (!err || status != EXIT_OK)
-		return status;
-	fprintf(stderr, "faultline %s: cannot write '%s': %s\n", sn->tool, sn->path,
-		strerror(-err));
-	return EXIT_FAIL;
+	return err && status == EXIT_OK ? tool__fail(sn->tool, &eb, err) : status;
 }
 
 /* One snapshot, now (@asked: SIGUSR1's, else the clock's); false when

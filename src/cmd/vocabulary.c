@@ -34,22 +34,25 @@ static const struct {
 };
 #define NWORDS (sizeof(words) / sizeof(words[0]))
 
-int opt_vocabulary__listed(const char *name)
+/* The table's meaning of @name, or NULL. */
+static const char *word(const char *name)
 {
 	for (size_t i = 0; i < NWORDS; i++)
 		if (!strcmp(words[i].name, name))
-			return 1;
-	return 0;
+			return words[i].meaning;
+	return NULL;
+}
+
+int opt_vocabulary__listed(const char *name)
+{
+	return word(name) != NULL;
 }
 
 const char *opt_vocabulary__meaning(const char *name)
 {
 	const char *m = tool_shared__meaning(name);
 
-	for (size_t i = 0; !m && i < NWORDS; i++)
-		if (!strcmp(words[i].name, name))
-			m = words[i].meaning;
-	return m;
+	return m ? m : word(name);
 }
 
 void opt_vocabulary__list(FILE *f)

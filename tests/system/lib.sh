@@ -69,6 +69,9 @@
 #   leak_nums FILE KEY...      numbers of leak --json's summaries (below)
 #   leak_total FILE LABEL      "BYTES COUNT" of leak's text totals line
 #                              LABEL (below), the raw integers
+#   report_pprof REC OUT WHAT  run_fl report -i REC pprof -o OUT: skip when
+#                              faultline has no pprof output, else its
+#                              status 0 (WHAT names it)
 #   hold_through_loop FL GO OUT
 #                              hold faultline FL's reader (its main thread,
 #                              in a ptrace stop: tests/targets/hold-thread)
@@ -509,6 +512,16 @@ PY
 leak_total() {
 	sed -n "s/^  $2: *\([0-9,]*\) B\( ([0-9.]* [KMGTPE]iB)\)\{0,1\} in \([0-9,]*\) .*/\1 \3/p" "$1" |
 		tail -n 1 | tr -d ,
+}
+
+# report_pprof REC OUT WHAT: the recording REC's pprof profile into OUT;
+# a faultline built without pprof output skips the test with its line.
+report_pprof() {
+	run_fl report -i "$1" pprof -o "$2"
+	if grep -q 'built without pprof output' "$T/err"; then
+		skip "$(cat "$T/err")"
+	fi
+	expect_eq "$rc" 0 "$3"
 }
 
 # key_of FILE KEY: V of the last KEY=V line of FILE (a target's own account).

@@ -33,11 +33,7 @@ expect_eq "$rc" 0 "record -e faults status"
 expect_line '^faultline record: [0-9]+ samples \(0 lost\) of faults in ' "$T/err"
 cp "$T/out" "$T/tt.truth"
 expect_line '^site fn=thread_touch pages=64 tid=[0-9]+$' "$T/tt.truth"
-run_fl report -i "$T/t.rec" pprof -o "$T/t.pb.gz"
-if grep -q 'built without pprof output' "$T/err"; then
-	skip "$(cat "$T/err")"
-fi
-expect_eq "$rc" 0 "report pprof (faults) status"
+report_pprof "$T/t.rec" "$T/t.pb.gz" "report pprof (faults) status"
 expect_line '^faultline report pprof: [0-9]+ samples, [0-9]+ faults ' "$T/err"
 check "thread-touch's faults: labels or values" labels-thread "$T/t.pb.gz" "$T/tt.truth"
 
@@ -45,8 +41,7 @@ check "thread-touch's faults: labels or values" labels-thread "$T/t.pb.gz" "$T/t
 run_fl record -e leak -o "$T/l.rec" -c "$LT leaks"
 expect_eq "$rc" 0 "record -e leak status"
 cp "$T/out" "$T/lt.truth"
-run_fl report -i "$T/l.rec" pprof -o "$T/l.pb.gz"
-expect_eq "$rc" 0 "report pprof (heap) status"
+report_pprof "$T/l.rec" "$T/l.pb.gz" "report pprof (heap) status"
 check "leak-target's heap: labels" labels-heap "$T/l.pb.gz" "$T/lt.truth"
 
 pass_or_fail

@@ -82,19 +82,12 @@ int main(int argc, char **argv)
 {
 	static struct out o;
 	static struct job j;
-	unsigned long pages = 64, delay_ms = 0, hold_ms = 0;
+	unsigned long pages, delay_ms = 0, hold_ms = 0;
 	char comm[17] = "";
 	pthread_t th;
 	char *p;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--pages") == 0)
-			pages = parse_num(argv[++i], "--pages needs a number");
-		else
-			parse_shared_opt(argv, &i, &delay_ms, &hold_ms);
-	}
-	if (!pages)
-		die_usage("--pages must be at least 1");
+	pages = parse_pages_opts(argc, argv, 64, &delay_ms, &hold_ms);
 	j.psz = sysconf(_SC_PAGESIZE);
 	p = fresh_pages(3 * pages, j.psz);
 	j.p = p;

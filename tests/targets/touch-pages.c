@@ -29,20 +29,13 @@ __attribute__((noinline)) static void touch_all(volatile char *p, unsigned long 
 int main(int argc, char **argv)
 {
 	static struct out o;
-	unsigned long pages = 100000, delay_ms = 0, hold_ms = 0;
+	unsigned long pages, delay_ms = 0, hold_ms = 0;
 	long psz = sysconf(_SC_PAGESIZE);
 	struct timespec a, b;
 	uint64_t c0, c1;
 	char *p;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--pages") == 0)
-			pages = parse_num(argv[++i], "--pages needs a number");
-		else
-			parse_shared_opt(argv, &i, &delay_ms, &hold_ms);
-	}
-	if (!pages)
-		die_usage("--pages must be at least 1");
+	pages = parse_pages_opts(argc, argv, 100000, &delay_ms, &hold_ms);
 	p = fresh_pages(pages, psz);
 	wait_go(delay_ms);
 	c0 = cpu_ns_self();

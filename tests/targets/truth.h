@@ -119,6 +119,22 @@ static inline void parse_shared_opt(char **argv, int *a, unsigned long *delay_ms
 	}
 }
 
+/* The command line of a target whose one own option is --pages N (at
+ * least 1; @pages, the default), then the shared ones: N. */
+static inline unsigned long parse_pages_opts(int argc, char **argv, unsigned long pages,
+					     unsigned long *delay_ms, unsigned long *hold_ms)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--pages") == 0)
+			pages = parse_num(argv[++i], "--pages needs a number");
+		else
+			parse_shared_opt(argv, &i, delay_ms, hold_ms);
+	}
+	if (!pages)
+		die_usage("--pages must be at least 1");
+	return pages;
+}
+
 /* Sleeps MS milliseconds in full, across signal interruptions. */
 static inline void sleep_ms(unsigned long ms)
 {

@@ -72,7 +72,6 @@ struct fproc {
 
 struct faults_state {
 	struct tool_opts *o;
-	bool snapshot;		/* the report is a snapshot: no over-time part (it ends the intervals) */
 	struct faults_opts fo;
 	struct session *s;
 	struct tp_field f_addr, f_error;
@@ -394,9 +393,10 @@ static int print_over_time(struct faults_state *st, struct report *r)
 	return 0;
 }
 
-static void print_report(struct session *s, void *ctx)
+/* @snapshot: the report as it stands, without the over-time part (it
+ * ends the intervals). */
+static void print_report(struct session *s, struct faults_state *st, bool snapshot)
 {
-	struct faults_state *st = ctx;
 	struct report r;
 	size_t first, n_sites;
 
@@ -406,7 +406,7 @@ static void print_report(struct session *s, void *ctx)
 			   "page faults were missed: the counts below are low");
 	n_sites = keyed__count(st->sites);
 	first = st->fo.top && n_sites > st->fo.top ? n_sites - st->fo.top : 0;
-	if (st->hg && !st->snapshot) {
+	if (st->hg && !snapshot) {
 		int err = print_over_time(st, &r);
 
 		if (err) {
@@ -854,28 +854,25 @@ int faults__folded(void *ctx, struct session *s, bool major, FILE *out)
 	return st->err ? st->err : ferror(out) ? -EIO : 0;
 }
 
-static int faults_report(void *ctx, struct session *s)
+static int report(struct faults_state *st, struct session *s, bool snapshot)
 {
-	struct faults_state *st = ctx;
-
 	if (st->err)
 		return tool__fail(TOOL, NULL, st->err);
 	if (st->fo.by_alloc)
 		print_by_alloc(s, st);
 	else
-		print_report(s, st);
+		print_report(s, st, snapshot);
 	return EXIT_OK;
+}
+
+static int faults_report(void *ctx, struct session *s)
+{
+	return report(ctx, s, false);
 }
 
 static int faults_snapshot(void *ctx, struct session *s)
 {
-	struct faults_state *st = ctx;
-	int ret;
-
-	st->snapshot = true;
-	ret = faults_report(ctx, s);
-	st->snapshot = false;
-	return ret;
+	return report(ctx, s, true);
 }
 
 static void faults_headline(const void *ctx, char *buf, size_t n);
