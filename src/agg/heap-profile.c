@@ -182,22 +182,23 @@ static bool temporary(const struct heap_profile *hp, pid_t pid, uint64_t addr, u
 	return false;
 }
 
-/* @size bytes of @pid's @stack are no longer live; false when they were
- * made before we looked (not ours). */
-static bool unlive(struct heap_profile *hp, pid_t pid, uint32_t stack, uint64_t size, uint64_t w)
+/* @size bytes of @pid's @stack are no longer live: its site, or NULL
+ * when they were made before we looked (not ours). */
+static struct site *unlive(struct heap_profile *hp, pid_t pid, uint32_t stack, uint64_t size,
+			   uint64_t w)
 {
 	struct site *st = site_of(hp, pid, stack, false);
 
 	hp->last_valid = false;
 	if (!st || st->s.leaked < size * w || st->s.leaked_blocks < w)
-		return false;
+		return NULL;
 	hp->events++;
 	before_change(hp, st);
 	st->s.leaked -= size * w;
 	st->s.leaked_blocks -= w;
 	hp->t.live_bytes -= size * w;
 	hp->t.live_blocks -= w;
-	return true;
+	return st;
 }
 
 static void release_w(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_t size,
@@ -208,13 +209,13 @@ static void release_w(struct heap_profile *hp, pid_t pid, uint64_t addr, uint64_
 	 * other event" cannot be told, and is not counted. */
 	bool temp = !sampled(hp) && temporary(hp, pid, addr, size, stack);
 
-	if (!unlive(hp, pid, stack, size, w))
+	st = unlive(hp, pid, stack, size, w);
+	if (!st)
 		return;
 	note_time(hp, time);
 	live_series__add(hp->series, time, hp->t.live_bytes);
 	hp->t.frees += w;
 	if (temp) {
-		st = site_of(hp, pid, stack, false);
 		st->s.temporary++;
 		hp->t.temporary++;
 	}

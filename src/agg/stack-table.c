@@ -170,6 +170,32 @@ int stack_table__hold(struct stack_table *t, pid_t pid, uint32_t stack, uint64_t
 	return 0;
 }
 
+int stack_table__by_process(const struct stack_table *t, struct stack_table **out)
+{
+	int err = stack_table__new(0, out);
+
+	for (size_t i = 0; i < stack_table__count(t) && !err; i++) {
+		const struct stack_site *s = stack_table__at(t, i);
+		struct stack_site *p = stack_table__get(*out, s->pid, s->stack);
+
+		if (!p) {
+			err = -ENOMEM;
+			break;
+		}
+		p->calls += s->calls;
+		p->temporary += s->temporary;
+		p->bytes += s->bytes;
+		p->peak += s->peak;
+		p->leaked += s->leaked;
+		p->leaked_blocks += s->leaked_blocks;
+	}
+	if (err) {
+		stack_table__free(*out);
+		*out = NULL;
+	}
+	return err;
+}
+
 void stack_table__clear_held(struct stack_table *t)
 {
 	for (size_t i = 0; i < stack_table__count(t); i++) {

@@ -87,6 +87,15 @@ int stack_table__call_tid(struct stack_table *t, pid_t pid, pid_t tid, uint32_t 
 /* @pid's @stack holds @w more blocks of @size bytes.  0 or -ENOMEM. */
 int stack_table__hold(struct stack_table *t, pid_t pid, uint32_t stack, uint64_t size,
 		      uint64_t w);
+/*
+ * stack_table__by_process - the sites of per-thread @t summed by (pid,
+ * stack id) into a new per-process table *@out (every counter added up;
+ * the caller frees it): goalloc's text report from the table its --pprof
+ * keeps by thread, rather than a second table counted on every event.
+ * 0 or -ENOMEM (*@out NULL).
+ */
+int stack_table__by_process(const struct stack_table *t, struct stack_table **out);
+
 /* No site holds anything (leaked, leaked_blocks zeroed): before the
  * blocks live at a report are held again. */
 void stack_table__clear_held(struct stack_table *t);

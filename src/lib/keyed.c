@@ -12,8 +12,7 @@
 
 struct keyed {
 	unsigned char *v;
-	uint64_t *keys;		/* record i's key, to index it again after a sort */
-	size_t elem, n, cap, kcap;
+	size_t elem, n, cap;
 	struct hashmap *idx;	/* key -> index + 1; NULL once a sort ran out of memory */
 };
 
@@ -38,7 +37,6 @@ void keyed__free(struct keyed *k)
 		return;
 	hashmap__free(k->idx);
 	free(k->v);
-	free(k->keys);
 	free(k);
 }
 
@@ -57,14 +55,12 @@ void *keyed__get(struct keyed *k, uint64_t key, int *created)
 		*created = 0;
 	if (r || !k->idx)
 		return r;
-	if (grow__to((void **)&k->v, &k->cap, k->n + 1, k->elem, 16) ||
-	    grow__to((void **)&k->keys, &k->kcap, k->n + 1, sizeof(*k->keys), 16))
+	if (grow__to((void **)&k->v, &k->cap, k->n + 1, k->elem, 16))
 		return NULL;
 	if (hashmap__set(k->idx, key, k->n + 1))
 		return NULL;
 	r = k->v + k->n * k->elem;
 	memset(r, 0, k->elem);
-	k->keys[k->n] = key;
 	k->n++;
 	if (created)
 		*created = 1;
@@ -96,46 +92,46 @@ static int cmp_index(const void *a, const void *b, void *ctx)
 }
 
 /*
- * Sorted through an array of indices, then records and keys moved into
- * that order and indexed again, so that a report may run more than once
- * (a snapshot, then the final one) and the run go on between.  Without
- * the memory for that, sorted in place and lookups ended.
+ * Sorted through an array of indices, then the records copied into that
+ * order and each key's index set to its new place, so that a report may
+ * run more than once (a snapshot, then the final one) and the run go on
+ * between.  Record i's key is read back from the index (key -> i + 1),
+ * not kept beside every record, and the index is updated where it is:
+ * its keys are all there already, so hashmap__set() neither allocates nor
+ * fails.  Without the memory for the indices and the copy, sorted in
+ * place and lookups ended.
  */
 void keyed__sort(struct keyed *k, int (*cmp)(const void *, const void *, void *), void *ctx)
 {
 	struct by_record c = { k, cmp, ctx };
-	size_t *order = k->n ? calloc(k->n, sizeof(*order)) : NULL;
-	unsigned char *v = k->n ? malloc(k->n * k->elem) : NULL;
-	uint64_t *keys = k->n ? malloc(k->n * sizeof(*keys)) : NULL;
-	struct hashmap *idx = k->idx ? hashmap__new() : NULL;
-	bool ok = order && v && keys && idx;
+	size_t *order = k->n && k->idx ? malloc(k->n * sizeof(*order)) : NULL;
+	uint64_t *keys = order ? malloc(k->n * sizeof(*keys)) : NULL;
+	unsigned char *v = keys ? malloc(k->n * k->elem) : NULL;
+	uint64_t key, i1;
+	size_t pos = 0;
 
-	for (size_t i = 0; ok && i < k->n; i++)
-		order[i] = i;
-	if (ok)
-		qsort_r(order, k->n, sizeof(*order), cmp_index, &c);
-	for (size_t i = 0; ok && i < k->n; i++) {
-		memcpy(v + i * k->elem, k->v + order[i] * k->elem, k->elem);
-		keys[i] = k->keys[order[i]];
-		ok = !hashmap__set(idx, keys[i], i + 1);
-	}
-	free(order);
-	if (ok) {
-		free(k->v);
-		free(k->keys);
+	if (!v) {
+		free(order);
+		free(keys);
+		if (!k->n)
+			return;
 		hashmap__free(k->idx);
-		k->v = v;
-		k->keys = keys;
-		k->cap = k->kcap = k->n;
-		k->idx = idx;
+		k->idx = NULL;
+		qsort_r(k->v, k->n, k->elem, cmp, ctx);
 		return;
 	}
-	free(v);
+	while (hashmap__next(k->idx, &pos, &key, &i1))
+		keys[i1 - 1] = key;
+	for (size_t i = 0; i < k->n; i++)
+		order[i] = i;
+	qsort_r(order, k->n, sizeof(*order), cmp_index, &c);
+	for (size_t i = 0; i < k->n; i++) {
+		memcpy(v + i * k->elem, k->v + order[i] * k->elem, k->elem);
+		(void)hashmap__set(k->idx, keys[order[i]], i + 1);
+	}
+	free(k->v);
+	k->v = v;
+	k->cap = k->n;
+	free(order);
 	free(keys);
-	hashmap__free(idx);
-	if (!k->n)
-		return;
-	hashmap__free(k->idx);
-	k->idx = NULL;
-	qsort_r(k->v, k->n, k->elem, cmp, ctx);
 }

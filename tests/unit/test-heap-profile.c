@@ -288,6 +288,19 @@ static void test_stack_table_threads(void)
 	CHECK(s && s == stack_table__find(pt, 10, 5) && s->tid == 0 && s->calls == 3);
 	stack_table__free(pt);
 
+	/* goalloc's text report: the per-thread table summed by process,
+	 * 10/5 from threads 11 and 12, 10/4 and 9/5 from one each. */
+	CHECK_EQ_U64(stack_table__by_process(t, &pt), 0);
+	CHECK(pt && !stack_table__threads(pt));
+	CHECK_EQ_U64(stack_table__count(pt), 3);
+	s = stack_table__find(pt, 10, 5);
+	CHECK(s && s->tid == 0 && s->calls == 3 && s->bytes == 0);
+	s = stack_table__find(pt, 10, 4);
+	CHECK(s && s->calls == 1 && s->bytes == 64);
+	s = stack_table__find(pt, 9, 5);
+	CHECK(s && s->calls == 2 && s->bytes == 16);
+	stack_table__free(pt);
+
 	/* Many threads of one stack: every one found again (the hashed keys
 	 * collide or not). */
 	for (pid_t tid = 1; tid <= 2000; tid++)

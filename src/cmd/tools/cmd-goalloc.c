@@ -67,11 +67,12 @@ struct goalloc {
 	unsigned int top;
 	char exe[PATH_MAX];
 	struct tp_field f_size;
-	struct stack_table *sites;	/* by (pid, stack): calls are allocations */
+	/* by (pid, stack), or with --pprof by (pid, tid, stack), summed by
+	 * process for the text report: calls are allocations */
+	struct stack_table *sites;
 	uint64_t bytes, count;
 	const char *pprof;	/* --pprof FILE */
 #ifdef HAVE_PPROF
-	struct stack_table *threads;	/* --pprof: the same by (pid, tid, stack) */
 	uint64_t first, last;	/* the first and last mallocgc's times */
 #endif
 	int err;
@@ -113,14 +114,11 @@ static void on_mallocgc(struct session *s, const struct sample *smp, void *ctx)
 		g->err = -ENOMEM;
 		return;
 	}
-	if (stack_table__call(g->sites, (pid_t)smp->pid, stack, size, 1)) {
+	if (stack_table__call_tid(g->sites, (pid_t)smp->pid, (pid_t)smp->tid, stack, size, 1)) {
 		g->err = -ENOMEM;
 		return;
 	}
 #ifdef HAVE_PPROF
-	if (g->threads &&
-	    stack_table__call_tid(g->threads, (pid_t)smp->pid, (pid_t)smp->tid, stack, size, 1))
-		g->err = -ENOMEM;
 	if (!g->first)
 		g->first = smp->time;
 	g->last = smp->time;
@@ -145,7 +143,7 @@ static int write_pprof(struct goalloc *g, struct session *s, struct errbuf *eb)
 					.duration_nanos = (int64_t)(g->last - g->first) },
 				&p);
 	if (!err)
-		err = pprof_stacks__table(p, s, g->threads,
+		err = pprof_stacks__table(p, s, g->sites,
 					  (const enum stack_col[]){ STACK_CALLS, STACK_BYTES }, 2);
 	if (err)
 		errbuf__set(eb, err, "cannot make the profile: %s", strerror(-err));
@@ -159,16 +157,20 @@ static int write_pprof(struct goalloc *g, struct session *s, struct errbuf *eb)
 static int goalloc_report(void *ctx, struct session *s)
 {
 	struct goalloc *g = ctx;
+	struct stack_table *procs = NULL;	/* --pprof: g->sites summed by process */
 	struct stack_site *sites = NULL;
 	size_t n = 0, first;
 	struct report r;
 	int err = g->err;
 
+	if (!err && stack_table__threads(g->sites))
+		err = stack_table__by_process(g->sites, &procs);
 	/* Ascending by bytes, largest last, as memleak; ties by pid, stack. */
 	if (!err)
-		err = stack_table__sorted(g->sites, &(struct stack_order){ STACK_BYTES, STACK_BYTES,
-									   false, false },
+		err = stack_table__sorted(procs ? procs : g->sites,
+					  &(struct stack_order){ STACK_BYTES, STACK_BYTES, false, false },
 					  &sites, &n);
+	stack_table__free(procs);
 	if (err)
 		return tool__fail(TOOL, NULL, err);
 	first = n > g->top ? n - g->top : 0;
@@ -351,8 +353,8 @@ static int goalloc_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 	}
 	g->o = o;
 #ifdef HAVE_PPROF
-	if (g->pprof && stack_table__new_threads(0, &g->threads))
-		return -ENOMEM;
+	if (g->pprof)
+		return stack_table__new_threads(0, &g->sites);
 #else
 	if (g->pprof) {
 		fprintf(stderr, "faultline " TOOL ": --pprof: this faultline was built without pprof "
@@ -365,12 +367,7 @@ static int goalloc_init(void *ctx, struct tool_opts *o, const struct tool_mode *
 
 static void goalloc_fini(void *ctx)
 {
-	struct goalloc *g = ctx;
-
-	stack_table__free(g->sites);
-#ifdef HAVE_PPROF
-	stack_table__free(g->threads);
-#endif
+	stack_table__free(((struct goalloc *)ctx)->sites);
 }
 
 /* goalloc: an entry uprobe only (Go's stack copying does not survive a

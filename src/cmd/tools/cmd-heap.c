@@ -1038,8 +1038,11 @@ static int heap_report(void *ctx, struct session *s)
 	int err;
 
 	(void)s;
-	/* The terminal back before anything is said. */
-	live_top__end(h->view);
+	/* The terminal back before anything is said; not for a snapshot
+	 * (--snapshot-every takes --output beside --live): the screen stays
+	 * for the rest of the run, as leak's. */
+	if (!h->snapshot)
+		live_top__end(h->view);
 	err = heap__profile(h, &hp);
 	if (!err)
 		err = print_report(h);
