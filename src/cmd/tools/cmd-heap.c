@@ -73,7 +73,6 @@ struct heap {
 	const char *name;
 	struct tool_opts *o;
 	struct heap_opts ho;
-	bool snapshot;		/* the report is a snapshot: no growth (it ends the intervals) */
 	unsigned int snaps;	/* snapshots made: --pprof's FILE.N */
 	struct session *s;
 	struct alloc_trace *at;
@@ -725,7 +724,9 @@ static int print_growth(struct heap *h, struct report *r, uint64_t run_ns)
 	return 0;
 }
 
-static int print_report(struct heap *h)
+/* @snap: 0 for the report at the end, else the snapshot's index (no
+ * growth part: it ends the intervals). */
+static int print_report(struct heap *h, unsigned int snap)
 {
 	const struct heap_totals *t = heap_profile__totals(h->hp);
 	/* The traced time, from the start to now (a replay's now: its last
@@ -749,7 +750,7 @@ static int print_report(struct heap *h)
 	if (alloc_trace__sampling(h->at) && !h->o->json)
 		printf("(sampled %s: calls, bytes and peaks are estimates; temporary allocations "
 		       "are not counted)\n\n", alloc_trace__sampling(h->at));
-	if (h->hg && !h->snapshot) {
+	if (h->hg && !snap) {
 		err = print_growth(h, &r, run_ns);
 		if (err)
 			goto out;
@@ -1005,8 +1006,8 @@ int heap__profile(void *ctx, struct heap_profile **hp)
 	return err;
 }
 
-/* --pprof: the profile as it stands, to FILE (a snapshot's: FILE.N). */
-static int write_pprof(struct heap *h)
+/* --pprof: the profile as it stands, to FILE (snapshot @snap's: FILE.N). */
+static int write_pprof(struct heap *h, unsigned int snap)
 {
 #ifdef HAVE_PPROF
 	struct errbuf eb = { "" };
@@ -1014,7 +1015,7 @@ static int write_pprof(struct heap *h)
 	char *path = (char *)h->ho.pprof;
 	int err = 0;
 
-	if (h->snapshot && asprintf(&path, "%s.%u", h->ho.pprof, h->snaps) < 0)
+	if (snap && asprintf(&path, "%s.%u", h->ho.pprof, snap) < 0)
 		return tool__fail(TOOL, NULL, -ENOMEM);
 	err = pprof_stacks__heap(h->s, h->hp, &p);
 	if (err)
@@ -1027,40 +1028,42 @@ static int write_pprof(struct heap *h)
 	return err ? tool__fail(TOOL, &eb, err) : EXIT_OK;
 #else
 	(void)h;
+	(void)snap;
 	return EXIT_FAIL;
 #endif
 }
 
-static int heap_report(void *ctx, struct session *s)
+/* The report, or with @snap (its index) a snapshot of it. */
+static int report(struct heap *h, unsigned int snap)
 {
-	struct heap *h = ctx;
 	struct heap_profile *hp;
 	int err;
 
-	(void)s;
 	/* The terminal back before anything is said; not for a snapshot
 	 * (--snapshot-every takes --output beside --live): the screen stays
 	 * for the rest of the run, as leak's. */
-	if (!h->snapshot)
+	if (!snap)
 		live_top__end(h->view);
 	err = heap__profile(h, &hp);
 	if (!err)
-		err = print_report(h);
+		err = print_report(h, snap);
 	if (err)
 		return tool__fail(TOOL, NULL, err);
-	return h->ho.pprof ? write_pprof(h) : EXIT_OK;
+	return h->ho.pprof ? write_pprof(h, snap) : EXIT_OK;
+}
+
+static int heap_report(void *ctx, struct session *s)
+{
+	(void)s;
+	return report(ctx, 0);
 }
 
 static int heap_snapshot(void *ctx, struct session *s)
 {
 	struct heap *h = ctx;
-	int st;
 
-	h->snapshot = true;
-	h->snaps++;
-	st = heap_report(ctx, s);
-	h->snapshot = false;
-	return st;
+	(void)s;
+	return report(h, ++h->snaps);
 }
 
 static void heap_headline(const void *ctx, char *buf, size_t n);
