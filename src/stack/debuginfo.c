@@ -59,9 +59,9 @@ int debuginfo__crc32(int fd, uint32_t *out)
 
 /* Open @path as @q's debug file: a regular ELF file other than @q's binary
  * whose build-id is the binary's (when both have one), and, when
- * @check_crc, whose CRC is @crc.  A file named only by .gnu_debuglink
- * without a build-id on either side has the CRC as its only proof.  -1
- * when it is not. */
+ * @check_crc and there is no build-id to compare, whose CRC is @crc: a
+ * file named only by .gnu_debuglink without a build-id on either side has
+ * the CRC as its only proof.  -1 when it is not. */
 static int open_debug_candidate(const struct debuginfo_query *q, const char *path, bool check_crc,
 				uint32_t crc)
 {
@@ -83,10 +83,13 @@ static int open_debug_candidate(const struct debuginfo_query *q, const char *pat
 	id_len = debuginfo__build_id(elf, &id);
 	if (q->build_id && id_len && (id_len != q->build_id_len || memcmp(id, q->build_id, id_len) != 0))
 		goto out;
-	if (check_crc && (debuginfo__crc32(fd, &got) != 0 || got != crc))
+	/* An equal build-id proves it (as libdwfl takes it); the CRC, a read
+	 * of the whole debug file, only when there is none to compare. */
+	if (q->build_id && id_len)
+		check_crc = false;
+	else if (!check_crc)
 		goto out;
-	/* By build-id: only an equal build-id proves it. */
-	if (!check_crc && (!q->build_id || !id_len))
+	if (check_crc && (debuginfo__crc32(fd, &got) != 0 || got != crc))
 		goto out;
 	ok = true;
 out:
