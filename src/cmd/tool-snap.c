@@ -28,12 +28,6 @@
 #include "lib/stopsig.h"
 #include "trace/session.h"
 
-static int only_regular(const struct stat *st, const void *ctx)
-{
-	(void)ctx;
-	return S_ISREG(st->st_mode) ? 0 : -EINVAL;
-}
-
 /* @path as a regular file to write, emptied: the fd, or -errno (-EINVAL:
  * not a regular file).  faultline runs as root where a user said: a new
  * file is made without following a symlink, and an existing one is
@@ -44,7 +38,7 @@ static int open_report_file(const char *path)
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 
 	if (fd < 0 && errno == EEXIST)
-		fd = open_inode(path, O_NOFOLLOW, O_WRONLY, only_regular, NULL);
+		fd = open_inode(path, O_NOFOLLOW, O_WRONLY, inode_regular, NULL);
 	else if (fd < 0)
 		fd = -errno;
 	if (fd >= 0 && ftruncate(fd, 0) != 0) {

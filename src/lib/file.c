@@ -126,7 +126,7 @@ int open_inode(const char *path, int pflags, int oflags,
 	return fd;
 }
 
-static int regular_only(const struct stat *st, const void *ctx)
+int inode_regular(const struct stat *st, const void *ctx)
 {
 	(void)ctx;
 	return S_ISREG(st->st_mode) ? 0 : -EINVAL;
@@ -134,5 +134,5 @@ static int regular_only(const struct stat *st, const void *ctx)
 
 int open_regular(const char *path, int flags)
 {
-	return open_inode(path, flags, O_RDONLY | O_NONBLOCK, regular_only, NULL);
+	return open_inode(path, flags, O_RDONLY | O_NONBLOCK, inode_regular, NULL);
 }

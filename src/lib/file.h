@@ -54,6 +54,9 @@ int open_regular(const char *path, int flags);
  */
 int open_inode(const char *path, int pflags, int oflags,
 	       int (*check)(const struct stat *st, const void *ctx), const void *ctx);
+/* open_inode()'s @check for a regular file only (-EINVAL otherwise), as
+ * open_regular() opens; @ctx unused. */
+int inode_regular(const struct stat *st, const void *ctx);
 
 /* The last component of @path: what follows its last '/', or @path. */
 const char *path_base(const char *path);
