@@ -77,8 +77,7 @@ int ostream__open(const char *path, struct ostream **out)
 		return err;
 	err = ostream__fdopen(fd, out);
 	if (err) {
-		close(fd);
-		safe_out__free(so);
+		safe_out__free(so);	/* fd: closed by ostream__fdopen() */
 		return err;
 	}
 	(*out)->so = so;
