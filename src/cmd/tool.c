@@ -20,6 +20,7 @@
 #include "agg/alloc-trace.h"
 #include "cmd/commands.h"
 #include "cmd/out/lost.h"
+#include "cmd/out/screen.h"
 #include "cmd/out/status.h"
 #include "cmd/tool.h"
 #include "cmd/tool-opts.h"
@@ -479,6 +480,7 @@ int tool__check_recording(const char *tool, const char *path)
 
 int tool__fail(const char *tool, const struct errbuf *eb, int err)
 {
+	screen__end_active();	/* the words on the shell's screen, not a view's */
 	fprintf(stderr, "faultline %s: %s\n", tool, errbuf__str(eb, err));
 	return EXIT_FAIL;
 }
@@ -754,6 +756,9 @@ int tool__run_with(struct session *s, const struct tool_opts *o, const char *too
 	err = session__add_consumer(s, &run);
 	if (!err)
 		err = session__run(s, &eb);
+	/* The run is over: a screen the tool drew (--live, cachetop) goes
+	 * before anything is said, or it would take the words with it. */
+	screen__end_active();
 	if (err)
 		return tool__fail(tool, &eb, err);
 	st = session__cmd_status(s);

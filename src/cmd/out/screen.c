@@ -271,6 +271,13 @@ void screen__end(struct screen *sc)
 	unguard(sc);
 }
 
+void screen__end_active(void)
+{
+	struct screen *sc = active;
+
+	screen__end(sc);
+}
+
 void screen__free(struct screen *sc)
 {
 	screen__end(sc);

@@ -79,5 +79,8 @@ int screen__key(struct screen *sc);
  * before printing anything meant to stay on the terminal.
  */
 void screen__end(struct screen *sc);
+/* screen__end() of the screen now on the terminal, if any: for the driver,
+ * which says why a run ended before the tool ends its view. */
+void screen__end_active(void);
 
 #endif
