@@ -35,6 +35,7 @@
 #include "trace/session.h"
 #include "cmd/tool-opts.h"
 #include "lib/grow.h"
+#include "lib/numfmt.h"
 
 #define TOOL "record"
 
@@ -287,6 +288,7 @@ int cmd_record(int argc, char **argv)
 	struct session *s = NULL;
 	struct recorded_tools rt = { .n = 0 };
 	char *list = NULL, *save = NULL, *t, recorded[512] = "", defaults[512], pages[16], paused[160];
+	char nb[3][NUMFMT_LEN];
 	const struct command *c;
 	int ret, err, out_fd = -1;
 	bool samples;
@@ -359,10 +361,11 @@ int cmd_record(int argc, char **argv)
 	session__record_meta(s, "mmap_pages", pages);
 	if (tool__run(s, &o, TOOL, "memory events", recorded))
 		goto out;
-	fprintf(stderr, "faultline " TOOL ": %" PRIu64 " samples (%" PRIu64 " lost) of %s in %s, "
-		"%" PRIu64 " bytes\n", session__samples(s), session__lost(s), recorded,
+	fprintf(stderr, "faultline " TOOL ": %s samples (%s lost) of %s in %s, %s\n",
+		numfmt__count(nb[0], NUMFMT_LEN, session__samples(s)),
+		numfmt__count(nb[1], NUMFMT_LEN, session__lost(s)), recorded,
 		out_fd >= 0 ? "stdout" : ro.out,
-		session__recorded_bytes(s));
+		numfmt__bytes(nb[2], NUMFMT_LEN, session__recorded_bytes(s)));
 	if (session__lost(s))
 		lost__warn(s, TOOL, session__lost(s), "the recording is short of them, and so is "
 			   "every report of it");

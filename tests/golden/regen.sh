@@ -141,7 +141,7 @@ rec() {
 	shift
 	"$FAULTLINE" record -o "$W/$name.rec" "$@" >"$W/$name.log" 2>&1 ||
 		{ cat "$W/$name.log" >&2; exit 1; }
-	grep -q '^faultline record: [0-9]* samples (0 lost)' "$W/$name.log" ||
+	grep -q '^faultline record: [0-9,]* samples (0 lost)' "$W/$name.log" ||
 		{ echo "regen.sh: $name: events lost" >&2; cat "$W/$name.log" >&2; exit 1; }
 }
 
@@ -172,7 +172,7 @@ bg_stop() {
 	wait "$recpid" || st=$?
 	[ "$st" = 130 ] && grep -q '^faultline record: stopped by SIGINT$' "$W/$1.log" ||
 		{ echo "regen.sh: $1: status $st: $(cat "$W/$1.log")" >&2; exit 1; }
-	grep -q '^faultline record: [0-9]* samples (0 lost)' "$W/$1.log" ||
+	grep -q '^faultline record: [0-9,]* samples (0 lost)' "$W/$1.log" ||
 		{ echo "regen.sh: $1: $(cat "$W/$1.log")" >&2; exit 1; }
 }
 

@@ -63,7 +63,7 @@ run_fl record -o "$T/busy.rec" -c "$MC --count $N --keep $K"
 t1=$(now)
 expect_eq "$rc" 0 "record -c: status"
 cp "$T/out" "$T/record.out"
-expect_line '^faultline record: [0-9]+ samples \(0 lost\) of ' "$T/err"
+expect_line '^faultline record: [0-9,]+ samples \(0 lost\) of ' "$T/err"
 expect_no_line 'lost [1-9]|WARNING' "$T/err"
 # Its pause line, when there was one: "... paused N times, M ms in all, ...".
 pline=$(sed -n 's/^faultline record: the target was paused //p' "$T/err")

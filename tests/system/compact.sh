@@ -67,7 +67,9 @@ run_fl compact -T -c "sh -c 'echo 1 >/proc/sys/vm/compact_memory'"
 expect_eq "$rc" 0 "compact text status"
 expect_line '^TIME\(s\) +COMM +PID +LAT\(ms\) ORDER KIND +RESULT$' "$T/out"
 expect_eq "$(grep -Ec '^[0-9]+\.[0-9]{9} +sh +[0-9]+ +[0-9]+\.[0-9]{2} +-1 manual +[a-z_]+$' "$T/out")" "$zones" "manual lines"
-expect_line "^0 direct compactions \(0\.00 ms, 0 stalls\), 0 by kcompactd, $zones manual; " "$T/err"
+expect_line "^compaction summary:$" "$T/err"
+expect_line "^  direct: +0 runs, 0\.00 ms, 0 stalls$" "$T/err"
+expect_line "^  manual: +$zones runs$" "$T/err"
 
 # 3. -s: one line per interval, the compaction runs counted in them.
 run_fl compact -s -i 1 -c "sh -c 'echo 1 >/proc/sys/vm/compact_memory'"

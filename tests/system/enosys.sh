@@ -64,7 +64,7 @@ variant() {
 
 	run_fl record -e leak -o "$T/$name.rec" -c "$LT leaks"
 	expect_eq "$rc" 0 "$name: record exit"
-	expect_line "^faultline record: [0-9]+ samples \\(0 lost\\) of leak in $T/$name.rec, [0-9]+ bytes$" "$T/err"
+	expect_line "^faultline record: [0-9,]+ samples \\(0 lost\\) of leak in $T/$name.rec, [0-9,]+ B( \\([0-9.]+ [KMGT]iB\\))?$" "$T/err"
 	grep '^site' "$T/out" >"$T/$name-rec.truth"
 	run_fl report -i "$T/$name.rec" leak --json -T 100
 	expect_eq "$rc" 0 "$name: report exit"

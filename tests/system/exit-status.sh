@@ -13,7 +13,7 @@ report_line() {
 	case $1 in
 	leak) echo '^[0-9,]+ samples, lost 0 events' ;;
 	faults | brk) echo '^[0-9,]+ samples, lost 0 events' ;;
-	record) echo '^faultline record: [0-9]+ samples \(0 lost\)' ;;
+	record) echo '^faultline record: [0-9,]+ samples \(0 lost\)' ;;
 	esac
 }
 

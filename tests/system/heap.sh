@@ -208,7 +208,7 @@ expect_eq "$(fl_num "$T/live.json" lost)" 0 "live heap: events lost"
 # shellcheck disable=SC2046 # busy_opts is words
 run_fl record -e leak $(busy_opts) -o "$T/p.rec" -c "perl $T/hash.pl"
 expect_eq "$rc" 0 "record exit status"
-expect_line '^faultline record: [0-9]+ samples \(0 lost\)' "$T/err"
+expect_line '^faultline record: [0-9,]+ samples \(0 lost\)' "$T/err"
 run_fl report -i "$T/p.rec" heap --json
 expect_eq "$rc" 0 "report heap exit status"
 for k in calls temporary peak leaked; do

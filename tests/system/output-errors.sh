@@ -67,7 +67,7 @@ run_fl record -e faults -o - -c "$TP --pages 64"
 expect_eq "$rc" 0 "record -o -: status"
 [ -e "$T/-" ] && fail "record -o -: made a file named '-'"
 mv "$T/out" "$T/stdout.rec"
-expect_line '^faultline record: [0-9]+ samples \(0 lost\) of faults in stdout, ' "$T/err"
+expect_line '^faultline record: [0-9,]+ samples \(0 lost\) of faults in stdout, ' "$T/err"
 expect_line '^pages=64$' "$T/err"
 run_fl report -i "$T/stdout.rec" faults --json
 expect_eq "$rc" 0 "report of record -o -: status"

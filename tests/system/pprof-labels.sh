@@ -30,7 +30,7 @@ check() {
 # ---- faults, by thread ----
 run_fl record -e faults -o "$T/t.rec" -c "$TT"
 expect_eq "$rc" 0 "record -e faults status"
-expect_line '^faultline record: [0-9]+ samples \(0 lost\) of faults in ' "$T/err"
+expect_line '^faultline record: [0-9,]+ samples \(0 lost\) of faults in ' "$T/err"
 cp "$T/out" "$T/tt.truth"
 expect_line '^site fn=thread_touch pages=64 tid=[0-9]+$' "$T/tt.truth"
 report_pprof "$T/t.rec" "$T/t.pb.gz" "report pprof (faults) status"

@@ -49,7 +49,7 @@ flushed() { # WHAT [RECORD OPTIONS]
 	release "$fifo"
 	wait_exit "$fl" "$what: record"
 	expect_eq "$rc" 0 "$what: record status"
-	expect_line '^faultline record: [0-9]+ samples \(0 lost\) of brk in ' "$T/fl.err"
+	expect_line '^faultline record: [0-9,]+ samples \(0 lost\) of brk in ' "$T/fl.err"
 	run_fl report -i "$T/f.rec" brk
 	expect_eq "$rc" 0 "$what: report of the finished file"
 	expect_no_line "ends early" "$T/out"

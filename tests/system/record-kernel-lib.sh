@@ -23,7 +23,7 @@ rec_wait() {
 	else
 		expect_eq "$rc" 0 "$1: faultline record exit status"
 	fi
-	expect_line '^faultline record: [0-9]+ samples \(0 lost\) of ' "$T/rec-$1.err"
+	expect_line '^faultline record: [0-9,]+ samples \(0 lost\) of ' "$T/rec-$1.err"
 	assert_no_probes_of "$rec"
 }
 # report NAME ARGS...: faultline report ARGS, output in $T/NAME.out/.err.

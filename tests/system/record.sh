@@ -45,7 +45,7 @@ same() {
 run_fl record -e leak,faults,brk,mmap -o "$T/leak.rec" -c "$LT leaks"
 expect_eq "$rc" 0 "record status"
 cp "$T/out" "$T/leak.truth"
-expect_line "^faultline record: [0-9]+ samples \\(0 lost\\) of leak,faults,brk,mmap in $T/leak.rec, [0-9]+ bytes$" "$T/err"
+expect_line "^faultline record: [0-9,]+ samples \\(0 lost\\) of leak,faults,brk,mmap in $T/leak.rec, [0-9,]+ B( \\([0-9.]+ [KMGT]iB\\))?$" "$T/err"
 for opts in "" "--sort count" "-T 3" "--json"; do
 	run_fl leak $opts -c "$LT leaks"
 	cp "$T/out" "$T/live"
@@ -253,9 +253,9 @@ expect_eq "$rc" 2 "record -e nosuch: usage error"
 # -v says why; the recording keeps it, for report info and report cache.
 run_fl record -o "$T/all.rec" -c true
 expect_eq "$rc" 0 "record without -e: status"
-grep -v -E "^(faultline leak: probing |Executing 'true' and tracing memory events with |faultline record: [0-9]+ samples \(0 lost\) of )" "$T/err" >"$T/noise"
+grep -v -E "^(faultline leak: probing |Executing 'true' and tracing memory events with |faultline record: [0-9,]+ samples \(0 lost\) of )" "$T/err" >"$T/noise"
 expect_eq "$(cat "$T/noise")" "" "record without -e: lines on stderr"
-tools=$(sed -n 's/^faultline record: [0-9]* samples (0 lost) of \([a-z,]*\) in .*/\1/p' "$T/err")
+tools=$(sed -n 's/^faultline record: [0-9,]* samples (0 lost) of \([a-z,]*\) in .*/\1/p' "$T/err")
 case ,$tools, in
 ,,) fail "record without -e: no result line" ;;
 *,cache,*) fail "record without -e -c: cache recorded ($tools)" ;;

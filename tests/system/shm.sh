@@ -111,7 +111,11 @@ expect_line "^$pid +shm-target +SHMAT +[0-9a-f]{9,} shmid: 0x[0-9a-f]+, shmaddr:
 expect_line "^$pid +shm-target +SHMDT +0 shmaddr: 0x[0-9a-f]{9,}$" "$T/out"
 expect_line "^$pid +shm-target +SHMCTL +0 shmid: 0x[0-9a-f]+, cmd: 0, buf: 0x0$" "$T/out"
 expect_line "^$pid +shm-target +SHMGET +fffffffffffffffe key: 0x5f1e[0-9a-f]{3}f, size: 4096, shmflg: 0x180 \(0600\)$" "$T/out"
-expect_line "^8 calls \(shmget 2, shmat 2, shmdt 2, shmctl 2\), 1 failed, 0 returns without their entry, lost 0 events$" "$T/err"
+expect_line "^shm summary:$" "$T/err"
+expect_line "^  calls: +8 \(shmget 2, shmat 2, shmdt 2, shmctl 2\)$" "$T/err"
+expect_line "^  failed: +1$" "$T/err"
+expect_line "^  unpaired: +0 returns without their entry$" "$T/err"
+expect_line "^  lost events: +0$" "$T/err"
 
 # 5. -t TID (the first column is then the TID) and -T, on a running
 #    process; -n NAME that matches nothing shows nothing.

@@ -48,7 +48,7 @@ for sig in INT TERM HUP PIPE QUIT USR1 USR2 ALRM XCPU XFSZ VTALRM PROF; do
 	fi
 	signalled "$sig" "$st" err "^faultline record: stopped by SIG$sig$why\$" \
 		record -e brk -a -o "$T/$sig.rec"
-	expect_line "^faultline record: [0-9]+ samples \(0 lost\)" "$T/fl-$sig.err"
+	expect_line "^faultline record: [0-9,]+ samples \(0 lost\)" "$T/fl-$sig.err"
 	run_fl report -i "$T/$sig.rec" info
 	expect_eq "$rc" 0 "report of the recording stopped by SIG$sig: status"
 	expect_no_line "ends early" "$T/err"

@@ -19,7 +19,7 @@ LT=$(target leak-target)
 # 1. leak-target, one recording of leak and faults.
 run_fl record -e leak,faults -o "$T/leak.rec" -c "$LT leaks"
 expect_eq "$rc" 0 "record leak-target status"
-expect_line '^faultline record: [0-9]+ samples \(0 lost\)' "$T/err"
+expect_line '^faultline record: [0-9,]+ samples \(0 lost\)' "$T/err"
 cp "$T/out" "$T/leak.truth"
 pid=$(sed -n 's/^pid=//p' "$T/leak.truth")
 [ -n "$pid" ] || fail "no pid in leak-target's truth"

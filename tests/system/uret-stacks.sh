@@ -17,7 +17,7 @@ UT=$(target uret-target)
 rec() {
 	run_fl record "$@"
 	expect_eq "$rc" 0 "record $*: status"
-	expect_line '^faultline record: [0-9]+ samples \(0 lost\)' "$T/err"
+	expect_line '^faultline record: [0-9,]+ samples \(0 lost\)' "$T/err"
 }
 
 # through_malloc FOLDED PROG: PROG's folded lines whose stack passes

@@ -48,16 +48,18 @@ expect_eq "$(truth faulted "$T/t1.out")" "$FAULTS" "the target's THP faults"
 stall=$((s1 - s0)) cfail=$((f1 - f0)) csucc=$((ok1 - ok0))
 echo "vmstat over the run: compact_stall $stall, compact_success $csucc, compact_fail $cfail, thp_fault_fallback $((fb1 - fb0)); AnonHugePages $(truth anon_huge_kb "$T/t1.out") kB"
 cat "$T/err"
-footer=$(grep -E '^[0-9]+ direct compactions' "$T/err")
+# The summary's direct line: "  direct:        12 runs, 3.41 ms, 12 stalls".
+footer=$(sed -n 's/^  direct: *\([0-9,]*\) runs, [0-9.]* ms, \([0-9,]*\) stalls$/\1 \2/p' "$T/err" | tr -d ,)
+[ -n "$footer" ] || fail "no direct line in the summary"
 nd=$(grep -Ec "^thp-target +$tpid +[0-9]+\.[0-9][0-9] +9 direct +[a-z_]+\$" "$T/out")
 nany=$(grep -Ec ' direct ' "$T/out")
 nsucc=$(grep -Ec "^thp-target +$tpid +[0-9.]+ +9 direct +success\$" "$T/out")
 [ "$stall" -gt 0 ] || fail "no direct compaction stall in /proc/vmstat over the run (fragmented $(truth fragmented "$T/t1.out") pages)"
 [ "$nd" -gt 0 ] || fail "no direct compaction line of pid $tpid"
 expect_eq "$nany" "$nd" "direct lines not 'thp-target $tpid LAT 9 direct RESULT'"
-expect_eq "$(echo "$footer" | sed -n 's/^\([0-9]*\) direct compactions.*/\1/p')" "$nd" "footer direct runs vs lines"
-expect_eq "$(echo "$footer" | sed -n 's/.* ms, \([0-9]*\) stalls).*/\1/p')" "$stall" "footer stalls vs vmstat compact_stall delta"
+expect_eq "${footer% *}" "$nd" "summary direct runs vs lines"
+expect_eq "${footer#* }" "$stall" "summary stalls vs vmstat compact_stall delta"
 expect_eq "$nsucc" "$csucc" "direct runs ended success vs vmstat compact_success delta"
 expect_eq "$((stall - nsucc))" "$cfail" "stalls without a success vs vmstat compact_fail delta"
-echo "RESULT compact direct: $nd direct runs of pid $tpid ($nsucc ended success), $stall stalls = compact_stall delta; compact_success $csucc, compact_fail $cfail; $footer"
+echo "RESULT compact direct: $nd direct runs of pid $tpid ($nsucc ended success), $stall stalls = compact_stall delta; compact_success $csucc, compact_fail $cfail; summary direct runs, stalls: $footer"
 pass_or_fail

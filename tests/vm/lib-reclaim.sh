@@ -62,14 +62,16 @@ check_p() {
 	expect_eq "$bad" 0 "rows not of the form 'reclaim-target $tpid LAT PAGES'"
 	awk -v want="$(printf '%-14.14s %-6s' reclaim-target "$tpid")" 'NR > 1 && substr($0, 1, 21) != want { bad = 1 } END { exit bad }' "$T/out" ||
 		fail "rows not laid out as drsnoop's %-14.14s %-6s"
-	footer=$(grep -E '^[0-9]+ direct reclaims' "$T/err")
-	expect_eq "$(echo "$footer" | sed -n 's/.* memcg reclaims (\([0-9]*\) pages).*/\1/p')" "$sum" "footer memcg pages vs PAGES column"
-	expect_eq "$(echo "$footer" | sed -n 's/ memcg reclaims.*//; s/.*), //p')" "$nev" "footer memcg events vs rows"
+	# The summary's memcg line: "  memcg:         47 reclaims, 1,120 pages".
+	footer=$(sed -n 's/^  memcg: *\([0-9,]*\) reclaims, \([0-9,]*\) pages$/\1 \2/p' "$T/err" | tr -d ,)
+	[ -n "$footer" ] || fail "no memcg line in the summary: $(cat "$T/err")"
+	expect_eq "${footer#* }" "$sum" "summary memcg pages vs PAGES column"
+	expect_eq "${footer% *}" "$nev" "summary memcg reclaims vs rows"
 	written=$(truth file_pages "$T/$1.out")
 	read=$(truth read_pages "$T/$1.out")
 	floor=$((written + read - 2 * (LIMIT_MB * 256)))
 	[ "$sum" -ge "$floor" ] || fail "reclaimed $sum pages, expected at least $floor (written $written + read $read - 2 x limit)"
-	echo "RESULT reclaim memcg: $nev events, $sum pages reclaimed (at least $floor: written $written + read $read - 2 x $((LIMIT_MB * 256))); $footer"
+	echo "RESULT reclaim memcg: $nev events, $sum pages reclaimed (at least $floor: written $written + read $read - 2 x $((LIMIT_MB * 256))); summary: memcg reclaims, pages $footer"
 }
 
 # check_T: after `reclaim -T -p`: the header, rising 9-decimal times from 0.

@@ -40,6 +40,8 @@
 #include "features.h"
 #include "lib/keyed.h"
 #include "cmd/out/report.h"
+#include "cmd/out/summary.h"
+#include "lib/numfmt.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
 #include "proc/procstat.h"
@@ -439,6 +441,7 @@ static void on_round(void *ctx)
 static void print_summary(struct session *s, const struct compact_state *st)
 {
 	const struct totals *a = &st->all;
+	char b[2][NUMFMT_LEN];
 
 	if (st->json) {
 		printf("{\"type\":\"summary\"");
@@ -458,14 +461,23 @@ static void print_summary(struct session *s, const struct compact_state *st)
 		       session__lost(s));
 		return;
 	}
-	fprintf(stderr, "%" PRIu64 " direct compactions (%.2f ms, %" PRIu64 " stalls), %" PRIu64
-		" by kcompactd, %" PRIu64
-		" manual; %" PRIu64 " pages scanned to migrate, %" PRIu64 " for free pages, %" PRIu64
-		" isolated, %" PRIu64 " migrated (%" PRIu64 " failed); %" PRIu64 " THP collapses (%"
-		PRIu64 " failed); lost %" PRIu64 " events\n", a->runs[KIND_DIRECT],
-		a->ns[KIND_DIRECT] / 1e6, a->stalls, a->runs[KIND_KCOMPACTD], a->runs[KIND_MANUAL],
-		a->migrate_scanned, a->free_scanned, a->isolated, a->migrated, a->migrate_failed,
-		a->collapses, a->collapse_failed, session__lost(s));
+	fprintf(stderr, "compaction summary:\n");
+	summary__line(stderr, "direct:", "%s runs, %.2f ms, %s stalls",
+		      numfmt__count(b[0], NUMFMT_LEN, a->runs[KIND_DIRECT]), a->ns[KIND_DIRECT] / 1e6,
+		      numfmt__count(b[1], NUMFMT_LEN, a->stalls));
+	summary__count(stderr, "kcompactd:", a->runs[KIND_KCOMPACTD], "runs");
+	summary__count(stderr, "manual:", a->runs[KIND_MANUAL], "runs");
+	summary__line(stderr, "scanned:", "%s pages to migrate, %s for free pages",
+		      numfmt__count(b[0], NUMFMT_LEN, a->migrate_scanned),
+		      numfmt__count(b[1], NUMFMT_LEN, a->free_scanned));
+	summary__count(stderr, "isolated:", a->isolated, "pages");
+	summary__line(stderr, "migrated:", "%s pages, %s failed",
+		      numfmt__count(b[0], NUMFMT_LEN, a->migrated),
+		      numfmt__count(b[1], NUMFMT_LEN, a->migrate_failed));
+	summary__line(stderr, "THP collapses:", "%s, %s failed",
+		      numfmt__count(b[0], NUMFMT_LEN, a->collapses),
+		      numfmt__count(b[1], NUMFMT_LEN, a->collapse_failed));
+	summary__count(stderr, "lost events:", session__lost(s), "");
 }
 
 static const struct tool_option compact_options[] = {

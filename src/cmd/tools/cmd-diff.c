@@ -338,6 +338,7 @@ static void print_diff(const struct diff *d, size_t limit, bool all, bool json, 
 	uint64_t peak[2] = { d->t[OLD].peak_bytes, d->t[NEW].peak_bytes };
 	uint64_t calls[2] = { d->t[OLD].calls, d->t[NEW].calls };
 	size_t shown = 0, changed = 0, only[2] = { 0, 0 };
+	char nb[NUMFMT_LEN];
 
 	/* First: what the figures below cannot be trusted for. */
 	for (int w = OLD; w <= NEW; w++) {
@@ -350,11 +351,12 @@ static void print_diff(const struct diff *d, size_t limit, bool all, bool json, 
 			json__str(stdout, d->remedy[w]);
 			printf("}\n");
 		} else {
-			printf("WARNING: lost %" PRIu64 " events in %s: its calls, peak and leaks are "
-			       "short of what happened; %s\n", d->lost[w], d->path[w], d->remedy[w]);
+			printf("WARNING: lost %s events in %s: its calls, peak and leaks are "
+			       "short of what happened; %s\n", numfmt__count(nb, sizeof(nb), d->lost[w]),
+			       d->path[w], d->remedy[w]);
 		}
-		fprintf(stderr, "faultline " TOOL ": warning: lost %" PRIu64 " events in %s; %s\n",
-			d->lost[w], d->path[w], d->remedy[w]);
+		fprintf(stderr, "faultline " TOOL ": warning: lost %s events in %s; %s\n",
+			numfmt__count(nb, sizeof(nb), d->lost[w]), d->path[w], d->remedy[w]);
 	}
 	if (!json)
 		printf("HEAP CHANGES from %s (old) to %s (new), by stack\n", d->path[OLD],

@@ -32,6 +32,7 @@
 #include "agg/stack-table.h"
 #include "cmd/tool-shared.h"
 #include "cmd/out/report.h"
+#include "cmd/out/summary.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
 
@@ -388,15 +389,12 @@ static const char *entry_comm(struct leak *lk, pid_t pid, uint32_t stack)
 	return pid ? session__stack_comm(lk->s, pid, stack) : "[kernel]";
 }
 
-/* One labelled line of the totals: "  LABEL  N WORDS"; a zero is shown only
+/* One labelled line of the totals (out/summary); a zero is shown only
  * when @always. */
 static void total_line(const char *label, uint64_t v, const char *words, bool always)
 {
-	char b[NUMFMT_LEN];
-
 	if (v || always)
-		printf("  %-14s %s%s%s\n", label, numfmt__count(b, sizeof(b), v), *words ? " " : "",
-		       words);
+		summary__count(stdout, label, v, words);
 }
 
 /*
@@ -411,7 +409,7 @@ static void print_totals(struct leak *lk, const struct gather *g, const char *st
 	uint64_t bytes = 0, count = 0, peak_time = 0;
 	uint64_t peak = alloc_track__peak_bytes(lk->track, &peak_time);
 	double peak_at = peak_time ? session__elapsed(lk->s, peak_time) : 0.0;
-	char b[4][NUMFMT_LEN];
+	char b[5][NUMFMT_LEN];
 
 	for (size_t i = 0; i < g->n; i++) {
 		bytes += g->entries[i].leaked;
@@ -457,29 +455,33 @@ static void print_totals(struct leak *lk, const struct gather *g, const char *st
 		return;
 	}
 	/* Labelled lines, a figure a line (numfmt: exact bytes, then IEC). */
-	printf("totals:\n  outstanding:   %s in %s allocations from %s stacks\n",
-	       numfmt__bytes(b[0], NUMFMT_LEN, bytes), numfmt__count(b[1], NUMFMT_LEN, count),
-	       numfmt__count(b[2], NUMFMT_LEN, g->n));
+	printf("totals:\n");
+	summary__line(stdout, "outstanding:", "%s in %s allocations from %s stacks",
+		      numfmt__bytes(b[0], NUMFMT_LEN, bytes), numfmt__count(b[1], NUMFMT_LEN, count),
+		      numfmt__count(b[2], NUMFMT_LEN, g->n));
 	if (!lk->lo.kernel) {
-		printf("  malloc family: %s in %s blocks (%s of them in %s served by mmap)\n",
-		       numfmt__bytes(b[0], NUMFMT_LEN, g->kind_bytes[ALLOC_KIND_MALLOC]),
-		       numfmt__count(b[1], NUMFMT_LEN, g->kind_count[ALLOC_KIND_MALLOC]),
-		       numfmt__bytes(b[2], NUMFMT_LEN, g->mapped_bytes),
-		       numfmt__count(b[3], NUMFMT_LEN, g->mapped_count));
-		printf("  own mmap:      %s in %s regions\n",
-		       numfmt__bytes(b[0], NUMFMT_LEN, g->kind_bytes[ALLOC_KIND_MMAP]),
-		       numfmt__count(b[1], NUMFMT_LEN, g->kind_count[ALLOC_KIND_MMAP]));
-		printf("  brk:           %s in %s regions\n",
-		       numfmt__bytes(b[0], NUMFMT_LEN, g->kind_bytes[ALLOC_KIND_BRK]),
-		       numfmt__count(b[1], NUMFMT_LEN, g->kind_count[ALLOC_KIND_BRK]));
+		summary__line(stdout, "malloc family:", "%s in %s blocks (%s of them in %s served by mmap)",
+			      numfmt__bytes(b[0], NUMFMT_LEN, g->kind_bytes[ALLOC_KIND_MALLOC]),
+			      numfmt__count(b[1], NUMFMT_LEN, g->kind_count[ALLOC_KIND_MALLOC]),
+			      numfmt__bytes(b[2], NUMFMT_LEN, g->mapped_bytes),
+			      numfmt__count(b[3], NUMFMT_LEN, g->mapped_count));
+		summary__line(stdout, "own mmap:", "%s in %s regions",
+			      numfmt__bytes(b[0], NUMFMT_LEN, g->kind_bytes[ALLOC_KIND_MMAP]),
+			      numfmt__count(b[1], NUMFMT_LEN, g->kind_count[ALLOC_KIND_MMAP]));
+		summary__line(stdout, "brk:", "%s in %s regions",
+			      numfmt__bytes(b[0], NUMFMT_LEN, g->kind_bytes[ALLOC_KIND_BRK]),
+			      numfmt__count(b[1], NUMFMT_LEN, g->kind_count[ALLOC_KIND_BRK]));
+		summary__line(stdout, "traced:", "%s allocations (%s malloc family, %s mmap, %s brk) "
+			      "and %s frees", numfmt__count(b[0], NUMFMT_LEN, st->allocs),
+			      numfmt__count(b[1], NUMFMT_LEN, st->allocs_by_kind[ALLOC_KIND_MALLOC]),
+			      numfmt__count(b[2], NUMFMT_LEN, st->allocs_by_kind[ALLOC_KIND_MMAP]),
+			      numfmt__count(b[3], NUMFMT_LEN, st->allocs_by_kind[ALLOC_KIND_BRK]),
+			      numfmt__count(b[4], NUMFMT_LEN, st->frees));
+	} else {
+		summary__line(stdout, "traced:", "%s allocations and %s frees",
+			      numfmt__count(b[0], NUMFMT_LEN, st->allocs),
+			      numfmt__count(b[1], NUMFMT_LEN, st->frees));
 	}
-	printf("  traced:        %s allocations", numfmt__count(b[0], NUMFMT_LEN, st->allocs));
-	if (!lk->lo.kernel)
-		printf(" (%s malloc family, %s mmap, %s brk)",
-		       numfmt__count(b[0], NUMFMT_LEN, st->allocs_by_kind[ALLOC_KIND_MALLOC]),
-		       numfmt__count(b[1], NUMFMT_LEN, st->allocs_by_kind[ALLOC_KIND_MMAP]),
-		       numfmt__count(b[2], NUMFMT_LEN, st->allocs_by_kind[ALLOC_KIND_BRK]));
-	printf(" and %s frees\n", numfmt__count(b[0], NUMFMT_LEN, st->frees));
 	total_line("unseen frees:", st->unknown_frees, "frees of blocks not seen allocated", true);
 	total_line("failed calls:", st->failed, "", true);
 	total_line("exec:", st->dropped_exec, "dropped at exec", false);
@@ -489,9 +491,9 @@ static void print_totals(struct leak *lk, const struct gather *g, const char *st
 		   "blocks of the static C library's start-up left out", false);
 	total_line("reused:", alloc_track__replaced(lk->track),
 		   "reused addresses whose free was missed", false);
-	printf("  peak:          %s outstanding at %.6fs%s\n",
-	       numfmt__bytes(b[0], NUMFMT_LEN, peak), peak_at,
-	       g->scale > 1 ? " (of the sampled blocks, not scaled)" : "");
+	summary__line(stdout, "peak:", "%s outstanding at %.6fs%s",
+		      numfmt__bytes(b[0], NUMFMT_LEN, peak), peak_at,
+		      g->scale > 1 ? " (of the sampled blocks, not scaled)" : "");
 }
 
 /* What lost events do to leak's figures. */

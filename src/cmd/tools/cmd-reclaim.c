@@ -31,6 +31,8 @@
 #include "features.h"
 #include "agg/reclaim-pair.h"
 #include "cmd/out/report.h"
+#include "cmd/out/summary.h"
+#include "lib/numfmt.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
 #include "proc/procstat.h"
@@ -455,6 +457,22 @@ static void reclaim_before_run(void *ctx)
 		printf("%-14s %-6s %8s %5s\n", "COMM", "PID", "LAT(ms)", "PAGES");
 }
 
+/* The summary on stderr, a figure a line (out/summary). */
+static void print_summary(const struct reclaim_sums *sums, uint64_t lost)
+{
+	static const struct { const char *label; int kind; } rows[] = {
+		{ "direct:", RECLAIM_DIRECT }, { "memcg:", RECLAIM_MEMCG },
+	};
+	char b[2][NUMFMT_LEN];
+
+	fprintf(stderr, "reclaim summary:\n");
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		summary__line(stderr, rows[i].label, "%s reclaims, %s pages",
+			      numfmt__count(b[0], NUMFMT_LEN, sums->count[rows[i].kind]),
+			      numfmt__count(b[1], NUMFMT_LEN, sums->pages[rows[i].kind]));
+	summary__count(stderr, "lost events:", lost, "");
+}
+
 static int reclaim_report(void *ctx, struct session *s)
 {
 	struct reclaim_state *st = ctx;
@@ -483,10 +501,7 @@ static int reclaim_report(void *ctx, struct session *s)
 		       ",\"lost\":%" PRIu64 "}\n", sums.count[RECLAIM_DIRECT], sums.pages[RECLAIM_DIRECT],
 		       sums.count[RECLAIM_MEMCG], sums.pages[RECLAIM_MEMCG], sums.unpaired, session__lost(s));
 	else
-		fprintf(stderr, "%" PRIu64 " direct reclaims (%" PRIu64 " pages), %" PRIu64
-			" memcg reclaims (%" PRIu64 " pages), lost %" PRIu64 " events\n",
-			sums.count[RECLAIM_DIRECT], sums.pages[RECLAIM_DIRECT], sums.count[RECLAIM_MEMCG],
-			sums.pages[RECLAIM_MEMCG], session__lost(s));
+		print_summary(&sums, session__lost(s));
 	return EXIT_OK;
 }
 

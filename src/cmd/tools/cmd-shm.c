@@ -25,6 +25,8 @@
 #include "lib/keyed.h"
 #include "trace/probe-spec.h"
 #include "cmd/out/report.h"
+#include "cmd/out/summary.h"
+#include "lib/numfmt.h"
 #include "trace/session.h"
 #include "cmd/tool.h"
 #include "ladder.h"
@@ -247,6 +249,8 @@ static int shm_report(void *ctx, struct session *s)
 {
 	const struct shm_state *st = ctx;
 	uint64_t all = 0;
+	char b[NUMFMT_LEN], by[SYS__COUNT * (16 + NUMFMT_LEN)] = "";
+	size_t used = 0;
 
 	if (st->err)
 		return tool__fail(TOOL, NULL, st->err);
@@ -260,11 +264,18 @@ static int shm_report(void *ctx, struct session *s)
 		       st->failed, st->unpaired, session__lost(s));
 		return EXIT_OK;
 	}
-	fprintf(stderr, "%" PRIu64 " calls (", all);
-	for (int i = 0; i < SYS__COUNT; i++)
-		fprintf(stderr, "%s%s %" PRIu64, i ? ", " : "", call_names[i], st->calls[i]);
-	fprintf(stderr, "), %" PRIu64 " failed, %" PRIu64 " returns without their entry, lost %"
-		PRIu64 " events\n", st->failed, st->unpaired, session__lost(s));
+	fprintf(stderr, "shm summary:\n");
+	for (int i = 0; i < SYS__COUNT; i++) {
+		int n = snprintf(by + used, sizeof(by) - used, "%s%s %s", i ? ", " : "",
+				 call_names[i], numfmt__count(b, sizeof(b), st->calls[i]));
+
+		if (n > 0 && (size_t)n < sizeof(by) - used)
+			used += (size_t)n;
+	}
+	summary__line(stderr, "calls:", "%s (%s)", numfmt__count(b, sizeof(b), all), by);
+	summary__count(stderr, "failed:", st->failed, "");
+	summary__count(stderr, "unpaired:", st->unpaired, "returns without their entry");
+	summary__count(stderr, "lost events:", session__lost(s), "");
 	return EXIT_OK;
 }
 

@@ -38,6 +38,7 @@
 #include "lib/hashmap.h"
 #include "lib/keyed.h"
 #include "cmd/out/report.h"
+#include "cmd/out/summary.h"
 #include "trace/session.h"
 #include "proc/slabinfo.h"
 #include "stack/symbolize.h"
@@ -645,9 +646,12 @@ static int slab_report(void *ctx, struct session *s)
 		printf("{\"type\":\"summary\",\"allocs\":%" PRIu64 ",\"frees\":%" PRIu64
 		       ",\"frees_unnamed\":%" PRIu64 ",\"lost\":%" PRIu64 "}\n", st->total_allocs,
 		       st->total_frees, st->free_unnamed, session__lost(s));
-	else if (st->events)
-		fprintf(stderr, "%" PRIu64 " allocations, %" PRIu64 " frees, lost %" PRIu64
-			" events\n", st->total_allocs, st->total_frees, session__lost(s));
+	else if (st->events) {
+		fprintf(stderr, "slab summary:\n");
+		summary__count(stderr, "allocations:", st->total_allocs, "");
+		summary__count(stderr, "frees:", st->total_frees, "");
+		summary__count(stderr, "lost events:", session__lost(s), "");
+	}
 	return EXIT_OK;
 }
 
