@@ -17,7 +17,8 @@
  * (cmd/out/live-top.h), redrawn every interval; the report when it ends.
  *
  * --pprof FILE: at the end, the heap profile report pprof writes
- * (pprof_stacks__heap) to FILE too; each snapshot's to FILE.N.
+ * (pprof_stacks__heap) to FILE too; each snapshot's to FILE.N; to a
+ * directory (DIR/) as DIR/heap.pb.gz and DIR/heap.N.pb.gz.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/ostream.h"
 #include "lib/json.h"
@@ -63,7 +65,8 @@ struct heap_opts {
 	bool leaks;
 	bool live;			/* --live */
 	const char *histogram;
-	const char *pprof;		/* --pprof FILE */
+	const char *pprof;		/* --pprof FILE or DIR/ */
+	bool pprof_dir;			/* --pprof DIR/: DIR/heap.pb.gz, DIR/heap.N.pb.gz */
 	const char *obj, *prefix, *probes;
 };
 
@@ -73,7 +76,7 @@ struct heap {
 	const char *name;
 	struct tool_opts *o;
 	struct heap_opts ho;
-	unsigned int snaps;	/* snapshots made: --pprof's FILE.N */
+	unsigned int snaps;	/* snapshots made: --pprof's FILE.N, DIR/heap.N.pb.gz */
 	struct session *s;
 	struct alloc_trace *at;
 	struct heap_profile *hp;
@@ -825,7 +828,8 @@ static const struct tool_option heap_options[] = {
 	OPT_CALL(0, "pprof", "FILE", OPT_PPROF,
 		 "at the end, also write the heap profile report pprof writes (gzipped profile.proto: "
 		 "alloc_objects, alloc_space, inuse_objects, inuse_space; labels pid, comm) to FILE; "
-		 "each snapshot's to FILE.N"),
+		 "each snapshot's to FILE.N; FILE a directory (DIR/): DIR/heap.pb.gz and "
+		 "DIR/heap.N.pb.gz"),
 	OPT_CALL(0, "sample-rate", "N", OPT_SAMPLE_RATE,
 		 "every block of 1024 bytes or more and 1 smaller block in N, picked in the kernel "
 		 "where it can be (glibc; see faultline-leak(1) -s): calls, bytes and peaks are "
@@ -901,6 +905,39 @@ static void heap_round(void *ctx)
 		session__stop(h->s);
 }
 
+/*
+ * --pprof DIR/ (a trailing slash, or a directory that exists): the
+ * profiles go into DIR as heap.pb.gz and each snapshot's heap.N.pb.gz, as
+ * heaptrack and memray write into an output directory.  A DIR/ that does
+ * not exist is made now, before tracing, so that a typo is said at once.
+ * Returns 0 or -errno, said.
+ */
+static int pprof_dir(struct heap_opts *ho)
+{
+	bool slash = ho->pprof[strlen(ho->pprof) - 1] == '/';
+	struct stat st;
+	int r = stat(ho->pprof, &st) ? -errno : 0;
+
+	if (!r)
+		ho->pprof_dir = S_ISDIR(st.st_mode);
+	/* "FILE/" of a file: stat says ENOTDIR. */
+	if (r == -ENOTDIR || (!r && slash && !ho->pprof_dir)) {
+		fprintf(stderr, "faultline " TOOL ": --pprof %s: not a directory\n", ho->pprof);
+		return -ENOTDIR;
+	}
+	if (!r || !slash)
+		return 0;	/* there (a directory or a file), or a file to be made */
+	if (mkdir(ho->pprof, 0777)) {
+		int err = -errno;
+
+		fprintf(stderr, "faultline " TOOL ": --pprof %s: cannot make the directory: %s\n",
+			ho->pprof, strerror(-err));
+		return err;
+	}
+	ho->pprof_dir = true;
+	return 0;
+}
+
 static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mode, int argc,
 		     char **argv)
 {
@@ -938,6 +975,8 @@ static int heap_init(void *ctx, struct tool_opts *o, const struct tool_mode *mod
 		return -EINVAL;
 	}
 #endif
+	if (h->ho.pprof && pprof_dir(&h->ho))
+		return -EINVAL;
 	if ((h->ho.interval_ns || h->ho.interval_calls) && heap_growth__new(&h->hg))
 		return -ENOMEM;
 	if (h->hg)
@@ -1006,16 +1045,24 @@ int heap__profile(void *ctx, struct heap_profile **hp)
 	return err;
 }
 
-/* --pprof: the profile as it stands, to FILE (snapshot @snap's: FILE.N). */
+/* --pprof: the profile as it stands, to FILE (snapshot @snap's: FILE.N),
+ * or DIR/heap.pb.gz (DIR/heap.N.pb.gz). */
 static int write_pprof(struct heap *h, unsigned int snap)
 {
 #ifdef HAVE_PPROF
+	const char *arg = h->ho.pprof, *sep = arg[strlen(arg) - 1] == '/' ? "" : "/";
 	struct errbuf eb = { "" };
 	struct pprof *p = NULL;
-	char *path = (char *)h->ho.pprof;
-	int err = 0;
+	char *path = (char *)arg;
+	int err = 0, n = 0;
 
-	if (snap && asprintf(&path, "%s.%u", h->ho.pprof, snap) < 0)
+	if (h->ho.pprof_dir && snap)
+		n = asprintf(&path, "%s%sheap.%u.pb.gz", arg, sep, snap);
+	else if (h->ho.pprof_dir)
+		n = asprintf(&path, "%s%sheap.pb.gz", arg, sep);
+	else if (snap)
+		n = asprintf(&path, "%s.%u", arg, snap);
+	if (n < 0)
 		return tool__fail(TOOL, NULL, -ENOMEM);
 	err = pprof_stacks__heap(h->s, h->hp, &p);
 	if (err)
