@@ -12,7 +12,8 @@
 # and FILE at the end phase 2's (5, 440000, 4, 340000); no FILE.2.  The
 # live profile is, pid aside, the one report pprof makes of a recording of
 # the same program, and report -i REC heap --pprof writes report pprof's
-# exactly.  --pprof DIR/ writes DIR/heap.1.pb.gz and DIR/heap.pb.gz, the
+# exactly.  -H FILE's size histogram is written the same way (FILE.1,
+# FILE).  --pprof DIR/ writes DIR/heap.1.pb.gz and DIR/heap.pb.gz, the
 # same profiles.  --pprof - is refused (stdout is the report's).  No probe group
 # is left after the runs.
 . "$top_srcdir/tests/system/lib.sh"
@@ -39,15 +40,17 @@ expect_eq "$rc" 2 "--pprof -: exit status"
 expect_line "^faultline heap: --pprof wants a file \(standard output is the report's\), not '-'" \
 	"$T/err"
 
-# snap_run PPROF SNAP FINAL: heap --pprof PPROF over snap-target, SIGUSR1
-# after phase 1; SNAP must then hold phase 1's profile and FINAL, at the
-# end, phase 2's; decoded into snap.dump and final.dump.
+# snap_run PPROF SNAP FINAL [ARG...]: heap --pprof PPROF ARG... over
+# snap-target, SIGUSR1 after phase 1; SNAP must then hold phase 1's
+# profile and FINAL, at the end, phase 2's; decoded into snap.dump and
+# final.dump.
 snap_run() {
 	local pp=$1 snap=$2 final=$3
+	shift 3
 	go_fifo go; go=$fifo
 	go_fifo next; next=$fifo
 	go_fifo end; end=$fifo
-	spawn fl "$FAULTLINE" heap --pprof "$pp" -- "$ST" --go "$go" --next "$next" \
+	spawn fl "$FAULTLINE" heap --pprof "$pp" "$@" -- "$ST" --go "$go" --next "$next" \
 		--end "$end"
 	fl=$spawned
 	wait_until "$FL_READY_TIMEOUT" grep -q "^Executing '" "$T/fl.err" ||
@@ -89,9 +92,14 @@ snap_run() {
 	assert_no_probes_of "$fl"
 }
 
-# 1. Live, to a file: FILE.1 at SIGUSR1, FILE at the end, no FILE.2.
-snap_run "$T/heap.pb.gz" "$T/heap.pb.gz.1" "$T/heap.pb.gz"
+# 1. Live, to a file: FILE.1 at SIGUSR1, FILE at the end, no FILE.2; the
+#    size histogram (-H) the same way: phase 1's three sizes of 100000,
+#    then two of 70000 too.
+snap_run "$T/heap.pb.gz" "$T/heap.pb.gz.1" "$T/heap.pb.gz" -H "$T/hist"
 [ -e "$T/heap.pb.gz.2" ] && fail "a heap.pb.gz.2 without a second snapshot"
+expect_eq "$(tr '\t\n' ': ' <"$T/hist.1")" "100000:3 " "-H FILE: FILE.1, the snapshot's sizes"
+expect_eq "$(sort -n "$T/hist" | tr '\t\n' ': ')" "70000:2 100000:3 " "-H FILE: FILE, the end's sizes"
+[ -e "$T/hist.2" ] && fail "a hist.2 without a second snapshot"
 cp "$T/final.dump" "$T/file-final.dump"
 
 # 1b. To a directory, DIR/ (made, its name with a space): DIR/heap.1.pb.gz

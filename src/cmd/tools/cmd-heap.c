@@ -594,17 +594,39 @@ static void print_section(struct heap *h, struct report *r, struct merged *g, en
 		printf("\n\n");
 }
 
-static int write_histogram(struct heap *h)
+/*
+ * What snapshot @snap writes beside @file: "FILE.N", one file a snapshot;
+ * @snap 0 (the end): @file itself.  *@path is @file, allocated, or NULL
+ * on -ENOMEM.  Returns 0 or -ENOMEM.
+ */
+static int snap_path(const char *file, unsigned int snap, char **path)
+{
+	char *p;
+
+	*path = snap ? NULL : (char *)file;
+	if (!snap)
+		return 0;
+	if (asprintf(&p, "%s.%u", file, snap) < 0)
+		return -ENOMEM;
+	*path = p;
+	return 0;
+}
+
+/* -H FILE: the requested sizes and their counts (snapshot @snap's: FILE.N). */
+static int write_histogram(struct heap *h, unsigned int snap)
 {
 	uint64_t *sizes = NULL, *counts = NULL;
 	size_t n = 0;
 	struct ostream *os;
+	char *path = NULL;
 	FILE *f;
 	int err = heap_profile__histogram(h->hp, &sizes, &counts, &n);
 
+	if (!err)
+		err = snap_path(h->ho.histogram, snap, &path);
 	if (err)
-		return err;
-	err = ostream__open(h->ho.histogram, &os);
+		goto out;
+	err = ostream__open(path, &os);
 	if (err)
 		goto out;
 	f = ostream__file(os);
@@ -612,6 +634,8 @@ static int write_histogram(struct heap *h)
 		fprintf(f, "%" PRIu64 "\t%" PRIu64 "\n", sizes[i], counts[i]);
 	err = ostream__close(os);	/* the first failed write's errno */
 out:
+	if (path != h->ho.histogram)
+		free(path);
 	free(sizes);
 	free(counts);
 	return err;
@@ -796,7 +820,7 @@ static int print_report(struct heap *h, unsigned int snap)
 	}
 	report__footer(&r, h->o->json);
 	if (h->ho.histogram)
-		err = write_histogram(h);
+		err = write_histogram(h, snap);
 out:
 	merged__free(&g);
 	report__fini(&r);
@@ -808,7 +832,7 @@ static const struct tool_option heap_options[] = {
 	OPT_CALL('s', "sub-peak-limit", "N", 's', "stacks shown per group (default 5)"),
 	OPT_CALL('l', "print-leaks", NULL, 'l', "add the section of leaked memory"),
 	OPT_CALL('H', "print-histogram", "FILE", 'H',
-		 "write the requested sizes and their counts to FILE"),
+		 "write the requested sizes and their counts to FILE; each snapshot's to FILE.N"),
 	OPT_CALL(0, "temporary-allocation-threshold", "N", OPT_THRESHOLD,
 		 "temporary: freed before N more allocations were made (memray's rule; default 1: "
 		 "heaptrack's)"),
@@ -1054,16 +1078,16 @@ static int write_pprof(struct heap *h, unsigned int snap)
 	struct errbuf eb = { "" };
 	struct pprof *p = NULL;
 	char *path = (char *)arg;
-	int err = 0, n = 0;
+	int err;
 
 	if (h->ho.pprof_dir && snap)
-		n = asprintf(&path, "%s%sheap.%u.pb.gz", arg, sep, snap);
+		err = asprintf(&path, "%s%sheap.%u.pb.gz", arg, sep, snap) < 0 ? -ENOMEM : 0;
 	else if (h->ho.pprof_dir)
-		n = asprintf(&path, "%s%sheap.pb.gz", arg, sep);
-	else if (snap)
-		n = asprintf(&path, "%s.%u", arg, snap);
-	if (n < 0)
-		return tool__fail(TOOL, NULL, -ENOMEM);
+		err = asprintf(&path, "%s%sheap.pb.gz", arg, sep) < 0 ? -ENOMEM : 0;
+	else
+		err = snap_path(arg, snap, &path);
+	if (err)
+		return tool__fail(TOOL, NULL, err);
 	err = pprof_stacks__heap(h->s, h->hp, &p);
 	if (err)
 		errbuf__set(&eb, err, "cannot make the profile: %s", strerror(-err));
