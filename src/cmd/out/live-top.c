@@ -357,6 +357,9 @@ static int draw(struct live_top *lt)
 	long w;
 	FILE *f;
 
+	/* Stopped and continued in the background: the shell's terminal. */
+	if (screen__off(lt->sc))
+		return 0;
 	screen__enter(lt->sc, &rows, &cols);
 	lt->rows_seen = rows;
 	lt->cols_seen = cols;
@@ -511,7 +514,8 @@ bool live_top__keys(struct live_top *lt)
 		}
 		redraw |= sort != lt->sort || before != lt->first;
 	}
-	if (rows != lt->rows_seen || cols != lt->cols_seen)
+	/* Continued (fg): the screen is blank, drawn again at once. */
+	if (rows != lt->rows_seen || cols != lt->cols_seen || screen__resumed(lt->sc))
 		redraw = true;
 	/* No memory for a redraw: the next interval's tries again. */
 	if (redraw)

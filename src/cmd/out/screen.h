@@ -7,6 +7,12 @@
  * SIGABRT...: the handler writes the sequence and restores the modes with
  * write(2) and tcsetattr(3), both async-signal-safe, then hands the
  * signal on to the handler it replaced, the session's teardown).
+ * Job control as top and less have it: on Ctrl-Z (SIGTSTP, and SIGTTIN or
+ * SIGTTOU from the background) the terminal is put back the same way
+ * before the process stops; on SIGCONT in the foreground (fg) it is raw
+ * and on the alternate screen again, and screen__resumed() tells the view
+ * to draw it all.  Those handlers only while a screen is up, and only
+ * where the signal was not ignored (a shell without job control).
  *
  * What is drawn is the caller's: it writes to stdout after
  * screen__enter(), with the sequences below.  One screen at a time (the
@@ -72,6 +78,21 @@ void screen__size(const struct screen *sc, unsigned int *rows, unsigned int *col
  * escape sequences are skipped whole.
  */
 int screen__key(struct screen *sc);
+
+/*
+ * screen__off() - whether the terminal is the shell's for now: the process
+ * was stopped (Ctrl-Z) and continued in the background (bg).  The view
+ * draws nothing then, and screen__key() reads nothing; fg takes the
+ * terminal back.
+ */
+bool screen__off(const struct screen *sc);
+
+/*
+ * screen__resumed() - true once after the process was continued with the
+ * screen on the terminal again: the view redraws it all now, not at its
+ * next interval.
+ */
+bool screen__resumed(struct screen *sc);
 
 /*
  * screen__end() - the terminal as it was: keys echoed and by lines again,

@@ -186,6 +186,9 @@ static void draw(struct top *t)
 	size_t max = t->nrows;
 
 	sort_rows(t);
+	/* Stopped and continued in the background: the shell's terminal. */
+	if (t->tty && screen__off(t->sc))
+		return;
 	if (t->tty) {
 		/* The alternate screen, as curses: the shell's screen comes
 		 * back at exit.  Home and clear, then fill at most the screen. */
@@ -308,6 +311,9 @@ static int on_idle(void *ctx)
 			redraw = true;
 		}
 	}
+	/* Continued (fg): the screen is blank, drawn again at once. */
+	if (screen__resumed(t->sc))
+		redraw = true;
 	if (redraw && t->stamp[0])
 		draw(t);
 	return 0;
