@@ -185,10 +185,10 @@ static void draw(struct top *t)
 	unsigned int rows = 0;
 	size_t max = t->nrows;
 
-	sort_rows(t);
 	/* Stopped and continued in the background: the shell's terminal. */
 	if (t->tty && screen__off(t->sc))
 		return;
+	sort_rows(t);
 	if (t->tty) {
 		/* The alternate screen, as curses: the shell's screen comes
 		 * back at exit.  Home and clear, then fill at most the screen. */
